@@ -1,0 +1,34 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// The module graph follows the data: scheduler → recorder → trace file → reader → replay model →
+// screen model → terminal. Each stage is one target, named by what it does (see docs/Architecture.md).
+let package = Package(
+  name: "Chronoscope",
+  platforms: [.macOS(.v15)],
+  products: [
+    .library(name: "Scheduling", targets: ["Scheduling"]),
+    .executable(name: "chronoscope", targets: ["chronoscope"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+  ],
+  targets: [
+    // Stage 1: the scheduler abstraction and its live and immediate families.
+    .target(name: "Scheduling"),
+    // The seeds' example programs, written against `SchedulerFactory`; used by tests and recordings.
+    .target(name: "Examples", dependencies: ["Scheduling"]),
+    // The command-line tool: thin commands over the library modules.
+    .executableTarget(
+      name: "chronoscope",
+      dependencies: [
+        "Scheduling", "Examples",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "Examples"]),
+    .testTarget(name: "ExamplesTests", dependencies: ["Examples", "Scheduling"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

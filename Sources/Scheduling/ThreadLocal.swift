@@ -1,0 +1,52 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A value each thread has its own copy of, made on first use.
+///
+/// Swift has no `thread_local`; this wraps a POSIX key. The copy is freed when its thread ends.
+// @unchecked Sendable: `key` and `make` never change after init, and each thread only ever
+// touches its own box.
+package final class ThreadLocal<Value>: @unchecked Sendable {
+  private final class Box {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+  }
+
+  private let key: pthread_key_t
+  private let make: @Sendable () -> Value
+
+  /// Makes a thread-local whose initial value on every thread is `make()`.
+  package init(_ make: @escaping @Sendable () -> Value) {
+    var key = pthread_key_t()
+    #if canImport(Darwin)
+      let created = pthread_key_create(&key) { Unmanaged<AnyObject>.fromOpaque($0).release() }
+    #else
+      let created = pthread_key_create(&key) { pointer in
+        if let pointer { Unmanaged<AnyObject>.fromOpaque(pointer).release() }
+      }
+    #endif
+    precondition(created == 0, "pthread_key_create failed: \(created)")
+    self.key = key
+    self.make = make
+  }
+
+  /// Gives `body` this thread's copy to read or change.
+  @inline(__always)
+  package func withValue<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R {
+    try body(&box.value)
+  }
+
+  private var box: Box {
+    if let pointer = pthread_getspecific(key) {
+      return Unmanaged<Box>.fromOpaque(pointer).takeUnretainedValue()
+    }
+    let box = Box(make())
+    pthread_setspecific(key, Unmanaged.passRetained(box).toOpaque())
+    return box
+  }
+}
