@@ -8,6 +8,7 @@ let package = Package(
   platforms: [.macOS(.v15)],
   products: [
     .library(name: "Scheduling", targets: ["Scheduling"]),
+    .library(name: "VirtualTime", targets: ["VirtualTime"]),
     .executable(name: "chronoscope", targets: ["chronoscope"]),
   ],
   dependencies: [
@@ -17,6 +18,15 @@ let package = Package(
   targets: [
     // Stage 1: the scheduler abstraction and its live and immediate families.
     .target(name: "Scheduling"),
+    // Stage 1b: a simulated clock and its schedulers, for deterministic tests.
+    .target(
+      name: "VirtualTime",
+      dependencies: [
+        "Scheduling",
+        .product(name: "HeapModule", package: "swift-collections"),
+        .product(name: "DequeModule", package: "swift-collections"),
+      ]
+    ),
     // The seeds' example programs, written against `SchedulerFactory`; used by tests and recordings.
     .target(name: "Examples", dependencies: ["Scheduling"]),
     // The command-line tool: thin commands over the library modules.
@@ -27,8 +37,9 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
-    .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "Examples"]),
+    .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "VirtualTime", "Examples"]),
     .testTarget(name: "ExamplesTests", dependencies: ["Examples", "Scheduling"]),
+    .testTarget(name: "VirtualTimeTests", dependencies: ["VirtualTime", "Scheduling", "Examples"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -9,8 +9,6 @@ import XCTest
 /// Every wait is condition-driven (`waitUntil`) with a generous deadline that only matters when
 /// a test fails.
 final class SchedulerContractTests: XCTestCase {
-  private let deadline: Duration = .seconds(20)
-
   func testSerialSchedulerRunsActionsInFIFOOrder() {
     for family in FamilyUnderTest.all {
       let serial = family.factory.makeSerial(label: "fifo")
@@ -19,7 +17,7 @@ final class SchedulerContractTests: XCTestCase {
         serial.async { order.withLock { $0.append(index) } }
       }
       XCTAssertEqual(
-        waitUntil(timeout: deadline) { order.value.count == 500 }, .satisfied, family.name)
+        family.settle { order.value.count == 500 }, .satisfied, family.name)
       XCTAssertEqual(order.value, Array(0..<500), family.name)
     }
   }
@@ -42,7 +40,7 @@ final class SchedulerContractTests: XCTestCase {
         }
       }
       XCTAssertEqual(
-        waitUntil(timeout: deadline) { finished.value == 200 }, .satisfied, family.name)
+        family.settle { finished.value == 200 }, .satisfied, family.name)
       XCTAssertEqual(maximum.value, 1, family.name)
     }
   }
@@ -63,7 +61,7 @@ final class SchedulerContractTests: XCTestCase {
         second.signal()
         if first.wait(timeout: .now() + 20) == .success { met.withLock { $0 += 1 } }
       }
-      XCTAssertEqual(waitUntil(timeout: deadline) { met.value == 2 }, .satisfied, family.name)
+      XCTAssertEqual(family.settle { met.value == 2 }, .satisfied, family.name)
     }
   }
 
@@ -75,7 +73,7 @@ final class SchedulerContractTests: XCTestCase {
       let observed = Locked<(isMainThread: Bool, isCurrent: Bool)?>(nil)
       main.async { observed.withLock { $0 = (Thread.isMainThread, main.isCurrent) } }
       XCTAssertEqual(
-        waitUntil(timeout: deadline) { observed.value != nil }, .satisfied, family.name)
+        family.settle { observed.value != nil }, .satisfied, family.name)
       XCTAssertEqual(observed.value?.isMainThread, true, family.name)
       XCTAssertEqual(observed.value?.isCurrent, true, family.name)
     }
@@ -90,7 +88,7 @@ final class SchedulerContractTests: XCTestCase {
         main.async { delivered.withLock { $0 = Thread.isMainThread } }
       }
       XCTAssertEqual(
-        waitUntil(timeout: deadline) { delivered.value != nil }, .satisfied, family.name)
+        family.settle { delivered.value != nil }, .satisfied, family.name)
       XCTAssertEqual(delivered.value, true, family.name)
     }
   }
@@ -123,11 +121,13 @@ final class SchedulerContractTests: XCTestCase {
   }
 
   func testCancelledActionThatHasNotStartedNeverRuns() {
-    for family in FamilyUnderTest.live {
+    for family in FamilyUnderTest.deferred {
       let serial = family.factory.makeSerial(label: "cancel")
       let gate = DispatchSemaphore(value: 0)
       let ran = Locked<[String]>([])
-      serial.async { _ = gate.wait(timeout: .now() + 20) }  // holds the queue
+      if family.isLive {
+        serial.async { _ = gate.wait(timeout: .now() + 20) }  // holds the queue
+      }
       let cancelledAsync = serial.async { ran.withLock { $0.append("async") } }
       let cancelledAfter = serial.after(.milliseconds(1)) { ran.withLock { $0.append("after") } }
       let cancelledRepeat = serial.every(.milliseconds(1)) { ran.withLock { $0.append("every") } }
@@ -137,14 +137,14 @@ final class SchedulerContractTests: XCTestCase {
       cancelledAsync.cancel()  // idempotent
       gate.signal()
       serial.after(.milliseconds(30)) { ran.withLock { $0.append("sentinel") } }
-      XCTAssertEqual(waitUntil(timeout: deadline) { ran.value.contains("sentinel") }, .satisfied)
+      XCTAssertEqual(family.settle { ran.value.contains("sentinel") }, .satisfied)
       XCTAssertEqual(ran.value, ["sentinel"], family.name)
       XCTAssertTrue(cancelledAsync.isCancelled)
     }
   }
 
   func testCancelIsSafeFromManyThreadsAtOnce() {
-    for family in FamilyUnderTest.live {
+    for family in FamilyUnderTest.deferred {
       let serial = family.factory.makeSerial(label: "cancel-race")
       let runs = Locked(0)
       let tasks = (0..<200).map { _ in serial.after(.milliseconds(50)) { runs.withLock { $0 += 1 } }
@@ -152,7 +152,7 @@ final class SchedulerContractTests: XCTestCase {
       DispatchQueue.concurrentPerform(iterations: 400) { index in tasks[index % 200].cancel() }
       let sentinel = Locked(false)
       serial.after(.milliseconds(80)) { sentinel.withLock { $0 = true } }
-      XCTAssertEqual(waitUntil(timeout: deadline) { sentinel.value }, .satisfied, family.name)
+      XCTAssertEqual(family.settle { sentinel.value }, .satisfied, family.name)
       XCTAssertEqual(runs.value, 0, family.name)
     }
   }
@@ -177,15 +177,15 @@ final class SchedulerContractTests: XCTestCase {
       }
       let sentinel = Locked(false)
       serial.after(.milliseconds(60)) { sentinel.withLock { $0 = true } }
-      XCTAssertEqual(waitUntil(timeout: deadline) { sentinel.value && runs.value >= 3 }, .satisfied)
+      XCTAssertEqual(family.settle { sentinel.value && runs.value >= 3 }, .satisfied)
       XCTAssertEqual(runs.value, 3, family.name)
       XCTAssertTrue(task.isCancelled, family.name)
     }
   }
 
   func testDelayedActionsNeverRunEarly() {
-    let clock = ContinuousClock()
-    for family in FamilyUnderTest.live {
+    for family in FamilyUnderTest.deferred {
+      let now = family.now
       for kind in ["serial", "concurrent", "main"] {
         let scheduler =
           switch kind {
@@ -196,11 +196,11 @@ final class SchedulerContractTests: XCTestCase {
         let delays: [Duration] = [.zero, .microseconds(300), .milliseconds(3), .milliseconds(25)]
         let elapsed = Locked<[Int: Duration]>([:])
         for (index, delay) in delays.enumerated() {
-          let start = clock.now
-          scheduler.after(delay) { elapsed.withLock { $0[index] = clock.now - start } }
+          let start = now()
+          scheduler.after(delay) { elapsed.withLock { $0[index] = now() - start } }
         }
         XCTAssertEqual(
-          waitUntil(timeout: deadline) { elapsed.value.count == delays.count }, .satisfied)
+          family.settle { elapsed.value.count == delays.count }, .satisfied)
         for (index, delay) in delays.enumerated() {
           let measured = elapsed.value[index] ?? .zero
           XCTAssertGreaterThanOrEqual(measured, delay, "\(family.name) \(kind) ran early")
@@ -216,7 +216,7 @@ final class SchedulerContractTests: XCTestCase {
       XCTAssertFalse(serial.isCurrent, family.name)
       let inside = Locked<(mine: Bool, other: Bool)?>(nil)
       serial.async { inside.withLock { $0 = (serial.isCurrent, other.isCurrent) } }
-      XCTAssertEqual(waitUntil(timeout: deadline) { inside.value != nil }, .satisfied, family.name)
+      XCTAssertEqual(family.settle { inside.value != nil }, .satisfied, family.name)
       XCTAssertEqual(inside.value?.mine, true, family.name)
       XCTAssertEqual(inside.value?.other, false, family.name)
       XCTAssertFalse(serial.isCurrent, family.name)
@@ -238,7 +238,7 @@ final class SchedulerContractTests: XCTestCase {
         let value = first.sync { second.sync { first.sync { 4 } } }
         result.withLock { $0 = value }
       }
-      XCTAssertEqual(waitUntil(timeout: deadline) { result.value != nil }, .satisfied, family.name)
+      XCTAssertEqual(family.settle { result.value != nil }, .satisfied, family.name)
       XCTAssertEqual(result.value, 4, family.name)
     }
   }
@@ -252,7 +252,7 @@ final class SchedulerContractTests: XCTestCase {
         let onMain = main.sync { Thread.isMainThread }
         result.withLock { $0 = onMain }
       }
-      XCTAssertEqual(waitUntil(timeout: deadline) { result.value != nil }, .satisfied, family.name)
+      XCTAssertEqual(family.settle { result.value != nil }, .satisfied, family.name)
       XCTAssertEqual(result.value, true, family.name)
     }
   }

@@ -1,0 +1,28 @@
+import Scheduling
+
+/// A description of work waiting on a ``VirtualClock``, for inspection and error messages.
+public struct PendingAction: Sendable, CustomStringConvertible {
+  /// The label of the scheduler it will run on.
+  public let label: String
+  /// The kind of that scheduler.
+  public let kind: SchedulerKind
+  /// When it is due, measured from the clock's start.
+  public let due: Duration
+  /// Whether it repeats after it runs.
+  public let isRepeating: Bool
+  /// Where it was scheduled.
+  public let callSite: CallSite
+
+  init(_ action: VirtualClock.Action, due: Int64) {
+    label = action.scheduler.label
+    kind = action.scheduler.kind
+    self.due = .nanoseconds(due)
+    isRepeating = action.interval != nil
+    self.callSite = action.callSite
+  }
+
+  /// `"retry" (serial) due 2.0 seconds, repeating, from Retry.swift:12 in start()`.
+  public var description: String {
+    "\"\(label)\" (\(kind)) due \(due)\(isRepeating ? ", repeating" : ""), from \(callSite)"
+  }
+}

@@ -1,0 +1,320 @@
+import DequeModule
+import HeapModule
+import Scheduling
+import Synchronization
+
+/// A simulated clock that runs scheduled work only when a test moves time forward.
+///
+/// Every scheduler made by a ``VirtualSchedulerFactory`` over one clock shares its time. Nothing
+/// runs until the test calls ``advance(by:)``, ``advance(to:)`` or ``run(maxSteps:horizon:)``;
+/// then work runs in due order, on the calling thread, with ``now`` equal to each action's due
+/// time while it runs.
+///
+/// ```swift
+/// let clock = VirtualClock()
+/// let factory = VirtualSchedulerFactory(clock: clock)
+/// let service = TimeoutService(context: factory.makeSerial(label: "service"), work: slowWork)
+/// service.start(timeout: .seconds(3)) { result = $0 }
+/// clock.advance(by: .seconds(3) - .nanoseconds(1))   // nothing yet
+/// clock.advance(by: .nanoseconds(1))                 // exactly at 3 s: timed out
+/// ```
+///
+/// The rules, each checked by a test in `Tests/VirtualTimeTests`:
+/// - Pending work is ordered by (due time, order of scheduling): equal due times run first in,
+///   first out.
+/// - ``now`` starts at zero and never goes backwards; advancing to the past only runs what is
+///   already due. Work scheduled with a negative delay is due ``now``.
+/// - All actions due at one instant are taken off the queue as a batch before any of them runs
+///   (as swift-nio's `EmbeddedEventLoop` does). Work they schedule for that same instant runs after
+///   the batch; work they cancel in the batch does not run.
+/// - Work due within an advanced span runs in the same call, including work scheduled by work.
+/// - A `sync` call on a virtual scheduler runs everything already due at ``now`` on the clock,
+///   then the block, and returns its value; from inside the same scheduler it runs inline.
+/// - Serial contexts never overlap: the clock runs one action at a time.
+///
+/// Thread safety: every method may be called from any thread; the clock's state is guarded by
+/// one lock, never held while user work runs. Runs are deterministic when one thread drives the
+/// clock.
+///
+/// - Complexity: scheduling and firing are O(log n) for n pending actions; cancelling is O(1)
+///   (a cancelled action is dropped when it reaches the front of the queue).
+public final class VirtualClock: Sendable {
+  private let state: Mutex<State>
+
+  /// Makes a clock at time zero.
+  ///
+  /// - Parameter jitter: Opt-in random lateness for timers; see ``Jitter``.
+  public init(jitter: Jitter? = nil) {
+    state = Mutex(State(jitter: jitter))
+  }
+
+  /// The virtual time elapsed since the clock was made.
+  public var now: Duration { .nanoseconds(state.withLock { $0.now }) }
+
+  /// The virtual scheduler whose action is running right now, or nil between actions.
+  ///
+  /// Use it to assert that a callback arrived on the context it should:
+  /// `XCTAssertTrue(clock.currentScheduler === main)`.
+  public var currentScheduler: VirtualScheduler? { state.withLock { $0.running.last } }
+
+  /// Work that has been scheduled and has neither run (for the last time) nor been cancelled,
+  /// in the order it will run.
+  ///
+  /// - Complexity: O(n log n).
+  public var pendingActions: [PendingAction] {
+    state.withLock { state in
+      (state.batch.map { ($0, state.now) } + state.heap.unordered.map { ($0.action, $0.due) })
+        .filter { !$0.0.task.isCancelled }
+        .sorted { ($0.1, $0.0.sequence) < ($1.1, $1.0.sequence) }
+        .map { PendingAction($0.0, due: $0.1) }
+    }
+  }
+
+  /// Moves time forward by `duration`, running everything that falls due on the way.
+  public func advance(by duration: Duration) {
+    advance(toNanoseconds: state.withLock { $0.now } &+ max(duration.clampedNanoseconds, 0))
+  }
+
+  /// Moves time forward to `instant` (measured from the clock's start), running everything that
+  /// falls due on the way. An instant in the past leaves time where it is.
+  public func advance(to instant: Duration) {
+    advance(toNanoseconds: instant.clampedNanoseconds)
+  }
+
+  /// Runs until no work is pending, moving time to each action's due time.
+  ///
+  /// - Parameters:
+  ///   - maxSteps: The most actions to run; an endless repeating timer hits it.
+  ///   - horizon: If given, the latest virtual time to reach.
+  /// - Throws: ``VirtualTimeError/stepLimitExceeded(steps:pending:)`` or
+  ///   ``VirtualTimeError/horizonExceeded(horizon:pending:)``, listing what is still pending.
+  ///   Time stays where the last action ran.
+  public func run(maxSteps: Int = 1_000_000, horizon: Duration? = nil) throws(VirtualTimeError) {
+    let limit = horizon?.clampedNanoseconds ?? .max
+    var steps = 0
+    while true {
+      guard let next = state.withLock({ $0.nextDue }) else { return }
+      if next > limit {
+        throw .horizonExceeded(horizon: .nanoseconds(limit), pending: pendingActions)
+      }
+      if steps >= maxSteps { throw .stepLimitExceeded(steps: steps, pending: pendingActions) }
+      guard let action = takeNext(upTo: limit) else { continue }
+      runAction(action)
+      steps += 1
+    }
+  }
+
+  /// Runs the next pending action, moving time to its due time; returns false when nothing is
+  /// pending.
+  @discardableResult
+  public func step() -> Bool {
+    guard let action = takeNext(upTo: .max) else { return false }
+    runAction(action)
+    return true
+  }
+
+  /// Fails, listing what is left, if any work is still pending; call it in a test's teardown.
+  ///
+  /// ```swift
+  /// override func tearDown() { XCTAssertNoThrow(try clock.checkNoPendingWork()) }
+  /// ```
+  public func checkNoPendingWork() throws(VirtualTimeError) {
+    let pending = pendingActions
+    if !pending.isEmpty { throw .leftoverWork(pending: pending) }
+  }
+
+  /// Advances by `duration` in two steps and checks the world on both sides of the boundary:
+  /// `justBefore` runs `epsilon` before the end of the span, `justAfter` at its end.
+  ///
+  /// ```swift
+  /// clock.travel(by: .seconds(5), justBefore: { XCTAssertFalse(fired.value) },
+  ///              justAfter: { XCTAssertTrue(fired.value) })
+  /// ```
+  public func travel(
+    by duration: Duration, epsilon: Duration = .microseconds(1), justBefore: () -> Void,
+    justAfter: () -> Void
+  ) {
+    let target = state.withLock { $0.now } &+ max(duration.clampedNanoseconds, 0)
+    advance(toNanoseconds: target - min(max(epsilon.clampedNanoseconds, 1), target))
+    justBefore()
+    advance(toNanoseconds: target)
+    justAfter()
+  }
+
+  // MARK: - Scheduling (for VirtualScheduler)
+
+  /// The clock's one main context.
+  func mainScheduler() -> VirtualScheduler {
+    state.withLock { state in
+      if let main = state.main { return main }
+      let main = VirtualScheduler(label: "main", kind: .main, clock: self)
+      state.main = main
+      return main
+    }
+  }
+
+  /// Queues `work` on `scheduler`, due `delay` ns from now (at least now).
+  func schedule(
+    _ work: @escaping @Sendable () -> Void, on scheduler: VirtualScheduler, delay: Int64,
+    interval: Int64?, callSite: CallSite
+  ) -> SchedulerTask {
+    let task = SchedulerTask()
+    let action = Action(
+      scheduler: scheduler, work: work, task: task, interval: interval, callSite: callSite)
+    state.withLock { state in
+      let jitter = delay > 0 || interval != nil ? state.nextJitter() : 0
+      state.push(action, due: state.now &+ max(delay, 0) &+ jitter)
+    }
+    return task
+  }
+
+  /// Runs `work` on `scheduler` after everything already due now, and returns its result.
+  func runSync<T, E: Error>(
+    on scheduler: VirtualScheduler, callSite: CallSite, _ work: () throws(E) -> T
+  )
+    throws(E) -> T
+  {
+    var result: Result<T, E>?
+    withoutActuallyEscaping({ result = Result { () throws(E) -> T in try work() } }) { body in
+      let borrowed = BorrowedWork(body)
+      let task = schedule(
+        { borrowed.runOnce() }, on: scheduler, delay: 0, interval: nil, callSite: callSite)
+      let due = state.withLock { $0.now }
+      while result == nil, let action = takeNext(upTo: due) {
+        runAction(action)
+      }
+      task.cancel()
+      borrowed.release()
+    }
+    guard let result else { preconditionFailure("\(scheduler.label): sync block did not run") }
+    return try result.get()
+  }
+
+  // MARK: - Driving
+
+  private func advance(toNanoseconds target: Int64) {
+    while let action = takeNext(upTo: target) {
+      runAction(action)
+    }
+    state.withLock { $0.now = max($0.now, target) }
+  }
+
+  /// Takes the next live action due no later than `limit`, moving `now` to its due time.
+  private func takeNext(upTo limit: Int64) -> Action? {
+    state.withLock { state in
+      while true {
+        if let action = state.batch.popFirst() {
+          if action.task.isCancelled { continue }
+          state.running.append(action.scheduler)
+          return action
+        }
+        guard let first = state.firstLiveEntry(), first.due <= limit else { return nil }
+        // Time moves only to an instant where something runs, never to a cancelled action's.
+        state.now = max(state.now, first.due)
+        while let next = state.heap.min, next.due == first.due {
+          let action = state.heap.removeMin().action
+          if !action.task.isCancelled { state.batch.append(action) }
+        }
+      }
+    }
+  }
+
+  private func runAction(_ action: Action) {
+    ExecutionContext.run(on: action.scheduler, action.work)
+    state.withLock { state in
+      state.running.removeLast()
+      if let interval = action.interval, !action.task.isCancelled {
+        state.push(action, due: state.now &+ interval &+ state.nextJitter())
+      }
+    }
+  }
+}
+
+// MARK: - State
+
+extension VirtualClock {
+  /// One piece of scheduled work; a repeating action is re-queued after each run.
+  final class Action: Sendable {
+    let scheduler: VirtualScheduler
+    let work: @Sendable () -> Void
+    let task: SchedulerTask
+    let interval: Int64?
+    let callSite: CallSite
+    // Written under the clock's lock when (re)queued; read under it too.
+    nonisolated(unsafe) var sequence: UInt64 = 0
+
+    init(
+      scheduler: VirtualScheduler, work: @escaping @Sendable () -> Void, task: SchedulerTask,
+      interval: Int64?, callSite: CallSite
+    ) {
+      self.scheduler = scheduler
+      self.work = work
+      self.task = task
+      self.interval = interval.map { max($0, 1) }
+      self.callSite = callSite
+    }
+  }
+
+  struct Entry: Comparable {
+    let due: Int64
+    let sequence: UInt64
+    let action: Action
+
+    static func < (lhs: Entry, rhs: Entry) -> Bool {
+      lhs.due != rhs.due ? lhs.due < rhs.due : lhs.sequence < rhs.sequence
+    }
+
+    static func == (lhs: Entry, rhs: Entry) -> Bool {
+      lhs.due == rhs.due && lhs.sequence == rhs.sequence
+    }
+  }
+
+  struct State: ~Copyable {
+    var now: Int64 = 0
+    var heap = Heap<Entry>()
+    /// The actions due at `now`, taken off the heap together and not yet run.
+    var batch = Deque<Action>()
+    var running: [VirtualScheduler] = []
+    /// The clock's main context, shared by every factory over the clock while any holds it.
+    weak var main: VirtualScheduler?
+    var sequence: UInt64 = 0
+    var jitter: Jitter?
+
+    init(jitter: Jitter?) { self.jitter = jitter }
+
+    /// When the next live action is due, dropping cancelled ones from the front.
+    var nextDue: Int64? {
+      mutating get { batch.isEmpty ? firstLiveEntry()?.due : now }
+    }
+
+    /// The earliest entry whose action is not cancelled, dropping cancelled ones before it.
+    mutating func firstLiveEntry() -> Entry? {
+      while let first = heap.min {
+        if !first.action.task.isCancelled { return first }
+        heap.removeMin()
+      }
+      return nil
+    }
+
+    mutating func push(_ action: Action, due: Int64) {
+      sequence &+= 1
+      action.sequence = sequence
+      heap.insert(Entry(due: max(due, now), sequence: sequence, action: action))
+    }
+
+    mutating func nextJitter() -> Int64 { jitter?.next() ?? 0 }
+  }
+}
+
+// @unchecked Sendable: the borrowed block is set before it is queued and cleared by the one
+// caller that waits for it, on the thread that drives the clock.
+private final class BorrowedWork: @unchecked Sendable {
+  private var work: (() -> Void)?
+  init(_ work: @escaping () -> Void) { self.work = work }
+  func runOnce() {
+    let work = self.work
+    self.work = nil
+    work?()
+  }
+  func release() { work = nil }
+}

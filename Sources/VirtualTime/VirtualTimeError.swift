@@ -1,0 +1,26 @@
+/// Why driving a ``VirtualClock`` stopped, or what a teardown check found.
+public enum VirtualTimeError: Error, CustomStringConvertible {
+  /// `run(maxSteps:)` ran that many actions and work was still pending — often an endless
+  /// repeating timer. Cancel it, or advance by a fixed span instead of running until idle.
+  case stepLimitExceeded(steps: Int, pending: [PendingAction])
+  /// `run(horizon:)` reached the horizon with work still due after it.
+  case horizonExceeded(horizon: Duration, pending: [PendingAction])
+  /// `checkNoPendingWork()` found work that would still run.
+  case leftoverWork(pending: [PendingAction])
+
+  public var description: String {
+    switch self {
+    case .stepLimitExceeded(let steps, let pending):
+      "virtual clock stopped after \(steps) steps with work still pending:\n" + list(pending)
+    case .horizonExceeded(let horizon, let pending):
+      "virtual clock reached its horizon \(horizon) with work still pending:\n" + list(pending)
+    case .leftoverWork(let pending):
+      "\(pending.count) action(s) still pending:\n" + list(pending)
+    }
+  }
+
+  private func list(_ pending: [PendingAction]) -> String {
+    pending.prefix(20).map { "  - \($0)" }.joined(separator: "\n")
+      + (pending.count > 20 ? "\n  … and \(pending.count - 20) more" : "")
+  }
+}

@@ -1,0 +1,281 @@
+import Scheduling
+import VirtualTime
+import XCTest
+
+/// The virtual clock's rules, one test each. Nothing here waits on the wall clock.
+final class VirtualClockTests: XCTestCase {
+  private var clock = VirtualClock()
+  private var factory: VirtualSchedulerFactory { VirtualSchedulerFactory(clock: clock) }
+
+  override func setUp() {
+    clock = VirtualClock()
+  }
+
+  override func tearDown() {
+    XCTAssertNoThrow(try clock.checkNoPendingWork())
+  }
+
+  func testTimeStartsAtZeroAndNothingRunsUntilTimeMoves() {
+    let ran = Locked(false)
+    factory.makeSerial(label: "q").async { ran.withLock { $0 = true } }
+    XCTAssertEqual(clock.now, .zero)
+    XCTAssertFalse(ran.value)
+    clock.advance(by: .zero)
+    XCTAssertTrue(ran.value)
+  }
+
+  func testEqualDueTimesRunFirstInFirstOutAcrossSchedulers() {
+    let order = Locked<[String]>([])
+    let a = factory.makeSerial(label: "a")
+    let b = factory.makeConcurrent(label: "b")
+    for index in 0..<5 {
+      a.after(.seconds(1)) { order.withLock { $0.append("a\(index)") } }
+      b.after(.seconds(1)) { order.withLock { $0.append("b\(index)") } }
+    }
+    clock.advance(by: .seconds(1))
+    XCTAssertEqual(order.value, ["a0", "b0", "a1", "b1", "a2", "b2", "a3", "b3", "a4", "b4"])
+  }
+
+  func testNowEqualsTheDueTimeWhileAnActionRuns() {
+    let seen = Locked<[Duration]>([])
+    let queue = factory.makeSerial(label: "q")
+    for delay in [Duration.milliseconds(700), .milliseconds(20), .seconds(3)] {
+      queue.after(delay) { [clock] in seen.withLock { $0.append(clock.now) } }
+    }
+    clock.advance(by: .seconds(10))
+    XCTAssertEqual(seen.value, [.milliseconds(20), .milliseconds(700), .seconds(3)])
+    XCTAssertEqual(clock.now, .seconds(10))
+  }
+
+  func testTimeNeverGoesBackwards() {
+    clock.advance(to: .seconds(5))
+    clock.advance(to: .seconds(2))
+    XCTAssertEqual(clock.now, .seconds(5))
+    clock.advance(by: .seconds(-1))
+    XCTAssertEqual(clock.now, .seconds(5))
+  }
+
+  func testSchedulingInThePastRunsAtNow() {
+    clock.advance(to: .seconds(5))
+    let ranAt = Locked<Duration?>(nil)
+    factory.makeSerial(label: "q").after(.seconds(-3)) { [clock] in
+      ranAt.withLock { $0 = clock.now }
+    }
+    clock.advance(by: .zero)
+    XCTAssertEqual(ranAt.value, .seconds(5))
+  }
+
+  func testWorkScheduledByWorkWithinTheSpanRunsInTheSameAdvance() {
+    let queue = factory.makeSerial(label: "q")
+    let ranAt = Locked<[Duration]>([])
+    queue.after(.seconds(1)) { [clock] in
+      ranAt.withLock { $0.append(clock.now) }
+      queue.after(.seconds(2)) { ranAt.withLock { $0.append(clock.now) } }
+    }
+    clock.advance(by: .seconds(3))
+    XCTAssertEqual(ranAt.value, [.seconds(1), .seconds(3)])
+  }
+
+  func testAnInstantsBatchIsTakenBeforeAnyOfItRuns() {
+    let queue = factory.makeSerial(label: "q")
+    let order = Locked<[String]>([])
+    queue.after(.seconds(1)) {
+      order.withLock { $0.append("first") }
+      queue.async { order.withLock { $0.append("scheduled-now-by-first") } }
+    }
+    queue.after(.seconds(1)) { order.withLock { $0.append("second") } }
+    clock.advance(by: .seconds(1))
+    XCTAssertEqual(order.value, ["first", "second", "scheduled-now-by-first"])
+  }
+
+  func testCancellingLaterWorkInTheSameBatchStopsIt() {
+    let queue = factory.makeSerial(label: "q")
+    let order = Locked<[String]>([])
+    let victim = Locked<SchedulerTask?>(nil)
+    queue.after(.seconds(1)) {
+      order.withLock { $0.append("first") }
+      victim.value?.cancel()
+    }
+    let task = queue.after(.seconds(1)) { order.withLock { $0.append("victim") } }
+    victim.withLock { $0 = task }
+    clock.advance(by: .seconds(1))
+    XCTAssertEqual(order.value, ["first"])
+  }
+
+  func testRepeatingWorkRunsAtEachIntervalUntilCancelled() {
+    let ticks = Locked<[Duration]>([])
+    let task = factory.makeSerial(label: "tick").every(.milliseconds(250)) { [clock] in
+      ticks.withLock { $0.append(clock.now) }
+    }
+    clock.advance(by: .seconds(1))
+    XCTAssertEqual(
+      ticks.value, [.milliseconds(250), .milliseconds(500), .milliseconds(750), .seconds(1)])
+    task.cancel()
+    clock.advance(by: .seconds(10))
+    XCTAssertEqual(ticks.value.count, 4)
+  }
+
+  func testRunStopsAtTheStepLimitAndListsThePendingWork() {
+    let task = factory.makeSerial(label: "heartbeat").every(.seconds(1)) {}
+    XCTAssertThrowsError(try clock.run(maxSteps: 100)) { error in
+      guard case .stepLimitExceeded(let steps, let pending) = error as? VirtualTimeError else {
+        return XCTFail("unexpected \(error)")
+      }
+      XCTAssertEqual(steps, 100)
+      XCTAssertEqual(pending.map(\.label), ["heartbeat"])
+      XCTAssertEqual(pending.first?.isRepeating, true)
+      XCTAssertEqual(pending.first?.due, .seconds(101))
+      XCTAssertTrue("\(error)".contains("\"heartbeat\" (serial) due 101.0 seconds, repeating"))
+    }
+    XCTAssertEqual(clock.now, .seconds(100))
+    task.cancel()
+  }
+
+  func testRunStopsAtTheHorizon() {
+    let queue = factory.makeSerial(label: "late")
+    let ran = Locked(0)
+    queue.after(.seconds(1)) { ran.withLock { $0 += 1 } }
+    let late = queue.after(.seconds(60)) { ran.withLock { $0 += 1 } }
+    XCTAssertThrowsError(try clock.run(horizon: .seconds(30))) { error in
+      guard case .horizonExceeded(let horizon, let pending) = error as? VirtualTimeError else {
+        return XCTFail("unexpected \(error)")
+      }
+      XCTAssertEqual(horizon, .seconds(30))
+      XCTAssertEqual(pending.map(\.due), [.seconds(60)])
+    }
+    XCTAssertEqual(ran.value, 1)
+    late.cancel()
+  }
+
+  func testRunUntilIdleRunsEverythingAndReturns() throws {
+    let queue = factory.makeSerial(label: "q")
+    let ran = Locked(0)
+    for index in 1...10 { queue.after(.seconds(index)) { ran.withLock { $0 += 1 } } }
+    try clock.run()
+    XCTAssertEqual(ran.value, 10)
+    XCTAssertEqual(clock.now, .seconds(10))
+  }
+
+  func testPendingActionsListsLiveWorkInRunOrder() {
+    let serial = factory.makeSerial(label: "serial")
+    let concurrent = factory.makeConcurrent(label: "pool")
+    let cancelled = serial.after(.seconds(1)) {}
+    serial.after(.seconds(3)) {}
+    let timer = concurrent.every(.seconds(2)) {}
+    cancelled.cancel()
+    let pending = clock.pendingActions
+    XCTAssertEqual(pending.map(\.label), ["pool", "serial"])
+    XCTAssertEqual(pending.map(\.kind), [.concurrent, .serial])
+    XCTAssertEqual(pending.map(\.due), [.seconds(2), .seconds(3)])
+    XCTAssertEqual(pending.map(\.isRepeating), [true, false])
+    XCTAssertTrue(
+      pending[1].callSite.description.hasPrefix("VirtualTimeTests/VirtualClockTests.swift:"))
+    timer.cancel()
+    clock.advance(by: .seconds(3))
+  }
+
+  func testTeardownCheckFailsListingLeftovers() {
+    let task = factory.makeSerial(label: "forgotten").after(.seconds(9)) {}
+    XCTAssertThrowsError(try clock.checkNoPendingWork()) { error in
+      XCTAssertTrue("\(error)".contains("1 action(s) still pending"))
+      XCTAssertTrue("\(error)".contains("\"forgotten\""))
+    }
+    task.cancel()
+  }
+
+  func testCurrentSchedulerTellsWhichContextIsRunning() {
+    let main = factory.main
+    let background = factory.makeSerial(label: "background")
+    let seen = Locked<[String]>([])
+    background.async { [clock] in
+      seen.withLock { $0.append(clock.currentScheduler?.label ?? "none") }
+      main.async { seen.withLock { $0.append(clock.currentScheduler?.label ?? "none") } }
+    }
+    XCTAssertNil(clock.currentScheduler)
+    clock.advance(by: .zero)
+    XCTAssertEqual(seen.value, ["background", "main"])
+    XCTAssertTrue(factory.main === main)
+  }
+
+  func testSyncRunsWorkAlreadyDueFirstThenReturnsTheValue() {
+    let queue = factory.makeSerial(label: "q")
+    let order = Locked<[String]>([])
+    queue.async { order.withLock { $0.append("queued") } }
+    queue.after(.seconds(1)) { order.withLock { $0.append("later") } }
+    let value = queue.sync {
+      order.withLock { $0.append("sync") }
+      return 7
+    }
+    XCTAssertEqual(value, 7)
+    XCTAssertEqual(order.value, ["queued", "sync"])
+    XCTAssertEqual(clock.now, .zero)
+    clock.advance(by: .seconds(1))
+  }
+
+  func testSerialContextsNeverOverlap() {
+    let queue = factory.makeSerial(label: "q")
+    let inFlight = Locked(0)
+    let maximum = Locked(0)
+    for index in 0..<100 {
+      queue.after(.milliseconds(index % 7)) {
+        let now = inFlight.withLock { count in
+          count += 1
+          return count
+        }
+        maximum.withLock { $0 = max($0, now) }
+        inFlight.withLock { $0 -= 1 }
+      }
+    }
+    clock.advance(by: .seconds(1))
+    XCTAssertEqual(maximum.value, 1)
+  }
+
+  func testTravelChecksJustBeforeAndJustAfterTheBoundary() {
+    let fired = Locked(false)
+    factory.makeSerial(label: "q").after(.seconds(5)) { fired.withLock { $0 = true } }
+    var before: Bool?
+    var after: Bool?
+    clock.travel(
+      by: .seconds(5), justBefore: { before = fired.value }, justAfter: { after = fired.value })
+    XCTAssertEqual(before, false)
+    XCTAssertEqual(after, true)
+    XCTAssertEqual(clock.now, .seconds(5))
+  }
+
+  func testJitterIsBoundedAndDeterministicForASeed() {
+    func fireTimes(seed: UInt64) -> [Duration] {
+      let clock = VirtualClock(jitter: Jitter(seed: seed, maximum: .milliseconds(50)))
+      let queue = VirtualSchedulerFactory(clock: clock).makeSerial(label: "jittery")
+      let times = Locked<[Duration]>([])
+      for _ in 0..<20 { queue.after(.seconds(1)) { times.withLock { $0.append(clock.now) } } }
+      clock.advance(by: .seconds(2))
+      return times.value
+    }
+    let first = fireTimes(seed: 42)
+    XCTAssertEqual(first, fireTimes(seed: 42))
+    XCTAssertNotEqual(first, fireTimes(seed: 43))
+    XCTAssertTrue(first.allSatisfy { $0 >= .seconds(1) && $0 <= .seconds(1) + .milliseconds(50) })
+    XCTAssertGreaterThan(Set(first.map(\.components.attoseconds)).count, 10, "fires are spread out")
+  }
+
+  func testJitterNeverReordersAsyncWorkOnASerialContext() {
+    let clock = VirtualClock(jitter: Jitter(seed: 7, maximum: .seconds(1)))
+    let queue = VirtualSchedulerFactory(clock: clock).makeSerial(label: "fifo")
+    let order = Locked<[Int]>([])
+    for index in 0..<50 { queue.async { order.withLock { $0.append(index) } } }
+    clock.advance(by: .zero)
+    XCTAssertEqual(order.value, Array(0..<50))
+  }
+
+  func testTheClockCanBeDrivenAndFedFromOtherThreads() {
+    let queue = factory.makeConcurrent(label: "shared")
+    let ran = Locked(0)
+    DispatchQueue.concurrentPerform(iterations: 8) { thread in
+      for index in 0..<250 {
+        queue.after(.milliseconds(index + thread)) { ran.withLock { $0 += 1 } }
+      }
+    }
+    clock.advance(by: .seconds(1))
+    XCTAssertEqual(ran.value, 2000)
+  }
+}
