@@ -9,6 +9,8 @@ let package = Package(
   products: [
     .library(name: "Scheduling", targets: ["Scheduling"]),
     .library(name: "VirtualTime", targets: ["VirtualTime"]),
+    .library(name: "TraceFormat", targets: ["TraceFormat"]),
+    .library(name: "Recording", targets: ["Recording"]),
     .executable(name: "chronoscope", targets: ["chronoscope"]),
   ],
   dependencies: [
@@ -27,6 +29,10 @@ let package = Package(
         .product(name: "DequeModule", package: "swift-collections"),
       ]
     ),
+    // Stage 3: the trace file format — events, encoder, and the strict streaming reader.
+    .target(name: "TraceFormat"),
+    // Stage 2: the recording decorator and the trace writer.
+    .target(name: "Recording", dependencies: ["Scheduling", "TraceFormat"]),
     // The seeds' example programs, written against `SchedulerFactory`; used by tests and recordings.
     .target(name: "Examples", dependencies: ["Scheduling"]),
     // The command-line tool: thin commands over the library modules.

@@ -37,6 +37,26 @@ public final class SchedulerTask: Sendable {
     handler?()
   }
 
+  /// Adds `handler` to what runs on the first ``cancel()``; runs it at once if that has happened.
+  ///
+  /// Decorators (such as the recording scheduler) observe cancellation this way without wrapping
+  /// the handle, so every layer sees the same one.
+  package func whenCancelled(_ handler: @escaping @Sendable () -> Void) {
+    let runNow = onCancel.withLock { existing -> Bool in
+      if isCancelled { return true }
+      if let previous = existing {
+        existing = {
+          previous()
+          handler()
+        }
+      } else {
+        existing = handler
+      }
+      return false
+    }
+    if runNow { handler() }
+  }
+
   /// A handle for work that has already finished; cancelling it does nothing.
   package static func finished() -> SchedulerTask { SchedulerTask() }
 }

@@ -1,0 +1,135 @@
+import BenchmarkSupport
+import Clocks
+import CombineSchedulers
+import Dispatch
+import Scheduling
+import Synchronization
+import VirtualTime
+
+/// A virtual-time implementation under test.
+enum Library: String, CaseIterable, Sendable {
+  /// Chronoscope's `VirtualClock` with a serial `VirtualScheduler`.
+  case ours
+  /// Point-Free's combine-schedulers `TestScheduler` (`DispatchQueue.test`; OpenCombine on Linux).
+  case combineSchedulers = "combine-schedulers"
+  /// Point-Free's swift-clocks `TestClock`, one sleeping task per action.
+  case swiftClocks = "swift-clocks"
+}
+
+/// What every action does: one relaxed atomic increment, the same counter type for every library.
+final class ActionCounter: Sendable {
+  private let count = Atomic<Int>(0)
+
+  func increment() { count.wrappingAdd(1, ordering: .relaxed) }
+
+  var value: Int { count.load(ordering: .acquiring) }
+}
+
+/// One timed run of the workload.
+struct WorkloadRun {
+  /// Wall time from making the clock to the last action having run.
+  var elapsed: Duration
+  /// How many actions ran; must equal the number scheduled.
+  var actionsRun: Int
+}
+
+/// The workload: schedule one action per entry of `delays` (nanoseconds, all below one second),
+/// each incrementing a counter, then move virtual time forward one second so that all of them
+/// run.
+func runWorkload(_ library: Library, delays: [Int64]) throws -> WorkloadRun {
+  switch library {
+  case .ours: return runOnVirtualClock(delays)
+  case .combineSchedulers: return runOnTestScheduler(delays)
+  case .swiftClocks:
+    return try runBlocking { try await runOnTestClock(delays) }
+  }
+}
+
+private func runOnVirtualClock(_ delays: [Int64]) -> WorkloadRun {
+  let counter = ActionCounter()
+  let start = ContinuousClock.now
+  let clock = VirtualClock()
+  let scheduler = VirtualSchedulerFactory(clock: clock).makeSerial(label: "bench")
+  for delay in delays {
+    scheduler.after(.nanoseconds(delay)) { counter.increment() }
+  }
+  clock.advance(by: .seconds(1))
+  return WorkloadRun(elapsed: start.duration(to: .now), actionsRun: counter.value)
+}
+
+// Synchronous on purpose: in an async context `advance(by:)` would pick TestScheduler's
+// `@MainActor async` overload, which yields between actions.
+private func runOnTestScheduler(_ delays: [Int64]) -> WorkloadRun {
+  let counter = ActionCounter()
+  let start = ContinuousClock.now
+  let scheduler: TestSchedulerOf<DispatchQueue> = DispatchQueue.test
+  for delay in delays {
+    scheduler.schedule(after: scheduler.now.advanced(by: .nanoseconds(Int(delay)))) {
+      counter.increment()
+    }
+  }
+  scheduler.advance(by: .seconds(1))
+  return WorkloadRun(elapsed: start.duration(to: .now), actionsRun: counter.value)
+}
+
+/// `TestClock` has no callbacks: the unit of scheduled work is a task suspended in `sleep`.
+///
+/// `TestClock.advance` only resumes sleeps that have registered, and a task registers when it
+/// reaches `sleep`, so all N tasks must get there before the clock moves. Each task bumps
+/// `arrived` immediately before calling `sleep`, which registers the sleep synchronously (under
+/// the clock's lock, with no suspension point in between), so once `arrived` reaches N the
+/// registrations are done or microseconds from done; `advance` itself then yields (its
+/// `megaYield`) before it first looks at the queue. After `advance` returns, resumed tasks may
+/// still be finishing their increment on another thread, so the group is awaited; a sleep that
+/// somehow registered too late is cancelled after a timeout rather than hanging the benchmark,
+/// and the counter check reports it.
+private func runOnTestClock(_ delays: [Int64]) async throws -> WorkloadRun {
+  let counter = ActionCounter()
+  let arrived = ActionCounter()
+  let count = delays.count
+  let start = ContinuousClock.now
+  let clock = TestClock()
+  let elapsed = try await withThrowingTaskGroup(of: Void.self) { group in
+    for delay in delays {
+      group.addTask {
+        arrived.increment()
+        try await clock.sleep(for: .nanoseconds(delay))
+        counter.increment()
+      }
+    }
+    while arrived.value < count { await Task.yield() }
+    await clock.advance(by: .seconds(1))
+    let giveUp = ContinuousClock.now.advanced(by: .seconds(60))
+    while counter.value < count, ContinuousClock.now < giveUp { await Task.yield() }
+    let elapsed = start.duration(to: .now)
+    if counter.value < count {
+      group.cancelAll()
+      while (try? await group.next()) != nil {}
+    } else {
+      try await group.waitForAll()
+    }
+    return elapsed
+  }
+  return WorkloadRun(elapsed: elapsed, actionsRun: counter.value)
+}
+
+/// A result handed from a task to a thread that blocks for it.
+private final class BlockingSlot<T: Sendable>: Sendable {
+  let result = Mutex<Result<T, any Error>?>(nil)
+  let done = DispatchSemaphore(value: 0)
+}
+
+/// Runs `operation` on the concurrency pool and blocks this (non-pool) thread until it is done.
+private func runBlocking<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T)
+  throws -> T
+{
+  let slot = BlockingSlot<T>()
+  Task.detached {
+    let result: Result<T, any Error>
+    do { result = .success(try await operation()) } catch { result = .failure(error) }
+    slot.result.withLock { $0 = result }
+    slot.done.signal()
+  }
+  slot.done.wait()
+  return try slot.result.withLock { $0! }.get()
+}

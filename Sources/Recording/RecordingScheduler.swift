@@ -1,0 +1,157 @@
+import Scheduling
+import TraceFormat
+
+/// A scheduler that records everything it is asked to do, then forwards it unchanged.
+///
+/// ```swift
+/// let recorder = try TraceRecorder(path: "queue.trace")
+/// let queue = RecordingScheduler(wrapping: DispatchSchedulerFactory().makeSerial(label: "db"),
+///                                recorder: recorder)
+/// ```
+///
+/// It writes a `scheduler` line when made and, for each action, `schedule`, then `hop` (when
+/// the action runs on another thread than the one that scheduled it), `begin` and `end` around
+/// every run, and `cancel`. The action running on the scheduling thread is recorded as the
+/// new action's parent, which is what makes causality visible in a trace.
+///
+/// It changes no behaviour of the wrapped scheduler — the contract suite runs against it — with
+/// the edge cases decided as follows:
+/// - **Cancel before the run starts:** recorded with `started: false`, and the action is
+///   guaranteed not to run even if the wrapped scheduler was about to start it on another thread
+///   (the decorator checks again, atomically, before beginning).
+/// - **Cancel during a run:** the run finishes (`end` is still written) and is recorded with
+///   `started: true`; a repeating action then stops.
+/// - **Cancel after the last run, or a second cancel:** `cancel()` is idempotent; only the first
+///   call is recorded.
+/// - **Sync:** recorded as a `sync` schedule followed by its run; a re-entrant `sync` (onto a
+///   scheduler the thread already holds) runs inline in the wrapped scheduler and is recorded
+///   the same way, with the outer action as its parent.
+/// - **Nested recorders:** wrapping a recording scheduler in another recorder works; each
+///   recorder writes its own trace with its own ids, and neither sees the other's.
+/// - **One recorder, many schedulers:** the normal case; every scheduler gets its own id and lane
+///   and actions share one id space, so parents can cross schedulers.
+/// - **Immediate and virtual schedulers:** their actions run on the scheduling thread, so no
+///   hops are written; with a virtual recorder clock, timestamps are virtual.
+public final class RecordingScheduler: Scheduler {
+  /// The scheduler doing the work.
+  public let wrapped: any Scheduler
+  /// The recorder writing the trace.
+  public let recorder: TraceRecorder
+  /// This scheduler's id in the trace.
+  public let traceID: UInt32
+
+  /// Wraps `scheduler`, announcing it in the trace.
+  public init(wrapping scheduler: any Scheduler, recorder: TraceRecorder) {
+    wrapped = scheduler
+    self.recorder = recorder
+    traceID = recorder.registerScheduler(
+      label: scheduler.label, kind: scheduler.kind, family: scheduler.family)
+  }
+
+  public var label: String { wrapped.label }
+  public var kind: SchedulerKind { wrapped.kind }
+  public var family: SchedulerFamily { wrapped.family }
+  public var isCurrent: Bool { wrapped.isCurrent }
+
+  public func scheduleAsync(from callSite: CallSite, _ work: @escaping @Sendable () -> Void)
+    -> SchedulerTask
+  {
+    let action = recordSchedule(.async, delay: 0, callSite: callSite)
+    return observe(action, wrapped.scheduleAsync(from: callSite, run(action, work)))
+  }
+
+  public func scheduleAfter(
+    _ delay: Duration, from callSite: CallSite, _ work: @escaping @Sendable () -> Void
+  ) -> SchedulerTask {
+    let action = recordSchedule(.after, delay: delay.clampedNanosecondsForTrace, callSite: callSite)
+    return observe(action, wrapped.scheduleAfter(delay, from: callSite, run(action, work)))
+  }
+
+  public func scheduleRepeating(
+    every interval: Duration, from callSite: CallSite, _ work: @escaping @Sendable () -> Void
+  ) -> SchedulerTask {
+    let action = recordSchedule(
+      .repeating, delay: interval.clampedNanosecondsForTrace, callSite: callSite)
+    return observe(
+      action, wrapped.scheduleRepeating(every: interval, from: callSite, run(action, work)))
+  }
+
+  public func scheduleSync<T, E: Error>(from callSite: CallSite, _ work: () throws(E) -> T)
+    throws(E) -> T
+  {
+    let action = recordSchedule(.sync, delay: 0, callSite: callSite)
+    let recorder = self.recorder
+    return try wrapped.scheduleSync(from: callSite) { () throws(E) -> T in
+      let buffer = recorder.currentBuffer()
+      let run = action.begin() ?? 1
+      let start = beginRun(action, run: run, buffer: buffer)
+      defer { endRun(action, run: run, start: start, buffer: buffer) }
+      return try work()
+    }
+  }
+
+  // MARK: - Recording
+
+  private func recordSchedule(_ mode: TraceEvent.ScheduleMode, delay: Int64, callSite: CallSite)
+    -> RecordedAction
+  {
+    let buffer = recorder.currentBuffer()
+    let id = recorder.makeActionID()
+    let time = recorder.now()
+    buffer.append(
+      .schedule(
+        time: time, action: id, scheduler: traceID, mode: mode, delay: delay,
+        due: time &+ max(delay, 0), thread: buffer.threadID, parent: buffer.currentAction, site: 0),
+      callSite: callSite)
+    return RecordedAction(
+      id: id, schedulingThread: buffer.threadID, isRepeating: mode == .repeating)
+  }
+
+  private func observe(_ action: RecordedAction, _ task: SchedulerTask) -> SchedulerTask {
+    let recorder = self.recorder
+    task.whenCancelled {
+      let started = action.cancel()
+      let buffer = recorder.currentBuffer()
+      buffer.append(
+        .cancel(
+          time: recorder.now(), action: action.id, thread: buffer.threadID,
+          by: buffer.currentAction,
+          started: started))
+    }
+    return task
+  }
+
+  /// The work as the wrapped scheduler runs it: begin, the work, end — unless cancelled first.
+  private func run(_ action: RecordedAction, _ work: @escaping @Sendable () -> Void)
+    -> @Sendable () -> Void
+  {
+    { [self] in
+      guard let run = action.begin() else { return }
+      let buffer = recorder.currentBuffer()
+      let start = beginRun(action, run: run, buffer: buffer)
+      work()
+      endRun(action, run: run, start: start, buffer: buffer)
+    }
+  }
+
+  @inline(__always)
+  private func beginRun(_ action: RecordedAction, run: UInt32, buffer: ThreadBuffer) -> Int64 {
+    let start = recorder.now()
+    if buffer.threadID != action.schedulingThread {
+      buffer.append(
+        .hop(time: start, action: action.id, from: action.schedulingThread, to: buffer.threadID))
+    }
+    buffer.append(.begin(time: start, action: action.id, thread: buffer.threadID, run: run))
+    buffer.running.append(action.id)
+    return start
+  }
+
+  @inline(__always)
+  private func endRun(_ action: RecordedAction, run: UInt32, start: Int64, buffer: ThreadBuffer) {
+    buffer.running.removeLast()
+    let end = recorder.now()
+    buffer.append(
+      .end(time: end, action: action.id, thread: buffer.threadID, run: run, duration: end &- start))
+    action.end()
+  }
+}

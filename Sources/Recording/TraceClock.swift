@@ -1,0 +1,56 @@
+import TraceFormat
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Where a recorder takes its timestamps from.
+///
+/// ```swift
+/// TraceRecorder(path: "run.trace")                                   // host time
+/// TraceRecorder(path: "test.trace", clock: .virtual { clock.now })  // virtual time
+/// ```
+public struct TraceClock: Sendable {
+  enum Source: Sendable {
+    case host
+    case custom(@Sendable () -> Duration)
+  }
+
+  let source: Source
+
+  /// The kind written in the trace header.
+  public var kind: TraceHeader.ClockKind {
+    if case .host = source { .host } else { .virtual }
+  }
+
+  /// The host's monotonic clock.
+  public static let host = TraceClock(source: .host)
+
+  /// A simulated clock, such as a `VirtualClock`'s `now`; traces of tests then replay exactly.
+  public static func virtual(_ now: @escaping @Sendable () -> Duration) -> TraceClock {
+    TraceClock(source: .custom(now))
+  }
+
+  /// The clock's reading in nanoseconds.
+  @inline(__always)
+  func nanoseconds() -> Int64 {
+    switch source {
+    case .host:
+      var spec = timespec()
+      clock_gettime(CLOCK_MONOTONIC, &spec)
+      return Int64(spec.tv_sec) &* 1_000_000_000 &+ Int64(spec.tv_nsec)
+    case .custom(let now):
+      return now().clampedNanosecondsForTrace
+    }
+  }
+}
+
+extension Duration {
+  var clampedNanosecondsForTrace: Int64 {
+    let (seconds, attoseconds) = components
+    let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+    return overflow ? (seconds < 0 ? .min : .max) : scaled &+ attoseconds / 1_000_000_000
+  }
+}

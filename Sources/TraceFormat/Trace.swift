@@ -1,0 +1,49 @@
+/// A trace read into memory: the header, the events in order, and the tables they refer to.
+public struct Trace: Sendable {
+  /// The header line.
+  public var header: TraceHeader
+  /// The runtime events, in file order.
+  public var events: [TraceEvent]
+  /// The schedulers, by id.
+  public var schedulers: [UInt32: SchedulerRecord]
+  /// The call sites, by id.
+  public var callSites: [UInt32: CallSiteRecord]
+  /// Thread names, by thread id.
+  public var threadNames: [UInt32: String]
+  /// The marks; ``TraceEvent/markIndex`` indexes them.
+  public var marks: [MarkRecord]
+  /// The end marker's counts, when the recording was closed cleanly.
+  public var closing: Closing?
+
+  /// What the last line of a cleanly closed trace says.
+  public struct Closing: Sendable, Equatable {
+    /// Events the recorder wrote.
+    public var written: Int64
+    /// Events the recorder dropped because the disk could not keep up.
+    public var dropped: Int64
+
+    /// Makes the counts.
+    public init(written: Int64, dropped: Int64) {
+      self.written = written
+      self.dropped = dropped
+    }
+  }
+
+  /// Makes a trace.
+  public init(
+    header: TraceHeader, events: [TraceEvent] = [], schedulers: [UInt32: SchedulerRecord] = [:],
+    callSites: [UInt32: CallSiteRecord] = [:], threadNames: [UInt32: String] = [:],
+    marks: [MarkRecord] = [], closing: Closing? = nil
+  ) {
+    self.header = header
+    self.events = events
+    self.schedulers = schedulers
+    self.callSites = callSites
+    self.threadNames = threadNames
+    self.marks = marks
+    self.closing = closing
+  }
+
+  /// The time of the last event, or 0 for an empty trace.
+  public var span: Int64 { events.last?.time ?? 0 }
+}

@@ -1,0 +1,175 @@
+/// One thing that happened in a recorded run, in a compact fixed-size form (48 bytes).
+///
+/// Strings (labels, file names, mark text) live in the ``Trace``'s tables; events refer to them
+/// by id. Fields that only some kinds use are read through accessors such as ``parent`` or
+/// ``duration``, which answer zero or nil for other kinds.
+public struct TraceEvent: Sendable, Hashable {
+  /// Nanoseconds since the start of the trace, on the trace's clock.
+  public var time: Int64
+  /// What happened.
+  public var kind: Kind
+  /// How the action was scheduled (``Kind/schedule`` only).
+  public var mode: ScheduleMode
+  /// Whether the action had started when it was cancelled (``Kind/cancel`` only).
+  public var started: Bool
+  /// The action's id; 0 for events that concern no action.
+  public var action: UInt32
+  /// The scheduler's id (``Kind/schedule``), else 0.
+  public var scheduler: UInt32
+  /// The thread the event happened on (for a hop, the thread it hopped to).
+  public var thread: UInt32
+  /// The call site's id (``Kind/schedule``), or the mark's index (``Kind/mark``), else 0.
+  public var site: UInt32
+  private var aux: UInt32
+  private var first: Int64
+  private var second: Int64
+
+  /// What an event records.
+  public enum Kind: UInt8, Sendable, CaseIterable {
+    /// Work was handed to a scheduler.
+    case schedule
+    /// An action started running.
+    case begin
+    /// An action finished running.
+    case end
+    /// An action ran on a different thread from the one that scheduled it.
+    case hop
+    /// An action was cancelled.
+    case cancel
+    /// The app marked a moment (`mark("login tapped")`).
+    case mark
+
+    /// The name used in trace files.
+    public var name: String {
+      switch self {
+      case .schedule: "schedule"
+      case .begin: "begin"
+      case .end: "end"
+      case .hop: "hop"
+      case .cancel: "cancel"
+      case .mark: "mark"
+      }
+    }
+  }
+
+  /// How an action was scheduled.
+  public enum ScheduleMode: UInt8, Sendable, CaseIterable {
+    /// As soon as possible.
+    case async
+    /// Run while the caller waits.
+    case sync
+    /// Once, after a delay.
+    case after
+    /// Every interval until cancelled.
+    case repeating
+
+    /// The name used in trace files.
+    public var name: String {
+      switch self {
+      case .async: "async"
+      case .sync: "sync"
+      case .after: "after"
+      case .repeating: "repeating"
+      }
+    }
+
+    /// Parses a trace file's name.
+    public init?(name: some StringProtocol) {
+      guard let mode = Self.allCases.first(where: { $0.name == name }) else { return nil }
+      self = mode
+    }
+  }
+
+  private init(time: Int64, kind: Kind, action: UInt32, thread: UInt32) {
+    self.time = time
+    self.kind = kind
+    mode = .async
+    started = false
+    self.action = action
+    scheduler = 0
+    self.thread = thread
+    site = 0
+    aux = 0
+    first = 0
+    second = 0
+  }
+
+  // MARK: - Making events
+
+  /// `action` was handed to `scheduler` from `thread`, while `parent` ran there (0: none).
+  ///
+  /// - Parameters:
+  ///   - delay: The delay (``ScheduleMode/after``) or interval (``ScheduleMode/repeating``).
+  ///   - due: When it is first due, in trace time.
+  public static func schedule(
+    time: Int64, action: UInt32, scheduler: UInt32, mode: ScheduleMode, delay: Int64, due: Int64,
+    thread: UInt32, parent: UInt32, site: UInt32
+  ) -> TraceEvent {
+    var event = TraceEvent(time: time, kind: .schedule, action: action, thread: thread)
+    event.scheduler = scheduler
+    event.mode = mode
+    event.first = delay
+    event.second = due
+    event.aux = parent
+    event.site = site
+    return event
+  }
+
+  /// Run number `run` (1 for one-shot actions) of `action` started on `thread`.
+  public static func begin(time: Int64, action: UInt32, thread: UInt32, run: UInt32) -> TraceEvent {
+    var event = TraceEvent(time: time, kind: .begin, action: action, thread: thread)
+    event.aux = run
+    return event
+  }
+
+  /// Run number `run` of `action` finished on `thread` after `duration` ns.
+  public static func end(time: Int64, action: UInt32, thread: UInt32, run: UInt32, duration: Int64)
+    -> TraceEvent
+  {
+    var event = TraceEvent(time: time, kind: .end, action: action, thread: thread)
+    event.aux = run
+    event.first = duration
+    return event
+  }
+
+  /// `action`, scheduled on thread `from`, runs on thread `to`.
+  public static func hop(time: Int64, action: UInt32, from: UInt32, to: UInt32) -> TraceEvent {
+    var event = TraceEvent(time: time, kind: .hop, action: action, thread: to)
+    event.aux = from
+    return event
+  }
+
+  /// `action` was cancelled from `thread` while `by` ran there (0: none).
+  public static func cancel(time: Int64, action: UInt32, thread: UInt32, by: UInt32, started: Bool)
+    -> TraceEvent
+  {
+    var event = TraceEvent(time: time, kind: .cancel, action: action, thread: thread)
+    event.aux = by
+    event.started = started
+    return event
+  }
+
+  /// The app marked a moment on `thread`; `mark` indexes ``Trace/marks``.
+  public static func mark(time: Int64, thread: UInt32, mark: UInt32) -> TraceEvent {
+    var event = TraceEvent(time: time, kind: .mark, action: 0, thread: thread)
+    event.site = mark
+    return event
+  }
+
+  // MARK: - Reading fields
+
+  /// The action running on the scheduling (or cancelling) thread at the time, if any.
+  public var parent: UInt32? { (kind == .schedule || kind == .cancel) && aux != 0 ? aux : nil }
+  /// The run number of a ``Kind/begin`` or ``Kind/end``.
+  public var run: UInt32 { kind == .begin || kind == .end ? aux : 0 }
+  /// The thread a ``Kind/hop`` came from.
+  public var fromThread: UInt32 { kind == .hop ? aux : 0 }
+  /// The delay or interval of a ``Kind/schedule``, in ns.
+  public var delay: Int64 { kind == .schedule ? first : 0 }
+  /// When a ``Kind/schedule``d action is first due, in trace time.
+  public var due: Int64 { kind == .schedule ? second : 0 }
+  /// How long an ``Kind/end``ed run took, in ns.
+  public var duration: Int64 { kind == .end ? first : 0 }
+  /// The index into ``Trace/marks`` of a ``Kind/mark``.
+  public var markIndex: Int? { kind == .mark ? Int(site) : nil }
+}

@@ -1,0 +1,170 @@
+/// The keys the schema knows; others are skipped.
+enum Key: UInt8, CaseIterable {
+  case t, e, a, q, th, to, by, due, run, dur, pid, mode, site, from, name, kind, file, line
+  case function, delay, label, start, clock, parent, family, events, format, fields, started
+  case dropped, version, process, metadata
+
+  /// The key as written in files.
+  var name: String { self == .function ? "func" : "\(self)" }
+
+  /// Every key fits in eight bytes, so its bytes packed into a `UInt64` identify it.
+  private static let table: [(packed: UInt64, key: Key)?] = {
+    var table = [(packed: UInt64, key: Key)?](repeating: nil, count: 128)
+    for key in Key.allCases {
+      let packed = pack(Array(key.name.utf8)[...])
+      var slot = slotIndex(packed)
+      while table[slot] != nil { slot = (slot + 1) & 127 }
+      table[slot] = (packed, key)
+    }
+    return table
+  }()
+
+  private static func pack(_ bytes: some Collection<UInt8>) -> UInt64 {
+    var packed: UInt64 = 0
+    for (index, byte) in bytes.enumerated() { packed |= UInt64(byte) << (8 * UInt64(index)) }
+    return packed
+  }
+
+  private static func slotIndex(_ packed: UInt64) -> Int {
+    Int(truncatingIfNeeded: (packed &* 0x9E37_79B9_7F4A_7C15) >> 57)
+  }
+
+  /// The key whose name is the slice's bytes, if any.
+  static func lookup(_ scanner: JSONLineScanner, _ slice: JSONLineScanner.StringSlice) -> Key? {
+    guard !slice.hasEscapes, (1...8).contains(slice.range.count) else { return nil }
+    var packed: UInt64 = 0
+    var shift: UInt64 = 0
+    for position in slice.range {
+      packed |= UInt64(scanner.bytes[position]) << shift
+      shift += 8
+    }
+    var slot = slotIndex(packed)
+    while let entry = table[slot] {
+      if entry.packed == packed { return entry.key }
+      slot = (slot + 1) & 127
+    }
+    return nil
+  }
+}
+
+/// The event types of format version 1.
+enum EventName {
+  case schedule, begin, end, hop, cancel, mark, scheduler, thread, site, close, unknown
+
+  var label: String { self == .unknown ? "unknown" : "\(self)" }
+}
+
+/// One known field's value on the current line.
+struct FieldSlot {
+  var value: JSONLineScanner.Value
+  var column: Int
+  /// The parsed object, for `metadata` and `fields`.
+  var object: [String: String]?
+}
+
+/// Typed access to one line's slots, with messages that name the field and the event.
+struct Fields {
+  typealias Slot = FieldSlot
+  let slots: [FieldSlot?]
+  let scanner: JSONLineScanner
+
+  func failure(_ key: Key, _ message: String) -> JSONLineScanner.Failure {
+    JSONLineScanner.Failure(column: slots[Int(key.rawValue)]?.column ?? 1, message: message)
+  }
+
+  private func required(_ key: Key, in event: String) throws(JSONLineScanner.Failure) -> Slot {
+    guard let slot = slots[Int(key.rawValue)] else {
+      throw JSONLineScanner.Failure(
+        column: 1, message: "missing field \"\(key.name)\" in a \(event) line")
+    }
+    return slot
+  }
+
+  private func wrongType(_ key: Key, _ expected: String, _ slot: Slot) -> JSONLineScanner.Failure {
+    JSONLineScanner.Failure(
+      column: slot.column,
+      message: "field \"\(key.name)\" must be \(expected), found \(slot.value.typeName)")
+  }
+
+  func integer(_ key: Key, in event: String) throws(JSONLineScanner.Failure) -> Int64 {
+    let slot = try required(key, in: event)
+    guard case .integer(let value) = slot.value else { throw wrongType(key, "an integer", slot) }
+    return value
+  }
+
+  func optionalInteger(_ key: Key) throws(JSONLineScanner.Failure) -> Int64? {
+    guard let slot = slots[Int(key.rawValue)] else { return nil }
+    guard case .integer(let value) = slot.value else { throw wrongType(key, "an integer", slot) }
+    return value
+  }
+
+  func uint32(_ key: Key, in event: String) throws(JSONLineScanner.Failure) -> UInt32 {
+    let value = try integer(key, in: event)
+    guard let narrow = UInt32(exactly: value) else {
+      throw failure(
+        key, "field \"\(key.name)\" must be between 0 and \(UInt32.max), found \(value)")
+    }
+    return narrow
+  }
+
+  /// An id: a positive 32-bit integer.
+  func id(_ key: Key, in event: String) throws(JSONLineScanner.Failure) -> UInt32 {
+    let value = try uint32(key, in: event)
+    guard value > 0 else {
+      throw failure(key, "field \"\(key.name)\" must be a positive id, found 0")
+    }
+    return value
+  }
+
+  func optionalUInt32(_ key: Key) throws(JSONLineScanner.Failure) -> UInt32? {
+    guard slots[Int(key.rawValue)] != nil else { return nil }
+    return try uint32(key, in: "")
+  }
+
+  func bool(_ key: Key, in event: String) throws(JSONLineScanner.Failure) -> Bool {
+    let slot = try required(key, in: event)
+    guard case .bool(let value) = slot.value else { throw wrongType(key, "true or false", slot) }
+    return value
+  }
+
+  func string(_ key: Key, in event: String) throws(JSONLineScanner.Failure) -> String {
+    let slot = try required(key, in: event)
+    guard case .string(let slice) = slot.value else { throw wrongType(key, "a string", slot) }
+    return scanner.text(slice)
+  }
+
+  func optionalString(_ key: Key) throws(JSONLineScanner.Failure) -> String? {
+    guard slots[Int(key.rawValue)] != nil else { return nil }
+    return try string(key, in: "")
+  }
+
+  func object(_ key: Key) -> [String: String]? { slots[Int(key.rawValue)]?.object }
+
+  func mode() throws(JSONLineScanner.Failure) -> TraceEvent.ScheduleMode {
+    let slot = try required(.mode, in: "schedule")
+    guard case .string(let slice) = slot.value else { throw wrongType(.mode, "a string", slot) }
+    for mode in TraceEvent.ScheduleMode.allCases where scanner.text(slice) == mode.name {
+      return mode
+    }
+    throw failure(
+      .mode,
+      "unknown mode \"\(scanner.text(slice).escapedForMessage)\" (expected async, sync, after or repeating)"
+    )
+  }
+
+  func eventName() throws(JSONLineScanner.Failure) -> EventName {
+    let slot = try required(.e, in: "trace")
+    guard case .string(let name) = slot.value else { throw wrongType(.e, "a string", slot) }
+    if scanner.equals(name, "begin") { return .begin }
+    if scanner.equals(name, "end") { return .end }
+    if scanner.equals(name, "schedule") { return .schedule }
+    if scanner.equals(name, "hop") { return .hop }
+    if scanner.equals(name, "cancel") { return .cancel }
+    if scanner.equals(name, "mark") { return .mark }
+    if scanner.equals(name, "scheduler") { return .scheduler }
+    if scanner.equals(name, "thread") { return .thread }
+    if scanner.equals(name, "site") { return .site }
+    if scanner.equals(name, "close") { return .close }
+    return .unknown
+  }
+}

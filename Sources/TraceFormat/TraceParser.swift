@@ -1,0 +1,323 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The line loop behind ``TraceReader``: splits lines, scans each into field slots, turns the
+/// slots into events and tables, and runs the semantic checks.
+struct TraceParser {
+  private let bytes: UnsafeBufferPointer<UInt8>
+  private let file: String
+  private var diagnostics: [TraceDiagnostic] = []
+  private var suppressed = 0
+  private var header: TraceHeader?
+  private var stopped = false
+  private var sawEventBeforeHeader = false
+
+  private var events: [TraceEvent] = []
+  private var schedulers: [UInt32: SchedulerRecord] = [:]
+  private var callSites: [UInt32: CallSiteRecord] = [:]
+  private var threadNames: [UInt32: String] = [:]
+  private var marks: [MarkRecord] = []
+  private var closing: Trace.Closing?
+  private var checks = SemanticChecks()
+
+  // One slot per known key, reused across lines.
+  private var slots = [FieldSlot?](repeating: nil, count: Key.allCases.count)
+  private var touched: [Int] = []
+
+  init(bytes: UnsafeBufferPointer<UInt8>, file: String) {
+    self.bytes = bytes
+    self.file = file
+    events.reserveCapacity(bytes.count / 48)
+  }
+
+  func result() -> TraceReading {
+    var diagnostics = self.diagnostics
+    if suppressed > 0 {
+      diagnostics.append(
+        TraceDiagnostic(
+          severity: diagnostics.contains { $0.severity == .error } ? .error : .warning, file: file,
+          line: diagnostics.last?.line ?? 0, column: 0,
+          message: "\(suppressed) more problem(s) not shown"))
+    }
+    if header == nil {
+      if diagnostics.isEmpty {
+        diagnostics.append(
+          TraceDiagnostic(
+            severity: .error, file: file, line: 1, column: 1,
+            message: "empty file: a trace starts with a chronoscope-trace header line"))
+      }
+      return TraceReading(trace: nil, diagnostics: diagnostics)
+    }
+    guard let header else { return TraceReading(trace: nil, diagnostics: diagnostics) }
+    let trace = Trace(
+      header: header, events: events, schedulers: schedulers, callSites: callSites,
+      threadNames: threadNames, marks: marks, closing: closing)
+    return TraceReading(trace: trace, diagnostics: diagnostics)
+  }
+
+  // MARK: - Lines
+
+  mutating func run(progress: ((Double) -> Void)?) {
+    guard let base = bytes.baseAddress else { return }
+    var start = 0
+    var line = 0
+    let total = bytes.count
+    while start < total, !stopped {
+      line += 1
+      let remaining = total - start
+      let newline = memchr(base + start, 0x0A, remaining)
+      let end =
+        newline.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) - base } ?? total
+      let hasNewline = newline != nil
+      var contentEnd = end
+      if contentEnd > start, bytes[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+      parseLine(line, start, contentEnd, isLastWithoutNewline: !hasNewline)
+      start = end + 1
+      if let progress, line & 0xFFFF == 0 { progress(Double(start) / Double(total)) }
+    }
+    progress?(1)
+  }
+
+  private mutating func parseLine(_ line: Int, _ start: Int, _ end: Int, isLastWithoutNewline: Bool)
+  {
+    if end - start > TraceReader.maximumLineLength {
+      report(
+        .error, line, 1,
+        "line is \(end - start) bytes long; lines longer than \(TraceReader.maximumLineLength) bytes are not read"
+      )
+      return
+    }
+    var scanner = JSONLineScanner(bytes: bytes, lineStart: start, lineEnd: end)
+    scanner.skipWhitespace()
+    if scanner.position == end { return }  // blank line
+    do {
+      try scan(&scanner)
+      try interpret(line, scanner)
+    } catch {
+      if isLastWithoutNewline {
+        report(
+          .warning, line, error.column,
+          "truncated final line (the recording was cut off mid-write) ignored: \(error.message)")
+      } else {
+        report(.error, line, error.column, error.message)
+      }
+    }
+  }
+
+  /// Reads the line's object into the slots.
+  private mutating func scan(_ scanner: inout JSONLineScanner) throws(JSONLineScanner.Failure) {
+    for index in touched { slots[index] = nil }
+    touched.removeAll(keepingCapacity: true)
+    try scanner.expect(UInt8(ascii: "{"), "'{' at the start of the line")
+    var first = true
+    while try scanner.nextMember(first: first) {
+      first = false
+      let keySlice = try scanner.key()
+      scanner.skipWhitespace()
+      let column = scanner.column
+      let key = Key.lookup(scanner, keySlice)
+      if let key, key == .metadata || key == .fields {
+        let object = try stringObject(&scanner, key: key)
+        store(key, FieldSlot(value: .null, column: column, object: object))
+      } else {
+        let value = try scanner.value()
+        if let key { store(key, FieldSlot(value: value, column: column, object: nil)) }
+      }
+    }
+    try scanner.expectEndOfLine()
+  }
+
+  private mutating func store(_ key: Key, _ slot: FieldSlot) {
+    let index = Int(key.rawValue)
+    if slots[index] == nil { touched.append(index) }
+    slots[index] = slot
+  }
+
+  private func stringObject(_ scanner: inout JSONLineScanner, key: Key) throws(JSONLineScanner
+    .Failure)
+    -> [String: String]
+  {
+    scanner.skipWhitespace()
+    let start = scanner.position
+    guard start < scanner.lineEnd, scanner.bytes[start] == UInt8(ascii: "{") else {
+      let found = try scanner.value()
+      throw scanner.failure(
+        "\"\(key.name)\" must be an object of strings, found \(found.typeName)", at: start)
+    }
+    try scanner.expect(UInt8(ascii: "{"), "'{'")
+    var object: [String: String] = [:]
+    var first = true
+    while try scanner.nextMember(first: first) {
+      first = false
+      let name = try scanner.key()
+      scanner.skipWhitespace()
+      let column = scanner.position
+      guard case .string(let value) = try scanner.value() else {
+        throw scanner.failure("values in \"\(key.name)\" must be strings", at: column)
+      }
+      object[scanner.text(name)] = scanner.text(value)
+    }
+    return object
+  }
+
+  // MARK: - Meaning
+
+  private mutating func interpret(_ line: Int, _ scanner: JSONLineScanner) throws(JSONLineScanner
+    .Failure)
+  {
+    var fields = Fields(slots: slots, scanner: scanner)
+    guard let header else {
+      if slots[Int(Key.format.rawValue)] != nil {
+        try readHeader(&fields, line)
+      } else if !sawEventBeforeHeader {
+        sawEventBeforeHeader = true
+        throw JSONLineScanner.Failure(
+          column: 1,
+          message: line == 1
+            ? "missing header: a trace starts with a {\"format\":\"chronoscope-trace\",…} line"
+            : "event before the header")
+      }
+      return
+    }
+    if slots[Int(Key.format.rawValue)] != nil {
+      throw JSONLineScanner.Failure(column: 1, message: "a second header inside the trace")
+    }
+    let kind = try fields.eventName()
+    let time = try fields.integer(.t, in: kind.label)
+    guard time >= 0 else { throw fields.failure(.t, "\"t\" must not be negative") }
+    if closing != nil, kind != .unknown {
+      report(.warning, line, 1, "\(kind.label) event after the end marker")
+    }
+    switch kind {
+    case .schedule:
+      let mode = try fields.mode()
+      let needsDelay = mode == .after || mode == .repeating
+      let event = TraceEvent.schedule(
+        time: time, action: try fields.id(.a, in: "schedule"),
+        scheduler: try fields.id(.q, in: "schedule"), mode: mode,
+        delay: needsDelay ? try fields.integer(.delay, in: "schedule") : 0,
+        due: try fields.integer(.due, in: "schedule"),
+        thread: try fields.uint32(.th, in: "schedule"),
+        parent: try fields.optionalUInt32(.parent) ?? 0,
+        site: try fields.optionalUInt32(.site) ?? 0)
+      append(event, line)
+    case .begin:
+      append(
+        .begin(
+          time: time, action: try fields.id(.a, in: "begin"),
+          thread: try fields.uint32(.th, in: "begin"),
+          run: try fields.optionalUInt32(.run) ?? 1), line)
+    case .end:
+      append(
+        .end(
+          time: time, action: try fields.id(.a, in: "end"),
+          thread: try fields.uint32(.th, in: "end"),
+          run: try fields.optionalUInt32(.run) ?? 1, duration: try fields.integer(.dur, in: "end")),
+        line)
+    case .hop:
+      append(
+        .hop(
+          time: time, action: try fields.id(.a, in: "hop"),
+          from: try fields.uint32(.from, in: "hop"),
+          to: try fields.uint32(.to, in: "hop")), line)
+    case .cancel:
+      append(
+        .cancel(
+          time: time, action: try fields.id(.a, in: "cancel"),
+          thread: try fields.uint32(.th, in: "cancel"), by: try fields.optionalUInt32(.by) ?? 0,
+          started: try fields.bool(.started, in: "cancel")), line)
+    case .mark:
+      let thread = try fields.uint32(.th, in: "mark")
+      let name = try fields.string(.name, in: "mark")
+      marks.append(MarkRecord(name: name, fields: fields.object(.fields) ?? [:]))
+      append(.mark(time: time, thread: thread, mark: UInt32(marks.count - 1)), line)
+    case .scheduler:
+      let id = try fields.id(.q, in: "scheduler")
+      let record = SchedulerRecord(
+        id: id, label: try fields.string(.label, in: "scheduler"),
+        kind: try fields.string(.kind, in: "scheduler"),
+        family: try fields.string(.family, in: "scheduler"),
+        time: time)
+      if schedulers[id] != nil { report(.warning, line, 1, "duplicate scheduler id \(id)") }
+      schedulers[id] = record
+    case .thread:
+      threadNames[try fields.uint32(.th, in: "thread")] = try fields.string(.name, in: "thread")
+    case .site:
+      let id = try fields.id(.site, in: "site")
+      let line = try fields.integer(.line, in: "site")
+      callSites[id] = CallSiteRecord(
+        id: id, file: try fields.string(.file, in: "site"), line: Int(line),
+        function: try fields.string(.function, in: "site"))
+    case .close:
+      closing = Trace.Closing(
+        written: try fields.integer(.events, in: "close"),
+        dropped: try fields.integer(.dropped, in: "close"))
+    case .unknown:
+      break  // A newer writer's event: ignored, as the format promises.
+    }
+  }
+
+  private mutating func readHeader(_ fields: inout Fields, _ line: Int) throws(JSONLineScanner
+    .Failure)
+  {
+    let format = try fields.string(.format, in: "header")
+    guard format == "chronoscope-trace" else {
+      throw fields.failure(
+        .format, "not a chronoscope trace: format is \"\(format.escapedForMessage)\"")
+    }
+    let version = try fields.integer(.version, in: "header")
+    guard version == Int64(TraceHeader.currentVersion) else {
+      stopped = true
+      throw fields.failure(
+        .version,
+        "unsupported trace version \(version); this chronoscope reads version \(TraceHeader.currentVersion)"
+      )
+    }
+    let clockName = try fields.string(.clock, in: "header")
+    guard let clock = TraceHeader.ClockKind(rawValue: clockName) else {
+      throw fields.failure(
+        .clock, "unknown clock \"\(clockName.escapedForMessage)\" (expected host or virtual)")
+    }
+    header = TraceHeader(
+      version: Int(version), clock: clock, start: try fields.optionalString(.start) ?? "",
+      process: try fields.optionalString(.process) ?? "",
+      pid: try fields.optionalInteger(.pid) ?? 0,
+      metadata: fields.object(.metadata) ?? [:])
+  }
+
+  private mutating func append(_ event: TraceEvent, _ line: Int) {
+    for warning in checks.check(event, schedulers: schedulers) {
+      report(.warning, line, 1, warning)
+    }
+    events.append(event)
+  }
+
+  private mutating func report(
+    _ severity: TraceDiagnostic.Severity, _ line: Int, _ column: Int, _ message: String
+  ) {
+    guard diagnostics.count < TraceReader.maximumDiagnostics else {
+      suppressed += 1
+      return
+    }
+    diagnostics.append(
+      TraceDiagnostic(severity: severity, file: file, line: line, column: column, message: message))
+  }
+}
+
+extension String {
+  /// The string with control characters shown as escapes, safe to print in a message.
+  var escapedForMessage: String {
+    var out = ""
+    for scalar in unicodeScalars.prefix(200) {
+      if scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value) {
+        out += "\\u{\(String(scalar.value, radix: 16))}"
+      } else {
+        out.unicodeScalars.append(scalar)
+      }
+    }
+    return out
+  }
+}

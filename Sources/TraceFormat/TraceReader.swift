@@ -1,0 +1,59 @@
+import Foundation
+
+/// Reads trace files strictly and fast: a hand-written streaming parser for the schema.
+///
+/// Trace files come from bug reports, so nothing in one is trusted:
+/// - every line that cannot be used is an error with file, line, byte column and reason —
+///   unterminated strings, invalid UTF-8, wrong types, numbers too large, lines over
+///   ``maximumLineLength``, binary garbage — and reading goes on with the next line;
+/// - a final line cut off without its newline (a recording interrupted mid-write) is a warning;
+/// - a file without a header, or with events before it, is an error; an unknown major version
+///   stops the read with an error;
+/// - unknown fields and unknown event types are ignored, so newer writers stay readable;
+/// - semantic oddities are warnings: an action that begins without being scheduled or after
+///   being cancelled, a duplicate action id, a reference to an unknown scheduler, time going
+///   backwards on one thread.
+///
+/// ```swift
+/// let reading = TraceReader.read(path: "Recordings/timeout.trace")
+/// reading.diagnostics.forEach { print($0) }   // file:line:column: error: message
+/// ```
+public enum TraceReader {
+  /// The longest line read; longer ones are errors (a trace line is normally under 200 bytes).
+  public static let maximumLineLength = 1 << 20
+  /// After this many diagnostics a file stops being reported line by line.
+  public static let maximumDiagnostics = 200
+
+  /// Reads the file at `path`.
+  ///
+  /// - Parameter progress: Called now and then with the fraction of the file read, for a
+  ///   progress bar.
+  public static func read(path: String, progress: ((Double) -> Void)? = nil) -> TraceReading {
+    guard let data = FileManager.default.contents(atPath: path) else {
+      let reason =
+        FileManager.default.fileExists(atPath: path) ? "cannot read the file" : "no such file"
+      return TraceReading(
+        trace: nil,
+        diagnostics: [
+          TraceDiagnostic(severity: .error, file: path, line: 0, column: 0, message: reason)
+        ])
+    }
+    return data.withUnsafeBytes { raw in
+      parse(raw.bindMemory(to: UInt8.self), file: path, progress: progress)
+    }
+  }
+
+  /// Parses trace bytes; `file` names them in diagnostics.
+  public static func parse(
+    _ bytes: UnsafeBufferPointer<UInt8>, file: String, progress: ((Double) -> Void)? = nil
+  ) -> TraceReading {
+    var parser = TraceParser(bytes: bytes, file: file)
+    parser.run(progress: progress)
+    return parser.result()
+  }
+
+  /// Parses trace bytes; `file` names them in diagnostics.
+  public static func parse(_ bytes: [UInt8], file: String) -> TraceReading {
+    bytes.withUnsafeBufferPointer { parse($0, file: file) }
+  }
+}
