@@ -26,7 +26,6 @@ let package = Package(
       dependencies: [
         "Scheduling",
         .product(name: "HeapModule", package: "swift-collections"),
-        .product(name: "DequeModule", package: "swift-collections"),
       ]
     ),
     // Stage 3: the trace file format — events, encoder, and the strict streaming reader.

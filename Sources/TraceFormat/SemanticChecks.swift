@@ -69,7 +69,7 @@ struct SemanticChecks {
         warnings.append("action \(action) begins after it was cancelled")
       }
     case .cancel:
-      withState(action) { $0.insert(.cancelled) }
+      _ = withState(action) { $0.insert(.cancelled) }
     case .end, .hop, .mark:
       break
     }

@@ -168,15 +168,16 @@ struct TraceParser {
   private mutating func interpret(_ line: Int, _ scanner: JSONLineScanner) throws(JSONLineScanner
     .Failure)
   {
-    var fields = Fields(slots: slots, scanner: scanner)
-    guard let header else {
+    let fields = Fields(slots: slots, scanner: scanner)
+    guard header != nil else {
       if slots[Int(Key.format.rawValue)] != nil {
-        try readHeader(&fields, line)
-      } else if !sawEventBeforeHeader {
+        try readHeader(fields, line)
+      } else {
+        let first = !sawEventBeforeHeader
         sawEventBeforeHeader = true
         throw JSONLineScanner.Failure(
           column: 1,
-          message: line == 1
+          message: first
             ? "missing header: a trace starts with a {\"format\":\"chronoscope-trace\",…} line"
             : "event before the header")
       }
@@ -260,7 +261,7 @@ struct TraceParser {
     }
   }
 
-  private mutating func readHeader(_ fields: inout Fields, _ line: Int) throws(JSONLineScanner
+  private mutating func readHeader(_ fields: Fields, _ line: Int) throws(JSONLineScanner
     .Failure)
   {
     let format = try fields.string(.format, in: "header")

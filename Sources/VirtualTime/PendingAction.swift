@@ -17,7 +17,7 @@ public struct PendingAction: Sendable, CustomStringConvertible {
     label = action.scheduler.label
     kind = action.scheduler.kind
     self.due = .nanoseconds(due)
-    isRepeating = action.interval != nil
+    isRepeating = action.interval > 0
     self.callSite = action.callSite
   }
 

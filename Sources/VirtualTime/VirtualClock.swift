@@ -1,4 +1,3 @@
-import DequeModule
 import HeapModule
 import Scheduling
 import Synchronization
@@ -24,9 +23,11 @@ import Synchronization
 ///   first out.
 /// - ``now`` starts at zero and never goes backwards; advancing to the past only runs what is
 ///   already due. Work scheduled with a negative delay is due ``now``.
-/// - All actions due at one instant are taken off the queue as a batch before any of them runs
-///   (as swift-nio's `EmbeddedEventLoop` does). Work they schedule for that same instant runs after
-///   the batch; work they cancel in the batch does not run.
+/// - All actions due at one instant form a batch that runs before anything they schedule (as
+///   with swift-nio's `EmbeddedEventLoop`, which takes the batch off its queue first): work they
+///   schedule for that same instant runs after the batch; work they cancel in the batch does not
+///   run. The (due time, order of scheduling) key gives exactly this order — new work always
+///   sorts after what was already due — so no separate batch queue is kept.
 /// - Work due within an advanced span runs in the same call, including work scheduled by work.
 /// - A `sync` call on a virtual scheduler runs everything already due at ``now`` on the clock,
 ///   then the block, and returns its value; from inside the same scheduler it runs inline.
@@ -63,7 +64,7 @@ public final class VirtualClock: Sendable {
   /// - Complexity: O(n log n).
   public var pendingActions: [PendingAction] {
     state.withLock { state in
-      (state.batch.map { ($0, state.now) } + state.heap.unordered.map { ($0.action, $0.due) })
+      state.heap.unordered.map { ($0.action, $0.due) }
         .filter { !$0.0.task.isCancelled }
         .sorted { ($0.1, $0.0.sequence) < ($1.1, $1.0.sequence) }
         .map { PendingAction($0.0, due: $0.1) }
@@ -193,38 +194,28 @@ public final class VirtualClock: Sendable {
   // MARK: - Driving
 
   private func advance(toNanoseconds target: Int64) {
-    while let action = takeNext(upTo: target) {
-      runAction(action)
-    }
+    drain(upTo: target)
     state.withLock { $0.now = max($0.now, target) }
   }
 
   /// Takes the next live action due no later than `limit`, moving `now` to its due time.
   private func takeNext(upTo limit: Int64) -> Action? {
-    state.withLock { state in
-      while true {
-        if let action = state.batch.popFirst() {
-          if action.task.isCancelled { continue }
-          state.running.append(action.scheduler)
-          return action
-        }
-        guard let first = state.firstLiveEntry(), first.due <= limit else { return nil }
-        // Time moves only to an instant where something runs, never to a cancelled action's.
-        state.now = max(state.now, first.due)
-        while let next = state.heap.min, next.due == first.due {
-          let action = state.heap.removeMin().action
-          if !action.task.isCancelled { state.batch.append(action) }
-        }
-      }
-    }
+    state.withLock { $0.takeNext(upTo: limit) }
   }
 
   private func runAction(_ action: Action) {
     ExecutionContext.run(on: action.scheduler, action.work)
-    state.withLock { state in
-      state.running.removeLast()
-      if let interval = action.interval, !action.task.isCancelled {
-        state.push(action, due: state.now &+ interval &+ state.nextJitter())
+    state.withLock { $0.finish(action) }
+  }
+
+  /// Runs everything due up to `limit`, taking one lock per action.
+  private func drain(upTo limit: Int64) {
+    var next = takeNext(upTo: limit)
+    while let action = next {
+      ExecutionContext.run(on: action.scheduler, action.work)
+      next = state.withLock { state in
+        state.finish(action)
+        return state.takeNext(upTo: limit)
       }
     }
   }
@@ -238,7 +229,8 @@ extension VirtualClock {
     let scheduler: VirtualScheduler
     let work: @Sendable () -> Void
     let task: SchedulerTask
-    let interval: Int64?
+    /// The repeat interval in ns; 0 for one-shot work.
+    let interval: Int64
     let callSite: CallSite
     // Written under the clock's lock when (re)queued; read under it too.
     nonisolated(unsafe) var sequence: UInt64 = 0
@@ -250,7 +242,7 @@ extension VirtualClock {
       self.scheduler = scheduler
       self.work = work
       self.task = task
-      self.interval = interval.map { max($0, 1) }
+      self.interval = interval.map { max($0, 1) } ?? 0
       self.callSite = callSite
     }
   }
@@ -272,8 +264,6 @@ extension VirtualClock {
   struct State: ~Copyable {
     var now: Int64 = 0
     var heap = Heap<Entry>()
-    /// The actions due at `now`, taken off the heap together and not yet run.
-    var batch = Deque<Action>()
     var running: [VirtualScheduler] = []
     /// The clock's main context, shared by every factory over the clock while any holds it.
     weak var main: VirtualScheduler?
@@ -284,16 +274,34 @@ extension VirtualClock {
 
     /// When the next live action is due, dropping cancelled ones from the front.
     var nextDue: Int64? {
-      mutating get { batch.isEmpty ? firstLiveEntry()?.due : now }
+      mutating get {
+        while let first = heap.min {
+          if !first.action.task.isCancelled { return first.due }
+          heap.removeMin()
+        }
+        return nil
+      }
     }
 
-    /// The earliest entry whose action is not cancelled, dropping cancelled ones before it.
-    mutating func firstLiveEntry() -> Entry? {
-      while let first = heap.min {
-        if !first.action.task.isCancelled { return first }
-        heap.removeMin()
+    /// Removes and returns the next live action due by `limit`, moving `now` to its due time
+    /// (never to a cancelled action's), and marks its scheduler running.
+    mutating func takeNext(upTo limit: Int64) -> Action? {
+      while let due = heap.min?.due, due <= limit {
+        let action = heap.removeMin().action
+        if action.task.isCancelled { continue }
+        now = max(now, due)
+        running.append(action.scheduler)
+        return action
       }
       return nil
+    }
+
+    /// Records that `action` has run; re-queues it if it repeats.
+    mutating func finish(_ action: Action) {
+      running.removeLast()
+      if action.interval > 0, !action.task.isCancelled {
+        push(action, due: now &+ action.interval &+ nextJitter())
+      }
     }
 
     mutating func push(_ action: Action, due: Int64) {
