@@ -31,19 +31,29 @@ let package = Package(
     // Stage 3: the trace file format — events, encoder, and the strict streaming reader.
     .target(name: "TraceFormat"),
     // Stage 2: the recording decorator and the trace writer.
-    .target(name: "Recording", dependencies: ["Scheduling", "TraceFormat"]),
+    .target(
+      name: "Recording",
+      dependencies: [
+        "Scheduling", "TraceFormat", .product(name: "HeapModule", package: "swift-collections"),
+      ]
+    ),
     // The seeds' example programs, written against `SchedulerFactory`; used by tests and recordings.
     .target(name: "Examples", dependencies: ["Scheduling"]),
     // The command-line tool: thin commands over the library modules.
     .executableTarget(
       name: "chronoscope",
       dependencies: [
-        "Scheduling", "Examples",
+        "Scheduling", "VirtualTime", "Recording", "TraceFormat", "Examples",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
-    .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "VirtualTime", "Examples"]),
+    .testTarget(
+      name: "SchedulingTests", dependencies: ["Scheduling", "VirtualTime", "Recording", "Examples"]),
     .testTarget(name: "ExamplesTests", dependencies: ["Examples", "Scheduling"]),
+    .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat"]),
+    .testTarget(
+      name: "RecordingTests",
+      dependencies: ["Recording", "TraceFormat", "Scheduling", "VirtualTime"]),
     .testTarget(name: "VirtualTimeTests", dependencies: ["VirtualTime", "Scheduling", "Examples"]),
   ],
   swiftLanguageModes: [.v6]

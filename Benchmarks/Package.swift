@@ -6,6 +6,7 @@ import PackageDescription
 // `BenchmarkSupport` holds what they share (seeded delays, child processes, peak memory, JSON).
 //
 //   swift run -c release --package-path Benchmarks VirtualTimeBenchmark
+//   swift run -c release --package-path Benchmarks RecordingBenchmark
 let package = Package(
   name: "ChronoscopeBenchmarks",
   platforms: [.macOS(.v15)],
@@ -29,6 +30,15 @@ let package = Package(
         .product(name: "Scheduling", package: "Chronoscope"),
         .product(name: "CombineSchedulers", package: "combine-schedulers"),
         .product(name: "Clocks", package: "swift-clocks"),
+      ]
+    ),
+    .executableTarget(
+      name: "RecordingBenchmark",
+      dependencies: [
+        "BenchmarkSupport",
+        .product(name: "Scheduling", package: "Chronoscope"),
+        .product(name: "Recording", package: "Chronoscope"),
+        .product(name: "TraceFormat", package: "Chronoscope"),
       ]
     ),
   ],

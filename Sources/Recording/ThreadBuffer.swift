@@ -16,14 +16,18 @@ final class ThreadBuffer: Sendable {
   let threadName: String
   let capacity: Int
   let storage: Mutex<Storage>
+  private let onHalfFull: @Sendable () -> Void
   // Only the owning thread reads or writes this: actions are pushed and popped around their
   // runs on that thread.
   nonisolated(unsafe) var running: [UInt32] = []
 
-  init(threadID: UInt32, threadName: String, capacity: Int) {
+  init(
+    threadID: UInt32, threadName: String, capacity: Int, onHalfFull: @escaping @Sendable () -> Void
+  ) {
     self.threadID = threadID
     self.threadName = threadName
     self.capacity = capacity
+    self.onHalfFull = onHalfFull
     var storage = Storage()
     storage.events.reserveCapacity(min(capacity, 4096))
     self.storage = Mutex(storage)
@@ -35,13 +39,15 @@ final class ThreadBuffer: Sendable {
   @inline(__always)
   func append(_ event: TraceEvent, callSite: CallSite? = nil) {
     let capacity = self.capacity
-    storage.withLock { storage in
+    let count = storage.withLock { storage in
       if storage.events.count < capacity {
         storage.events.append(RawEvent(event: event, callSite: callSite))
       } else {
         storage.dropped += 1
       }
+      return storage.events.count
     }
+    if count == capacity / 2 { onHalfFull() }
   }
 
   /// Hands the buffered events to the writer in exchange for `spare` (an empty array with

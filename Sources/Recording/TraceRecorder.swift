@@ -26,8 +26,9 @@ import TraceFormat
 /// - **Writer.** A background thread turns buffered records into JSON lines and writes them at
 ///   least every ``flushInterval``, on ``flush()``, on ``close()`` and when the process exits
 ///   normally.
-/// - **Bounded memory.** Each thread buffers at most `bufferCapacity` events between flushes;
-///   past that, events are dropped and counted, and the end marker carries the count.
+/// - **Bounded memory.** Each thread buffers at most `bufferCapacity` events between flushes (a
+///   half-full buffer wakes the writer early); past that, events are dropped and counted: each
+///   flush that saw drops writes a `dropped` line, and the end marker carries the total.
 /// - **Crash safety.** Every flush goes straight to the kernel with `write(2)`, so a process
 ///   killed outright leaves a trace holding everything older than the flush interval; at worst
 ///   its last line is cut short, which readers treat as a warning.
@@ -47,7 +48,9 @@ public final class TraceRecorder: Sendable {
   private let definitions = Mutex<Definitions>(Definitions())
   private let writer: Mutex<TraceWriter>
   private let stopping = Atomic<Bool>(false)
-  private let wakeUp = NSConditionLock(condition: 0)
+  // Signalled to make the writer flush before its interval is up: on close, and when a thread's
+  // buffer is half full.
+  private let wakeUp = DispatchSemaphore(value: 0)
 
   struct Definitions {
     var schedulers: [SchedulerRecord] = []
@@ -110,10 +113,9 @@ public final class TraceRecorder: Sendable {
   /// the file. Later events are ignored; calling it again does nothing.
   public func close() {
     guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
-    wakeUp.lock()
-    wakeUp.unlock(withCondition: 1)
+    wakeUp.signal()
     writer.withLock { writer in
-      drain(into: &writer)
+      drain(into: &writer, final: true)
       writer.close(time: now())
     }
     RecorderRegistry.shared.remove(self)
@@ -135,9 +137,10 @@ public final class TraceRecorder: Sendable {
   @inline(__always)
   func currentBuffer() -> ThreadBuffer {
     if let buffer = localBuffer.withValue({ $0 }) { return buffer }
+    let wakeUp = self.wakeUp
     let buffer = ThreadBuffer(
       threadID: ThreadIdentity.currentID(), threadName: ThreadIdentity.currentName(),
-      capacity: bufferCapacity)
+      capacity: bufferCapacity, onHalfFull: { wakeUp.signal() })
     localBuffer.withValue { $0 = buffer }
     buffers.withLock { $0.append(buffer) }
     return buffer
@@ -169,19 +172,22 @@ public final class TraceRecorder: Sendable {
           return true
         }()
         guard alive else { return }
-        if wakeUp.lock(whenCondition: 1, before: Date(timeIntervalSinceNow: interval)) {
-          wakeUp.unlock()
-          return
-        }
+        _ = wakeUp.wait(timeout: .now() + interval)
       }
     }
     thread.name = "chronoscope.trace-writer"
     thread.start()
   }
 
-  /// Moves every buffered event into the file. Runs under the writer's lock.
-  private func drain(into writer: inout TraceWriter) {
+  /// Moves buffered events into the file. Runs under the writer's lock.
+  ///
+  /// Events stamped after the drain began stay for the next one: a thread may append such an
+  /// event to its buffer after that buffer was taken, while a later event that depends on it
+  /// (the begin of an action it scheduled) sits in a buffer taken afterwards. Holding back
+  /// everything past the cut keeps causes before effects in the file.
+  private func drain(into writer: inout TraceWriter, final: Bool = false) {
     guard writer.isOpen else { return }
+    let cutoff = final ? Int64.max : now()
     let definitions = self.definitions.withLock { definitions in
       defer {
         definitions.schedulers.removeAll()
@@ -189,18 +195,18 @@ public final class TraceRecorder: Sendable {
       }
       return definitions
     }
-    var batch: [RawEvent] = []
+    var runs: [[RawEvent]] = []
     var dropped: Int64 = 0
     for buffer in buffers.withLock({ $0 }) {
       var spare: [RawEvent] = []
       spare.reserveCapacity(min(bufferCapacity, 4096))
       dropped += buffer.take(into: &spare)
-      if !spare.isEmpty {
-        writer.nameThread(buffer.threadID, buffer.threadName)
-        batch.append(contentsOf: spare)
+      if let first = spare.first {
+        writer.nameThread(buffer.threadID, buffer.threadName, time: first.event.time)
+        runs.append(spare)
       }
     }
-    writer.write(batch: &batch, definitions: definitions, dropped: dropped)
+    writer.write(runs: runs, upTo: cutoff, definitions: definitions, dropped: dropped)
   }
 }
 

@@ -1,3 +1,4 @@
+import HeapModule
 import Scheduling
 import TraceFormat
 
@@ -23,8 +24,12 @@ struct TraceWriter {
   private var failed = false
   private var sites: [SiteKey: UInt32] = [:]
   private var namedThreads: Set<UInt32> = []
-  private var pendingThreadNames: [(UInt32, String)] = []
+  private var pendingThreadNames: [(id: UInt32, name: String, time: Int64)] = []
   private var encoder = TraceEncoder()
+  /// Events stamped after the last cut, written next time.
+  private var carried: [[RawEvent]] = []
+  /// Mark texts whose events have not been written yet.
+  private var pendingMarks: [UInt32: MarkRecord] = [:]
   private var lastTime: Int64 = 0
   private(set) var written: Int64 = 0
   private(set) var dropped: Int64 = 0
@@ -42,42 +47,73 @@ struct TraceWriter {
     emit()
   }
 
-  mutating func nameThread(_ id: UInt32, _ name: String) {
-    if namedThreads.insert(id).inserted { pendingThreadNames.append((id, name)) }
+  /// Names a thread the first time it has events, dated with its first event.
+  mutating func nameThread(_ id: UInt32, _ name: String, time: Int64) {
+    if namedThreads.insert(id).inserted { pendingThreadNames.append((id, name, time)) }
   }
 
-  /// Writes the definitions, then the batch in time order (stable, so each thread's own order
-  /// is kept).
+  /// Writes the definitions, then the events stamped up to `cutoff` in time order, merging the
+  /// threads' runs (each already in order) so that each thread's own order is kept. Later events
+  /// wait for the next call.
   mutating func write(
-    batch: inout [RawEvent], definitions: TraceRecorder.Definitions, dropped: Int64
+    runs: [[RawEvent]], upTo cutoff: Int64, definitions: TraceRecorder.Definitions, dropped: Int64
   ) {
     self.dropped += dropped
+    for mark in definitions.marks { pendingMarks[mark.index] = mark.record }
+    var runs = carried + runs
+    carried.removeAll()
+    for index in runs.indices {
+      // A thread's run is in time order and usually all before the cut: search from the end.
+      let split = runs[index].lastIndex { $0.event.time <= cutoff }.map { $0 + 1 } ?? 0
+      if split < runs[index].endIndex {
+        carried.append(Array(runs[index][split...]))
+        runs[index].removeSubrange(split...)
+      }
+    }
     if failed {
       // The file is gone; what would have been written is lost, and counted as such.
-      self.dropped += Int64(batch.count)
-      batch.removeAll()
+      self.dropped += Int64(runs.reduce(0) { $0 + $1.count })
       return
     }
+    if dropped > 0 { encoder.dropped(time: lastTime, count: dropped) }
     for scheduler in definitions.schedulers { encoder.scheduler(scheduler) }
-    for (id, name) in pendingThreadNames {
-      encoder.thread(id: id, name: name, time: definitions.schedulers.last?.time ?? lastTime)
+    for thread in pendingThreadNames {
+      encoder.thread(id: thread.id, name: thread.name, time: thread.time)
     }
     pendingThreadNames.removeAll()
-    let marks = Dictionary(uniqueKeysWithValues: definitions.marks.map { ($0.index, $0.record) })
-    if !batch.isEmpty {
-      let sorted = batch.enumerated().sorted { lhs, rhs in
-        lhs.element.event.time != rhs.element.event.time
-          ? lhs.element.event.time < rhs.element.event.time : lhs.offset < rhs.offset
+    var heads = Heap<Head>()
+    for (run, events) in runs.enumerated() where !events.isEmpty {
+      heads.insert(Head(time: events[0].event.time, run: run, index: 0))
+    }
+    while let head = heads.popMin() {
+      let raw = runs[head.run][head.index]
+      var event = raw.event
+      if let site = raw.callSite { event.site = intern(site, time: event.time) }
+      if event.kind == .mark {
+        encoder.event(event, mark: pendingMarks.removeValue(forKey: event.site))
+      } else {
+        encoder.event(event)
       }
-      for (_, raw) in sorted {
-        var event = raw.event
-        if let site = raw.callSite { event.site = intern(site, time: event.time) }
-        encoder.event(event, mark: event.kind == .mark ? marks[event.site] : nil)
-        lastTime = max(lastTime, event.time)
+      lastTime = max(lastTime, event.time)
+      written += 1
+      let next = head.index + 1
+      if next < runs[head.run].count {
+        heads.insert(Head(time: runs[head.run][next].event.time, run: head.run, index: next))
       }
-      written += Int64(batch.count)
     }
     emit()
+  }
+
+  /// The next unwritten event of one run, ordered by time, then by run (earlier runs hold
+  /// earlier appends).
+  private struct Head: Comparable {
+    var time: Int64
+    var run: Int
+    var index: Int
+
+    static func < (lhs: Head, rhs: Head) -> Bool {
+      (lhs.time, lhs.run) < (rhs.time, rhs.run)
+    }
   }
 
   mutating func close(time: Int64) {

@@ -14,6 +14,9 @@ public struct Trace: Sendable {
   public var marks: [MarkRecord]
   /// The end marker's counts, when the recording was closed cleanly.
   public var closing: Closing?
+  /// Events the recorder reported dropping (from its `dropped` lines), even without an end
+  /// marker.
+  public var droppedEvents: Int64 = 0
 
   /// What the last line of a cleanly closed trace says.
   public struct Closing: Sendable, Equatable {

@@ -29,6 +29,9 @@ public struct TraceEncoder: Sendable {
         event,
         mark: event.markIndex.flatMap { trace.marks.indices.contains($0) ? trace.marks[$0] : nil })
     }
+    if trace.droppedEvents > 0 {
+      encoder.dropped(time: trace.span, count: trace.droppedEvents)
+    }
     if let closing = trace.closing {
       encoder.closing(time: trace.span, closing)
     }
@@ -128,6 +131,13 @@ public struct TraceEncoder: Sendable {
         object(fields)
       }
     }
+    raw("}\n")
+  }
+
+  /// A note that the recorder dropped `count` events since its last flush.
+  public mutating func dropped(time: Int64, count: Int64) {
+    begin(time, "dropped")
+    field("count", count)
     raw("}\n")
   }
 

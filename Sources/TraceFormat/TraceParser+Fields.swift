@@ -2,7 +2,7 @@
 enum Key: UInt8, CaseIterable {
   case t, e, a, q, th, to, by, due, run, dur, pid, mode, site, from, name, kind, file, line
   case function, delay, label, start, clock, parent, family, events, format, fields, started
-  case dropped, version, process, metadata
+  case dropped, version, process, metadata, count
 
   /// The key as written in files.
   var name: String { self == .function ? "func" : "\(self)" }
@@ -49,7 +49,7 @@ enum Key: UInt8, CaseIterable {
 
 /// The event types of format version 1.
 enum EventName {
-  case schedule, begin, end, hop, cancel, mark, scheduler, thread, site, close, unknown
+  case schedule, begin, end, hop, cancel, mark, scheduler, thread, site, close, dropped, unknown
 
   var label: String { self == .unknown ? "unknown" : "\(self)" }
 }
@@ -165,6 +165,7 @@ struct Fields {
     if scanner.equals(name, "thread") { return .thread }
     if scanner.equals(name, "site") { return .site }
     if scanner.equals(name, "close") { return .close }
+    if scanner.equals(name, "dropped") { return .dropped }
     return .unknown
   }
 }

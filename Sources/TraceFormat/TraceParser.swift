@@ -21,6 +21,7 @@ struct TraceParser {
   private var threadNames: [UInt32: String] = [:]
   private var marks: [MarkRecord] = []
   private var closing: Trace.Closing?
+  private var droppedEvents: Int64 = 0
   private var checks = SemanticChecks()
 
   // One slot per known key, reused across lines.
@@ -52,9 +53,10 @@ struct TraceParser {
       return TraceReading(trace: nil, diagnostics: diagnostics)
     }
     guard let header else { return TraceReading(trace: nil, diagnostics: diagnostics) }
-    let trace = Trace(
+    var trace = Trace(
       header: header, events: events, schedulers: schedulers, callSites: callSites,
       threadNames: threadNames, marks: marks, closing: closing)
+    trace.droppedEvents = droppedEvents
     return TraceReading(trace: trace, diagnostics: diagnostics)
   }
 
@@ -256,6 +258,11 @@ struct TraceParser {
       closing = Trace.Closing(
         written: try fields.integer(.events, in: "close"),
         dropped: try fields.integer(.dropped, in: "close"))
+    case .dropped:
+      let count = try fields.integer(.count, in: "dropped")
+      droppedEvents += count
+      report(
+        .warning, line, 1, "the recorder dropped \(count) event(s) here: the trace is incomplete")
     case .unknown:
       break  // A newer writer's event: ignored, as the format promises.
     }

@@ -10,7 +10,8 @@ struct Chronoscope: ParsableCommand {
       Chronoscope records what schedulers did (every schedule, fire, cancel and thread hop) to a \
       trace file and replays it step by step.
       """,
-    version: "0.1.0"
+    version: "0.1.0",
+    subcommands: [Validate.self, RecordExample.self, RecordStress.self]
   )
 
   func run() throws {

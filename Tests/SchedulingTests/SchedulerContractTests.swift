@@ -264,7 +264,7 @@ final class SchedulerContractTests: XCTestCase {
       XCTAssertEqual(serial.label, "com.example.state")
       XCTAssertEqual(serial.kind, .serial)
       XCTAssertEqual(concurrent.kind, .concurrent)
-      XCTAssertEqual(serial.family.rawValue, family.name)
+      XCTAssertEqual(serial.family.rawValue, family.reportedFamily)
     }
   }
 }

@@ -1,3 +1,5 @@
+import Foundation
+import Recording
 import Scheduling
 import VirtualTime
 
@@ -15,6 +17,8 @@ struct FamilyUnderTest: Sendable {
   let name: String
   let factory: any SchedulerFactory
   let timing: Timing
+  /// The family the schedulers report (a recording decorator reports the one it wraps).
+  var reportedFamily: String { name.replacingOccurrences(of: "recorded-", with: "") }
 
   var isLive: Bool {
     if case .live = timing { true } else { false }
@@ -52,9 +56,11 @@ struct FamilyUnderTest: Sendable {
     }
   }
 
-  /// Every family, each with fresh state (a new virtual clock per call).
+  /// Every family, each with fresh state (a new virtual clock and recorders per call), plus
+  /// the recording decorator over a live and a virtual family: it must change no behaviour.
   static var all: [FamilyUnderTest] {
     let clock = VirtualClock()
+    let recordedClock = VirtualClock()
     return [
       FamilyUnderTest(name: "dispatch", factory: DispatchSchedulerFactory(), timing: .live),
       FamilyUnderTest(
@@ -62,7 +68,31 @@ struct FamilyUnderTest: Sendable {
       FamilyUnderTest(name: "immediate", factory: ImmediateSchedulerFactory(), timing: .inline),
       FamilyUnderTest(
         name: "virtual", factory: VirtualSchedulerFactory(clock: clock), timing: .virtual(clock)),
+      FamilyUnderTest(
+        name: "recorded-dispatch",
+        factory: RecordingSchedulerFactory(
+          wrapping: DispatchSchedulerFactory(), recorder: scratchRecorder()),
+        timing: .live),
+      FamilyUnderTest(
+        name: "recorded-virtual",
+        factory: RecordingSchedulerFactory(
+          wrapping: VirtualSchedulerFactory(clock: recordedClock),
+          recorder: scratchRecorder(clock: .virtual { recordedClock.now })),
+        timing: .virtual(recordedClock)),
     ]
+  }
+
+  /// A recorder writing to a throwaway file (unlinked at once; the descriptor keeps it alive).
+  private static func scratchRecorder(clock: TraceClock = .host) -> TraceRecorder {
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("contract-\(UUID().uuidString).trace").path
+    do {
+      let recorder = try TraceRecorder(path: path, clock: clock)
+      try? FileManager.default.removeItem(atPath: path)
+      return recorder
+    } catch {
+      preconditionFailure("cannot record to \(path): \(error)")
+    }
   }
 
   /// The families on real threads.

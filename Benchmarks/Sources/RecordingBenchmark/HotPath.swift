@@ -1,0 +1,135 @@
+import BenchmarkSupport
+import Foundation
+import Recording
+import Scheduling
+
+/// The cost a recorded action adds on the thread that runs it, per event.
+///
+/// Each of `threads` threads does `actions` `async {}` calls on its own immediate scheduler,
+/// which runs the empty action inline, so every recorded action is exactly three events
+/// (schedule, begin, end) written from that thread. The same is timed on bare immediate
+/// schedulers, and `ns_per_event = (recorded − bare) / (3 · actions)`: with several threads it is
+/// the added wall time per event each thread sees, contention included.
+///
+/// All threads share one recorder, whose per-thread buffer holds every event of a run, so
+/// nothing is dropped unless the writer fails; the trace goes to a file under /tmp that is
+/// deleted afterwards. The recorder's background writer keeps running during the timed loop
+/// (that is how recording works), but draining what is left after the loop (`close()`) is timed
+/// separately as `close_seconds`.
+enum HotPath {
+  static let eventsPerAction = 3
+  static let targetNanosecondsPerEvent = 50
+  static let warmUpActions = 20_000
+
+  /// Times both sides `repeats` times, alternating, and reports the best of each; `only` runs
+  /// one side alone (for profiling), leaving the comparison out.
+  static func run(threads: Int, actions: Int, repeats: Int, only: Variant? = nil) throws
+    -> JSONLine
+  {
+    let timesBare = only != .recorded
+    let timesRecorded = only != .bare
+    if timesBare { _ = timeBare(threads: threads, actions: min(actions, warmUpActions)) }
+    if timesRecorded {
+      _ = try timeRecorded(threads: threads, actions: min(actions, warmUpActions), index: 0)
+    }
+
+    var bare = Double.infinity
+    var recorded = Double.infinity
+    var closeSeconds = 0.0
+    var dropped: Int64 = 0
+    for index in 1...repeats {
+      var progress = "  run \(index):"
+      if timesBare {
+        let run = seconds(timeBare(threads: threads, actions: actions))
+        bare = min(bare, run)
+        progress += " bare \(format(seconds: run))"
+      }
+      if timesRecorded {
+        let run = try timeRecorded(threads: threads, actions: actions, index: index)
+        if run.seconds < recorded {
+          recorded = run.seconds
+          closeSeconds = run.closeSeconds
+        }
+        dropped = max(dropped, run.dropped)
+        progress +=
+          " recorded \(format(seconds: run.seconds)) (+ close \(format(seconds: run.closeSeconds)))"
+          + ", dropped \(run.dropped)"
+      }
+      printError(progress)
+    }
+    let both = timesBare && timesRecorded
+
+    let events = eventsPerAction * actions
+    var line = JSONLine()
+    line.add("benchmark", .string("recording-hot-path"))
+    line.add("threads", .int(threads))
+    line.add("actions", .int(actions))
+    line.add("events", .int(events * threads))
+    line.add("bare_seconds", timesBare ? .double(rounded(bare, places: 6)) : nil)
+    line.add("recorded_seconds", timesRecorded ? .double(rounded(recorded, places: 6)) : nil)
+    line.add("close_seconds", timesRecorded ? .double(rounded(closeSeconds, places: 6)) : nil)
+    line.add(
+      "bare_ns_per_action",
+      timesBare ? .double(rounded(bare * 1e9 / Double(actions), places: 1)) : nil)
+    line.add(
+      "recorded_ns_per_action",
+      timesRecorded ? .double(rounded(recorded * 1e9 / Double(actions), places: 1)) : nil)
+    line.add(
+      "ns_per_event",
+      both ? .double(rounded((recorded - bare) * 1e9 / Double(events), places: 1)) : nil)
+    line.add("dropped", timesRecorded ? .int(Int(dropped)) : nil)
+    line.add("peak_rss_bytes", peakResidentSetBytes().map { .int($0) })
+    line.add("target_ns_per_event", .int(targetNanosecondsPerEvent))
+    return line
+  }
+
+  static func timeBare(threads: Int, actions: Int) -> Duration {
+    let schedulers = (0..<threads).map {
+      ImmediateSchedulerFactory().makeSerial(label: "hot-path.\($0)")
+    }
+    return timeOnThreads(threads) { scheduleEmptyActions(on: schedulers[$0], count: actions) }
+  }
+
+  struct RecordedRun {
+    var seconds: Double
+    var closeSeconds: Double
+    var dropped: Int64
+  }
+
+  static func timeRecorded(threads: Int, actions: Int, index: Int) throws -> RecordedRun {
+    let path = temporaryPath("hot-path-\(threads)", index)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let expected = Int64(eventsPerAction * actions * threads)
+    let recorder = try TraceRecorder(
+      path: path, metadata: ["benchmark": "recording-hot-path"],
+      bufferCapacity: eventsPerAction * actions + 1024,
+      onError: { printError("recorder: \($0)") })
+    let schedulers: [any Scheduler] = (0..<threads).map {
+      RecordingScheduler(
+        wrapping: ImmediateSchedulerFactory().makeSerial(label: "hot-path.\($0)"),
+        recorder: recorder)
+    }
+    let elapsed = timeOnThreads(threads) { scheduleEmptyActions(on: schedulers[$0], count: actions) }
+    let closeStart = ContinuousClock.now
+    recorder.close()
+    let closeElapsed = closeStart.duration(to: .now)
+    let counts = recorder.counts
+    guard counts.written + counts.dropped == expected else {
+      throw MeasurementError(
+        "hot path: expected \(expected) events, recorder counted \(counts.written) written and "
+          + "\(counts.dropped) dropped")
+    }
+    return RecordedRun(
+      seconds: seconds(elapsed), closeSeconds: seconds(closeElapsed), dropped: counts.dropped)
+  }
+
+  /// The timed loop, kept out of line so both variants run the same code.
+  @inline(never)
+  static func scheduleEmptyActions(on scheduler: any Scheduler, count: Int) {
+    for _ in 0..<count {
+      scheduler.async {}
+    }
+  }
+}
+
+func format(seconds: Double) -> String { String(format: "%.4f s", seconds) }

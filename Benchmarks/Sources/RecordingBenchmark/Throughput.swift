@@ -1,0 +1,136 @@
+import BenchmarkSupport
+import Foundation
+import Recording
+import Scheduling
+import Synchronization
+
+/// How much of a serial Dispatch queue's throughput survives recording.
+///
+/// The calling thread `async`s `actions` actions onto a fresh serial Dispatch scheduler; each
+/// increments a counter and the last one signals a semaphore the caller waits on. The timed span
+/// runs from the first `async` to that signal. The same is done with the scheduler wrapped in a
+/// `RecordingScheduler`, where every action is four events (schedule on the calling thread; hop,
+/// begin and end on the queue's thread). `ratio = bare_seconds / recorded_seconds`, the fraction
+/// of bare throughput kept while recording. The recorder's close (draining what is left) is not
+/// in the timed span; it is reported as `close_seconds`.
+enum Throughput {
+  static let eventsPerAction = 4
+  static let targetRatio = 0.8
+  static let warmUpActions = 20_000
+
+  // What the actions count, in statics rather than a captured object: a closure capturing a
+  // shared object retains it on the calling thread and releases it on the queue's, and that
+  // reference count bouncing between two cores would be timed as well. These closures capture
+  // nothing. Only one measurement runs at a time.
+  private static let finished = Atomic<Int>(0)
+  private static let target = Atomic<Int>(0)
+  private static let done = DispatchSemaphore(value: 0)
+
+  /// The action: counts itself; the last one wakes the waiting caller.
+  private static func actionFinished() {
+    if finished.add(1, ordering: .relaxed).newValue == target.load(ordering: .relaxed) {
+      done.signal()
+    }
+  }
+
+  /// Times both sides `repeats` times, alternating, and reports the best of each; `only` runs
+  /// one side alone (for profiling), leaving the comparison out.
+  static func run(actions: Int, repeats: Int, bufferCapacity: Int, only: Variant? = nil) throws
+    -> JSONLine
+  {
+    let timesBare = only != .recorded
+    let timesRecorded = only != .bare
+    if timesBare { _ = timeBare(actions: min(actions, warmUpActions)) }
+    if timesRecorded {
+      _ = try timeRecorded(
+        actions: min(actions, warmUpActions), bufferCapacity: bufferCapacity, index: 0)
+    }
+
+    var bare = Double.infinity
+    var best: RecordedRun?
+    var dropped: Int64 = 0
+    for index in 1...repeats {
+      var progress = "  run \(index):"
+      if timesBare {
+        let run = seconds(timeBare(actions: actions))
+        bare = min(bare, run)
+        progress += " bare \(format(seconds: run))"
+      }
+      if timesRecorded {
+        let run = try timeRecorded(actions: actions, bufferCapacity: bufferCapacity, index: index)
+        if run.seconds < best?.seconds ?? .infinity { best = run }
+        dropped = max(dropped, run.dropped)
+        progress +=
+          " recorded \(format(seconds: run.seconds)) (+ close \(format(seconds: run.closeSeconds)))"
+          + ", written \(run.written), dropped \(run.dropped)"
+      }
+      printError(progress)
+    }
+
+    var line = JSONLine()
+    line.add("benchmark", .string("recording-throughput"))
+    line.add("actions", .int(actions))
+    line.add("buffer_capacity", timesRecorded ? .int(bufferCapacity) : nil)
+    line.add("bare_seconds", timesBare ? .double(rounded(bare, places: 6)) : nil)
+    line.add("recorded_seconds", best.map { .double(rounded($0.seconds, places: 6)) })
+    line.add("close_seconds", best.map { .double(rounded($0.closeSeconds, places: 6)) })
+    line.add("bare_actions_per_second", timesBare ? .int(Int(Double(actions) / bare)) : nil)
+    line.add(
+      "recorded_actions_per_second", best.map { .int(Int(Double(actions) / $0.seconds)) })
+    line.add(
+      "ratio", best.flatMap { timesBare ? .double(rounded(bare / $0.seconds, places: 3)) : nil })
+    line.add("events", timesRecorded ? .int(eventsPerAction * actions) : nil)
+    line.add("dropped", timesRecorded ? .int(Int(dropped)) : nil)
+    line.add("peak_rss_bytes", peakResidentSetBytes().map { .int($0) })
+    line.add("target_ratio", .double(targetRatio))
+    return line
+  }
+
+  static func timeBare(actions: Int) -> Duration {
+    timeActions(on: DispatchSchedulerFactory().makeSerial(label: "throughput"), count: actions)
+  }
+
+  struct RecordedRun {
+    var seconds: Double
+    var closeSeconds: Double
+    var written: Int64
+    var dropped: Int64
+  }
+
+  static func timeRecorded(actions: Int, bufferCapacity: Int, index: Int) throws -> RecordedRun {
+    let path = temporaryPath("throughput", index)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let recorder = try TraceRecorder(
+      path: path, metadata: ["benchmark": "recording-throughput"], bufferCapacity: bufferCapacity,
+      onError: { printError("recorder: \($0)") })
+    let scheduler = RecordingScheduler(
+      wrapping: DispatchSchedulerFactory().makeSerial(label: "throughput"), recorder: recorder)
+    let elapsed = timeActions(on: scheduler, count: actions)
+    let closeStart = ContinuousClock.now
+    recorder.close()
+    let closeElapsed = closeStart.duration(to: .now)
+    let counts = recorder.counts
+    let expected = Int64(eventsPerAction * actions)
+    guard counts.written + counts.dropped == expected else {
+      throw MeasurementError(
+        "throughput: expected \(expected) events, recorder counted \(counts.written) written and "
+          + "\(counts.dropped) dropped")
+    }
+    return RecordedRun(
+      seconds: seconds(elapsed), closeSeconds: seconds(closeElapsed), written: counts.written,
+      dropped: counts.dropped)
+  }
+
+  /// The timed span: `count` asyncs from this thread until the last action has run.
+  @inline(never)
+  static func timeActions(on scheduler: any Scheduler, count: Int) -> Duration {
+    finished.store(0, ordering: .relaxed)
+    target.store(count, ordering: .relaxed)
+    let start = ContinuousClock.now
+    for _ in 0..<count {
+      scheduler.async { Throughput.actionFinished() }
+    }
+    done.wait()
+    return start.duration(to: .now)
+  }
+}

@@ -1,0 +1,153 @@
+import Examples
+import Foundation
+import Recording
+import Scheduling
+import VirtualTime
+
+/// The bodies of the recordable examples. Live ones run on real queues and wait for their work
+/// with `waitUntil` (keeping the main queue serviced); the virtual one drives its clock.
+enum ExampleRuns {
+  private static func wait(_ example: String, _ condition: () -> Bool) throws {
+    guard waitUntil(timeout: .seconds(30), condition) == .satisfied else {
+      throw ExampleTimedOut(example: example)
+    }
+  }
+
+  /// Work on the service's context that succeeds after `duration`.
+  private static func work(taking duration: Duration) -> TimeoutService.WorkFunction {
+    { context, done in context.after(duration) { done(.success("payload")) } }
+  }
+
+  static func timeout(factory: any SchedulerFactory, work duration: Duration, timeout: Duration)
+    throws
+  {
+    let service = TimeoutService(
+      context: factory.makeSerial(label: "timeout-service"), work: work(taking: duration))
+    let outcome = Locked<String?>(nil)
+    service.start(timeout: timeout) { result in
+      outcome.withLock { $0 = (try? result.get()) ?? "timeout" }
+    }
+    try wait("timeout") { outcome.value != nil }
+    // Let the losing side's cancellation settle before the trace closes.
+    let settled = Locked(false)
+    factory.makeSerial(label: "settle").after(.milliseconds(20)) { settled.withLock { $0 = true } }
+    try wait("timeout") { settled.value }
+    withExtendedLifetime(service) {}
+  }
+
+  static func retry(factory: any SchedulerFactory) throws {
+    let retries = Locked(0)
+    let useCase = RetryUseCase(
+      delay: .milliseconds(30), scheduler: factory.makeSerial(label: "retry")
+    ) {
+      retries.withLock { $0 += 1 }
+    }
+    useCase.failed()
+    try wait("retry") { retries.value == 1 }
+    useCase.failed()
+    try wait("retry") { retries.value == 2 }
+  }
+
+  static func contactLoader(factory: any SchedulerFactory) throws {
+    let loader = ContactLoader(factory: factory) {
+      ["Grace", "Ada", "Edsger", "Barbara"].map(Contact.init(name:))
+    }
+    let loads = Locked(0)
+    for _ in 0..<3 {
+      loader.loadContacts { _ in loads.withLock { $0 += 1 } }
+    }
+    try wait("contact-loader") { loads.value == 3 }
+  }
+
+  static func messageLoader(factory: any SchedulerFactory) throws {
+    let loader = MessageLoader(factory: factory) { ["Hello", "How are you?"] }
+    let delivered = Locked(0)
+    loader.load { _ in delivered.withLock { $0 += 1 } }
+    loader.load { _ in delivered.withLock { $0 += 1 } }
+    try wait("message-loader") { delivered.value == 2 }
+  }
+
+  /// A small app: a database queue, a network pool, a cache, main; a heartbeat and a poller;
+  /// bursts of requests, each with a timeout, some abandoned (cancelled) by the user.
+  static func busyApp(factory: any SchedulerFactory, recorder: TraceRecorder) throws {
+    let database = factory.makeSerial(label: "app.database")
+    let network = factory.makeConcurrent(label: "app.network")
+    let cache = factory.makeSerial(label: "app.cache")
+    let main = factory.main
+    let completed = Locked(0)
+    let heartbeats = Locked(0)
+    let heartbeat = main.every(.milliseconds(40)) { heartbeats.withLock { $0 += 1 } }
+    let poller = cache.every(.milliseconds(90)) {
+      database.async { _ = (0..<200).reduce(0, +) }
+    }
+    let requests = 100
+    var services: [TimeoutService] = []
+    var generator = SystemRandomNumberGenerator()
+    for request in 0..<requests {
+      if request % 25 == 0 { recorder.mark("burst", ["first": String(request)]) }
+      let latency = Duration.milliseconds(Int.random(in: 1...60, using: &generator))
+      let service = TimeoutService(context: factory.makeSerial(label: "app.request.\(request % 5)"))
+      {
+        context, done in
+        network.after(latency) {
+          let payload = database.sync { "row \(request)" }
+          cache.async { _ = payload.count }
+          context.async { done(.success(payload)) }
+        }
+      }
+      let finish: TimeoutService.ResultHandler = { _ in
+        main.async { completed.withLock { $0 += 1 } }
+      }
+      service.start(timeout: .milliseconds(45), handler: finish)
+      if request % 7 == 3 {
+        // The user gives up: starting again cancels the request in flight.
+        service.start(timeout: .milliseconds(45), handler: finish)
+      }
+      services.append(service)
+      try wait("busy-app") { completed.value >= request / 2 }
+      if request % 10 == 0 {
+        let pause = Locked(false)
+        main.after(.milliseconds(5)) { pause.withLock { $0 = true } }
+        try wait("busy-app") { pause.value }
+      }
+    }
+    try wait("busy-app") { completed.value >= requests }
+    heartbeat.cancel()
+    poller.cancel()
+    let settled = Locked(false)
+    database.after(.milliseconds(50)) { settled.withLock { $0 = true } }
+    try wait("busy-app") { settled.value }
+    withExtendedLifetime(services) {}
+  }
+
+  /// The TimeoutService scenarios, driven on a virtual clock.
+  static func virtualTimeout(
+    factory: any SchedulerFactory, clock: VirtualClock, recorder: TraceRecorder
+  ) throws {
+    let context = factory.makeSerial(label: "timeout-service")
+    let results = Locked<[String]>([])
+    let handler: TimeoutService.ResultHandler = { result in
+      results.withLock { $0.append((try? result.get()) ?? "timeout") }
+    }
+    recorder.mark("work finishes first")
+    var service: TimeoutService? = TimeoutService(context: context, work: work(taking: .seconds(1)))
+    service?.start(timeout: .seconds(2), handler: handler)
+    try clock.run()
+    recorder.mark("timeout fires first")
+    service = TimeoutService(context: context, work: work(taking: .seconds(5)))
+    service?.start(timeout: .seconds(2), handler: handler)
+    try clock.run()
+    recorder.mark("released before either")
+    service?.start(timeout: .seconds(2), handler: handler)
+    clock.advance(by: .milliseconds(500))
+    service = nil
+    try clock.run()
+    recorder.mark("started again while in flight")
+    service = TimeoutService(context: context, work: work(taking: .seconds(2)))
+    service?.start(timeout: .seconds(5), handler: handler)
+    clock.advance(by: .seconds(1))
+    service?.start(timeout: .seconds(5), handler: handler)
+    try clock.run()
+    withExtendedLifetime(service) {}
+  }
+}

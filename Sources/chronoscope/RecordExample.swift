@@ -1,0 +1,88 @@
+import ArgumentParser
+import Examples
+import Foundation
+import Recording
+import Scheduling
+import VirtualTime
+
+/// `chronoscope record-example NAME --output FILE`: runs one of the project's example programs
+/// under a recorder. The traces in `Recordings/` are made this way.
+struct RecordExample: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "record-example",
+    abstract: "Run an example program with recording on and write its trace.",
+    discussion: "Examples: \(ExampleProgram.allCases.map(\.rawValue).joined(separator: ", "))."
+  )
+
+  @Argument(help: "Which example to run.")
+  var name: ExampleProgram
+
+  @Option(name: .shortAndLong, help: "Where to write the trace (default: Recordings/NAME.trace).")
+  var output: String?
+
+  func run() throws {
+    let path = output ?? "Recordings/\(name.rawValue).trace"
+    let metadata = ["example": name.rawValue, "summary": name.summary]
+    let recorder: TraceRecorder
+    if name == .virtualTimeout {
+      let clock = VirtualClock()
+      recorder = try TraceRecorder(path: path, clock: .virtual { clock.now }, metadata: metadata)
+      let factory = RecordingSchedulerFactory(
+        wrapping: VirtualSchedulerFactory(clock: clock), recorder: recorder)
+      try ExampleRuns.virtualTimeout(factory: factory, clock: clock, recorder: recorder)
+    } else {
+      recorder = try TraceRecorder(path: path, metadata: metadata)
+      let factory = RecordingSchedulerFactory(
+        wrapping: DispatchSchedulerFactory(), recorder: recorder)
+      try name.runLive(factory: factory, recorder: recorder)
+    }
+    recorder.close()
+    let (written, dropped) = recorder.counts
+    print("\(path): \(written) events written, \(dropped) dropped")
+  }
+}
+
+/// The example programs that can be recorded.
+enum ExampleProgram: String, CaseIterable, ExpressibleByArgument {
+  case timeoutSuccess = "timeout-success"
+  case timeoutTimeout = "timeout-timeout"
+  case retry
+  case contactLoader = "contact-loader"
+  case messageLoader = "message-loader"
+  case busyApp = "busy-app"
+  case virtualTimeout = "virtual-timeout"
+
+  var summary: String {
+    switch self {
+    case .timeoutSuccess: "TimeoutService: the work finishes before the timeout"
+    case .timeoutTimeout: "TimeoutService: the timeout fires first"
+    case .retry: "RetryUseCase: two failures, each retried after a delay"
+    case .contactLoader: "ContactLoader: background load, callback on a serial queue"
+    case .messageLoader: "MessageLoader: background fetch, then sync delivery on main"
+    case .busyApp: "A busy app: several queues, timers, requests with timeouts, cancellations"
+    case .virtualTimeout: "TimeoutService's five scenarios on virtual time"
+    }
+  }
+
+  func runLive(factory: RecordingSchedulerFactory, recorder: TraceRecorder) throws {
+    switch self {
+    case .timeoutSuccess:
+      try ExampleRuns.timeout(
+        factory: factory, work: .milliseconds(20), timeout: .milliseconds(200))
+    case .timeoutTimeout:
+      try ExampleRuns.timeout(
+        factory: factory, work: .milliseconds(300), timeout: .milliseconds(50))
+    case .retry: try ExampleRuns.retry(factory: factory)
+    case .contactLoader: try ExampleRuns.contactLoader(factory: factory)
+    case .messageLoader: try ExampleRuns.messageLoader(factory: factory)
+    case .busyApp: try ExampleRuns.busyApp(factory: factory, recorder: recorder)
+    case .virtualTimeout: break
+    }
+  }
+}
+
+/// An example that did not finish in time.
+struct ExampleTimedOut: Error, CustomStringConvertible {
+  var example: String
+  var description: String { "example \(example) did not finish within its deadline" }
+}

@@ -1,0 +1,204 @@
+import Foundation
+import Recording
+import Scheduling
+import TraceFormat
+import VirtualTime
+import XCTest
+
+/// What the recording decorator writes, checked by reading the trace back.
+final class RecordingSchedulerTests: XCTestCase {
+  private var path = ""
+
+  override func setUp() {
+    path =
+      FileManager.default.temporaryDirectory
+      .appendingPathComponent("chronoscope-\(UUID().uuidString).trace").path
+  }
+
+  override func tearDown() {
+    try? FileManager.default.removeItem(atPath: path)
+  }
+
+  private func readBack() throws -> Trace {
+    let reading = TraceReader.read(path: path)
+    XCTAssertEqual(reading.diagnostics, [])
+    return try XCTUnwrap(reading.trace)
+  }
+
+  func testVirtualTimeRecordingHasExactTimestampsParentsAndCancels() throws {
+    let clock = VirtualClock()
+    let recorder = try TraceRecorder(
+      path: path, clock: .virtual { clock.now }, metadata: ["test": "virtual"])
+    let factory = RecordingSchedulerFactory(
+      wrapping: VirtualSchedulerFactory(clock: clock), recorder: recorder)
+    let queue = factory.makeSerial(label: "work")
+    queue.after(.seconds(2)) {
+      queue.async {}  // child of the delayed action
+    }
+    let never = queue.after(.seconds(5)) {}
+    never.cancel()
+    let ticks = Locked(0)
+    let ticker = Locked<SchedulerTask?>(nil)
+    let task = queue.every(.seconds(1)) {
+      if ticks.withLock({ count in
+        count += 1
+        return count
+      }) == 3 {
+        ticker.value?.cancel()
+      }
+    }
+    ticker.withLock { $0 = task }
+    try clock.run()
+    recorder.close()
+
+    let trace = try readBack()
+    XCTAssertEqual(trace.header.clock, .virtual)
+    XCTAssertEqual(trace.header.metadata, ["test": "virtual"])
+    XCTAssertEqual(trace.schedulers.values.map(\.label).sorted(), ["main", "work"])
+    let work = try XCTUnwrap(trace.schedulers.values.first { $0.label == "work" })
+    XCTAssertEqual(work.family, "virtual")
+    let lines = trace.events.map { event -> String in
+      switch event.kind {
+      case .schedule:
+        "\(event.time) schedule a\(event.action) \(event.mode.name) due \(event.due) parent \(event.parent ?? 0)"
+      case .cancel:
+        "\(event.time) cancel a\(event.action) started \(event.started) by \(event.parent ?? 0)"
+      case .begin, .end: "\(event.time) \(event.kind.name) a\(event.action) run \(event.run)"
+      case .hop, .mark: "\(event.time) \(event.kind.name)"
+      }
+    }
+    XCTAssertEqual(
+      lines,
+      [
+        "0 schedule a1 after due 2000000000 parent 0",
+        "0 schedule a2 after due 5000000000 parent 0",
+        "0 cancel a2 started false by 0",
+        "0 schedule a3 repeating due 1000000000 parent 0",
+        "1000000000 begin a3 run 1",
+        "1000000000 end a3 run 1",
+        "2000000000 begin a1 run 1",
+        "2000000000 schedule a4 async due 2000000000 parent 1",
+        "2000000000 end a1 run 1",
+        "2000000000 begin a3 run 2",
+        "2000000000 end a3 run 2",
+        "2000000000 begin a4 run 1",
+        "2000000000 end a4 run 1",
+        "3000000000 begin a3 run 3",
+        "3000000000 cancel a3 started true by 3",
+        "3000000000 end a3 run 3",
+      ])
+    XCTAssertEqual(trace.closing, Trace.Closing(written: 16, dropped: 0))
+    let site = try XCTUnwrap(trace.callSites[trace.events[0].site])
+    XCTAssertEqual(site.file, "RecordingTests/RecordingSchedulerTests.swift")
+    XCTAssertEqual(site.function, "testVirtualTimeRecordingHasExactTimestampsParentsAndCancels()")
+  }
+
+  func testAnActionRunOnAnotherThreadIsRecordedAsAHop() throws {
+    let recorder = try TraceRecorder(path: path)
+    let queue = RecordingScheduler(
+      wrapping: DispatchSchedulerFactory().makeSerial(label: "io"), recorder: recorder)
+    let done = Locked(false)
+    queue.async { done.withLock { $0 = true } }
+    XCTAssertEqual(waitUntil(timeout: .seconds(20)) { done.value }, .satisfied)
+    _ = queue.sync { 1 }
+    recorder.close()
+    let trace = try readBack()
+    XCTAssertEqual(trace.header.clock, .host)
+    let hop = try XCTUnwrap(trace.events.first { $0.kind == .hop })
+    XCTAssertEqual(hop.action, 1)
+    XCTAssertEqual(hop.fromThread, 1, "scheduled from the main thread")
+    XCTAssertNotEqual(hop.thread, 1)
+    XCTAssertEqual(trace.threadNames[1], "main")
+    let begin = try XCTUnwrap(trace.events.first { $0.kind == .begin && $0.action == 1 })
+    XCTAssertEqual(begin.thread, hop.thread)
+    XCTAssertEqual(trace.events.filter { $0.kind == .schedule }.map(\.mode), [.async, .sync])
+  }
+
+  func testMarksAreWrittenWithTheirFields() throws {
+    let recorder = try TraceRecorder(path: path)
+    recorder.mark("login tapped", ["user": "ada"])
+    recorder.mark("plain")
+    recorder.close()
+    let trace = try readBack()
+    XCTAssertEqual(trace.events.map(\.kind), [.mark, .mark])
+    XCTAssertEqual(
+      trace.marks,
+      [MarkRecord(name: "login tapped", fields: ["user": "ada"]), MarkRecord(name: "plain")])
+  }
+
+  func testFlushWritesEverythingRecordedSoFar() throws {
+    let recorder = try TraceRecorder(path: path)
+    let queue = RecordingScheduler(
+      wrapping: ImmediateScheduler(label: "inline"), recorder: recorder)
+    for _ in 0..<10 { queue.async {} }
+    recorder.flush()
+    let reading = TraceReader.read(path: path)
+    XCTAssertEqual(reading.diagnostics, [])
+    XCTAssertEqual(reading.trace?.events.count, 30)
+    XCTAssertNil(reading.trace?.closing, "not closed yet")
+    recorder.close()
+  }
+
+  func testEventsBeyondTheBufferAreDroppedAndCounted() throws {
+    let recorder = try TraceRecorder(path: path, bufferCapacity: 8)
+    let queue = RecordingScheduler(
+      wrapping: ImmediateScheduler(label: "inline"), recorder: recorder)
+    for _ in 0..<100 { queue.async {} }
+    recorder.close()
+    let reading = TraceReader.read(path: path)
+    XCTAssertFalse(reading.hasErrors)
+    // Dropped schedules can leave begins without a schedule: warnings, never errors.
+    XCTAssertTrue(reading.diagnostics.contains { $0.message.hasPrefix("the recorder dropped") })
+    let trace = try XCTUnwrap(reading.trace)
+    let closing = try XCTUnwrap(trace.closing)
+    XCTAssertGreaterThan(closing.dropped, 0)
+    XCTAssertEqual(closing.written + closing.dropped, 300, "nothing is lost silently")
+    XCTAssertEqual(trace.droppedEvents, closing.dropped, "drops are written as they happen")
+    XCTAssertEqual(Int64(trace.events.count), closing.written)
+  }
+
+  func testAWriteFailureIsReportedOnceAndRecordingCarriesOn() throws {
+    let errors = Locked<[String]>([])
+    let recorder = try TraceRecorder(
+      path: "/dev/full", onError: { message in errors.withLock { $0.append(message) } })
+    let queue = RecordingScheduler(
+      wrapping: ImmediateScheduler(label: "inline"), recorder: recorder)
+    let ran = Locked(0)
+    for _ in 0..<10 { queue.async { ran.withLock { $0 += 1 } } }
+    recorder.flush()
+    for _ in 0..<10 { queue.async { ran.withLock { $0 += 1 } } }
+    recorder.close()
+    XCTAssertEqual(ran.value, 20, "the app keeps running")
+    XCTAssertEqual(errors.value.count, 1)
+    XCTAssertTrue(
+      errors.value.first?.contains("No space left on device") ?? false, "\(errors.value)")
+    XCTAssertEqual(recorder.counts.dropped, 60)
+  }
+
+  func testOpeningAnUnwritablePathFailsClearly() {
+    XCTAssertThrowsError(try TraceRecorder(path: "/nonexistent-dir/x.trace")) { error in
+      XCTAssertEqual(
+        "\(error)", "cannot open /nonexistent-dir/x.trace for writing: No such file or directory")
+    }
+  }
+
+  func testNestedRecordersEachWriteTheirOwnTrace() throws {
+    let innerPath = path + ".inner"
+    defer { try? FileManager.default.removeItem(atPath: innerPath) }
+    let inner = try TraceRecorder(path: innerPath)
+    let outer = try TraceRecorder(path: path)
+    let queue = RecordingScheduler(
+      wrapping: RecordingScheduler(wrapping: ImmediateScheduler(label: "q"), recorder: inner),
+      recorder: outer)
+    queue.async {}
+    let task = queue.after(.seconds(1)) {}
+    task.cancel()
+    inner.close()
+    outer.close()
+    for file in [path, innerPath] {
+      let trace = try XCTUnwrap(TraceReader.read(path: file).trace)
+      XCTAssertEqual(
+        trace.events.map(\.kind), [.schedule, .begin, .end, .schedule, .begin, .end, .cancel], file)
+    }
+  }
+}
