@@ -37,13 +37,20 @@ let package = Package(
         "Scheduling", "TraceFormat", .product(name: "HeapModule", package: "swift-collections"),
       ]
     ),
+    // Stage 5: the replay model — the state of every action and queue at any instant of a trace.
+    .target(name: "Replay", dependencies: ["TraceFormat"]),
+    // Stage 6: the screen model — styled cells drawn from replay state; no terminal code.
+    .target(name: "Screen"),
+    // The inspector's logic: UI state, key handling and views, from replay state to a screen.
+    .target(name: "Inspector", dependencies: ["Replay", "Screen", "TraceFormat"]),
     // The seeds' example programs, written against `SchedulerFactory`; used by tests and recordings.
     .target(name: "Examples", dependencies: ["Scheduling"]),
     // The command-line tool: thin commands over the library modules.
     .executableTarget(
       name: "chronoscope",
       dependencies: [
-        "Scheduling", "VirtualTime", "Recording", "TraceFormat", "Examples",
+        "Scheduling", "VirtualTime", "Recording", "TraceFormat", "Replay", "Screen", "Inspector",
+        "Examples",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

@@ -12,19 +12,19 @@ import Foundation
 enum RecordingBenchmark {
   static let defaultActions = 1_000_000
   static let defaultEvents = 1_000_000
-  static let defaultRepeats = 3
+  static let defaultRepeats = 5
   static let defaultThreads = [1, 2]
   static let allBenchmarks = ["hot-path", "throughput", "reader"]
 
   static let usage = """
-    usage: RecordingBenchmark [--actions 1000000] [--events 1000000] [--repeat 3]
+    usage: RecordingBenchmark [--actions 1000000] [--events 1000000] [--repeat 5]
                               [--threads 1,2] [--buffer-capacity N]
                               [--benchmarks hot-path,throughput,reader] [--keep-trace]
 
       --actions          recorded actions per thread (hot path) and in the throughput run
                          (default 1000000)
       --events           events in the generated trace the readers read (default 1000000)
-      --repeat           timed runs per measurement; the best is reported (default 3)
+      --repeat           timed runs per measurement; the best is reported (default 5)
       --threads          thread counts for the hot-path benchmark (default 1,2)
       --buffer-capacity  the recorder's per-thread buffer in the throughput run (default: large
                          enough that nothing is dropped, 4 x --actions)
@@ -103,13 +103,20 @@ enum RecordingBenchmark {
         "read", ReaderLibrary.jsonDecoder.rawValue, path, String(repeats),
       ])
       forward(decoderLines)
-      let baseline = decoderLines.compactMap(ReaderReport.init(line:)).last?.eventsPerSecond ?? 0
+      let baseline = decoderLines.compactMap(ReaderReport.init(line:)).last
 
       printError("[trace-reader] chronoscope …")
-      try forward(
-        measure([
-          "read", ReaderLibrary.chronoscope.rawValue, path, String(repeats), String(baseline),
-        ]))
+      let ourLines = try measure([
+        "read", ReaderLibrary.chronoscope.rawValue, path, String(repeats),
+        String(baseline?.eventsPerSecond ?? 0),
+      ])
+      forward(ourLines)
+      let ours = ourLines.compactMap(ReaderReport.init(line:)).last
+      if let ours, let baseline, ours.events != baseline.events {
+        printError(
+          "warning: the readers disagree: chronoscope read \(ours.events) events, "
+            + "JSONDecoder \(baseline.events)")
+      }
     }
   }
 
@@ -146,10 +153,14 @@ enum RecordingBenchmark {
     }
   }
 
-  /// The part of a reader child's line the driver needs for the ratio.
+  /// The part of a reader child's line the driver needs for the ratio and the cross-check.
   struct ReaderReport: Decodable {
+    var events: Int
     var eventsPerSecond: Double
-    enum CodingKeys: String, CodingKey { case eventsPerSecond = "events_per_second" }
+    enum CodingKeys: String, CodingKey {
+      case events
+      case eventsPerSecond = "events_per_second"
+    }
 
     init?(line: String) {
       guard let report = try? JSONDecoder().decode(Self.self, from: Data(line.utf8)) else {

@@ -1,0 +1,51 @@
+/// How many terminal columns text takes, and how to make untrusted text safe to draw.
+public enum TextWidth {
+  /// The columns a grapheme takes: 0, 1 or 2.
+  ///
+  /// East Asian wide and fullwidth characters and emoji take two; combining marks are part of
+  /// their grapheme; everything else takes one. This follows Unicode's East Asian Width ranges
+  /// closely enough for labels and file names, and does not depend on the C library's locale.
+  public static func columns(of grapheme: Character) -> Int {
+    guard let first = grapheme.unicodeScalars.first else { return 0 }
+    if grapheme.unicodeScalars.contains(where: { $0.properties.isEmojiPresentation }) { return 2 }
+    if grapheme.unicodeScalars.count > 1, grapheme.unicodeScalars.contains(where: { $0.value == 0xFE0F }) {
+      return 2  // emoji presentation selector
+    }
+    return isWide(first.value) ? 2 : 1
+  }
+
+  /// The columns a string takes.
+  public static func columns(of text: some StringProtocol) -> Int {
+    text.reduce(0) { $0 + columns(of: $1) }
+  }
+
+  private static func isWide(_ value: UInt32) -> Bool {
+    switch value {
+    case 0x1100...0x115F, 0x231A...0x231B, 0x2329...0x232A, 0x2E80...0x303E, 0x3041...0x33FF,
+      0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF, 0xA960...0xA97F, 0xAC00...0xD7A3,
+      0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x1F300...0x1F64F,
+      0x1F900...0x1F9FF, 0x20000...0x2FFFD, 0x30000...0x3FFFD:
+      true
+    default:
+      false
+    }
+  }
+
+  /// The text with every control character (C0, DEL, C1), and so every escape sequence, shown
+  /// as a visible escape such as `\u{1b}`, so text from a trace file can never drive the
+  /// terminal.
+  public static func sanitized(_ text: some StringProtocol) -> String {
+    var out = ""
+    out.reserveCapacity(text.utf8.count)
+    for scalar in text.unicodeScalars {
+      if scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value)
+        || scalar.properties.generalCategory == .format && scalar.value != 0x200D
+      {
+        out += "\\u{\(String(scalar.value, radix: 16))}"
+      } else {
+        out.unicodeScalars.append(scalar)
+      }
+    }
+    return out
+  }
+}
