@@ -58,6 +58,7 @@ let package = Package(
       name: "SchedulingTests", dependencies: ["Scheduling", "VirtualTime", "Recording", "Examples"]),
     .testTarget(name: "ExamplesTests", dependencies: ["Examples", "Scheduling"]),
     .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat"]),
+    .testTarget(name: "ReplayTests", dependencies: ["Replay", "TraceFormat"]),
     .testTarget(
       name: "RecordingTests",
       dependencies: ["Recording", "TraceFormat", "Scheduling", "VirtualTime"]),

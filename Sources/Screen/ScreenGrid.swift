@@ -57,7 +57,9 @@ public struct ScreenGrid: Sendable, Equatable {
   }
 
   /// Fills a span of a row with one character.
-  public mutating func fill(row: Int, from start: Int, to end: Int, with text: String = " ", style: Style = .plain) {
+  public mutating func fill(
+    row: Int, from start: Int, to end: Int, with text: String = " ", style: Style = .plain
+  ) {
     guard row >= 0, row < height else { return }
     for x in max(start, 0)..<min(end, width) { self[row, x] = Cell(text: text, style: style) }
   }

@@ -8,7 +8,9 @@ public enum TextWidth {
   public static func columns(of grapheme: Character) -> Int {
     guard let first = grapheme.unicodeScalars.first else { return 0 }
     if grapheme.unicodeScalars.contains(where: { $0.properties.isEmojiPresentation }) { return 2 }
-    if grapheme.unicodeScalars.count > 1, grapheme.unicodeScalars.contains(where: { $0.value == 0xFE0F }) {
+    if grapheme.unicodeScalars.count > 1,
+      grapheme.unicodeScalars.contains(where: { $0.value == 0xFE0F })
+    {
       return 2  // emoji presentation selector
     }
     return isWide(first.value) ? 2 : 1
