@@ -11,10 +11,7 @@ struct Chronoscope: ParsableCommand {
       trace file and replays it step by step.
       """,
     version: "0.1.0",
-    subcommands: [Validate.self, RecordExample.self, RecordStress.self]
+    subcommands: [View.self, Show.self, Validate.self, RecordExample.self, RecordStress.self],
+    defaultSubcommand: View.self
   )
-
-  func run() throws {
-    print(Self.helpMessage())
-  }
 }

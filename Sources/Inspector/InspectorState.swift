@@ -1,0 +1,52 @@
+/// What the inspector's user has chosen: view, focus, selection, playback, search, filter.
+public struct InspectorState: Sendable, Equatable {
+  /// Which screen is showing.
+  public enum Mode: Sendable, Equatable {
+    /// Lanes, pending, running and the event log.
+    case main
+    /// One action's whole life.
+    case detail(action: Int)
+    /// The list of keys.
+    case help
+  }
+
+  /// Which panel `j`/`k` and Enter act on.
+  public enum Panel: Int, Sendable, CaseIterable {
+    case lanes, pending, running, events
+  }
+
+  /// A line being typed at the bottom of the screen.
+  public enum Prompt: Sendable, Equatable {
+    case search(String)
+    case seek(String)
+    case filter(String)
+  }
+
+  /// How lanes are grouped.
+  public enum Grouping: Sendable, Equatable {
+    case byQueue, byThread
+  }
+
+  public var mode: Mode = .main
+  public var focus: Panel = .lanes
+  public var selection: [Panel: Int] = [:]
+  public var prompt: Prompt?
+  public var grouping: Grouping = .byQueue
+  public var laneFilter = ""
+  public var search: String?
+  public var playing = false
+  /// Playback speed: virtual time per wall time.
+  public var speed: Double = 1
+  /// Virtual time while playing, which runs ahead of the last applied event.
+  public var playTime: Int64 = 0
+  /// How far `t`/`T` move, in ns.
+  public var timeStep: Int64
+  /// A one-line message for the status bar.
+  public var message: String?
+
+  /// Makes the initial state.
+  public init(timeStep: Int64) { self.timeStep = timeStep }
+
+  /// The selected row of `panel`.
+  public func selected(_ panel: Panel) -> Int { selection[panel] ?? 0 }
+}

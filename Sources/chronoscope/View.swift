@@ -1,0 +1,54 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Inspector
+import Screen
+import Terminal
+
+/// `chronoscope view [FILE]`: the interactive inspector. With no file it opens the bundled
+/// recording, so `swift run chronoscope` shows something real at once.
+struct View: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Replay a trace step by step in the terminal (the default command).",
+    discussion: "With no file, opens \(TraceLoading.bundledRecording). Press ? inside for the keys.")
+
+  @Argument(help: "The trace file (default: the bundled recording).", completion: .file())
+  var file: String?
+
+  @Option(help: "How far t / T step, e.g. 10ms (default: a fiftieth of the trace).")
+  var step: String?
+
+  @Flag(help: "Draw without colours (also when NO_COLOR is set).")
+  var noColor = false
+
+  func run() throws {
+    let path = file ?? TraceLoading.bundledPath()
+    var timeStep: Int64?
+    if let step {
+      guard case .time(let value) = TimeText.parse(step), value > 0 else {
+        throw ValidationError("--step must be a duration such as 10ms")
+      }
+      timeStep = value
+    }
+    var app: InspectorApp
+    do { app = try TraceLoading.load(path, timeStep: timeStep) } catch { throw ExitCode(2) }
+
+    let terminal: TerminalSession
+    do {
+      terminal = try TerminalSession(colors: !noColor)
+    } catch {
+      standardError("chronoscope: cannot start the terminal UI: \(error)")
+      throw ExitCode(2)
+    }
+    defer { terminal.stop() }
+    var last = DispatchTime.now().uptimeNanoseconds
+    while true {
+      terminal.draw(app.render(width: terminal.width, height: terminal.height, colors: terminal.hasColors))
+      let key = terminal.readKey(timeoutMilliseconds: app.state.playing ? 33 : 250)
+      let now = DispatchTime.now().uptimeNanoseconds
+      app.tick(elapsed: Int64(now - last))
+      last = now
+      if let key, !app.handle(key) { break }
+    }
+  }
+}
