@@ -43,9 +43,11 @@ extension InspectorApp {
     let play = state.playing ? "▶ playing" : "❚❚ paused"
     let speed = state.speed >= 1 ? "×\(Int(state.speed))" : "×1/\(Int((1 / state.speed).rounded()))"
     let right =
-      "\(TimeText.seconds(replay.now)) / \(TimeText.seconds(replay.span))  event \(replay.position)/\(replay.eventCount)  \(play) \(speed)"
+      "\(TimeText.seconds(state.clock)) / \(TimeText.seconds(replay.span))  event \(replay.position)/\(replay.eventCount)  \(play) \(speed)"
     let rightWidth = TextWidth.columns(of: right)
-    grid.write(" chronoscope  \(name)", row: 0, column: 0, style: theme.header, limit: max(grid.width - rightWidth - 2, 0))
+    grid.write(
+      " chronoscope  \(name)", row: 0, column: 0, style: theme.header,
+      limit: max(grid.width - rightWidth - 2, 0))
     grid.write(right, row: 0, column: max(grid.width - rightWidth - 1, 0), style: theme.header)
   }
 
@@ -63,11 +65,13 @@ extension InspectorApp {
       } else if let search = state.search {
         let matches = self.matches
         let current = matches.firstIndex(of: replay.position - 1).map { "\($0 + 1)/" } ?? ""
-        text = "search \"\(search)\" \(current)\(matches.count) matches · n next · N previous · Esc clear"
+        text =
+          "search \"\(search)\" \(current)\(matches.count) matches · n next · N previous · Esc clear"
       } else if state.mode != .main {
         text = "Esc back · q quit"
       } else {
-        text = "space play · n/p step · [/] lane · t/T ±\(TimeText.duration(state.timeStep)) · g/G ends · @ seek · / search · f filter · v lanes · tab panel · ⏎ detail · ? help · q quit"
+        text =
+          "space play · n/p step · [/] lane · t/T ±\(TimeText.duration(state.timeStep)) · g/G ends · @ seek · / search · f filter · v lanes · tab panel · ⏎ detail · ? help · q quit"
       }
     }
     grid.write(" " + text, row: row, column: 0, style: theme.status)
@@ -86,7 +90,9 @@ extension InspectorApp {
     let pendingRows = max(min(max(pending.count, 1), remaining / 2), 1)
     let eventRows = max(remaining - pendingRows, 1)
     var row = 1
-    drawTitle(&grid, theme, row: row, "Lanes (\(state.grouping == .byQueue ? "by queue" : "by thread"))", count: lanes.count, panel: .lanes)
+    drawTitle(
+      &grid, theme, row: row, "Lanes (\(state.grouping == .byQueue ? "by queue" : "by thread"))",
+      count: lanes.count, panel: .lanes)
     row += 1
     drawLanes(&grid, theme, lanes, rows: laneRows, top: row)
     row += laneRows
@@ -103,7 +109,10 @@ extension InspectorApp {
     drawEvents(&grid, theme, rows: eventRows, top: row)
   }
 
-  private func drawTitle(_ grid: inout ScreenGrid, _ theme: Theme, row: Int, _ title: String, count: Int, panel: InspectorState.Panel) {
+  private func drawTitle(
+    _ grid: inout ScreenGrid, _ theme: Theme, row: Int, _ title: String, count: Int,
+    panel: InspectorState.Panel
+  ) {
     let focused = state.focus == panel
     grid.fill(row: row, from: 0, to: grid.width, with: "─", style: theme.dim)
     let text = "\(focused ? "▸" : "─") \(title) (\(count)) "
@@ -123,7 +132,8 @@ extension InspectorApp {
   }
 
   private func queue(of action: Int) -> String {
-    replay.schedulers[replay.actions[action].scheduler]?.label ?? "queue \(replay.actions[action].scheduler)"
+    replay.schedulers[replay.actions[action].scheduler]?.label
+      ?? "queue \(replay.actions[action].scheduler)"
   }
 
   private func site(of action: Int) -> String {
@@ -133,9 +143,13 @@ extension InspectorApp {
 
   // MARK: Lanes
 
-  private func drawLanes(_ grid: inout ScreenGrid, _ theme: Theme, _ lanes: [Lane], rows: Int, top: Int) {
+  private func drawLanes(
+    _ grid: inout ScreenGrid, _ theme: Theme, _ lanes: [Lane], rows: Int, top: Int
+  ) {
     guard !lanes.isEmpty else {
-      grid.write("  (no lanes\(state.laneFilter.isEmpty ? "" : " match \"\(state.laneFilter)\""))", row: top, column: 0, style: theme.dim)
+      grid.write(
+        "  (no lanes\(state.laneFilter.isEmpty ? "" : " match \"\(state.laneFilter)\""))", row: top,
+        column: 0, style: theme.dim)
       return
     }
     let selected = min(state.selected(.lanes), lanes.count - 1)
@@ -144,7 +158,7 @@ extension InspectorApp {
     let stripStart = titleWidth + 3
     let stripWidth = max(grid.width - stripStart - countsWidth - 1, 8)
     let halfSpan = max(laneSpan / 2, 1)
-    let windowStart = replay.now - halfSpan
+    let windowStart = state.clock - halfSpan
     let columnSpan = max((2 * halfSpan) / Int64(stripWidth), 1)
     let pendingByLane = counts(replay.pending, lanes)
     let runningByLane = counts(replay.running, lanes)
@@ -153,13 +167,16 @@ extension InspectorApp {
       let row = top + offset
       let isSelected = index == selected
       grid.write(isSelected ? "▸" : " ", row: row, column: 0, style: theme.title)
-      grid.write(lane.title, row: row, column: 1, style: isSelected ? theme.selected : .plain, limit: titleWidth)
+      grid.write(
+        lane.title, row: row, column: 1, style: isSelected ? theme.selected : .plain,
+        limit: titleWidth)
       var strip = [(String, Style)](repeating: ("·", theme.dim), count: stripWidth)
-      let cursorColumn = Int((replay.now - windowStart) / columnSpan)
-      for event in eventsInWindow(from: windowStart, to: windowStart + 2 * halfSpan) where lane.contains(event, replay) {
+      let cursorColumn = Int((state.clock - windowStart) / columnSpan)
+      for event in eventsInWindow(from: windowStart, to: windowStart + 2 * halfSpan)
+      where lane.contains(event, replay) {
         let column = Int((event.time - windowStart) / columnSpan)
         guard column >= 0, column < stripWidth else { continue }
-        let future = event.time > replay.now
+        let future = event.time > state.clock
         let mark: (String, Style) =
           switch event.kind {
           case .schedule: ("s", theme.schedule)
@@ -180,7 +197,9 @@ extension InspectorApp {
         grid.write(cell.0, row: row, column: stripStart + column, style: cell.1)
       }
       let counts = "\(pendingByLane[index])p \(runningByLane[index])r"
-      grid.write(counts, row: row, column: grid.width - TextWidth.columns(of: counts) - 1, style: runningByLane[index] > 0 ? theme.running : theme.dim)
+      grid.write(
+        counts, row: row, column: grid.width - TextWidth.columns(of: counts) - 1,
+        style: runningByLane[index] > 0 ? theme.running : theme.dim)
     }
   }
 
@@ -206,45 +225,66 @@ extension InspectorApp {
 
   // MARK: Pending and running
 
-  private func drawPending(_ grid: inout ScreenGrid, _ theme: Theme, _ pending: [Int], rows: Int, top: Int) {
+  private func drawPending(
+    _ grid: inout ScreenGrid, _ theme: Theme, _ pending: [Int], rows: Int, top: Int
+  ) {
     guard !pending.isEmpty else {
       grid.write("  nothing pending", row: top, column: 0, style: theme.dim)
       return
     }
     let selected = min(state.selected(.pending), pending.count - 1)
-    for (offset, index) in window(count: pending.count, selected: selected, rows: rows).enumerated() {
+    for (offset, index) in window(count: pending.count, selected: selected, rows: rows).enumerated()
+    {
       let action = pending[index]
-      let dueIn = replay.nextDue(of: action) - replay.now
+      let dueIn = replay.nextDue(of: action) - state.clock
       let due = dueIn >= 0 ? "in \(TimeText.duration(dueIn))" : "late \(TimeText.duration(-dueIn))"
       let columns = [
         (label(of: action), 14), (queue(of: action), 18), (due, 14),
         ("at \(TimeText.seconds(replay.actions[action].scheduledAt))", 14), (site(of: action), 60),
       ]
-      drawRow(&grid, theme, row: top + offset, columns, selected: state.focus == .pending && index == selected, late: dueIn < 0)
+      drawRow(
+        &grid, theme, row: top + offset, columns,
+        selected: state.focus == .pending && index == selected, late: dueIn < 0)
     }
   }
 
-  private func drawRunning(_ grid: inout ScreenGrid, _ theme: Theme, _ running: [Int], rows: Int, top: Int) {
+  private func drawRunning(
+    _ grid: inout ScreenGrid, _ theme: Theme, _ running: [Int], rows: Int, top: Int
+  ) {
     guard !running.isEmpty else {
       grid.write("  nothing running", row: top, column: 0, style: theme.dim)
       return
     }
     let selected = min(state.selected(.running), running.count - 1)
-    for (offset, index) in window(count: running.count, selected: selected, rows: rows).enumerated() {
+    for (offset, index) in window(count: running.count, selected: selected, rows: rows).enumerated()
+    {
       let action = running[index]
-      let began = replay.lastEvent(of: action, kind: .begin, before: replay.position).map { replay.events[$0] }
+      let began = replay.lastEvent(of: action, kind: .begin, before: replay.position).map {
+        replay.events[$0]
+      }
       let thread = began.map { "thread \($0.thread)" } ?? ""
-      let elapsed = began.map { "for \(TimeText.duration(replay.now - $0.time))" } ?? ""
+      let elapsed = began.map { "for \(TimeText.duration(state.clock - $0.time))" } ?? ""
       let cancelled = replay.state(of: action) == .runningCancelled ? "cancelled" : ""
-      let columns = [(label(of: action), 14), (queue(of: action), 18), (thread, 14), (elapsed, 14), (cancelled, 12)]
-      drawRow(&grid, theme, row: top + offset, columns, selected: state.focus == .running && index == selected, late: false)
+      let columns = [
+        (label(of: action), 14), (queue(of: action), 18), (thread, 14), (elapsed, 14),
+        (cancelled, 12),
+      ]
+      drawRow(
+        &grid, theme, row: top + offset, columns,
+        selected: state.focus == .running && index == selected, late: false)
     }
   }
 
-  private func drawRow(_ grid: inout ScreenGrid, _ theme: Theme, row: Int, _ columns: [(String, Int)], selected: Bool, late: Bool) {
+  private func drawRow(
+    _ grid: inout ScreenGrid, _ theme: Theme, row: Int, _ columns: [(String, Int)], selected: Bool,
+    late: Bool
+  ) {
     var x = 2
     for (text, width) in columns where x < grid.width {
-      grid.write(text, row: row, column: x, style: late && width == 14 && text.hasPrefix("late") ? theme.warning : .plain, limit: width - 1)
+      grid.write(
+        text, row: row, column: x,
+        style: late && width == 14 && text.hasPrefix("late") ? theme.warning : .plain,
+        limit: width - 1)
       x += width
     }
     if selected { grid.paint(row: row, from: 1, to: grid.width - 1, style: theme.selected) }
@@ -258,21 +298,29 @@ extension InspectorApp {
       return
     }
     let current = max(replay.position - 1, 0)
-    for (offset, index) in window(count: replay.eventCount, selected: current, rows: rows).enumerated() {
+    for (offset, index) in window(count: replay.eventCount, selected: current, rows: rows)
+      .enumerated()
+    {
       let event = replay.events[index]
       let row = top + offset
       let isCurrent = index == replay.position - 1
       let future = index >= replay.position
-      var text = "\(String(index + 1).leftPadded(to: 7))  \(TimeText.seconds(event.time).leftPadded(to: 12))  \(event.kind.name.padded(to: 8))"
+      var text =
+        "\(String(index + 1).leftPadded(to: 7))  \(TimeText.seconds(event.time).leftPadded(to: 12))  \(event.kind.name.padded(to: 8))"
       if event.kind == .mark {
-        let mark = replay.marks.indices.contains(Int(event.detail)) ? replay.marks[Int(event.detail)] : nil
+        let mark =
+          replay.marks.indices.contains(Int(event.detail)) ? replay.marks[Int(event.detail)] : nil
         text += "\"\(mark?.name ?? "")\""
         if let fields = mark?.fields, !fields.isEmpty {
-          text += " " + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+          text +=
+            " "
+            + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
+              separator: " ")
         }
       } else {
         let action = Int(event.action)
-        text += "\(label(of: action).padded(to: 14))\(queue(of: action).padded(to: 18))thread \(event.thread)"
+        text +=
+          "\(label(of: action).padded(to: 14))\(queue(of: action).padded(to: 18))thread \(event.thread)"
         switch event.kind {
         case .hop: text += " ← \(event.detail)"
         case .cancel: text += event.started ? " (after start)" : " (before start)"
@@ -281,7 +329,8 @@ extension InspectorApp {
         }
       }
       let style: Style =
-        isCurrent ? theme.current : future ? theme.dim : event.kind == .cancel ? theme.cancel : .plain
+        isCurrent
+        ? theme.current : future ? theme.dim : event.kind == .cancel ? theme.cancel : .plain
       grid.write(isCurrent ? "▸" : " ", row: row, column: 0, style: theme.title)
       grid.write(text, row: row, column: 1, style: style)
       if isCurrent { grid.paint(row: row, from: 1, to: grid.width, style: theme.current) }

@@ -53,7 +53,6 @@ public struct InspectorApp: Sendable {
       }
     case .character(" "):
       state.playing.toggle()
-      state.playTime = replay.now
       if replay.position == replay.eventCount, state.playing { state.playing = false }
     case .character("n") where state.search != nil: jumpToMatch(forward: true)
     case .character("N") where state.search != nil: jumpToMatch(forward: false)
@@ -63,8 +62,8 @@ public struct InspectorApp: Sendable {
     case .character("["): stepOnLane(forward: false)
     case .character("+"), .character("="): setSpeed(state.speed * 2)
     case .character("-"): setSpeed(state.speed / 2)
-    case .character("t"): seek(time: replay.now &+ state.timeStep)
-    case .character("T"): seek(time: replay.now &- state.timeStep)
+    case .character("t"): seek(time: state.clock &+ state.timeStep)
+    case .character("T"): seek(time: state.clock &- state.timeStep)
     case .character("g"), .home: seek(index: 0)
     case .character("G"), .end: seek(index: replay.eventCount)
     case .character("@"): state.prompt = .seek("")
@@ -88,8 +87,8 @@ public struct InspectorApp: Sendable {
   /// Advances playback by `elapsed` nanoseconds of wall time.
   public mutating func tick(elapsed: Int64) {
     guard state.playing else { return }
-    state.playTime = state.playTime &+ Int64(Double(elapsed) * state.speed)
-    replay.seek(toTime: state.playTime)
+    state.clock = min(state.clock &+ Int64(Double(elapsed) * state.speed), replay.span)
+    replay.seek(toTime: state.clock)
     if replay.position == replay.eventCount {
       state.playing = false
       state.message = "end of trace"
@@ -164,16 +163,19 @@ public struct InspectorApp: Sendable {
   private mutating func step(forward: Bool) {
     state.playing = false
     if forward { replay.stepForward() } else { replay.stepBackward() }
+    state.clock = replay.now
   }
 
   private mutating func seek(index: Int) {
     state.playing = false
     replay.seek(to: index)
+    state.clock = replay.now
   }
 
   private mutating func seek(time: Int64) {
     state.playing = false
-    replay.seek(toTime: max(time, 0))
+    state.clock = min(max(time, 0), replay.span)
+    replay.seek(toTime: state.clock)
   }
 
   private mutating func setSpeed(_ speed: Double) {
@@ -188,11 +190,19 @@ public struct InspectorApp: Sendable {
     if forward {
       var index = replay.position
       while index < replay.eventCount, !lane.contains(replay.events[index], replay) { index += 1 }
-      if index < replay.eventCount { replay.seek(to: index + 1) } else { state.message = "no later event on \(lane.title)" }
+      if index < replay.eventCount {
+        seek(index: index + 1)
+      } else {
+        state.message = "no later event on \(lane.title)"
+      }
     } else {
       var index = replay.position - 2
       while index >= 0, !lane.contains(replay.events[index], replay) { index -= 1 }
-      if index >= 0 { replay.seek(to: index + 1) } else { state.message = "no earlier event on \(lane.title)" }
+      if index >= 0 {
+        seek(index: index + 1)
+      } else {
+        state.message = "no earlier event on \(lane.title)"
+      }
     }
   }
 
@@ -200,7 +210,9 @@ public struct InspectorApp: Sendable {
   var matches: [Int] {
     guard let search = state.search?.lowercased(), !search.isEmpty else { return [] }
     var labels: [UInt32: Bool] = [:]
-    for (id, scheduler) in replay.schedulers { labels[id] = scheduler.label.lowercased().contains(search) }
+    for (id, scheduler) in replay.schedulers {
+      labels[id] = scheduler.label.lowercased().contains(search)
+    }
     var sites: [UInt32: Bool] = [:]
     for (id, site) in replay.callSites {
       sites[id] = "\(site.file):\(site.line) \(site.function)".lowercased().contains(search)
@@ -208,7 +220,8 @@ public struct InspectorApp: Sendable {
     return replay.events.indices.filter { index in
       let event = replay.events[index]
       if event.kind == .mark {
-        return replay.marks.indices.contains(Int(event.detail)) && replay.marks[Int(event.detail)].name.lowercased().contains(search)
+        return replay.marks.indices.contains(Int(event.detail))
+          && replay.marks[Int(event.detail)].name.lowercased().contains(search)
       }
       guard event.kind == .schedule || event.kind == .begin else { return false }
       let action = replay.actions[Int(event.action)]
@@ -227,8 +240,7 @@ public struct InspectorApp: Sendable {
       forward
       ? matches.first { $0 > current } ?? matches[0]
       : matches.last { $0 < current } ?? matches[matches.count - 1]
-    replay.seek(to: target + 1)
-    state.playing = false
+    seek(index: target + 1)
   }
 
   // MARK: - Selection
@@ -265,7 +277,9 @@ public struct InspectorApp: Sendable {
       let running = replay.running
       return running.isEmpty ? nil : running[min(state.selected(.running), running.count - 1)]
     case .events, .lanes:
-      guard let event = replay.currentEvent, event.action != ReplayEvent.noAction else { return nil }
+      guard let event = replay.currentEvent, event.action != ReplayEvent.noAction else {
+        return nil
+      }
       return Int(event.action)
     }
   }

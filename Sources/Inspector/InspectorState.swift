@@ -37,8 +37,9 @@ public struct InspectorState: Sendable, Equatable {
   public var playing = false
   /// Playback speed: virtual time per wall time.
   public var speed: Double = 1
-  /// Virtual time while playing, which runs ahead of the last applied event.
-  public var playTime: Int64 = 0
+  /// Virtual time at the cursor: the current event's time after a step, or any instant between
+  /// events after a time seek or during playback.
+  public var clock: Int64 = 0
   /// How far `t`/`T` move, in ns.
   public var timeStep: Int64
   /// A one-line message for the status bar.

@@ -36,7 +36,9 @@ extension InspectorApp {
       var ids = Set(replay.threadNames.keys)
       for event in replay.events.prefix(200_000) { ids.insert(event.thread) }
       all = ids.sorted().map { id in
-        Lane(key: .thread(id), title: replay.threadNames[id].map { "\(id) \($0)" } ?? "thread \(id)", detail: "thread")
+        Lane(
+          key: .thread(id), title: replay.threadNames[id].map { "\(id) \($0)" } ?? "thread \(id)",
+          detail: "thread")
       }
     }
     return filter.isEmpty ? all : all.filter { $0.title.lowercased().contains(filter) }

@@ -19,10 +19,14 @@ struct Theme {
     func color(_ color: Style.Color, bold: Bool = false) -> Style {
       colors ? Style(foreground: color, bold: bold) : Style(bold: bold)
     }
-    header = colors ? Style(foreground: .black, background: .cyan, bold: true) : Style(bold: true, reverse: true)
+    header =
+      colors
+      ? Style(foreground: .black, background: .cyan, bold: true) : Style(bold: true, reverse: true)
     title = Style(bold: true)
     selected = Style(reverse: true)
-    current = colors ? Style(foreground: .black, background: .yellow) : Style(reverse: true, underline: true)
+    current =
+      colors
+      ? Style(foreground: .black, background: .yellow) : Style(reverse: true, underline: true)
     dim = Style(dim: true)
     schedule = color(.blue)
     running = color(.green, bold: true)

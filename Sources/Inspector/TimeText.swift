@@ -29,7 +29,9 @@ public enum TimeText {
     for _ in 0..<digits { scale *= 10 }
     let rounded = (value * scale).rounded() / scale
     let text = String(rounded)
-    guard let dot = text.firstIndex(of: ".") else { return text + "." + String(repeating: "0", count: digits) }
+    guard let dot = text.firstIndex(of: ".") else {
+      return text + "." + String(repeating: "0", count: digits)
+    }
     let decimals = text.distance(from: dot, to: text.endIndex) - 1
     return decimals >= digits ? text : text + String(repeating: "0", count: digits - decimals)
   }

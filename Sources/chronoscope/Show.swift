@@ -25,7 +25,8 @@ struct Show: ParsableCommand {
 
   static func parseSize(_ text: String) -> (Int, Int)? {
     let parts = text.lowercased().split(separator: "x")
-    guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 0,
+    guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0,
+      height > 0,
       width <= 1000, height <= 1000
     else { return nil }
     return (width, height)

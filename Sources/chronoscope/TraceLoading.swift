@@ -27,15 +27,19 @@ enum TraceLoading {
     progress?.finish()
     let errors = reading.diagnostics.filter { $0.severity == .error }
     guard let trace = reading.trace, errors.isEmpty else {
-      for diagnostic in errors.prefix(20) { standardError(diagnostic.description.escapingControlCharacters) }
+      for diagnostic in errors.prefix(20) {
+        standardError(diagnostic.description.escapingControlCharacters)
+      }
       if errors.count > 20 { standardError("… and \(errors.count - 20) more errors") }
       if errors.isEmpty { standardError("\(path.escapingControlCharacters): not a readable trace") }
       throw CleanExit.failure
     }
-    let preparing = trace.events.count > 1_000_000 && isatty(2) != 0 ? ProgressBar(title: "preparing") : nil
+    let preparing =
+      trace.events.count > 1_000_000 && isatty(2) != 0 ? ProgressBar(title: "preparing") : nil
     let replay = ReplayEngine(trace: trace) { preparing?.update($0) }
     preparing?.finish()
-    return InspectorApp(replay: replay, name: URL(fileURLWithPath: path).lastPathComponent, timeStep: timeStep)
+    return InspectorApp(
+      replay: replay, name: URL(fileURLWithPath: path).lastPathComponent, timeStep: timeStep)
   }
 }
 

@@ -10,7 +10,8 @@ import Terminal
 struct View: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Replay a trace step by step in the terminal (the default command).",
-    discussion: "With no file, opens \(TraceLoading.bundledRecording). Press ? inside for the keys.")
+    discussion: "With no file, opens \(TraceLoading.bundledRecording). Press ? inside for the keys."
+  )
 
   @Argument(help: "The trace file (default: the bundled recording).", completion: .file())
   var file: String?
@@ -43,7 +44,8 @@ struct View: ParsableCommand {
     defer { terminal.stop() }
     var last = DispatchTime.now().uptimeNanoseconds
     while true {
-      terminal.draw(app.render(width: terminal.width, height: terminal.height, colors: terminal.hasColors))
+      terminal.draw(
+        app.render(width: terminal.width, height: terminal.height, colors: terminal.hasColors))
       let key = terminal.readKey(timeoutMilliseconds: app.state.playing ? 33 : 250)
       let now = DispatchTime.now().uptimeNanoseconds
       app.tick(elapsed: Int64(now - last))

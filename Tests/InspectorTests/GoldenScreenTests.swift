@@ -1,0 +1,141 @@
+import Foundation
+import Inspector
+import Replay
+import Screen
+import TraceFormat
+import XCTest
+
+/// Golden-text snapshots of every view. Re-record with
+/// `CHRONOSCOPE_RECORD_GOLDEN=1 swift test --filter GoldenScreenTests`; a mismatch prints a diff.
+final class GoldenScreenTests: XCTestCase {
+  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+  static let recordings = root.deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Recordings")
+
+  static func app(_ recording: String, timeStep: Int64? = nil) throws -> InspectorApp {
+    let path = recordings.appendingPathComponent("\(recording).trace").path
+    let trace = try XCTUnwrap(TraceReader.read(path: path).trace)
+    return InspectorApp(
+      replay: ReplayEngine(trace: trace), name: "\(recording).trace", timeStep: timeStep)
+  }
+
+  private func assertGolden(
+    _ grid: ScreenGrid, _ name: String, file: StaticString = #filePath, line: UInt = #line
+  ) throws {
+    let url = Self.root.appendingPathComponent("Golden/\(name).txt")
+    let actual = grid.plainText + "\n"
+    if ProcessInfo.processInfo.environment["CHRONOSCOPE_RECORD_GOLDEN"] != nil {
+      try actual.write(to: url, atomically: true, encoding: .utf8)
+      return
+    }
+    guard let expected = try? String(contentsOf: url, encoding: .utf8) else {
+      XCTFail(
+        "missing golden file \(url.lastPathComponent); record it with CHRONOSCOPE_RECORD_GOLDEN=1",
+        file: file, line: line)
+      return
+    }
+    if actual != expected {
+      let diff = zip(
+        expected.split(separator: "\n", omittingEmptySubsequences: false),
+        actual.split(separator: "\n", omittingEmptySubsequences: false)
+      )
+      .enumerated().filter { $0.element.0 != $0.element.1 }
+      .map { "line \($0.offset + 1):\n- \($0.element.0)\n+ \($0.element.1)" }
+      .joined(separator: "\n")
+      XCTFail("\(name) differs from its golden file:\n\(diff)", file: file, line: line)
+    }
+  }
+
+  private func press(_ app: inout InspectorApp, _ keys: InputKey...) {
+    for key in keys { XCTAssertTrue(app.handle(key)) }
+  }
+
+  private func type(_ app: inout InspectorApp, _ text: String) {
+    for character in text { XCTAssertTrue(app.handle(.character(character))) }
+  }
+
+  func testMainViewAtTheStart() throws {
+    let app = try Self.app("virtual-timeout")
+    try assertGolden(app.render(width: 100, height: 30), "main-start-100x30")
+  }
+
+  func testMainViewWhileTheTimeoutIsPending() throws {
+    var app = try Self.app("virtual-timeout")
+    app.seek(to: .event(5))
+    try assertGolden(app.render(width: 100, height: 30), "main-pending-100x30")
+  }
+
+  func testMainViewAtTheMinimumSize() throws {
+    var app = try Self.app("virtual-timeout")
+    app.seek(to: .event(5))
+    try assertGolden(app.render(width: 60, height: 16), "main-pending-60x16")
+  }
+
+  func testMainViewOfTheBusyAppWide() throws {
+    var app = try Self.app("busy-app")
+    app.seek(to: .time(120_000_000))
+    try assertGolden(app.render(width: 140, height: 40), "busy-app-120ms-140x40")
+  }
+
+  func testLanesByThread() throws {
+    var app = try Self.app("busy-app")
+    app.seek(to: .time(120_000_000))
+    press(&app, .character("v"))
+    try assertGolden(app.render(width: 100, height: 30), "busy-app-by-thread-100x30")
+  }
+
+  func testDetailOfAPendingAction() throws {
+    var app = try Self.app("virtual-timeout")
+    app.seek(to: .event(5))
+    press(&app, .tab, .enter)
+    try assertGolden(app.render(width: 100, height: 30), "detail-pending-100x30")
+  }
+
+  func testDetailOfAnActionThatHoppedThreads() throws {
+    var app = try Self.app("busy-app")
+    app.seek(to: .event(1830))  // the current event is a begin that hopped from thread 6
+    press(&app, .enter)
+    try assertGolden(app.render(width: 100, height: 30), "detail-hop-100x30")
+  }
+
+  func testHelpScreen() throws {
+    var app = try Self.app("virtual-timeout")
+    press(&app, .character("?"))
+    try assertGolden(app.render(width: 100, height: 30), "help-100x30")
+  }
+
+  func testSearchPromptAndResults() throws {
+    var app = try Self.app("virtual-timeout")
+    press(&app, .character("/"))
+    type(&app, "released")
+    try assertGolden(app.render(width: 100, height: 30), "search-typing-100x30")
+    press(&app, .enter)
+    try assertGolden(app.render(width: 100, height: 30), "search-found-100x30")
+  }
+
+  func testFilteredLanes() throws {
+    var app = try Self.app("busy-app")
+    press(&app, .character("f"))
+    type(&app, "app.c")
+    press(&app, .enter)
+    try assertGolden(app.render(width: 100, height: 30), "filter-100x30")
+  }
+
+  func testTerminalTooSmall() throws {
+    let app = try Self.app("virtual-timeout")
+    try assertGolden(app.render(width: 50, height: 12), "too-small-50x12")
+  }
+
+  func testTheCurrentEventIsHighlightedInColourAndInMonochrome() throws {
+    var app = try Self.app("virtual-timeout")
+    app.seek(to: .event(5))
+    let colour = app.render(width: 100, height: 30, colors: true)
+    let mono = app.render(width: 100, height: 30, colors: false)
+    XCTAssertEqual(colour.plainText, mono.plainText)
+    let row = try XCTUnwrap((0..<30).last { mono[$0, 0].text == "▸" })
+    XCTAssertEqual(colour[row, 5].style.background, .yellow)
+    XCTAssertTrue(mono[row, 5].style.reverse)
+    XCTAssertTrue(
+      mono.cells.allSatisfy { $0.style.foreground == nil && $0.style.background == nil })
+  }
+}
