@@ -10,27 +10,24 @@ import Synchronization
 final class RecorderRegistry: Sendable {
   static let shared = RecorderRegistry()
 
-  private struct WeakRecorder {
-    weak var recorder: TraceRecorder?
-  }
-
-  private let recorders = Mutex<[ObjectIdentifier: WeakRecorder]>([:])
+  // Strong references: a core is removed when it closes, which releasing its recorder does.
+  private let recorders = Mutex<[ObjectIdentifier: RecorderCore]>([:])
 
   private init() {
     atexit { RecorderRegistry.shared.flushAll() }
   }
 
-  func add(_ recorder: TraceRecorder) {
-    recorders.withLock { $0[ObjectIdentifier(recorder)] = WeakRecorder(recorder: recorder) }
+  func add(_ core: RecorderCore) {
+    recorders.withLock { $0[ObjectIdentifier(core)] = core }
   }
 
-  func remove(_ recorder: TraceRecorder) {
-    recorders.withLock { $0[ObjectIdentifier(recorder)] = nil }
+  func remove(_ core: RecorderCore) {
+    recorders.withLock { $0[ObjectIdentifier(core)] = nil }
   }
 
   private func flushAll() {
-    for entry in recorders.withLock({ Array($0.values) }) {
-      entry.recorder?.flush()
+    for core in recorders.withLock({ Array($0.values) }) {
+      core.flush()
     }
   }
 }

@@ -39,12 +39,14 @@ public final class RecordingScheduler: Scheduler {
   public let recorder: TraceRecorder
   /// This scheduler's id in the trace.
   public let traceID: UInt32
+  private let core: RecorderCore
 
   /// Wraps `scheduler`, announcing it in the trace.
   public init(wrapping scheduler: any Scheduler, recorder: TraceRecorder) {
     wrapped = scheduler
     self.recorder = recorder
-    traceID = recorder.registerScheduler(
+    core = recorder.core
+    traceID = core.registerScheduler(
       label: scheduler.label, kind: scheduler.kind, family: scheduler.family)
   }
 
@@ -80,9 +82,9 @@ public final class RecordingScheduler: Scheduler {
     throws(E) -> T
   {
     let action = recordSchedule(.sync, delay: 0, callSite: callSite)
-    let recorder = self.recorder
+    let core = self.core
     return try wrapped.scheduleSync(from: callSite) { () throws(E) -> T in
-      let buffer = recorder.currentBuffer()
+      let buffer = core.currentBuffer()
       let run = action.begin() ?? 1
       let start = beginRun(action, run: run, buffer: buffer)
       defer { endRun(action, run: run, start: start, buffer: buffer) }
@@ -95,11 +97,11 @@ public final class RecordingScheduler: Scheduler {
   private func recordSchedule(_ mode: TraceEvent.ScheduleMode, delay: Int64, callSite: CallSite)
     -> RecordedAction
   {
-    let buffer = recorder.currentBuffer()
-    let id = recorder.makeActionID()
-    let time = recorder.now()
+    let buffer = core.currentBuffer()
+    let id = core.makeActionID()
+    let time = core.now()
     buffer.append(
-      .schedule(
+      schedule: .schedule(
         time: time, action: id, scheduler: traceID, mode: mode, delay: delay,
         due: time &+ max(delay, 0), thread: buffer.threadID, parent: buffer.currentAction, site: 0),
       callSite: callSite)
@@ -108,13 +110,13 @@ public final class RecordingScheduler: Scheduler {
   }
 
   private func observe(_ action: RecordedAction, _ task: SchedulerTask) -> SchedulerTask {
-    let recorder = self.recorder
+    let core = self.core
     task.whenCancelled {
       let started = action.cancel()
-      let buffer = recorder.currentBuffer()
+      let buffer = core.currentBuffer()
       buffer.append(
         .cancel(
-          time: recorder.now(), action: action.id, thread: buffer.threadID,
+          time: core.now(), action: action.id, thread: buffer.threadID,
           by: buffer.currentAction,
           started: started))
     }
@@ -127,7 +129,7 @@ public final class RecordingScheduler: Scheduler {
   {
     { [self] in
       guard let run = action.begin() else { return }
-      let buffer = recorder.currentBuffer()
+      let buffer = core.currentBuffer()
       let start = beginRun(action, run: run, buffer: buffer)
       work()
       endRun(action, run: run, start: start, buffer: buffer)
@@ -136,7 +138,7 @@ public final class RecordingScheduler: Scheduler {
 
   @inline(__always)
   private func beginRun(_ action: RecordedAction, run: UInt32, buffer: ThreadBuffer) -> Int64 {
-    let start = recorder.now()
+    let start = core.now()
     if buffer.threadID != action.schedulingThread {
       buffer.append(
         .hop(time: start, action: action.id, from: action.schedulingThread, to: buffer.threadID))
@@ -149,7 +151,7 @@ public final class RecordingScheduler: Scheduler {
   @inline(__always)
   private func endRun(_ action: RecordedAction, run: UInt32, start: Int64, buffer: ThreadBuffer) {
     buffer.running.removeLast()
-    let end = recorder.now()
+    let end = core.now()
     buffer.append(
       .end(time: end, action: action.id, thread: buffer.threadID, run: run, duration: end &- start))
     action.end()

@@ -5,10 +5,13 @@ import TraceFormat
 /// One thread's events on their way to the writer, plus the actions running on that thread.
 ///
 /// The owning thread appends under `storage`'s lock, which only the writer ever contends for,
-/// briefly, when it swaps the array out. When the array is full the event is dropped and counted.
+/// briefly, when it swaps the arrays out. When the buffer is full the event is dropped and
+/// counted. Events are the compact 48-byte `TraceEvent`; a schedule's call site goes to a
+/// parallel array and the event's `site` holds its index + 1 until the writer interns it.
 final class ThreadBuffer: Sendable {
   struct Storage {
-    var events: [RawEvent] = []
+    var events: [TraceEvent] = []
+    var callSites: [CallSite] = []
     var dropped: Int64 = 0
   }
 
@@ -20,16 +23,20 @@ final class ThreadBuffer: Sendable {
   // Only the owning thread reads or writes this: actions are pushed and popped around their
   // runs on that thread.
   nonisolated(unsafe) var running: [UInt32] = []
+  // Only the writer touches this, under the recorder's writer lock: last flush's arrays, emptied
+  // but keeping their capacity, handed back at the next swap so the buffer does not regrow.
+  nonisolated(unsafe) var spare = Storage()
 
   init(
-    threadID: UInt32, threadName: String, capacity: Int, onHalfFull: @escaping @Sendable () -> Void
+    threadID: UInt32, threadName: String, capacity: Int,
+    onHalfFull: @escaping @Sendable () -> Void
   ) {
     self.threadID = threadID
     self.threadName = threadName
     self.capacity = capacity
     self.onHalfFull = onHalfFull
     var storage = Storage()
-    storage.events.reserveCapacity(min(capacity, 4096))
+    storage.events.reserveCapacity(min(capacity, 1 << 14))
     self.storage = Mutex(storage)
   }
 
@@ -37,26 +44,51 @@ final class ThreadBuffer: Sendable {
   var currentAction: UInt32 { running.last ?? 0 }
 
   @inline(__always)
-  func append(_ event: TraceEvent, callSite: CallSite? = nil) {
+  func append(_ event: TraceEvent) {
     let capacity = self.capacity
     let count = storage.withLock { storage in
-      if storage.events.count < capacity {
-        storage.events.append(RawEvent(event: event, callSite: callSite))
-      } else {
+      guard storage.events.count < capacity else {
         storage.dropped += 1
+        return 0
       }
+      storage.events.append(event)
       return storage.events.count
     }
     if count == capacity / 2 { onHalfFull() }
   }
 
-  /// Hands the buffered events to the writer in exchange for `spare` (an empty array with
-  /// capacity), and returns how many were dropped since the last call.
-  func take(into spare: inout [RawEvent]) -> Int64 {
-    storage.withLock { storage in
-      swap(&storage.events, &spare)
-      defer { storage.dropped = 0 }
-      return storage.dropped
+  /// Appends a schedule event with its call site.
+  @inline(__always)
+  func append(schedule event: TraceEvent, callSite: CallSite) {
+    let capacity = self.capacity
+    let count = storage.withLock { storage in
+      guard storage.events.count < capacity else {
+        storage.dropped += 1
+        return 0
+      }
+      storage.callSites.append(callSite)
+      var event = event
+      event.site = UInt32(storage.callSites.count)
+      storage.events.append(event)
+      return storage.events.count
     }
+    if count == capacity / 2 { onHalfFull() }
+  }
+
+  /// Hands the buffered events to the writer in exchange for the spare arrays.
+  func take() -> Storage {
+    var taken = spare
+    storage.withLock { swap(&$0, &taken) }
+    spare = Storage()
+    return taken
+  }
+
+  /// Returns drained arrays for reuse at the next swap.
+  func recycle(_ storage: Storage) {
+    var storage = storage
+    storage.events.removeAll(keepingCapacity: true)
+    storage.callSites.removeAll(keepingCapacity: true)
+    storage.dropped = 0
+    spare = storage
   }
 }

@@ -8,7 +8,7 @@ import TraceFormat
   import Darwin
 #endif
 
-/// Turns batches of raw events into trace lines and writes them to the file descriptor.
+/// Turns batches of events into trace lines and writes them to the file descriptor.
 ///
 /// Only ever used under the recorder's writer lock.
 struct TraceWriter {
@@ -24,10 +24,9 @@ struct TraceWriter {
   private var failed = false
   private var sites: [SiteKey: UInt32] = [:]
   private var namedThreads: Set<UInt32> = []
-  private var pendingThreadNames: [(id: UInt32, name: String, time: Int64)] = []
   private var encoder = TraceEncoder()
   /// Events stamped after the last cut, written next time.
-  private var carried: [[RawEvent]] = []
+  private var carried: [[TraceEvent]] = []
   /// Mark texts whose events have not been written yet.
   private var pendingMarks: [UInt32: MarkRecord] = [:]
   private var lastTime: Int64 = 0
@@ -47,61 +46,79 @@ struct TraceWriter {
     emit()
   }
 
-  /// Names a thread the first time it has events, dated with its first event.
-  mutating func nameThread(_ id: UInt32, _ name: String, time: Int64) {
-    if namedThreads.insert(id).inserted { pendingThreadNames.append((id, name, time)) }
+  /// Writes scheduler definitions and keeps mark texts until their events are written.
+  mutating func define(_ definitions: RecorderCore.Definitions) {
+    for scheduler in definitions.schedulers { encoder.scheduler(scheduler) }
+    for mark in definitions.marks { pendingMarks[mark.index] = mark.record }
   }
 
-  /// Writes the definitions, then the events stamped up to `cutoff` in time order, merging the
-  /// threads' runs (each already in order) so that each thread's own order is kept. Later events
-  /// wait for the next call.
-  mutating func write(
-    runs: [[RawEvent]], upTo cutoff: Int64, definitions: TraceRecorder.Definitions, dropped: Int64
-  ) {
+  /// Names a thread the first time it has events, dated with its first event.
+  mutating func nameThread(_ id: UInt32, _ name: String, time: Int64) {
+    if namedThreads.insert(id).inserted { encoder.thread(id: id, name: name, time: time) }
+  }
+
+  /// Replaces the buffer-local call-site indices of schedule events with interned site ids,
+  /// writing a `site` line for each new one.
+  mutating func resolveSites(_ events: inout [TraceEvent], _ callSites: [CallSite]) {
+    for index in events.indices where events[index].kind == .schedule && events[index].site > 0 {
+      let site = callSites[Int(events[index].site) - 1]
+      events[index].site = intern(site, time: events[index].time)
+    }
+  }
+
+  /// Writes the events stamped up to `cutoff` in time order, merging the threads' runs (each
+  /// already in order) so that each thread's own order is kept. Later events wait for the next
+  /// call.
+  mutating func write(runs newRuns: [[TraceEvent]], upTo cutoff: Int64, dropped: Int64) {
     self.dropped += dropped
-    for mark in definitions.marks { pendingMarks[mark.index] = mark.record }
-    var runs = carried + runs
+    var runs = carried
     carried.removeAll()
-    for index in runs.indices {
+    for run in newRuns where !run.isEmpty {
       // A thread's run is in time order and usually all before the cut: search from the end.
-      let split = runs[index].lastIndex { $0.event.time <= cutoff }.map { $0 + 1 } ?? 0
-      if split < runs[index].endIndex {
-        carried.append(Array(runs[index][split...]))
-        runs[index].removeSubrange(split...)
-      }
+      let split = run.lastIndex { $0.time <= cutoff }.map { $0 + 1 } ?? 0
+      if split < run.endIndex { carried.append(Array(run[split...])) }
+      if split > 0 { runs.append(split == run.endIndex ? run : Array(run[..<split])) }
     }
     if failed {
       // The file is gone; what would have been written is lost, and counted as such.
       self.dropped += Int64(runs.reduce(0) { $0 + $1.count })
+      encoder.bytes.removeAll(keepingCapacity: true)
       return
     }
     if dropped > 0 { encoder.dropped(time: lastTime, count: dropped) }
-    for scheduler in definitions.schedulers { encoder.scheduler(scheduler) }
-    for thread in pendingThreadNames {
-      encoder.thread(id: thread.id, name: thread.name, time: thread.time)
-    }
-    pendingThreadNames.removeAll()
-    var heads = Heap<Head>()
-    for (run, events) in runs.enumerated() where !events.isEmpty {
-      heads.insert(Head(time: events[0].event.time, run: run, index: 0))
-    }
-    while let head = heads.popMin() {
-      let raw = runs[head.run][head.index]
-      var event = raw.event
-      if let site = raw.callSite { event.site = intern(site, time: event.time) }
-      if event.kind == .mark {
-        encoder.event(event, mark: pendingMarks.removeValue(forKey: event.site))
-      } else {
-        encoder.event(event)
-      }
-      lastTime = max(lastTime, event.time)
-      written += 1
-      let next = head.index + 1
-      if next < runs[head.run].count {
-        heads.insert(Head(time: runs[head.run][next].event.time, run: head.run, index: next))
-      }
+    if runs.count == 1 {
+      for event in runs[0] { encode(event) }
+    } else {
+      merge(runs)
     }
     emit()
+  }
+
+  private mutating func merge(_ runs: [[TraceEvent]]) {
+    var heads = Heap<Head>()
+    for (run, events) in runs.enumerated() where !events.isEmpty {
+      heads.insert(Head(time: events[0].time, run: run, index: 0))
+    }
+    while let head = heads.popMin() {
+      encode(runs[head.run][head.index])
+      let next = head.index + 1
+      if next < runs[head.run].count {
+        heads.insert(Head(time: runs[head.run][next].time, run: head.run, index: next))
+      }
+    }
+  }
+
+  @inline(__always)
+  private mutating func encode(_ event: TraceEvent) {
+    if event.kind == .mark {
+      encoder.event(event, mark: pendingMarks.removeValue(forKey: event.site))
+    } else {
+      encoder.event(event)
+    }
+    lastTime = max(lastTime, event.time)
+    written += 1
+    // Write in chunks, so a big flush never builds one huge buffer.
+    if encoder.bytes.count >= 1 << 20 { emit() }
   }
 
   /// The next unwritten event of one run, ordered by time, then by run (earlier runs hold
@@ -127,8 +144,7 @@ struct TraceWriter {
   private mutating func intern(_ site: CallSite, time: Int64) -> UInt32 {
     let key = SiteKey(
       file: UnsafeRawPointer(site.fileID.utf8Start),
-      function: UnsafeRawPointer(site.function.utf8Start),
-      line: site.line)
+      function: UnsafeRawPointer(site.function.utf8Start), line: site.line)
     if let id = sites[key] { return id }
     let id = UInt32(sites.count + 1)
     sites[key] = id

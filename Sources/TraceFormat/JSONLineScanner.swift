@@ -16,8 +16,8 @@ struct JSONLineScanner {
     case string(StringSlice)
     case bool(Bool)
     case null
-    /// A value of another JSON type, with the name to show in messages.
-    case other(String, Range<Int>)
+    /// A value of another JSON type.
+    case other(OtherType)
 
     var typeName: String {
       switch self {
@@ -25,9 +25,17 @@ struct JSONLineScanner {
       case .string: "a string"
       case .bool: "a boolean"
       case .null: "null"
-      case .other(let name, _): name
+      case .other(.object): "an object"
+      case .other(.array): "an array"
+      case .other(.fraction): "a number with a fraction or exponent"
       }
     }
+  }
+
+  /// JSON values the schema only ever skips. Keeping the payload trivial keeps `Value` free of
+  /// reference counting on the hot path.
+  enum OtherType {
+    case object, array, fraction
   }
 
   /// Where a string's bytes are, and whether it needs unescaping.
@@ -116,7 +124,6 @@ struct JSONLineScanner {
   mutating func value() throws(Failure) -> Value {
     skipWhitespace()
     guard position < lineEnd else { throw failure("expected a value, found the end of the line") }
-    let start = position
     switch bytes[position] {
     case UInt8(ascii: "\""):
       return .string(try string())
@@ -133,10 +140,10 @@ struct JSONLineScanner {
       return .null
     case UInt8(ascii: "{"):
       try skipContainer()
-      return .other("an object", start..<position)
+      return .other(.object)
     case UInt8(ascii: "["):
       try skipContainer()
-      return .other("an array", start..<position)
+      return .other(.array)
     default:
       throw failure("expected a value, found \(describe(position))")
     }
@@ -198,7 +205,7 @@ struct JSONLineScanner {
       }
       while position < lineEnd, isDigit(bytes[position]) { position += 1 }
     }
-    guard isInteger else { return .other("a number with a fraction or exponent", start..<position) }
+    guard isInteger else { return .other(.fraction) }
     let limit: UInt64 = negative ? UInt64(Int64.max) + 1 : UInt64(Int64.max)
     if overflow || magnitude > limit {
       throw failure("number too large: integers must fit in 64 bits", at: start)

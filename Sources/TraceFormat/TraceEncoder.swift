@@ -162,7 +162,9 @@ public struct TraceEncoder: Sendable {
   private mutating func field(_ key: StaticString, _ value: Int64) {
     bytes.append(UInt8(ascii: ","))
     bytes.append(UInt8(ascii: "\""))
-    key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    key.withUTF8Buffer { key in
+      for byte in key { bytes.append(byte) }
+    }
     bytes.append(UInt8(ascii: "\""))
     bytes.append(UInt8(ascii: ":"))
     integer(value)
@@ -186,15 +188,26 @@ public struct TraceEncoder: Sendable {
   }
 
   private mutating func unsigned(_ value: UInt64) {
-    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { slots in
-      var first = 20
-      var rest = value
-      repeat {
-        first -= 1
-        slots[first] = UInt8(ascii: "0") + UInt8(rest % 10)
+    if value < 10 {
+      bytes.append(UInt8(truncatingIfNeeded: value) &+ 0x30)
+      return
+    }
+    // Digits land in a fixed-size tuple, then go out one byte at a time: no allocation and no
+    // call into memmove for a handful of bytes.
+    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    var count = 0
+    var rest = value
+    withUnsafeMutableBytes(of: &digits) { slots in
+      while rest > 0 {
+        slots[count] = UInt8(truncatingIfNeeded: rest % 10) &+ 0x30
         rest /= 10
-      } while rest > 0
-      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: slots[first...]))
+        count += 1
+      }
+      var index = count - 1
+      while index >= 0 {
+        bytes.append(slots[index])
+        index -= 1
+      }
     }
   }
 

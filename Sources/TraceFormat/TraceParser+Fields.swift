@@ -51,7 +51,24 @@ enum Key: UInt8, CaseIterable {
 enum EventName {
   case schedule, begin, end, hop, cancel, mark, scheduler, thread, site, close, dropped, unknown
 
-  var label: String { self == .unknown ? "unknown" : "\(self)" }
+  /// The name in messages. A literal per case: interpolating the enum would go through
+  /// reflection on every line.
+  var label: String {
+    switch self {
+    case .schedule: "schedule"
+    case .begin: "begin"
+    case .end: "end"
+    case .hop: "hop"
+    case .cancel: "cancel"
+    case .mark: "mark"
+    case .scheduler: "scheduler"
+    case .thread: "thread"
+    case .site: "site"
+    case .close: "close"
+    case .dropped: "dropped"
+    case .unknown: "unknown"
+    }
+  }
 }
 
 /// One known field's value on the current line.

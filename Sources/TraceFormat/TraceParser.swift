@@ -12,6 +12,7 @@ struct TraceParser {
   private var diagnostics: [TraceDiagnostic] = []
   private var suppressed = 0
   private var header: TraceHeader?
+  private var hasHeader = false
   private var stopped = false
   private var sawEventBeforeHeader = false
 
@@ -171,7 +172,7 @@ struct TraceParser {
     .Failure)
   {
     let fields = Fields(slots: slots, scanner: scanner)
-    guard header != nil else {
+    guard hasHeader else {
       if slots[Int(Key.format.rawValue)] != nil {
         try readHeader(fields, line)
       } else {
@@ -289,6 +290,7 @@ struct TraceParser {
       throw fields.failure(
         .clock, "unknown clock \"\(clockName.escapedForMessage)\" (expected host or virtual)")
     }
+    hasHeader = true
     header = TraceHeader(
       version: Int(version), clock: clock, start: try fields.optionalString(.start) ?? "",
       process: try fields.optionalString(.process) ?? "",

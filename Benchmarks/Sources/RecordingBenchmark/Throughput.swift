@@ -103,9 +103,13 @@ enum Throughput {
     let recorder = try TraceRecorder(
       path: path, metadata: ["benchmark": "recording-throughput"], bufferCapacity: bufferCapacity,
       onError: { printError("recorder: \($0)") })
-    let scheduler = RecordingScheduler(
-      wrapping: DispatchSchedulerFactory().makeSerial(label: "throughput"), recorder: recorder)
+    let queue = DispatchSchedulerFactory().makeSerial(label: "throughput")
+    let scheduler = RecordingScheduler(wrapping: queue, recorder: recorder)
     let elapsed = timeActions(on: scheduler, count: actions)
+    // The last action signals from inside its work, before the recorder writes its `end`; wait
+    // (unrecorded, untimed) for the queue to finish it, or `close()` could come first and the
+    // event would be missing from the count.
+    queue.sync {}
     let closeStart = ContinuousClock.now
     recorder.close()
     let closeElapsed = closeStart.duration(to: .now)

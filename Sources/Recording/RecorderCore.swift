@@ -1,0 +1,180 @@
+import Foundation
+import Scheduling
+import Synchronization
+import TraceFormat
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The recorder's machinery: ids, the clock, per-thread buffers and the writer.
+final class RecorderCore: Sendable {
+  let clock: TraceClock
+  private let origin: Int64
+  private let bufferCapacity: Int
+  private let nextAction = Atomic<UInt32>(0)
+  private let nextScheduler = Atomic<UInt32>(0)
+  private let bufferKey: pthread_key_t
+  private let buffers = Mutex<[ThreadBuffer]>([])
+  private let definitions = Mutex<Definitions>(Definitions())
+  private let writer: Mutex<TraceWriter>
+  private let stopping = Atomic<Bool>(false)
+  // Signalled to make the writer flush before its interval is up: on close, and when a thread's
+  // buffer is half full.
+  private let wakeUp = DispatchSemaphore(value: 0)
+
+  struct Definitions {
+    var schedulers: [SchedulerRecord] = []
+    var marks: [(index: UInt32, record: MarkRecord)] = []
+    var markCount: UInt32 = 0
+  }
+
+  init(
+    path: String, clock: TraceClock, metadata: [String: String], bufferCapacity: Int,
+    onError: @escaping @Sendable (String) -> Void
+  ) throws(TraceRecorderError) {
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard descriptor >= 0 else {
+      throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
+    }
+    var key = pthread_key_t()
+    // Each thread's slot holds a retained ThreadBuffer, released when the thread ends.
+    #if canImport(Darwin)
+      pthread_key_create(&key) { Unmanaged<AnyObject>.fromOpaque($0).release() }
+    #else
+      pthread_key_create(&key) { pointer in
+        if let pointer { Unmanaged<AnyObject>.fromOpaque(pointer).release() }
+      }
+    #endif
+    bufferKey = key
+    self.clock = clock
+    origin = clock.nanoseconds()
+    self.bufferCapacity = max(bufferCapacity, 2)
+    let header = TraceHeader(
+      clock: clock.kind, start: Date().formatted(.iso8601),
+      process: ProcessInfo.processInfo.processName,
+      pid: Int64(ProcessInfo.processInfo.processIdentifier), metadata: metadata)
+    writer = Mutex(TraceWriter(descriptor: descriptor, path: path, onError: onError))
+    writer.withLock { $0.writeHeader(header) }
+  }
+
+  deinit {
+    close()
+    pthread_key_delete(bufferKey)
+  }
+
+  // MARK: - Hot path
+
+  @inline(__always)
+  func now() -> Int64 { clock.nanoseconds() &- origin }
+
+  @inline(__always)
+  func makeActionID() -> UInt32 { nextAction.add(1, ordering: .relaxed).newValue }
+
+  /// The calling thread's buffer, made and registered on its first event.
+  @inline(__always)
+  func currentBuffer() -> ThreadBuffer {
+    if let pointer = pthread_getspecific(bufferKey) {
+      return Unmanaged<ThreadBuffer>.fromOpaque(pointer).takeUnretainedValue()
+    }
+    return makeBuffer()
+  }
+
+  private func makeBuffer() -> ThreadBuffer {
+    let wakeUp = self.wakeUp
+    let buffer = ThreadBuffer(
+      threadID: ThreadIdentity.currentID(), threadName: ThreadIdentity.currentName(),
+      capacity: bufferCapacity, onHalfFull: { wakeUp.signal() })
+    pthread_setspecific(bufferKey, Unmanaged.passRetained(buffer).toOpaque())
+    buffers.withLock { $0.append(buffer) }
+    return buffer
+  }
+
+  func registerScheduler(label: String, kind: SchedulerKind, family: SchedulerFamily) -> UInt32 {
+    let id = nextScheduler.add(1, ordering: .relaxed).newValue
+    let record = SchedulerRecord(
+      id: id, label: label, kind: kind.rawValue, family: family.rawValue, time: now())
+    definitions.withLock { $0.schedulers.append(record) }
+    return id
+  }
+
+  func mark(_ name: String, _ fields: [String: String]) {
+    let index = definitions.withLock { definitions in
+      defer { definitions.markCount += 1 }
+      definitions.marks.append((definitions.markCount, MarkRecord(name: name, fields: fields)))
+      return definitions.markCount
+    }
+    let buffer = currentBuffer()
+    buffer.append(.mark(time: now(), thread: buffer.threadID, mark: index))
+  }
+
+  // MARK: - Writer
+
+  func flush() {
+    writer.withLock { drain(into: &$0) }
+  }
+
+  func close() {
+    guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    wakeUp.signal()
+    writer.withLock { writer in
+      drain(into: &writer, final: true)
+      writer.close(time: now())
+    }
+    RecorderRegistry.shared.remove(self)
+  }
+
+  var counts: (written: Int64, dropped: Int64) {
+    writer.withLock { ($0.written, $0.dropped) }
+  }
+
+  /// Starts the thread that flushes every `interval` until the recorder closes. It holds the
+  /// core strongly; closing ends it.
+  func startWriterThread(interval: Duration) {
+    let seconds =
+      Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
+    let thread = Thread { [self] in
+      while !stopping.load(ordering: .acquiring) {
+        flush()
+        _ = wakeUp.wait(timeout: .now() + seconds)
+      }
+    }
+    thread.name = "chronoscope.trace-writer"
+    thread.start()
+  }
+
+  /// Moves buffered events into the file. Runs under the writer's lock.
+  ///
+  /// Events stamped after the drain began stay for the next one: a thread may append such an
+  /// event to its buffer after that buffer was taken, while a later event that depends on it
+  /// (the begin of an action it scheduled) sits in a buffer taken afterwards. Holding back
+  /// everything past the cut keeps causes before effects in the file.
+  private func drain(into writer: inout TraceWriter, final: Bool = false) {
+    guard writer.isOpen else { return }
+    let cutoff = final ? Int64.max : now()
+    let definitions = self.definitions.withLock { definitions in
+      defer {
+        definitions.schedulers.removeAll()
+        definitions.marks.removeAll()
+      }
+      return definitions
+    }
+    writer.define(definitions)
+    var taken: [(buffer: ThreadBuffer, storage: ThreadBuffer.Storage)] = []
+    var dropped: Int64 = 0
+    for buffer in buffers.withLock({ $0 }) {
+      var storage = buffer.take()
+      dropped += storage.dropped
+      if let first = storage.events.first {
+        writer.nameThread(buffer.threadID, buffer.threadName, time: first.time)
+        writer.resolveSites(&storage.events, storage.callSites)
+      }
+      taken.append((buffer, storage))
+    }
+    writer.write(runs: taken.map(\.storage.events), upTo: cutoff, dropped: dropped)
+    // The writer no longer holds the arrays, so they are reused without copying.
+    for (buffer, storage) in taken { buffer.recycle(storage) }
+  }
+}
