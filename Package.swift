@@ -11,6 +11,9 @@ let package = Package(
     .library(name: "VirtualTime", targets: ["VirtualTime"]),
     .library(name: "TraceFormat", targets: ["TraceFormat"]),
     .library(name: "Recording", targets: ["Recording"]),
+    .library(name: "Replay", targets: ["Replay"]),
+    .library(name: "Screen", targets: ["Screen"]),
+    .library(name: "Terminal", targets: ["Terminal"]),
     .executable(name: "chronoscope", targets: ["chronoscope"]),
   ],
   dependencies: [
@@ -41,6 +44,10 @@ let package = Package(
     .target(name: "Replay", dependencies: ["TraceFormat"]),
     // Stage 6: the screen model — styled cells drawn from replay state; no terminal code.
     .target(name: "Screen"),
+    // Stage 7: the terminal — ncursesw through a system-library shim, and a thin adapter that
+    // copies a screen grid to it and turns keys into events. No pkgConfig: see the shim header.
+    .systemLibrary(name: "CNCursesW", path: "Sources/CNCursesW"),
+    .target(name: "Terminal", dependencies: ["CNCursesW", "Screen"]),
     // The inspector's logic: UI state, key handling and views, from replay state to a screen.
     .target(name: "Inspector", dependencies: ["Replay", "Screen", "TraceFormat"]),
     // The seeds' example programs, written against `SchedulerFactory`; used by tests and recordings.
@@ -50,7 +57,7 @@ let package = Package(
       name: "chronoscope",
       dependencies: [
         "Scheduling", "VirtualTime", "Recording", "TraceFormat", "Replay", "Screen", "Inspector",
-        "Examples",
+        "Examples", "Terminal",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -60,9 +67,14 @@ let package = Package(
     .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat"]),
     .testTarget(name: "ReplayTests", dependencies: ["Replay", "TraceFormat"]),
     .testTarget(
+      name: "InspectorTests", dependencies: ["Inspector", "Replay", "Screen", "TraceFormat"],
+      exclude: ["Golden"]),
+    .testTarget(
       name: "RecordingTests",
       dependencies: ["Recording", "TraceFormat", "Scheduling", "VirtualTime"]),
     .testTarget(name: "VirtualTimeTests", dependencies: ["VirtualTime", "Scheduling", "Examples"]),
+    // Runs the built `chronoscope` in a private tmux server; skipped when tmux is missing.
+    .testTarget(name: "InspectorEndToEndTests"),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -23,6 +23,14 @@ let package = Package(
   targets: [
     .target(name: "BenchmarkSupport"),
     .executableTarget(
+      name: "ReplayBenchmark",
+      dependencies: [
+        "BenchmarkSupport",
+        .product(name: "Replay", package: "Chronoscope"),
+        .product(name: "TraceFormat", package: "Chronoscope"),
+      ]
+    ),
+    .executableTarget(
       name: "VirtualTimeBenchmark",
       dependencies: [
         "BenchmarkSupport",

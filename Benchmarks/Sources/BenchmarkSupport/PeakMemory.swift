@@ -25,6 +25,15 @@ public func peakResidentSetBytes() -> Int? {
   return maxResidentSetFromRusage()
 }
 
+/// This process's resident set size now, in bytes (`VmRSS`), or nil where `/proc` is missing.
+public func currentResidentSetBytes() -> Int? {
+  #if os(Linux)
+    return procStatusKibibytes("VmRSS").map { $0 * 1024 }
+  #else
+    return nil
+  #endif
+}
+
 /// `getrusage(RUSAGE_SELF).ru_maxrss` in bytes.
 public func maxResidentSetFromRusage() -> Int? {
   var usage = rusage()

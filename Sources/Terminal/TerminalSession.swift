@@ -1,0 +1,203 @@
+import CNCursesW
+import Screen
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The terminal, taken over with ncurses: draws ``ScreenGrid``s and reads keys as ``InputKey``s.
+///
+/// A thin adapter with no logic of its own: everything worth testing happens in the grid before it
+/// gets here.
+///
+/// ```swift
+/// let terminal = try TerminalSession()
+/// defer { terminal.stop() }
+/// var grid = ScreenGrid(width: terminal.width, height: terminal.height)
+/// grid.write("Press q to quit", row: 0, column: 0, style: Style(bold: true))
+/// terminal.draw(grid)
+/// while terminal.readKey(timeoutMilliseconds: 100) != .character("q") {}
+/// ```
+///
+/// The terminal is put back (main screen, echo, cursor) by ``stop()``, by `deinit`, on Ctrl-C and
+/// `SIGTERM` (ncurses' own handlers), and on a crash (SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS:
+/// the handler calls `endwin()` and hands the signal on to the handler that was there before, so
+/// Swift's backtrace still prints).
+///
+/// - Warning: Only one session can run at a time, and it must be used from one thread.
+public final class TerminalSession {
+  /// Whether a session is running: ncurses and the crash handlers are process-wide.
+  private static let active = Mutex(false)
+
+  private var screen: OpaquePointer?
+  private var window: UnsafeMutablePointer<WINDOW>?
+  private var colorPairs: ColorPairs?
+  /// One character cell's text for `setcchar`: up to `CCHARW_MAX` scalars and a terminating 0.
+  private var characters = [wchar_t](repeating: 0, count: Int(CCHARW_MAX) + 1)
+
+  /// Whether cells are drawn in colour: the terminal has colours, `colors` was true and
+  /// `NO_COLOR` is unset or empty. Without colour only bold, reverse, dim and underline show.
+  public let hasColors: Bool
+
+  /// Takes over the terminal: alternate screen, no echo, keys one at a time, cursor hidden.
+  ///
+  /// Sets the locale from the environment first (`setlocale(LC_ALL, "")`), so UTF-8 text draws
+  /// correctly under a UTF-8 `LANG`. Ctrl-C still interrupts the program (keys are read in cbreak
+  /// mode, not raw), and ncurses restores the terminal on the way out.
+  ///
+  /// - Parameter colors: Pass false to draw without colours even on a colour terminal.
+  /// - Throws: ``TerminalError/notATerminal`` when standard input or output is not a terminal,
+  ///   ``TerminalError/cannotInitialize(term:)`` when ncurses does not know `TERM`, and
+  ///   ``TerminalError/alreadyActive`` when another session is running.
+  public init(colors: Bool = true) throws {
+    guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
+      throw TerminalError.notATerminal
+    }
+    let claimed = Self.active.withLock { active in
+      if active { return false }
+      active = true
+      return true
+    }
+    guard claimed else { throw TerminalError.alreadyActive }
+
+    setlocale(LC_ALL, "")
+    guard let screen = cncursesw_newterm(), let window = cncursesw_stdscr() else {
+      Self.active.withLock { $0 = false }
+      throw TerminalError.cannotInitialize(term: getenv("TERM").map { String(cString: $0) })
+    }
+    self.screen = screen
+    self.window = window
+    cbreak()
+    noecho()
+    nonl()
+    keypad(window, true)
+    curs_set(0)
+    set_escdelay(25)
+
+    let noColor = getenv("NO_COLOR").map { $0.pointee != 0 } ?? false
+    if colors, !noColor, has_colors(), start_color() == OK {
+      colorPairs = ColorPairs(
+        hasDefaultColors: use_default_colors() == OK, limit: Int(cncursesw_color_pairs()))
+    }
+    hasColors = colorPairs != nil
+    CrashSignals.install()
+  }
+
+  deinit { stop() }
+
+  /// The terminal's width in columns; 0 after ``stop()``.
+  public var width: Int { size.width }
+
+  /// The terminal's height in rows; 0 after ``stop()``.
+  public var height: Int { size.height }
+
+  private var size: (width: Int, height: Int) {
+    guard let window else { return (0, 0) }
+    var rows: Int32 = 0
+    var columns: Int32 = 0
+    cncursesw_getmaxyx(window, &rows, &columns)
+    return (Int(columns), Int(rows))
+  }
+
+  /// Shows `grid`: copies every cell with its style, then updates the terminal once.
+  ///
+  /// A grid larger than the terminal is clipped; a smaller one leaves the rest blank. Colour pairs
+  /// are allocated the first time a foreground/background combination appears. A control
+  /// character that reached a cell despite the grid's sanitizing is drawn as U+FFFD, so a cell can
+  /// never move the cursor or send an escape sequence.
+  ///
+  /// - Complexity: O(cells); ncurses sends only what changed since the last draw.
+  public func draw(_ grid: ScreenGrid) {
+    guard let window else { return }
+    // Start from blank so a cell whose wide character the terminal measures narrower than the grid
+    // does not leave the previous frame's text in the column after it.
+    werase(window)
+    let (columns, rows) = size
+    for row in 0..<min(grid.height, rows) {
+      for column in 0..<min(grid.width, columns) {
+        let cell = grid[row, column]
+        if cell.isContinuation { continue }
+        put(cell, row: row, column: column, in: window)
+      }
+    }
+    wnoutrefresh(window)
+    doupdate()
+  }
+
+  private func put(_ cell: Cell, row: Int, column: Int, in window: UnsafeMutablePointer<WINDOW>) {
+    var count = 0
+    for scalar in cell.text.unicodeScalars.prefix(Int(CCHARW_MAX)) {
+      characters[count] = wchar_t(bitPattern: scalar.value)
+      count += 1
+    }
+    if count == 0 {
+      characters[0] = 0x20
+      count = 1
+    }
+    if characters[0] < 0x20 || (0x7F..<0xA0).contains(characters[0]) { characters[0] = 0xFFFD }
+    characters[count] = 0
+
+    var attributes = cncursesw_a_normal()
+    let style = cell.style
+    if style.bold { attributes |= cncursesw_a_bold() }
+    if style.reverse { attributes |= cncursesw_a_reverse() }
+    if style.dim { attributes |= cncursesw_a_dim() }
+    if style.underline { attributes |= cncursesw_a_underline() }
+    let pair = colorPairs?.pair(foreground: style.foreground, background: style.background) ?? 0
+
+    var character = cchar_t()
+    _ = characters.withUnsafeBufferPointer {
+      setcchar(&character, $0.baseAddress, attributes, pair, nil)
+    }
+    // Writing the bottom-right cell reports ERR (the cursor cannot advance) but draws it.
+    _ = mvwadd_wch(window, Int32(row), Int32(column), &character)
+  }
+
+  /// Waits up to `timeoutMilliseconds` for a key or a resize.
+  ///
+  /// ```swift
+  /// switch terminal.readKey(timeoutMilliseconds: 250) {
+  /// case .resize(let width, let height)?: relayout(width, height)
+  /// case let key?: handle(key)
+  /// case nil: tick()
+  /// }
+  /// ```
+  ///
+  /// - Parameter timeoutMilliseconds: How long to wait; a negative value waits for ever.
+  /// - Returns: The key; `.resize` with the new size after the terminal was resized; nil when the
+  ///   time ran out, for a key the inspector does not use (function keys, control characters), or
+  ///   after ``stop()``.
+  public func readKey(timeoutMilliseconds: Int) -> InputKey? {
+    guard let window else { return nil }
+    wtimeout(window, Int32(clamping: max(timeoutMilliseconds, -1)))
+    var value: wint_t = 0
+    switch wget_wch(window, &value) {
+    case KEY_CODE_YES:
+      if Int32(bitPattern: value) == KEY_RESIZE {
+        let (width, height) = size
+        return .resize(width: width, height: height)
+      }
+      return InputKey(cursesKeyCode: Int32(bitPattern: value))
+    case OK:
+      return InputKey(cursesCharacter: value)
+    default:
+      return nil
+    }
+  }
+
+  /// Gives the terminal back: main screen, echo and cursor restored. Safe to call more than once;
+  /// `deinit` calls it too.
+  public func stop() {
+    guard let screen else { return }
+    CrashSignals.uninstall()
+    endwin()
+    delscreen(screen)
+    self.screen = nil
+    window = nil
+    colorPairs = nil
+    Self.active.withLock { $0 = false }
+  }
+}
