@@ -8,14 +8,18 @@ enum TraceLoading {
   /// The recording `swift run chronoscope` opens when given no file.
   static let bundledRecording = "Recordings/busy-app.trace"
 
-  /// Finds the bundled recording from the working directory or next to the executable.
+  /// Finds the bundled recording in the working directory, or in a folder above the executable
+  /// (the package root, for a binary under `.build`).
   static func bundledPath() -> String {
-    let candidates = [
-      bundledRecording,
-      URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        .appendingPathComponent("../../\(bundledRecording)").standardized.path,
-    ]
-    return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? bundledRecording
+    if FileManager.default.fileExists(atPath: bundledRecording) { return bundledRecording }
+    var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+      .deletingLastPathComponent()
+    for _ in 0..<6 {
+      let candidate = directory.appendingPathComponent(bundledRecording).path
+      if FileManager.default.fileExists(atPath: candidate) { return candidate }
+      directory = directory.deletingLastPathComponent()
+    }
+    return bundledRecording
   }
 
   /// Reads and prepares `path`; on errors prints them (file:line:column: message) to stderr and

@@ -1,0 +1,156 @@
+import Foundation
+import XCTest
+
+/// The real `chronoscope` binary in a real terminal (tmux): keys in, screen out.
+///
+/// These wait on the program through tmux with deadlines (condition-driven, never a fixed sleep).
+final class InspectorEndToEndTests: XCTestCase {
+  private static let recordings = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Recordings")
+
+  private func start(
+    _ arguments: [String], width: Int = 100, height: Int = 30, environment: [String: String] = [:]
+  ) throws -> TmuxSession {
+    try TmuxSession(
+      executable: try ProductsDirectory.executable("chronoscope"), arguments: arguments,
+      width: width, height: height, environment: environment)
+  }
+
+  private func recording(_ name: String) -> String {
+    Self.recordings.appendingPathComponent("\(name).trace").path
+  }
+
+  func testWithNoArgumentsItOpensTheBundledRecordingAndQuitsCleanly() throws {
+    let session = try start([])
+    defer { session.kill() }
+    let screen = try session.waitFor("busy-app.trace", timeout: .seconds(30))
+    XCTAssertTrue(screen.contains("Lanes (by queue)"), screen)
+    XCTAssertTrue(screen.contains("app.database"), screen)
+    XCTAssertTrue(session.isInAlternateScreen())
+    session.sendKeys("q")
+    XCTAssertEqual(try session.waitForExit(timeout: .seconds(20)), 0)
+    XCTAssertFalse(session.isInAlternateScreen(), "the terminal left the alternate screen")
+  }
+
+  func testStepKeysMoveThroughEventsBothWays() throws {
+    let session = try start(["view", recording("virtual-timeout")])
+    defer { session.kill() }
+    try session.waitFor("event 0/45", timeout: .seconds(30))
+    session.sendKeys("n", "n", "Right")
+    try session.waitFor("event 3/45")
+    session.sendKeys("p")
+    try session.waitFor("event 2/45")
+    session.sendKeys("G")
+    try session.waitFor("event 45/45")
+    session.sendKeys("g")
+    try session.waitFor("event 0/45")
+    session.sendKeys("q")
+    XCTAssertEqual(try session.waitForExit(), 0)
+  }
+
+  func testSeekPromptHelpAndDetailScreens() throws {
+    let session = try start(["view", recording("virtual-timeout")])
+    defer { session.kill() }
+    try session.waitFor("event 0/45", timeout: .seconds(30))
+    session.sendKeys("@")
+    try session.waitFor("seek to:")
+    session.type("3s")
+    session.sendKeys("Enter")
+    try session.waitFor("3.000000s / 6.500000s")
+    session.sendKeys("?")
+    try session.waitFor("search labels, call sites and marks")
+    session.sendKeys("Escape")
+    try session.waitUntil("the main view", timeout: .seconds(10)) {
+      $0.contains("Lanes (by queue)")
+    }
+    session.sendKeys("Enter")
+    try session.waitFor("Action #")
+    session.sendKeys("Escape", "q")
+    XCTAssertEqual(try session.waitForExit(), 0)
+  }
+
+  func testResizingRedrawsAndATinyTerminalSaysSo() throws {
+    let session = try start(["view", recording("virtual-timeout")])
+    defer { session.kill() }
+    try session.waitFor("event 0/45", timeout: .seconds(30))
+    session.resize(width: 40, height: 10)
+    try session.waitFor("terminal too small")
+    try session.waitFor("have 40×10")
+    session.resize(width: 120, height: 35)
+    let screen = try session.waitFor("Lanes (by queue)")
+    let header = screen.split(separator: "\n").first.map(String.init) ?? ""
+    XCTAssertTrue(header.hasSuffix("×1"), "the header spans the new width: \(header)")
+    XCTAssertGreaterThan(header.count, 100)
+    session.sendKeys("q")
+    XCTAssertEqual(try session.waitForExit(), 0)
+    XCTAssertFalse(session.isInAlternateScreen())
+  }
+
+  func testCtrlCRestoresTheTerminal() throws {
+    let session = try start(["view", recording("timeout-timeout")])
+    defer { session.kill() }
+    try session.waitFor("timeout-timeout.trace", timeout: .seconds(30))
+    session.sendKeys("C-c")
+    let status = try session.waitForExit()
+    XCTAssertNotEqual(status, 0, "interrupted")
+    XCTAssertFalse(session.isInAlternateScreen(), "ncurses restored the terminal")
+  }
+
+  func testACorruptFileFailsWithTheMessageAndNeverTakesTheScreen() throws {
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("corrupt-\(UUID().uuidString).trace").path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let text = """
+      {"format":"chronoscope-trace","version":1,"clock":"host","start":"","process":"x","pid":1,"metadata":{}}
+      {"t":1,"e":"begin","a":"one","th":1}
+
+      """
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    let session = try start(["view", path])
+    defer { session.kill() }
+    let status = try session.waitForExit(timeout: .seconds(30))
+    // Long lines wrap at the pane's width; joining the rows undoes that.
+    let screen = session.capture().replacingOccurrences(of: "\n", with: "")
+    XCTAssertEqual(status, 2, screen)
+    XCTAssertTrue(
+      screen.contains(":2:24: error: field \"a\" must be an integer, found a string"), screen)
+    XCTAssertFalse(session.isInAlternateScreen())
+  }
+
+  func testMonochromeWithNoColorKeepsAttributesButNoColours() throws {
+    let session = try start(["view", recording("virtual-timeout")], environment: ["NO_COLOR": "1"])
+    defer { session.kill() }
+    try session.waitFor("event 0/45", timeout: .seconds(30))
+    session.sendKeys("n")
+    try session.waitFor("event 1/45")
+    let escapes = session.captureWithEscapes()
+    // SGR parameters 30–37 / 40–47 set colours; 39 / 49 (default colour) are fine.
+    let colour = try NSRegularExpression(pattern: "\u{1B}\\[(?:[0-9]*;)*[34][0-7](?:;[0-9]*)*m")
+    let range = NSRange(escapes.startIndex..., in: escapes)
+    XCTAssertEqual(colour.numberOfMatches(in: escapes, range: range), 0, "no colours:\n\(escapes)")
+    let reverse = try NSRegularExpression(pattern: "\u{1B}\\[(?:[0-9]*;)*7(?:;[0-9]*)*m")
+    XCTAssertGreaterThan(
+      reverse.numberOfMatches(in: escapes, range: range), 0, "reverse video marks the header")
+    session.sendKeys("q")
+    XCTAssertEqual(try session.waitForExit(), 0)
+  }
+
+  func testShowPrintsThePlainFrameWithoutEscapeCodes() throws {
+    let binary = try ProductsDirectory.executable("chronoscope")
+    let process = Process()
+    process.executableURL = binary
+    process.arguments = ["show", recording("virtual-timeout"), "--at", "#5", "--size", "80x20"]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let text = String(decoding: data, as: UTF8.self)
+    XCTAssertEqual(process.terminationStatus, 0)
+    XCTAssertTrue(text.contains("event 5/45"), text)
+    XCTAssertTrue(text.contains("Pending (2)"), text)
+    XCTAssertFalse(text.contains("\u{1B}"), "plain text only")
+    XCTAssertEqual(text.split(separator: "\n", omittingEmptySubsequences: false).count, 21)
+  }
+}
