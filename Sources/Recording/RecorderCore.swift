@@ -14,7 +14,7 @@ final class RecorderCore: Sendable {
   let clock: TraceClock
   private let origin: Int64
   private let bufferCapacity: Int
-  private let nextAction = Atomic<UInt32>(0)
+  private let actionIDs = ActionIDCounter()
   private let nextScheduler = Atomic<UInt32>(0)
   private let bufferKey: pthread_key_t
   private let buffers = Mutex<[ThreadBuffer]>([])
@@ -70,9 +70,6 @@ final class RecorderCore: Sendable {
   @inline(__always)
   func now() -> Int64 { clock.nanoseconds() &- origin }
 
-  @inline(__always)
-  func makeActionID() -> UInt32 { nextAction.add(1, ordering: .relaxed).newValue }
-
   /// The calling thread's buffer, made and registered on its first event.
   @inline(__always)
   func currentBuffer() -> ThreadBuffer {
@@ -84,9 +81,12 @@ final class RecorderCore: Sendable {
 
   private func makeBuffer() -> ThreadBuffer {
     let wakeUp = self.wakeUp
+    let block = ThreadBuffer.idBlock
     let buffer = ThreadBuffer(
       threadID: ThreadIdentity.currentID(), threadName: ThreadIdentity.currentName(),
-      capacity: bufferCapacity, onHalfFull: { wakeUp.signal() })
+      capacity: bufferCapacity,
+      reserveIDs: { [actionIDs] in actionIDs.reserve(block) },
+      onHalfFull: { wakeUp.signal() })
     pthread_setspecific(bufferKey, Unmanaged.passRetained(buffer).toOpaque())
     buffers.withLock { $0.append(buffer) }
     return buffer
@@ -176,5 +176,16 @@ final class RecorderCore: Sendable {
     writer.write(runs: taken.map(\.storage.events), upTo: cutoff, dropped: dropped)
     // The writer no longer holds the arrays, so they are reused without copying.
     for (buffer, storage) in taken { buffer.recycle(storage) }
+  }
+}
+
+/// The recorder's shared action-id counter, from which threads take blocks of ids. A class of
+/// its own so that thread buffers can hold it without holding the recorder.
+final class ActionIDCounter: Sendable {
+  private let next = Atomic<UInt32>(0)
+
+  /// Reserves `count` ids and returns the one before the first (ids start at 1).
+  func reserve(_ count: UInt32) -> UInt32 {
+    next.add(count, ordering: .relaxed).newValue &- count
   }
 }

@@ -22,7 +22,8 @@ import TraceFormat
 /// - **Cancel during a run:** the run finishes (`end` is still written) and is recorded with
 ///   `started: true`; a repeating action then stops.
 /// - **Cancel after the last run, or a second cancel:** `cancel()` is idempotent; only the first
-///   call is recorded.
+///   call is recorded. Work that an inline (immediate) scheduler already ran before returning
+///   its handle cannot be affected by a cancel, so such cancels are not recorded at all.
 /// - **Sync:** recorded as a `sync` schedule followed by its run; a re-entrant `sync` (onto a
 ///   scheduler the thread already holds) runs inline in the wrapped scheduler and is recorded
 ///   the same way, with the outer action as its parent.
@@ -98,10 +99,10 @@ public final class RecordingScheduler: Scheduler {
     -> RecordedAction
   {
     let buffer = core.currentBuffer()
-    let id = core.makeActionID()
+    let id = buffer.makeActionID()
     let time = core.now()
     buffer.append(
-      schedule: .schedule(
+      .schedule(
         time: time, action: id, scheduler: traceID, mode: mode, delay: delay,
         due: time &+ max(delay, 0), thread: buffer.threadID, parent: buffer.currentAction, site: 0),
       callSite: callSite)
@@ -110,6 +111,8 @@ public final class RecordingScheduler: Scheduler {
   }
 
   private func observe(_ action: RecordedAction, _ task: SchedulerTask) -> SchedulerTask {
+    // Work that already ran inline cannot be cancelled in any way that matters.
+    if task.isFinished { return task }
     let core = self.core
     task.whenCancelled {
       let started = action.cancel()

@@ -29,8 +29,9 @@ final class ThreadBuffer: Sendable {
 
   init(
     threadID: UInt32, threadName: String, capacity: Int,
-    onHalfFull: @escaping @Sendable () -> Void
+    reserveIDs: @escaping @Sendable () -> UInt32, onHalfFull: @escaping @Sendable () -> Void
   ) {
+    self.reserveIDs = reserveIDs
     self.threadID = threadID
     self.threadName = threadName
     self.capacity = capacity
@@ -40,35 +41,44 @@ final class ThreadBuffer: Sendable {
     self.storage = Mutex(storage)
   }
 
+  // Action ids this thread may hand out without touching the shared counter: threads take
+  // blocks of ids, so recording on several threads never fights over one cache line.
+  nonisolated(unsafe) private var nextID: UInt32 = 0
+  nonisolated(unsafe) private var lastID: UInt32 = 0
+  private let reserveIDs: @Sendable () -> UInt32
+
+  /// A fresh action id. Ids are unique in the trace; across threads they are not in time order.
+  @inline(__always)
+  func makeActionID() -> UInt32 {
+    if nextID == lastID {
+      nextID = reserveIDs()
+      lastID = nextID &+ Self.idBlock
+    }
+    nextID &+= 1
+    return nextID
+  }
+
+  /// How many ids a thread takes at once.
+  static let idBlock: UInt32 = 256
+
   /// The action running on this thread now, or 0.
   var currentAction: UInt32 { running.last ?? 0 }
 
+  /// Appends an event; a schedule's call site goes to the side array and the event keeps its
+  /// index + 1 until the writer interns it.
   @inline(__always)
-  func append(_ event: TraceEvent) {
+  func append(_ event: TraceEvent, callSite: CallSite? = nil) {
     let capacity = self.capacity
     let count = storage.withLock { storage in
       guard storage.events.count < capacity else {
         storage.dropped += 1
         return 0
       }
-      storage.events.append(event)
-      return storage.events.count
-    }
-    if count == capacity / 2 { onHalfFull() }
-  }
-
-  /// Appends a schedule event with its call site.
-  @inline(__always)
-  func append(schedule event: TraceEvent, callSite: CallSite) {
-    let capacity = self.capacity
-    let count = storage.withLock { storage in
-      guard storage.events.count < capacity else {
-        storage.dropped += 1
-        return 0
-      }
-      storage.callSites.append(callSite)
       var event = event
-      event.site = UInt32(storage.callSites.count)
+      if let callSite {
+        storage.callSites.append(callSite)
+        event.site = UInt32(storage.callSites.count)
+      }
       storage.events.append(event)
       return storage.events.count
     }

@@ -188,13 +188,8 @@ public struct ReplayEngine: Sendable {
   @discardableResult
   public mutating func stepForward() -> Bool {
     guard position < events.count else { return false }
-    let event = events[position]
-    if event.action != ReplayEvent.noAction {
-      let prior = priorStates[position]
-      let next = Self.transition(
-        event.kind, from: prior, repeating: actions[Int(event.action)].isRepeating)
-      Self.move(
-        event.action, from: prior, to: next, &pendingSet, &runningSet, &cancelledWhileRunning)
+    if let (action, prior, next) = change(at: position) {
+      Self.move(action, from: prior, to: next, &pendingSet, &runningSet, &cancelledWhileRunning)
     }
     position += 1
     return true
@@ -205,15 +200,20 @@ public struct ReplayEngine: Sendable {
   public mutating func stepBackward() -> Bool {
     guard position > 0 else { return false }
     position -= 1
-    let event = events[position]
-    if event.action != ReplayEvent.noAction {
-      let prior = priorStates[position]
-      let next = Self.transition(
-        event.kind, from: prior, repeating: actions[Int(event.action)].isRepeating)
-      Self.move(
-        event.action, from: next, to: prior, &pendingSet, &runningSet, &cancelledWhileRunning)
+    if let (action, prior, next) = change(at: position) {
+      Self.move(action, from: next, to: prior, &pendingSet, &runningSet, &cancelledWhileRunning)
     }
     return true
+  }
+
+  /// What event `index` does to its action: the state before and after.
+  @inline(__always)
+  private func change(at index: Int) -> (UInt32, ActionState, ActionState)? {
+    let event = events[index]
+    guard event.action != ReplayEvent.noAction else { return nil }
+    let prior = priorStates[index]
+    let repeating = actions[Int(event.action)].isRepeating
+    return (event.action, prior, Self.transition(event.kind, from: prior, repeating: repeating))
   }
 
   /// Moves the cursor to `target` (clamped to `0...eventCount`).

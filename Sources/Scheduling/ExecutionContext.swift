@@ -27,6 +27,15 @@ package enum ExecutionContext {
     return try body()
   }
 
+  /// Runs `body` as an action of `scheduler` on this thread: the non-generic form, which other
+  /// modules call without going through generic metadata on every action.
+  package static func run(on scheduler: AnyObject, action body: () -> Void) {
+    let id = ObjectIdentifier(scheduler)
+    stack.withValue { $0.append(id) }
+    body()
+    _ = stack.withValue { $0.popLast() }
+  }
+
   /// The schedulers running on this thread, outermost first.
   package static func snapshot() -> [ObjectIdentifier] { stack.withValue { $0 } }
 

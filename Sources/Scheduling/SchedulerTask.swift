@@ -12,6 +12,9 @@ import Synchronization
 public final class SchedulerTask: Sendable {
   private let cancelled = Atomic<Bool>(false)
   private let onCancel: Mutex<(@Sendable () -> Void)?>
+  /// Whether the work already ran to completion when the handle was made (inline schedulers):
+  /// cancelling can change nothing, so decorators need not watch it.
+  package let isFinished: Bool
 
   /// Makes a handle.
   ///
@@ -19,6 +22,12 @@ public final class SchedulerTask: Sendable {
   ///   use it to forward cancellation to the task they wrap.
   public init(onCancel: (@Sendable () -> Void)? = nil) {
     self.onCancel = Mutex(onCancel)
+    isFinished = false
+  }
+
+  private init(finished: Bool) {
+    onCancel = Mutex(nil)
+    isFinished = finished
   }
 
   /// Whether ``cancel()`` has been called.
@@ -58,5 +67,5 @@ public final class SchedulerTask: Sendable {
   }
 
   /// A handle for work that has already finished; cancelling it does nothing.
-  package static func finished() -> SchedulerTask { SchedulerTask() }
+  package static func finished() -> SchedulerTask { SchedulerTask(finished: true) }
 }

@@ -204,7 +204,7 @@ public final class VirtualClock: Sendable {
   }
 
   private func runAction(_ action: Action) {
-    ExecutionContext.run(on: action.scheduler, action.work)
+    ExecutionContext.run(on: action.scheduler, action: action.work)
     state.withLock { $0.finish(action) }
   }
 
@@ -212,7 +212,7 @@ public final class VirtualClock: Sendable {
   private func drain(upTo limit: Int64) {
     var next = takeNext(upTo: limit)
     while let action = next {
-      ExecutionContext.run(on: action.scheduler, action.work)
+      ExecutionContext.run(on: action.scheduler, action: action.work)
       next = state.withLock { state in
         state.finish(action)
         return state.takeNext(upTo: limit)
