@@ -18,7 +18,7 @@ final class RecorderCore: Sendable {
   private let nextScheduler = Atomic<UInt32>(0)
   private let bufferKey: pthread_key_t
   private let buffers = Mutex<[ThreadBuffer]>([])
-  private let definitions = Mutex<Definitions>(Definitions())
+  private let definitions = LockedDefinitions()
   private let writer: Mutex<TraceWriter>
   private let stopping = Atomic<Bool>(false)
   // Signalled to make the writer flush before its interval is up: on close, and when a thread's
@@ -27,6 +27,8 @@ final class RecorderCore: Sendable {
 
   struct Definitions {
     var schedulers: [SchedulerRecord] = []
+    var sites: [CallSiteRecord] = []
+    var siteIDs: [SiteKey: UInt32] = [:]
     var marks: [(index: UInt32, record: MarkRecord)] = []
     var markCount: UInt32 = 0
   }
@@ -82,14 +84,32 @@ final class RecorderCore: Sendable {
   private func makeBuffer() -> ThreadBuffer {
     let wakeUp = self.wakeUp
     let block = ThreadBuffer.idBlock
+    let definitions = self.definitions
     let buffer = ThreadBuffer(
       threadID: ThreadIdentity.currentID(), threadName: ThreadIdentity.currentName(),
       capacity: bufferCapacity,
       reserveIDs: { [actionIDs] in actionIDs.reserve(block) },
+      internSite: { site in Self.intern(site, in: definitions) },
       onHalfFull: { wakeUp.signal() })
     pthread_setspecific(bufferKey, Unmanaged.passRetained(buffer).toOpaque())
     buffers.withLock { $0.append(buffer) }
     return buffer
+  }
+
+  /// The id of a call site, defining it (for the writer to announce) the first time it is seen.
+  private static func intern(_ site: CallSite, in definitions: LockedDefinitions) -> UInt32 {
+    let key = SiteKey(
+      file: UnsafeRawPointer(site.fileID.utf8Start),
+      function: UnsafeRawPointer(site.function.utf8Start), line: site.line)
+    return definitions.withLock { definitions in
+      if let id = definitions.siteIDs[key] { return id }
+      let id = UInt32(definitions.siteIDs.count + 1)
+      definitions.siteIDs[key] = id
+      definitions.sites.append(
+        CallSiteRecord(
+          id: id, file: "\(site.fileID)", line: Int(site.line), function: "\(site.function)"))
+      return id
+    }
   }
 
   func registerScheduler(label: String, kind: SchedulerKind, family: SchedulerFamily) -> UInt32 {
@@ -154,28 +174,28 @@ final class RecorderCore: Sendable {
   private func drain(into writer: inout TraceWriter, final: Bool = false) {
     guard writer.isOpen else { return }
     let cutoff = final ? Int64.max : now()
+    // Take the events first: any site or scheduler they mention was defined before they were
+    // recorded, so it is in the definitions taken next and written before them.
+    var runs: [[TraceEvent]] = []
+    var dropped: Int64 = 0
+    for buffer in buffers.withLock({ $0 }) {
+      var events: [TraceEvent] = []
+      dropped += buffer.drain(into: &events)
+      if let first = events.first {
+        writer.nameThread(buffer.threadID, buffer.threadName, time: first.time)
+        runs.append(events)
+      }
+    }
     let definitions = self.definitions.withLock { definitions in
       defer {
         definitions.schedulers.removeAll()
+        definitions.sites.removeAll()
         definitions.marks.removeAll()
       }
       return definitions
     }
     writer.define(definitions)
-    var taken: [(buffer: ThreadBuffer, storage: ThreadBuffer.Storage)] = []
-    var dropped: Int64 = 0
-    for buffer in buffers.withLock({ $0 }) {
-      var storage = buffer.take()
-      dropped += storage.dropped
-      if let first = storage.events.first {
-        writer.nameThread(buffer.threadID, buffer.threadName, time: first.time)
-        writer.resolveSites(&storage.events, storage.callSites)
-      }
-      taken.append((buffer, storage))
-    }
-    writer.write(runs: taken.map(\.storage.events), upTo: cutoff, dropped: dropped)
-    // The writer no longer holds the arrays, so they are reused without copying.
-    for (buffer, storage) in taken { buffer.recycle(storage) }
+    writer.write(runs: runs, upTo: cutoff, dropped: dropped)
   }
 }
 
@@ -187,5 +207,25 @@ final class ActionIDCounter: Sendable {
   /// Reserves `count` ids and returns the one before the first (ids start at 1).
   func reserve(_ count: UInt32) -> UInt32 {
     next.add(count, ordering: .relaxed).newValue &- count
+  }
+}
+
+/// Where a call site's strings live: static strings are unique per site, so their addresses and
+/// the line identify it without comparing text.
+// @unchecked Sendable: the pointers are addresses of static, immutable string literals, used
+// only as identities and never dereferenced through this key.
+struct SiteKey: Hashable, @unchecked Sendable {
+  var file: UnsafeRawPointer
+  var function: UnsafeRawPointer
+  var line: UInt
+}
+
+/// The definitions waiting to be written, shared by the core and the thread buffers (which
+/// intern call sites without going through the core).
+final class LockedDefinitions: Sendable {
+  private let state = Mutex(RecorderCore.Definitions())
+
+  func withLock<R>(_ body: (inout RecorderCore.Definitions) -> R) -> R {
+    state.withLock { body(&$0) }
   }
 }

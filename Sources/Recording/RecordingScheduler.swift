@@ -104,8 +104,8 @@ public final class RecordingScheduler: Scheduler {
     buffer.append(
       .schedule(
         time: time, action: id, scheduler: traceID, mode: mode, delay: delay,
-        due: time &+ max(delay, 0), thread: buffer.threadID, parent: buffer.currentAction, site: 0),
-      callSite: callSite)
+        due: time &+ max(delay, 0), thread: buffer.threadID, parent: buffer.currentAction,
+        site: buffer.siteID(callSite)))
     return RecordedAction(
       id: id, schedulingThread: buffer.threadID, isRepeating: mode == .repeating)
   }

@@ -2,50 +2,68 @@ import Scheduling
 import Synchronization
 import TraceFormat
 
-/// One thread's events on their way to the writer, plus the actions running on that thread.
+/// One thread's events on their way to the writer — a single-producer, single-consumer ring —
+/// plus the actions running on that thread and its cache of interned call sites.
 ///
-/// The owning thread appends under `storage`'s lock, which only the writer ever contends for,
-/// briefly, when it swaps the arrays out. When the buffer is full the event is dropped and
-/// counted. Events are the compact 48-byte `TraceEvent`; a schedule's call site goes to a
-/// parallel array and the event's `site` holds its index + 1 until the writer interns it.
-final class ThreadBuffer: Sendable {
-  struct Storage {
-    var events: [TraceEvent] = []
-    var callSites: [CallSite] = []
-    var dropped: Int64 = 0
-  }
-
+/// The owning thread writes a 48-byte event into the next slot and publishes it with one
+/// release store; the writer copies out everything published and hands the slots back with
+/// another. Neither waits for the other. When the ring is full the event is dropped and counted.
+// @unchecked Sendable: a slot is written only by the owning thread, at `tail`, before `tail`
+// moves past it (release), and read only by the writer (under the recorder's writer lock) below
+// the `tail` it loaded (acquire) and above `head`, which only it moves. The `nonisolated(unsafe)`
+// properties are touched by the owning thread alone.
+final class ThreadBuffer: @unchecked Sendable {
   let threadID: UInt32
   let threadName: String
+  /// Slots in the ring: a power of two.
   let capacity: Int
-  let storage: Mutex<Storage>
+  private let mask: Int
+  private let slots: UnsafeMutablePointer<TraceEvent>
+  private let tail = Atomic<Int>(0)
+  private let head = Atomic<Int>(0)
+  private let dropped = Atomic<Int64>(0)
   private let onHalfFull: @Sendable () -> Void
-  // Only the owning thread reads or writes this: actions are pushed and popped around their
-  // runs on that thread.
+  private let reserveIDs: @Sendable () -> UInt32
+  private let internSite: @Sendable (CallSite) -> UInt32
+
+  /// The producer's last look at `head`; refreshed only when the ring seems full.
+  nonisolated(unsafe) private var knownHead = 0
+  /// Actions pushed and popped around their runs on this thread.
   nonisolated(unsafe) var running: [UInt32] = []
-  // Only the writer touches this, under the recorder's writer lock: last flush's arrays, emptied
-  // but keeping their capacity, handed back at the next swap so the buffer does not regrow.
-  nonisolated(unsafe) var spare = Storage()
-
-  init(
-    threadID: UInt32, threadName: String, capacity: Int,
-    reserveIDs: @escaping @Sendable () -> UInt32, onHalfFull: @escaping @Sendable () -> Void
-  ) {
-    self.reserveIDs = reserveIDs
-    self.threadID = threadID
-    self.threadName = threadName
-    self.capacity = capacity
-    self.onHalfFull = onHalfFull
-    var storage = Storage()
-    storage.events.reserveCapacity(min(capacity, 1 << 14))
-    self.storage = Mutex(storage)
-  }
-
   // Action ids this thread may hand out without touching the shared counter: threads take
   // blocks of ids, so recording on several threads never fights over one cache line.
   nonisolated(unsafe) private var nextID: UInt32 = 0
   nonisolated(unsafe) private var lastID: UInt32 = 0
-  private let reserveIDs: @Sendable () -> UInt32
+  /// A small direct-mapped cache of call site → interned id.
+  nonisolated(unsafe) private var sites: [(file: UnsafeRawPointer?, line: UInt, id: UInt32)]
+
+  /// How many ids a thread takes at once.
+  static let idBlock: UInt32 = 256
+  private static let siteCacheSize = 64
+
+  init(
+    threadID: UInt32, threadName: String, capacity: Int,
+    reserveIDs: @escaping @Sendable () -> UInt32,
+    internSite: @escaping @Sendable (CallSite) -> UInt32,
+    onHalfFull: @escaping @Sendable () -> Void
+  ) {
+    self.threadID = threadID
+    self.threadName = threadName
+    var size = 2
+    while size < capacity { size <<= 1 }
+    self.capacity = size
+    mask = size - 1
+    slots = .allocate(capacity: size)
+    self.reserveIDs = reserveIDs
+    self.internSite = internSite
+    self.onHalfFull = onHalfFull
+    sites = Array(repeating: (nil, 0, 0), count: Self.siteCacheSize)
+  }
+
+  deinit { slots.deallocate() }
+
+  /// The action running on this thread now, or 0.
+  var currentAction: UInt32 { running.last ?? 0 }
 
   /// A fresh action id. Ids are unique in the trace; across threads they are not in time order.
   @inline(__always)
@@ -58,47 +76,45 @@ final class ThreadBuffer: Sendable {
     return nextID
   }
 
-  /// How many ids a thread takes at once.
-  static let idBlock: UInt32 = 256
-
-  /// The action running on this thread now, or 0.
-  var currentAction: UInt32 { running.last ?? 0 }
-
-  /// Appends an event; a schedule's call site goes to the side array and the event keeps its
-  /// index + 1 until the writer interns it.
+  /// The trace's id for a call site, from this thread's cache when it can.
   @inline(__always)
-  func append(_ event: TraceEvent, callSite: CallSite? = nil) {
-    let capacity = self.capacity
-    let count = storage.withLock { storage in
-      guard storage.events.count < capacity else {
-        storage.dropped += 1
-        return 0
+  func siteID(_ site: CallSite) -> UInt32 {
+    let file = UnsafeRawPointer(site.fileID.utf8Start)
+    let slot =
+      Int(truncatingIfNeeded: (UInt(bitPattern: file) >> 3) ^ site.line) & (Self.siteCacheSize - 1)
+    let cached = sites[slot]
+    if cached.file == file, cached.line == site.line { return cached.id }
+    let id = internSite(site)
+    sites[slot] = (file, site.line, id)
+    return id
+  }
+
+  /// Appends an event (owning thread only).
+  @inline(__always)
+  func append(_ event: TraceEvent) {
+    let position = tail.load(ordering: .relaxed)
+    if position &- knownHead >= capacity {
+      knownHead = head.load(ordering: .acquiring)
+      if position &- knownHead >= capacity {
+        dropped.add(1, ordering: .relaxed)
+        return
       }
-      var event = event
-      if let callSite {
-        storage.callSites.append(callSite)
-        event.site = UInt32(storage.callSites.count)
-      }
-      storage.events.append(event)
-      return storage.events.count
     }
-    if count == capacity / 2 { onHalfFull() }
+    (slots + (position & mask)).initialize(to: event)
+    tail.store(position &+ 1, ordering: .releasing)
+    if (position &+ 1) & (capacity / 2 &- 1) == 0 { onHalfFull() }
   }
 
-  /// Hands the buffered events to the writer in exchange for the spare arrays.
-  func take() -> Storage {
-    var taken = spare
-    storage.withLock { swap(&$0, &taken) }
-    spare = Storage()
-    return taken
-  }
-
-  /// Returns drained arrays for reuse at the next swap.
-  func recycle(_ storage: Storage) {
-    var storage = storage
-    storage.events.removeAll(keepingCapacity: true)
-    storage.callSites.removeAll(keepingCapacity: true)
-    storage.dropped = 0
-    spare = storage
+  /// Copies every published event into `events` and frees their slots (the writer only).
+  /// Returns how many events were dropped since the last call.
+  func drain(into events: inout [TraceEvent]) -> Int64 {
+    let start = head.load(ordering: .relaxed)
+    let end = tail.load(ordering: .acquiring)
+    if end > start {
+      events.reserveCapacity(events.count + (end - start))
+      for position in start..<end { events.append(slots[position & mask]) }
+      head.store(end, ordering: .releasing)
+    }
+    return dropped.exchange(0, ordering: .relaxed)
   }
 }

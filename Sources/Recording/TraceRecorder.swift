@@ -48,14 +48,25 @@ public final class TraceRecorder: Sendable {
   ///   - bufferCapacity: The most events one thread buffers between flushes before dropping.
   ///   - onError: Called once, from the writer, if writing fails.
   /// - Throws: ``TraceRecorderError`` if the file cannot be opened.
-  public init(
+  public convenience init(
     path: String, clock: TraceClock = .host, metadata: [String: String] = [:],
     bufferCapacity: Int = 1 << 16, onError: @escaping @Sendable (String) -> Void = { _ in }
+  ) throws(TraceRecorderError) {
+    try self.init(
+      path: path, clock: clock, metadata: metadata, bufferCapacity: bufferCapacity,
+      onError: onError, backgroundWriter: true)
+  }
+
+  /// Makes a recorder; without a background writer only `flush()` and `close()` write, which
+  /// lets tests fill buffers deterministically.
+  init(
+    path: String, clock: TraceClock, metadata: [String: String], bufferCapacity: Int,
+    onError: @escaping @Sendable (String) -> Void, backgroundWriter: Bool
   ) throws(TraceRecorderError) {
     core = try RecorderCore(
       path: path, clock: clock, metadata: metadata, bufferCapacity: bufferCapacity,
       onError: onError)
-    core.startWriterThread(interval: Self.flushInterval)
+    if backgroundWriter { core.startWriterThread(interval: Self.flushInterval) }
     RecorderRegistry.shared.add(core)
   }
 

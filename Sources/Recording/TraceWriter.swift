@@ -12,17 +12,10 @@ import TraceFormat
 ///
 /// Only ever used under the recorder's writer lock.
 struct TraceWriter {
-  private struct SiteKey: Hashable {
-    var file: UnsafeRawPointer
-    var function: UnsafeRawPointer
-    var line: UInt
-  }
-
   private var descriptor: Int32
   private let path: String
   private let onError: @Sendable (String) -> Void
   private var failed = false
-  private var sites: [SiteKey: UInt32] = [:]
   private var namedThreads: Set<UInt32> = []
   private var encoder = TraceEncoder()
   /// Events stamped after the last cut, written next time.
@@ -46,24 +39,17 @@ struct TraceWriter {
     emit()
   }
 
-  /// Writes scheduler definitions and keeps mark texts until their events are written.
+  /// Writes scheduler and call-site definitions and keeps mark texts until their events are
+  /// written.
   mutating func define(_ definitions: RecorderCore.Definitions) {
     for scheduler in definitions.schedulers { encoder.scheduler(scheduler) }
+    for site in definitions.sites { encoder.callSite(site, time: max(lastTime, 0)) }
     for mark in definitions.marks { pendingMarks[mark.index] = mark.record }
   }
 
   /// Names a thread the first time it has events, dated with its first event.
   mutating func nameThread(_ id: UInt32, _ name: String, time: Int64) {
     if namedThreads.insert(id).inserted { encoder.thread(id: id, name: name, time: time) }
-  }
-
-  /// Replaces the buffer-local call-site indices of schedule events with interned site ids,
-  /// writing a `site` line for each new one.
-  mutating func resolveSites(_ events: inout [TraceEvent], _ callSites: [CallSite]) {
-    for index in events.indices where events[index].kind == .schedule && events[index].site > 0 {
-      let site = callSites[Int(events[index].site) - 1]
-      events[index].site = intern(site, time: events[index].time)
-    }
   }
 
   /// Writes the events stamped up to `cutoff` in time order, merging the threads' runs (each
@@ -86,6 +72,7 @@ struct TraceWriter {
       return
     }
     if dropped > 0 { encoder.dropped(time: lastTime, count: dropped) }
+    encoder.bytes.reserveCapacity((1 << 20) + (1 << 12))
     if runs.count == 1 {
       for event in runs[0] { encode(event) }
     } else {
@@ -139,20 +126,6 @@ struct TraceWriter {
     emit()
     _ = systemClose(descriptor)
     descriptor = -1
-  }
-
-  private mutating func intern(_ site: CallSite, time: Int64) -> UInt32 {
-    let key = SiteKey(
-      file: UnsafeRawPointer(site.fileID.utf8Start),
-      function: UnsafeRawPointer(site.function.utf8Start), line: site.line)
-    if let id = sites[key] { return id }
-    let id = UInt32(sites.count + 1)
-    sites[key] = id
-    encoder.callSite(
-      CallSiteRecord(
-        id: id, file: "\(site.fileID)", line: Int(site.line), function: "\(site.function)"),
-      time: time)
-    return id
   }
 
   /// Writes the encoded lines with `write(2)`, retrying short writes.

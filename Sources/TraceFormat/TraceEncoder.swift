@@ -91,14 +91,12 @@ public struct TraceEncoder: Sendable {
 
   /// A runtime event; `mark` gives a ``TraceEvent/Kind/mark`` its text.
   public mutating func event(_ event: TraceEvent, mark: MarkRecord? = nil) {
-    begin(event.time, event.kind.name)
+    begin(event.time, Self.kindNames[Int(event.kind.rawValue)])
     switch event.kind {
     case .schedule:
       field("a", Int64(event.action))
       field("q", Int64(event.scheduler))
-      raw(",\"mode\":\"")
-      raw(event.mode.name)
-      raw("\"")
+      raw(Self.modeFields[Int(event.mode.rawValue)])
       if event.mode == .after || event.mode == .repeating { field("delay", event.delay) }
       field("due", event.due)
       field("th", Int64(event.thread))
@@ -151,7 +149,16 @@ public struct TraceEncoder: Sendable {
 
   // MARK: - Pieces
 
-  private mutating func begin(_ time: Int64, _ name: String) {
+  /// Event names and mode fields as static bytes, indexed by raw value: no `String` per line.
+  private static let kindNames: [StaticString] = [
+    "schedule", "begin", "end", "hop", "cancel", "mark",
+  ]
+  private static let modeFields: [StaticString] = [
+    ",\"mode\":\"async\"", ",\"mode\":\"sync\"", ",\"mode\":\"after\"",
+    ",\"mode\":\"repeating\"",
+  ]
+
+  private mutating func begin(_ time: Int64, _ name: StaticString) {
     raw("{\"t\":")
     integer(time)
     raw(",\"e\":\"")
@@ -171,11 +178,9 @@ public struct TraceEncoder: Sendable {
   }
 
   private mutating func raw(_ text: StaticString) {
-    text.withUTF8Buffer { bytes.append(contentsOf: $0) }
-  }
-
-  private mutating func raw(_ text: String) {
-    bytes.append(contentsOf: text.utf8)
+    text.withUTF8Buffer { text in
+      for byte in text { bytes.append(byte) }
+    }
   }
 
   private mutating func integer(_ value: Int64) {
