@@ -75,22 +75,43 @@ enum EventName {
 struct FieldSlot {
   var value: JSONLineScanner.Value
   var column: Int
-  /// The parsed object, for `metadata` and `fields`.
-  var object: [String: String]?
+}
+
+/// One line's known fields: trivial slots in memory the reader owns, and a bit per key for
+/// presence, so that filling, copying and reading them never touches a reference count.
+struct FieldSlots {
+  /// Room for one slot per key, allocated (and freed) by the reader around the parse.
+  private let values: UnsafeMutablePointer<FieldSlot>
+  private var present: UInt64 = 0
+
+  init(storage: UnsafeMutablePointer<FieldSlot>) { values = storage }
+
+  mutating func clear() { present = 0 }
+
+  mutating func store(_ key: Key, _ slot: FieldSlot) {
+    values[Int(key.rawValue)] = slot
+    present |= 1 << UInt64(key.rawValue)
+  }
+
+  func has(_ key: Key) -> Bool { present & (1 << UInt64(key.rawValue)) != 0 }
+
+  subscript(key: Key) -> FieldSlot? { has(key) ? values[Int(key.rawValue)] : nil }
 }
 
 /// Typed access to one line's slots, with messages that name the field and the event.
 struct Fields {
   typealias Slot = FieldSlot
-  let slots: [FieldSlot?]
+  let slots: FieldSlots
   let scanner: JSONLineScanner
+  /// The line's `metadata` or `fields` object.
+  let object: [String: String]?
 
   func failure(_ key: Key, _ message: String) -> JSONLineScanner.Failure {
-    JSONLineScanner.Failure(column: slots[Int(key.rawValue)]?.column ?? 1, message: message)
+    JSONLineScanner.Failure(column: slots[key]?.column ?? 1, message: message)
   }
 
   private func required(_ key: Key, in event: String) throws(JSONLineScanner.Failure) -> Slot {
-    guard let slot = slots[Int(key.rawValue)] else {
+    guard let slot = slots[key] else {
       throw JSONLineScanner.Failure(
         column: 1, message: "missing field \"\(key.name)\" in a \(event) line")
     }
@@ -110,7 +131,7 @@ struct Fields {
   }
 
   func optionalInteger(_ key: Key) throws(JSONLineScanner.Failure) -> Int64? {
-    guard let slot = slots[Int(key.rawValue)] else { return nil }
+    guard let slot = slots[key] else { return nil }
     guard case .integer(let value) = slot.value else { throw wrongType(key, "an integer", slot) }
     return value
   }
@@ -134,7 +155,7 @@ struct Fields {
   }
 
   func optionalUInt32(_ key: Key) throws(JSONLineScanner.Failure) -> UInt32? {
-    guard slots[Int(key.rawValue)] != nil else { return nil }
+    guard slots.has(key) else { return nil }
     return try uint32(key, in: "")
   }
 
@@ -151,11 +172,11 @@ struct Fields {
   }
 
   func optionalString(_ key: Key) throws(JSONLineScanner.Failure) -> String? {
-    guard slots[Int(key.rawValue)] != nil else { return nil }
+    guard slots.has(key) else { return nil }
     return try string(key, in: "")
   }
 
-  func object(_ key: Key) -> [String: String]? { slots[Int(key.rawValue)]?.object }
+  func object(_ key: Key) -> [String: String]? { slots.has(key) ? object : nil }
 
   func mode() throws(JSONLineScanner.Failure) -> TraceEvent.ScheduleMode {
     let slot = try required(.mode, in: "schedule")

@@ -26,12 +26,15 @@ struct TraceParser {
   private var checks = SemanticChecks()
 
   // One slot per known key, reused across lines.
-  private var slots = [FieldSlot?](repeating: nil, count: Key.allCases.count)
-  private var touched: [Int] = []
+  private var slots: FieldSlots
+  /// The `metadata` or `fields` object of the current line, if it has one.
+  private var lineObject: [String: String]?
 
-  init(bytes: UnsafeBufferPointer<UInt8>, file: String) {
+  /// - Parameter slots: Room for `Key.allCases.count` field slots, valid while parsing.
+  init(bytes: UnsafeBufferPointer<UInt8>, file: String, slots: UnsafeMutablePointer<FieldSlot>) {
     self.bytes = bytes
     self.file = file
+    self.slots = FieldSlots(storage: slots)
     events.reserveCapacity(bytes.count / 48)
   }
 
@@ -112,8 +115,8 @@ struct TraceParser {
 
   /// Reads the line's object into the slots.
   private mutating func scan(_ scanner: inout JSONLineScanner) throws(JSONLineScanner.Failure) {
-    for index in touched { slots[index] = nil }
-    touched.removeAll(keepingCapacity: true)
+    slots.clear()
+    lineObject = nil
     try scanner.expect(UInt8(ascii: "{"), "'{' at the start of the line")
     var first = true
     while try scanner.nextMember(first: first) {
@@ -123,20 +126,14 @@ struct TraceParser {
       let column = scanner.column
       let key = Key.lookup(scanner, keySlice)
       if let key, key == .metadata || key == .fields {
-        let object = try stringObject(&scanner, key: key)
-        store(key, FieldSlot(value: .null, column: column, object: object))
+        lineObject = try stringObject(&scanner, key: key)
+        slots.store(key, FieldSlot(value: .null, column: column))
       } else {
         let value = try scanner.value()
-        if let key { store(key, FieldSlot(value: value, column: column, object: nil)) }
+        if let key { slots.store(key, FieldSlot(value: value, column: column)) }
       }
     }
     try scanner.expectEndOfLine()
-  }
-
-  private mutating func store(_ key: Key, _ slot: FieldSlot) {
-    let index = Int(key.rawValue)
-    if slots[index] == nil { touched.append(index) }
-    slots[index] = slot
   }
 
   private func stringObject(_ scanner: inout JSONLineScanner, key: Key) throws(JSONLineScanner
@@ -171,9 +168,9 @@ struct TraceParser {
   private mutating func interpret(_ line: Int, _ scanner: JSONLineScanner) throws(JSONLineScanner
     .Failure)
   {
-    let fields = Fields(slots: slots, scanner: scanner)
+    let fields = Fields(slots: slots, scanner: scanner, object: lineObject)
     guard hasHeader else {
-      if slots[Int(Key.format.rawValue)] != nil {
+      if slots.has(.format) {
         try readHeader(fields, line)
       } else {
         let first = !sawEventBeforeHeader
@@ -186,7 +183,7 @@ struct TraceParser {
       }
       return
     }
-    if slots[Int(Key.format.rawValue)] != nil {
+    if slots.has(.format) {
       throw JSONLineScanner.Failure(column: 1, message: "a second header inside the trace")
     }
     let kind = try fields.eventName()

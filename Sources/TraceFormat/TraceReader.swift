@@ -47,9 +47,15 @@ public enum TraceReader {
   public static func parse(
     _ bytes: UnsafeBufferPointer<UInt8>, file: String, progress: ((Double) -> Void)? = nil
   ) -> TraceReading {
-    var parser = TraceParser(bytes: bytes, file: file)
-    parser.run(progress: progress)
-    return parser.result()
+    withUnsafeTemporaryAllocation(of: FieldSlot.self, capacity: Key.allCases.count) { slots in
+      guard let storage = slots.baseAddress else {
+        return TraceReading(trace: nil, diagnostics: [])
+      }
+      storage.initialize(repeating: FieldSlot(value: .null, column: 0), count: slots.count)
+      var parser = TraceParser(bytes: bytes, file: file, slots: storage)
+      parser.run(progress: progress)
+      return parser.result()
+    }
   }
 
   /// Parses trace bytes; `file` names them in diagnostics.
