@@ -9,12 +9,17 @@ import Synchronization
 ///
 /// Cancelling is idempotent and safe from any thread. Work that has not started will never run;
 /// work already running finishes (a repeating action then does not run again).
-public final class SchedulerTask: Sendable {
+///
+/// The class is open so that a scheduler can keep its own bookkeeping in the handle it returns
+/// (the virtual clock does: one allocation per action instead of two); everything on it is final.
+// @unchecked Sendable: its own state is an atomic and a mutex; subclasses must keep theirs
+// immutable or guarded, and say how.
+open class SchedulerTask: @unchecked Sendable {
   private let cancelled = Atomic<Bool>(false)
   private let onCancel: Mutex<(@Sendable () -> Void)?>
   /// Whether the work already ran to completion when the handle was made (inline schedulers):
   /// cancelling can change nothing, so decorators need not watch it.
-  package let isFinished: Bool
+  package final let isFinished: Bool
 
   /// Makes a handle.
   ///
@@ -31,10 +36,10 @@ public final class SchedulerTask: Sendable {
   }
 
   /// Whether ``cancel()`` has been called.
-  public var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+  public final var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
   /// Stops the work from running (again). Later calls do nothing.
-  public func cancel() {
+  public final func cancel() {
     guard
       cancelled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
         .exchanged
@@ -50,7 +55,7 @@ public final class SchedulerTask: Sendable {
   ///
   /// Decorators (such as the recording scheduler) observe cancellation this way without wrapping
   /// the handle, so every layer sees the same one.
-  package func whenCancelled(_ handler: @escaping @Sendable () -> Void) {
+  package final func whenCancelled(_ handler: @escaping @Sendable () -> Void) {
     let runNow = onCancel.withLock { existing -> Bool in
       if isCancelled { return true }
       if let previous = existing {

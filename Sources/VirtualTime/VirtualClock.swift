@@ -64,10 +64,8 @@ public final class VirtualClock: Sendable {
   /// - Complexity: O(n log n).
   public var pendingActions: [PendingAction] {
     state.withLock { state in
-      state.heap.unordered.map { ($0.action, $0.due) }
-        .filter { !$0.0.task.isCancelled }
-        .sorted { ($0.1, $0.0.sequence) < ($1.1, $1.0.sequence) }
-        .map { PendingAction($0.0, due: $0.1) }
+      state.heap.unordered.filter { !$0.action.isCancelled }.sorted()
+        .map { PendingAction($0.action, due: $0.due) }
     }
   }
 
@@ -159,14 +157,12 @@ public final class VirtualClock: Sendable {
     _ work: @escaping @Sendable () -> Void, on scheduler: VirtualScheduler, delay: Int64,
     interval: Int64?, callSite: CallSite
   ) -> SchedulerTask {
-    let task = SchedulerTask()
-    let action = Action(
-      scheduler: scheduler, work: work, task: task, interval: interval, callSite: callSite)
+    let action = Action(scheduler: scheduler, work: work, interval: interval, callSite: callSite)
     state.withLock { state in
       let jitter = delay > 0 || interval != nil ? state.nextJitter() : 0
       state.push(action, due: state.now &+ max(delay, 0) &+ jitter)
     }
-    return task
+    return action
   }
 
   /// Runs `work` on `scheduler` after everything already due now, and returns its result.
@@ -224,26 +220,25 @@ public final class VirtualClock: Sendable {
 // MARK: - State
 
 extension VirtualClock {
-  /// One piece of scheduled work; a repeating action is re-queued after each run.
-  final class Action: Sendable {
+  /// One piece of scheduled work, and the handle its caller gets back: one allocation per
+  /// action. A repeating action is re-queued after each run.
+  // Sendable (inherited, unchecked): every stored property is immutable.
+  final class Action: SchedulerTask {
     let scheduler: VirtualScheduler
     let work: @Sendable () -> Void
-    let task: SchedulerTask
     /// The repeat interval in ns; 0 for one-shot work.
     let interval: Int64
     let callSite: CallSite
-    // Written under the clock's lock when (re)queued; read under it too.
-    nonisolated(unsafe) var sequence: UInt64 = 0
 
     init(
-      scheduler: VirtualScheduler, work: @escaping @Sendable () -> Void, task: SchedulerTask,
-      interval: Int64?, callSite: CallSite
+      scheduler: VirtualScheduler, work: @escaping @Sendable () -> Void, interval: Int64?,
+      callSite: CallSite
     ) {
       self.scheduler = scheduler
       self.work = work
-      self.task = task
       self.interval = interval.map { max($0, 1) } ?? 0
       self.callSite = callSite
+      super.init()
     }
   }
 
@@ -276,7 +271,7 @@ extension VirtualClock {
     var nextDue: Int64? {
       mutating get {
         while let first = heap.min {
-          if !first.action.task.isCancelled { return first.due }
+          if !first.action.isCancelled { return first.due }
           heap.removeMin()
         }
         return nil
@@ -288,7 +283,7 @@ extension VirtualClock {
     mutating func takeNext(upTo limit: Int64) -> Action? {
       while let due = heap.min?.due, due <= limit {
         let action = heap.removeMin().action
-        if action.task.isCancelled { continue }
+        if action.isCancelled { continue }
         now = max(now, due)
         running.append(action.scheduler)
         return action
@@ -299,14 +294,13 @@ extension VirtualClock {
     /// Records that `action` has run; re-queues it if it repeats.
     mutating func finish(_ action: Action) {
       running.removeLast()
-      if action.interval > 0, !action.task.isCancelled {
+      if action.interval > 0, !action.isCancelled {
         push(action, due: now &+ action.interval &+ nextJitter())
       }
     }
 
     mutating func push(_ action: Action, due: Int64) {
       sequence &+= 1
-      action.sequence = sequence
       heap.insert(Entry(due: max(due, now), sequence: sequence, action: action))
     }
 
