@@ -63,7 +63,6 @@ extension InspectorApp {
       if let message = state.message {
         text = message
       } else if let search = state.search {
-        let matches = self.matches
         let current = matches.firstIndex(of: replay.position - 1).map { "\($0 + 1)/" } ?? ""
         text =
           "search \"\(search)\" \(current)\(matches.count) matches · n next · N previous · Esc clear"

@@ -50,6 +50,7 @@ public struct InspectorApp: Sendable {
         state.mode = .main
       } else if state.search != nil {
         state.search = nil
+        matches = []
       }
     case .character(" "):
       state.playing.toggle()
@@ -131,9 +132,11 @@ public struct InspectorApp: Sendable {
     case .search:
       guard !text.isEmpty else {
         state.search = nil
+        matches = []
         return
       }
       state.search = text
+      matches = findMatches()
       if matches.isEmpty {
         state.message = "no match for \"\(text)\""
       } else {
@@ -206,8 +209,10 @@ public struct InspectorApp: Sendable {
     }
   }
 
-  /// Event indices matching the search, in order.
-  var matches: [Int] {
+  /// Event indices matching the search, in order; found once when the search is submitted.
+  private(set) var matches: [Int] = []
+
+  private func findMatches() -> [Int] {
     guard let search = state.search?.lowercased(), !search.isEmpty else { return [] }
     var labels: [UInt32: Bool] = [:]
     for (id, scheduler) in replay.schedulers {
@@ -230,7 +235,6 @@ public struct InspectorApp: Sendable {
   }
 
   private mutating func jumpToMatch(forward: Bool) {
-    let matches = self.matches
     guard !matches.isEmpty else {
       state.message = "no match for \"\(state.search ?? "")\""
       return
