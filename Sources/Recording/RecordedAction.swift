@@ -1,3 +1,4 @@
+import Scheduling
 import Synchronization
 
 /// The recorder's view of one scheduled action: its id, where it was scheduled, and a small
@@ -5,7 +6,7 @@ import Synchronization
 ///
 /// Without it, a cancel racing with the start of a run on another thread could be recorded as
 /// "not started" while the action still began, and the trace would contradict itself.
-final class RecordedAction: Sendable {
+final class RecordedAction: CancellationObserver {
   private enum State: UInt8 {
     /// Never run yet.
     case fresh
@@ -22,10 +23,23 @@ final class RecordedAction: Sendable {
   private let state = Atomic<UInt8>(State.fresh.rawValue)
   private let runs = Atomic<UInt32>(0)
 
-  init(id: UInt32, schedulingThread: UInt32, isRepeating: Bool) {
+  private let core: RecorderCore
+
+  init(id: UInt32, schedulingThread: UInt32, isRepeating: Bool, core: RecorderCore) {
     self.id = id
     self.schedulingThread = schedulingThread
     self.isRepeating = isRepeating
+    self.core = core
+  }
+
+  /// Records the cancel, from the cancelling thread, with who cancelled and whether it started.
+  func schedulerTaskCancelled() {
+    let started = cancel()
+    let buffer = core.currentBuffer()
+    buffer.append(
+      .cancel(
+        time: core.now(), action: id, thread: buffer.threadID, by: buffer.currentAction,
+        started: started))
   }
 
   /// Moves to running and returns the run number, or nil if the action was cancelled first.

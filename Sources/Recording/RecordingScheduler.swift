@@ -107,22 +107,13 @@ public final class RecordingScheduler: Scheduler {
         due: time &+ max(delay, 0), thread: buffer.threadID, parent: buffer.currentAction,
         site: buffer.siteID(callSite)))
     return RecordedAction(
-      id: id, schedulingThread: buffer.threadID, isRepeating: mode == .repeating)
+      id: id, schedulingThread: buffer.threadID, isRepeating: mode == .repeating, core: core)
   }
 
   private func observe(_ action: RecordedAction, _ task: SchedulerTask) -> SchedulerTask {
     // Work that already ran inline cannot be cancelled in any way that matters.
     if task.isFinished { return task }
-    let core = self.core
-    task.whenCancelled {
-      let started = action.cancel()
-      let buffer = core.currentBuffer()
-      buffer.append(
-        .cancel(
-          time: core.now(), action: action.id, thread: buffer.threadID,
-          by: buffer.currentAction,
-          started: started))
-    }
+    task.whenCancelled(notify: action)
     return task
   }
 

@@ -16,7 +16,7 @@ import Synchronization
 // immutable or guarded, and say how.
 open class SchedulerTask: @unchecked Sendable {
   private let cancelled = Atomic<Bool>(false)
-  private let onCancel: Mutex<(@Sendable () -> Void)?>
+  private let onCancel: Mutex<CancelHandlers>
   /// Whether the work already ran to completion when the handle was made (inline schedulers):
   /// cancelling can change nothing, so decorators need not watch it.
   package final let isFinished: Bool
@@ -26,12 +26,12 @@ open class SchedulerTask: @unchecked Sendable {
   /// - Parameter onCancel: Called once, on the thread that first calls ``cancel()``. Decorators
   ///   use it to forward cancellation to the task they wrap.
   public init(onCancel: (@Sendable () -> Void)? = nil) {
-    self.onCancel = Mutex(onCancel)
+    self.onCancel = Mutex(CancelHandlers(first: onCancel.map(CancelHandler.closure)))
     isFinished = false
   }
 
   private init(finished: Bool) {
-    onCancel = Mutex(nil)
+    onCancel = Mutex(CancelHandlers())
     isFinished = finished
   }
 
@@ -44,11 +44,12 @@ open class SchedulerTask: @unchecked Sendable {
       cancelled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
         .exchanged
     else { return }
-    let handler = onCancel.withLock { handler in
-      defer { handler = nil }
-      return handler
+    let handlers = onCancel.withLock { handlers in
+      defer { handlers = CancelHandlers() }
+      return handlers
     }
-    handler?()
+    handlers.first?.run()
+    for handler in handlers.rest { handler.run() }
   }
 
   /// Adds `handler` to what runs on the first ``cancel()``; runs it at once if that has happened.
@@ -56,21 +57,52 @@ open class SchedulerTask: @unchecked Sendable {
   /// Decorators (such as the recording scheduler) observe cancellation this way without wrapping
   /// the handle, so every layer sees the same one.
   package final func whenCancelled(_ handler: @escaping @Sendable () -> Void) {
-    let runNow = onCancel.withLock { existing -> Bool in
+    add(.closure(handler))
+  }
+
+  /// Tells `observer` about the first ``cancel()``, or at once if that has happened: like
+  /// ``whenCancelled(_:)``, without allocating a closure.
+  package final func whenCancelled(notify observer: any CancellationObserver) {
+    add(.observer(observer))
+  }
+
+  private func add(_ handler: CancelHandler) {
+    let runNow = onCancel.withLock { handlers -> Bool in
       if isCancelled { return true }
-      if let previous = existing {
-        existing = {
-          previous()
-          handler()
-        }
+      if handlers.first == nil {
+        handlers.first = handler
       } else {
-        existing = handler
+        handlers.rest.append(handler)
       }
       return false
     }
-    if runNow { handler() }
+    if runNow { handler.run() }
   }
 
   /// A handle for work that has already finished; cancelling it does nothing.
   package static func finished() -> SchedulerTask { SchedulerTask(finished: true) }
+}
+
+/// Something told when a ``SchedulerTask`` is cancelled.
+package protocol CancellationObserver: AnyObject, Sendable {
+  /// Called once, on the thread that cancelled the task.
+  func schedulerTaskCancelled()
+}
+
+private enum CancelHandler: Sendable {
+  case closure(@Sendable () -> Void)
+  case observer(any CancellationObserver)
+
+  func run() {
+    switch self {
+    case .closure(let closure): closure()
+    case .observer(let observer): observer.schedulerTaskCancelled()
+    }
+  }
+}
+
+/// The first handler inline; more (nested decorators) in an array, allocated only then.
+private struct CancelHandlers: Sendable {
+  var first: CancelHandler?
+  var rest: [CancelHandler] = []
 }

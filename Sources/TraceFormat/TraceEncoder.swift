@@ -91,45 +91,56 @@ public struct TraceEncoder: Sendable {
 
   /// A runtime event; `mark` gives a ``TraceEvent/Kind/mark`` its text.
   public mutating func event(_ event: TraceEvent, mark: MarkRecord? = nil) {
-    begin(event.time, Self.kindNames[Int(event.kind.rawValue)])
-    switch event.kind {
-    case .schedule:
-      field("a", Int64(event.action))
-      field("q", Int64(event.scheduler))
-      raw(Self.modeFields[Int(event.mode.rawValue)])
-      if event.mode == .after || event.mode == .repeating { field("delay", event.delay) }
-      field("due", event.due)
-      field("th", Int64(event.thread))
-      if let parent = event.parent { field("parent", Int64(parent)) }
-      if event.site != 0 { field("site", Int64(event.site)) }
-    case .begin:
-      field("a", Int64(event.action))
-      field("th", Int64(event.thread))
-      field("run", Int64(event.run))
-    case .end:
-      field("a", Int64(event.action))
-      field("th", Int64(event.thread))
-      field("run", Int64(event.run))
-      field("dur", event.duration)
-    case .hop:
-      field("a", Int64(event.action))
-      field("from", Int64(event.fromThread))
-      field("to", Int64(event.thread))
-    case .cancel:
-      field("a", Int64(event.action))
-      field("th", Int64(event.thread))
-      if let by = event.parent { field("by", Int64(by)) }
-      raw(event.started ? ",\"started\":true" : ",\"started\":false")
-    case .mark:
-      field("th", Int64(event.thread))
+    guard event.kind != .mark else {
+      line {
+        $0.begin(event.time, "mark")
+        $0.field("th", Int64(event.thread))
+      }
       raw(",\"name\":")
       string(mark?.name ?? "")
       if let fields = mark?.fields, !fields.isEmpty {
         raw(",\"fields\":")
         object(fields)
       }
+      raw("}\n")
+      return
     }
-    raw("}\n")
+    // Every other event is numbers and fixed text: built in one stack buffer, appended at once.
+    line { line in
+      line.begin(event.time, Self.kindNames[Int(event.kind.rawValue)])
+      switch event.kind {
+      case .schedule:
+        line.field("a", Int64(event.action))
+        line.field("q", Int64(event.scheduler))
+        line.raw(Self.modeFields[Int(event.mode.rawValue)])
+        if event.mode == .after || event.mode == .repeating { line.field("delay", event.delay) }
+        line.field("due", event.due)
+        line.field("th", Int64(event.thread))
+        if let parent = event.parent { line.field("parent", Int64(parent)) }
+        if event.site != 0 { line.field("site", Int64(event.site)) }
+      case .begin:
+        line.field("a", Int64(event.action))
+        line.field("th", Int64(event.thread))
+        line.field("run", Int64(event.run))
+      case .end:
+        line.field("a", Int64(event.action))
+        line.field("th", Int64(event.thread))
+        line.field("run", Int64(event.run))
+        line.field("dur", event.duration)
+      case .hop:
+        line.field("a", Int64(event.action))
+        line.field("from", Int64(event.fromThread))
+        line.field("to", Int64(event.thread))
+      case .cancel:
+        line.field("a", Int64(event.action))
+        line.field("th", Int64(event.thread))
+        if let by = event.parent { line.field("by", Int64(by)) }
+        line.raw(event.started ? ",\"started\":true" : ",\"started\":false")
+      case .mark:
+        break
+      }
+      line.raw("}\n")
+    }
   }
 
   /// A note that the recorder dropped `count` events since its last flush.
@@ -159,22 +170,11 @@ public struct TraceEncoder: Sendable {
   ]
 
   private mutating func begin(_ time: Int64, _ name: StaticString) {
-    raw("{\"t\":")
-    integer(time)
-    raw(",\"e\":\"")
-    raw(name)
-    raw("\"")
+    line { $0.begin(time, name) }
   }
 
   private mutating func field(_ key: StaticString, _ value: Int64) {
-    bytes.append(UInt8(ascii: ","))
-    bytes.append(UInt8(ascii: "\""))
-    key.withUTF8Buffer { key in
-      for byte in key { bytes.append(byte) }
-    }
-    bytes.append(UInt8(ascii: "\""))
-    bytes.append(UInt8(ascii: ":"))
-    integer(value)
+    line { $0.field(key, value) }
   }
 
   private mutating func raw(_ text: StaticString) {
@@ -184,35 +184,16 @@ public struct TraceEncoder: Sendable {
   }
 
   private mutating func integer(_ value: Int64) {
-    if value < 0 {
-      bytes.append(UInt8(ascii: "-"))
-      unsigned(value == .min ? UInt64(Int64.max) + 1 : UInt64(-value))
-    } else {
-      unsigned(UInt64(value))
-    }
+    line { $0.integer(value) }
   }
 
-  private mutating func unsigned(_ value: UInt64) {
-    if value < 10 {
-      bytes.append(UInt8(truncatingIfNeeded: value) &+ 0x30)
-      return
-    }
-    // Digits land in a fixed-size tuple, then go out one byte at a time: no allocation and no
-    // call into memmove for a handful of bytes.
-    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-    var count = 0
-    var rest = value
-    withUnsafeMutableBytes(of: &digits) { slots in
-      while rest > 0 {
-        slots[count] = UInt8(truncatingIfNeeded: rest % 10) &+ 0x30
-        rest /= 10
-        count += 1
-      }
-      var index = count - 1
-      while index >= 0 {
-        bytes.append(slots[index])
-        index -= 1
-      }
+  /// Builds up to ``LineBuffer/capacity`` bytes in a stack buffer and appends them in one go.
+  private mutating func line(_ build: (inout LineBuffer) -> Void) {
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: LineBuffer.capacity) { scratch in
+      guard let base = scratch.baseAddress else { return }
+      var line = LineBuffer(base: base)
+      build(&line)
+      bytes.append(contentsOf: UnsafeBufferPointer(start: base, count: line.count))
     }
   }
 
@@ -248,4 +229,62 @@ public struct TraceEncoder: Sendable {
   }
 
   private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+}
+
+/// Fixed text and numbers written straight into memory: no capacity checks per byte.
+///
+/// The longest line built here (a schedule with every field at its largest) is under 260 bytes.
+private struct LineBuffer {
+  static let capacity = 320
+  let base: UnsafeMutablePointer<UInt8>
+  var count = 0
+
+  init(base: UnsafeMutablePointer<UInt8>) { self.base = base }
+
+  @inline(__always)
+  mutating func byte(_ value: UInt8) {
+    base[count] = value
+    count += 1
+  }
+
+  mutating func raw(_ text: StaticString) {
+    text.withUTF8Buffer { text in
+      for value in text { byte(value) }
+    }
+  }
+
+  mutating func begin(_ time: Int64, _ name: StaticString) {
+    raw("{\"t\":")
+    integer(time)
+    raw(",\"e\":\"")
+    raw(name)
+    byte(UInt8(ascii: "\""))
+  }
+
+  mutating func field(_ key: StaticString, _ value: Int64) {
+    byte(UInt8(ascii: ","))
+    byte(UInt8(ascii: "\""))
+    raw(key)
+    byte(UInt8(ascii: "\""))
+    byte(UInt8(ascii: ":"))
+    integer(value)
+  }
+
+  mutating func integer(_ value: Int64) {
+    var magnitude = value.magnitude
+    if value < 0 { byte(UInt8(ascii: "-")) }
+    var digits = 1
+    var scale: UInt64 = 10
+    while digits < 20, magnitude >= scale {
+      digits += 1
+      scale = scale &* 10
+    }
+    var index = count + digits
+    count = index
+    repeat {
+      index -= 1
+      base[index] = UInt8(truncatingIfNeeded: magnitude % 10) &+ 0x30
+      magnitude /= 10
+    } while magnitude > 0
+  }
 }

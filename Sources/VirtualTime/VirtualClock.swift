@@ -222,8 +222,8 @@ public final class VirtualClock: Sendable {
 extension VirtualClock {
   /// One piece of scheduled work, and the handle its caller gets back: one allocation per
   /// action. A repeating action is re-queued after each run.
-  // Sendable (inherited, unchecked): every stored property is immutable.
-  final class Action: SchedulerTask {
+  // @unchecked Sendable (as its superclass): every stored property here is immutable.
+  final class Action: SchedulerTask, @unchecked Sendable {
     let scheduler: VirtualScheduler
     let work: @Sendable () -> Void
     /// The repeat interval in ns; 0 for one-shot work.
