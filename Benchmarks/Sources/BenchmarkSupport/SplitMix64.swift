@@ -29,7 +29,8 @@ public let benchmarkSeed: UInt64 = 0xC4_0A05_C09E
 public func seededDelays(count: Int, below upperBound: Duration, seed: UInt64 = benchmarkSeed)
   -> [Int64]
 {
-  let bound = UInt64(upperBound.components.seconds) * 1_000_000_000
+  let bound =
+    UInt64(upperBound.components.seconds) * 1_000_000_000
     + UInt64(upperBound.components.attoseconds / 1_000_000_000)
   var generator = SplitMix64(seed: seed)
   return (0..<count).map { _ in Int64(generator.next(below: bound)) }

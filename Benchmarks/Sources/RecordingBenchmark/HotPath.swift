@@ -109,7 +109,9 @@ enum HotPath {
         wrapping: ImmediateSchedulerFactory().makeSerial(label: "hot-path.\($0)"),
         recorder: recorder)
     }
-    let elapsed = timeOnThreads(threads) { scheduleEmptyActions(on: schedulers[$0], count: actions) }
+    let elapsed = timeOnThreads(threads) {
+      scheduleEmptyActions(on: schedulers[$0], count: actions)
+    }
     let closeStart = ContinuousClock.now
     recorder.close()
     let closeElapsed = closeStart.duration(to: .now)

@@ -35,20 +35,7 @@ enum RecordingBenchmark {
     """
 
   static func main() {
-    let arguments = Array(CommandLine.arguments.dropFirst())
-    do {
-      if arguments.first == "--child" {
-        try childMain(Array(arguments.dropFirst()))
-      } else {
-        try runDriver(arguments)
-      }
-    } catch let error as Flags.UsageError {
-      printError("error: \(error)\n\n\(usage)")
-      exit(64)
-    } catch {
-      printError("error: \(error)")
-      exit(1)
-    }
+    BenchmarkMain.run(usage: usage, child: childMain, driver: runDriver)
   }
 
   // MARK: - Driver
@@ -244,10 +231,6 @@ func writeLine(_ line: String) {
 }
 
 func writeLine(_ line: JSONLine) { writeLine(line.description) }
-
-func printError(_ message: String) {
-  FileHandle.standardError.write(Data((message + "\n").utf8))
-}
 
 /// A measurement that came out wrong (actions lost, events missing), which invalidates it.
 struct MeasurementError: Error, CustomStringConvertible {

@@ -73,10 +73,14 @@ enum ReplayBenchmark {
     line.add("events", .int(replay.eventCount))
     line.add("actions", .int(replay.actions.count))
     line.add("prepare_seconds", .double(rounded(seconds(prepared), places: 3)))
-    line.add("resident_bytes_per_event", .double(rounded(Double(resident - baseline) / Double(events), places: 1)))
+    line.add(
+      "resident_bytes_per_event",
+      .double(rounded(Double(resident - baseline) / Double(events), places: 1)))
     line.add("peak_rss_bytes", peakResidentSetBytes().map { .int($0) })
     line.add("seek_max_ms", .double(rounded(seconds(worstSeek) * 1e3, places: 3)))
-    line.add("seek_p99_ms", .double(rounded(seconds(seekTimes[seekTimes.count * 99 / 100]) * 1e3, places: 3)))
+    line.add(
+      "seek_p99_ms",
+      .double(rounded(seconds(seekTimes[seekTimes.count * 99 / 100]) * 1e3, places: 3)))
     line.add("seek_by_time_max_ms", .double(rounded(seconds(worstTimeSeek) * 1e3, places: 3)))
     line.add("step_max_ms", .double(rounded(seconds(worstStep) * 1e3, places: 4)))
     line.add("state_query_max_ms", .double(rounded(seconds(worstQuery) * 1e3, places: 3)))
@@ -128,7 +132,8 @@ enum ReplayBenchmark {
         let index = Int(generator.next(below: UInt64(inFlight.count)))
         let item = inFlight.remove(at: index)
         if item.cancel {
-          events.append(.cancel(time: time, action: item.id, thread: item.thread, by: 0, started: false))
+          events.append(
+            .cancel(time: time, action: item.id, thread: item.thread, by: 0, started: false))
         } else {
           let runner = UInt32(generator.next(below: 4)) + 1
           if runner != item.thread {

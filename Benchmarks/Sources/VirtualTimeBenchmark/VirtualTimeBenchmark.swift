@@ -28,20 +28,7 @@ enum VirtualTimeBenchmark {
     """
 
   static func main() {
-    let arguments = Array(CommandLine.arguments.dropFirst())
-    do {
-      if arguments.first == "--child" {
-        try runChild(Array(arguments.dropFirst()))
-      } else {
-        try runDriver(arguments)
-      }
-    } catch let error as Flags.UsageError {
-      printError("error: \(error)\n\n\(usage)")
-      exit(64)
-    } catch {
-      printError("error: \(error)")
-      exit(1)
-    }
+    BenchmarkMain.run(usage: usage, child: runChild, driver: runDriver)
   }
 
   // MARK: - Driver
@@ -207,7 +194,4 @@ enum VirtualTimeBenchmark {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
   }
 
-  static func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
-  }
 }
