@@ -237,13 +237,15 @@ extension InspectorApp {
       let action = pending[index]
       let dueIn = replay.nextDue(of: action) - state.clock
       let due = dueIn >= 0 ? "in \(TimeText.duration(dueIn))" : "late \(TimeText.duration(-dueIn))"
-      let columns = [
-        (label(of: action), 14), (queue(of: action), 18), (due, 14),
-        ("at \(TimeText.seconds(replay.actions[action].scheduledAt))", 14), (site(of: action), 60),
+      let columns: [(text: String, width: Int, style: Style)] = [
+        (label(of: action), 14, .plain), (queue(of: action), 18, .plain),
+        (due, 14, dueIn < 0 ? theme.warning : .plain),
+        ("at \(TimeText.seconds(replay.actions[action].scheduledAt))", 14, .plain),
+        (site(of: action), 60, .plain),
       ]
       drawRow(
         &grid, theme, row: top + offset, columns,
-        selected: state.focus == .pending && index == selected, late: dueIn < 0)
+        selected: state.focus == .pending && index == selected)
     }
   }
 
@@ -264,27 +266,25 @@ extension InspectorApp {
       let thread = began.map { "thread \($0.thread)" } ?? ""
       let elapsed = began.map { "for \(TimeText.duration(state.clock - $0.time))" } ?? ""
       let cancelled = replay.state(of: action) == .runningCancelled ? "cancelled" : ""
-      let columns = [
-        (label(of: action), 14), (queue(of: action), 18), (thread, 14), (elapsed, 14),
-        (cancelled, 12),
+      let columns: [(text: String, width: Int, style: Style)] = [
+        (label(of: action), 14, .plain), (queue(of: action), 18, .plain), (thread, 14, .plain),
+        (elapsed, 14, .plain), (cancelled, 12, theme.cancel),
       ]
       drawRow(
         &grid, theme, row: top + offset, columns,
-        selected: state.focus == .running && index == selected, late: false)
+        selected: state.focus == .running && index == selected)
     }
   }
 
+  /// One row of a panel: cells of fixed widths, each with its own style.
   private func drawRow(
-    _ grid: inout ScreenGrid, _ theme: Theme, row: Int, _ columns: [(String, Int)], selected: Bool,
-    late: Bool
+    _ grid: inout ScreenGrid, _ theme: Theme, row: Int,
+    _ columns: [(text: String, width: Int, style: Style)], selected: Bool
   ) {
     var x = 2
-    for (text, width) in columns where x < grid.width {
-      grid.write(
-        text, row: row, column: x,
-        style: late && width == 14 && text.hasPrefix("late") ? theme.warning : .plain,
-        limit: width - 1)
-      x += width
+    for column in columns where x < grid.width {
+      grid.write(column.text, row: row, column: x, style: column.style, limit: column.width - 1)
+      x += column.width
     }
     if selected { grid.paint(row: row, from: 1, to: grid.width - 1, style: theme.selected) }
   }
