@@ -16,22 +16,25 @@ import Synchronization
 // immutable or guarded, and say how.
 open class SchedulerTask: @unchecked Sendable {
   private let cancelled = Atomic<Bool>(false)
-  private let onCancel: Mutex<CancelHandlers>
   /// Whether the work already ran to completion when the handle was made (inline schedulers):
   /// cancelling can change nothing, so decorators need not watch it.
   package final let isFinished: Bool
+  /// Who to tell on cancel: nothing, one ``CancellationObserver`` (the common case, stored as is),
+  /// or a ``CancelHandlerList``. One word, so the handle stays small: the virtual clock keeps its
+  /// hot fields in the same cache line.
+  private let onCancel: Mutex<AnyObject?>
 
   /// Makes a handle.
   ///
   /// - Parameter onCancel: Called once, on the thread that first calls ``cancel()``. Decorators
   ///   use it to forward cancellation to the task they wrap.
   public init(onCancel: (@Sendable () -> Void)? = nil) {
-    self.onCancel = Mutex(CancelHandlers(first: onCancel.map(CancelHandler.closure)))
+    self.onCancel = Mutex(onCancel.map { CancelHandlerList([.closure($0)]) })
     isFinished = false
   }
 
   private init(finished: Bool) {
-    onCancel = Mutex(CancelHandlers())
+    onCancel = Mutex(nil)
     isFinished = finished
   }
 
@@ -44,12 +47,11 @@ open class SchedulerTask: @unchecked Sendable {
       cancelled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
         .exchanged
     else { return }
-    let handlers = onCancel.withLock { handlers in
-      defer { handlers = CancelHandlers() }
+    let taken = onCancel.withLock { handlers in
+      defer { handlers = nil }
       return handlers
     }
-    handlers.first?.run()
-    for handler in handlers.rest { handler.run() }
+    Self.notify(taken)
   }
 
   /// Adds `handler` to what runs on the first ``cancel()``; runs it at once if that has happened.
@@ -61,7 +63,7 @@ open class SchedulerTask: @unchecked Sendable {
   }
 
   /// Tells `observer` about the first ``cancel()``, or at once if that has happened: like
-  /// ``whenCancelled(_:)``, without allocating a closure.
+  /// ``whenCancelled(_:)``, without allocating anything for the first observer.
   package final func whenCancelled(notify observer: any CancellationObserver) {
     add(.observer(observer))
   }
@@ -69,14 +71,25 @@ open class SchedulerTask: @unchecked Sendable {
   private func add(_ handler: CancelHandler) {
     let runNow = onCancel.withLock { handlers -> Bool in
       if isCancelled { return true }
-      if handlers.first == nil {
-        handlers.first = handler
+      if handlers == nil, case .observer(let observer) = handler {
+        handlers = observer
       } else {
-        handlers.rest.append(handler)
+        handlers = CancelHandlerList(Self.handlers(in: handlers) + [handler])
       }
       return false
     }
     if runNow { handler.run() }
+  }
+
+  private static func notify(_ handlers: AnyObject?) {
+    for handler in Self.handlers(in: handlers) { handler.run() }
+  }
+
+  /// The handlers `onCancel` holds: a list, a single observer, or none.
+  private static func handlers(in stored: AnyObject?) -> [CancelHandler] {
+    if let list = stored as? CancelHandlerList { return list.handlers }
+    if let observer = stored as? any CancellationObserver { return [.observer(observer)] }
+    return []
   }
 
   /// A handle for work that has already finished; cancelling it does nothing.
@@ -101,8 +114,8 @@ private enum CancelHandler: Sendable {
   }
 }
 
-/// The first handler inline; more (nested decorators) in an array, allocated only then.
-private struct CancelHandlers: Sendable {
-  var first: CancelHandler?
-  var rest: [CancelHandler] = []
+/// Several cancel handlers, in the order they were added; immutable.
+private final class CancelHandlerList: Sendable {
+  let handlers: [CancelHandler]
+  init(_ handlers: [CancelHandler]) { self.handlers = handlers }
 }
