@@ -23,13 +23,52 @@ final class RecordedAction: CancellationObserver {
   private let state = Atomic<UInt8>(State.fresh.rawValue)
   private let runs = Atomic<UInt32>(0)
 
-  private let core: RecorderCore
+  let core: RecorderCore
+  /// The wrapped work (nil for `sync`, whose work runs in place).
+  private let work: (@Sendable () -> Void)?
 
-  init(id: UInt32, schedulingThread: UInt32, isRepeating: Bool, core: RecorderCore) {
+  init(
+    id: UInt32, schedulingThread: UInt32, isRepeating: Bool, core: RecorderCore,
+    work: (@Sendable () -> Void)?
+  ) {
     self.id = id
     self.schedulingThread = schedulingThread
     self.isRepeating = isRepeating
     self.core = core
+    self.work = work
+  }
+
+  /// One run as the wrapped scheduler performs it: begin, the work, end — unless cancelled
+  /// first, in which case the work does not run at all.
+  func fire() {
+    guard let work, let run = begin() else { return }
+    let buffer = core.currentBuffer()
+    let start = beginRun(run, on: buffer)
+    work()
+    endRun(run, startedAt: start, on: buffer)
+  }
+
+  /// Records the start of a run (and the hop, if it runs on another thread than it was
+  /// scheduled from); returns its start time.
+  @inline(__always)
+  func beginRun(_ run: UInt32, on buffer: ThreadBuffer) -> Int64 {
+    let start = core.now()
+    if buffer.threadID != schedulingThread {
+      buffer.append(.hop(time: start, action: id, from: schedulingThread, to: buffer.threadID))
+    }
+    buffer.append(.begin(time: start, action: id, thread: buffer.threadID, run: run))
+    buffer.running.append(id)
+    return start
+  }
+
+  /// Records the end of a run.
+  @inline(__always)
+  func endRun(_ run: UInt32, startedAt start: Int64, on buffer: ThreadBuffer) {
+    buffer.running.removeLast()
+    let end = core.now()
+    buffer.append(
+      .end(time: end, action: id, thread: buffer.threadID, run: run, duration: end &- start))
+    self.end()
   }
 
   /// Records the cancel, from the cancelling thread, with who cancelled and whether it started.

@@ -59,45 +59,45 @@ public final class RecordingScheduler: Scheduler {
   public func scheduleAsync(from callSite: CallSite, _ work: @escaping @Sendable () -> Void)
     -> SchedulerTask
   {
-    let action = recordSchedule(.async, delay: 0, callSite: callSite)
-    return observe(action, wrapped.scheduleAsync(from: callSite, run(action, work)))
+    let action = recordSchedule(.async, delay: 0, callSite: callSite, work: work)
+    return observe(action, wrapped.scheduleAsync(from: callSite, fire(action)))
   }
 
   public func scheduleAfter(
     _ delay: Duration, from callSite: CallSite, _ work: @escaping @Sendable () -> Void
   ) -> SchedulerTask {
-    let action = recordSchedule(.after, delay: delay.clampedNanosecondsForTrace, callSite: callSite)
-    return observe(action, wrapped.scheduleAfter(delay, from: callSite, run(action, work)))
+    let action = recordSchedule(
+      .after, delay: delay.clampedNanosecondsForTrace, callSite: callSite, work: work)
+    return observe(action, wrapped.scheduleAfter(delay, from: callSite, fire(action)))
   }
 
   public func scheduleRepeating(
     every interval: Duration, from callSite: CallSite, _ work: @escaping @Sendable () -> Void
   ) -> SchedulerTask {
     let action = recordSchedule(
-      .repeating, delay: interval.clampedNanosecondsForTrace, callSite: callSite)
-    return observe(
-      action, wrapped.scheduleRepeating(every: interval, from: callSite, run(action, work)))
+      .repeating, delay: interval.clampedNanosecondsForTrace, callSite: callSite, work: work)
+    return observe(action, wrapped.scheduleRepeating(every: interval, from: callSite, fire(action)))
   }
 
   public func scheduleSync<T, E: Error>(from callSite: CallSite, _ work: () throws(E) -> T)
     throws(E) -> T
   {
-    let action = recordSchedule(.sync, delay: 0, callSite: callSite)
-    let core = self.core
+    let action = recordSchedule(.sync, delay: 0, callSite: callSite, work: nil)
     return try wrapped.scheduleSync(from: callSite) { () throws(E) -> T in
-      let buffer = core.currentBuffer()
+      let buffer = action.core.currentBuffer()
       let run = action.begin() ?? 1
-      let start = beginRun(action, run: run, buffer: buffer)
-      defer { endRun(action, run: run, start: start, buffer: buffer) }
+      let start = action.beginRun(run, on: buffer)
+      defer { action.endRun(run, startedAt: start, on: buffer) }
       return try work()
     }
   }
 
   // MARK: - Recording
 
-  private func recordSchedule(_ mode: TraceEvent.ScheduleMode, delay: Int64, callSite: CallSite)
-    -> RecordedAction
-  {
+  private func recordSchedule(
+    _ mode: TraceEvent.ScheduleMode, delay: Int64, callSite: CallSite,
+    work: (@Sendable () -> Void)?
+  ) -> RecordedAction {
     let buffer = core.currentBuffer()
     let id = buffer.makeActionID()
     let time = core.now()
@@ -107,7 +107,8 @@ public final class RecordingScheduler: Scheduler {
         due: time &+ max(delay, 0), thread: buffer.threadID, parent: buffer.currentAction,
         site: buffer.siteID(callSite)))
     return RecordedAction(
-      id: id, schedulingThread: buffer.threadID, isRepeating: mode == .repeating, core: core)
+      id: id, schedulingThread: buffer.threadID, isRepeating: mode == .repeating, core: core,
+      work: work)
   }
 
   private func observe(_ action: RecordedAction, _ task: SchedulerTask) -> SchedulerTask {
@@ -118,36 +119,10 @@ public final class RecordingScheduler: Scheduler {
   }
 
   /// The work as the wrapped scheduler runs it: begin, the work, end — unless cancelled first.
-  private func run(_ action: RecordedAction, _ work: @escaping @Sendable () -> Void)
-    -> @Sendable () -> Void
-  {
-    { [self] in
-      guard let run = action.begin() else { return }
-      let buffer = core.currentBuffer()
-      let start = beginRun(action, run: run, buffer: buffer)
-      work()
-      endRun(action, run: run, start: start, buffer: buffer)
-    }
-  }
-
-  @inline(__always)
-  private func beginRun(_ action: RecordedAction, run: UInt32, buffer: ThreadBuffer) -> Int64 {
-    let start = core.now()
-    if buffer.threadID != action.schedulingThread {
-      buffer.append(
-        .hop(time: start, action: action.id, from: action.schedulingThread, to: buffer.threadID))
-    }
-    buffer.append(.begin(time: start, action: action.id, thread: buffer.threadID, run: run))
-    buffer.running.append(action.id)
-    return start
-  }
-
-  @inline(__always)
-  private func endRun(_ action: RecordedAction, run: UInt32, start: Int64, buffer: ThreadBuffer) {
-    buffer.running.removeLast()
-    let end = core.now()
-    buffer.append(
-      .end(time: end, action: action.id, thread: buffer.threadID, run: run, duration: end &- start))
-    action.end()
+  ///
+  /// The closure captures the action alone, so Swift passes the action as its context and
+  /// allocates nothing for it.
+  private func fire(_ action: RecordedAction) -> @Sendable () -> Void {
+    { [action] in action.fire() }
   }
 }
