@@ -42,14 +42,10 @@ final class RecorderCore: Sendable {
       throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
     }
     var key = pthread_key_t()
-    // Each thread's slot holds a retained ThreadBuffer, released when the thread ends.
-    #if canImport(Darwin)
-      pthread_key_create(&key) { Unmanaged<AnyObject>.fromOpaque($0).release() }
-    #else
-      pthread_key_create(&key) { pointer in
-        if let pointer { Unmanaged<AnyObject>.fromOpaque(pointer).release() }
-      }
-    #endif
+    // Each thread's slot points at its buffer without owning it: `buffers` owns every buffer, so
+    // a finished thread's events stay until drained, and all buffers go with the recorder (a
+    // thread that outlives many recorders keeps none of their memory).
+    pthread_key_create(&key, nil)
     bufferKey = key
     self.clock = clock
     origin = clock.nanoseconds()
@@ -91,7 +87,7 @@ final class RecorderCore: Sendable {
       reserveIDs: { [actionIDs] in actionIDs.reserve(block) },
       internSite: { site in Self.intern(site, in: definitions) },
       onHalfFull: { wakeUp.signal() })
-    pthread_setspecific(bufferKey, Unmanaged.passRetained(buffer).toOpaque())
+    pthread_setspecific(bufferKey, Unmanaged.passUnretained(buffer).toOpaque())
     buffers.withLock { $0.append(buffer) }
     return buffer
   }
