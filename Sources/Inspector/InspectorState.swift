@@ -27,13 +27,21 @@ public struct InspectorState: Sendable, Equatable {
     case byQueue, byThread
   }
 
+  /// The screen showing.
   public var mode: Mode = .main
+  /// The panel that `j`/`k` and Enter act on.
   public var focus: Panel = .lanes
+  /// The selected row of each panel.
   public var selection: [Panel: Int] = [:]
+  /// The line being typed, if any.
   public var prompt: Prompt?
+  /// Lanes by queue or by thread.
   public var grouping: Grouping = .byQueue
+  /// Lanes whose names contain this (case-insensitively); empty for all.
   public var laneFilter = ""
+  /// The active search, if any; `n`/`N` then move between its matches.
   public var search: String?
+  /// Whether virtual time is running.
   public var playing = false
   /// Playback speed: virtual time per wall time.
   public var speed: Double = 1
