@@ -41,7 +41,9 @@ let package = Package(
       ]
     ),
     // Stage 5: the replay model — the state of every action and queue at any instant of a trace.
-    .target(name: "Replay", dependencies: ["TraceFormat"]),
+    .target(
+      name: "Replay",
+      dependencies: ["TraceFormat", .product(name: "HeapModule", package: "swift-collections")]),
     // Stage 6: the screen model — styled cells drawn from replay state; no terminal code.
     .target(name: "Screen"),
     // Stage 7: the terminal — ncursesw through a system-library shim, and a thin adapter that

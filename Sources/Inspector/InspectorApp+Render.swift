@@ -81,12 +81,16 @@ extension InspectorApp {
   private func drawMain(_ grid: inout ScreenGrid, _ theme: Theme) {
     let body = grid.height - 2  // header and status
     let lanes = self.lanes
-    let pending = replay.pending
+    let pendingCount = replay.pendingCount
     let running = replay.running
     let laneRows = min(max(lanes.count, 1), max(3, body / 4))
     let runningRows = min(max(running.count, 1), 3)
     let remaining = body - 4 - laneRows - runningRows
-    let pendingRows = max(min(max(pending.count, 1), remaining / 2), 1)
+    let pendingRows = max(min(max(pendingCount, 1), remaining / 2), 1)
+    // Only the soonest-due actions up to the visible window are ordered: the pending set may be
+    // huge.
+    let pending = replay.pending(
+      first: min(pendingCount, state.selected(.pending) + pendingRows + 1))
     let eventRows = max(remaining - pendingRows, 1)
     var row = 1
     drawTitle(
@@ -95,7 +99,7 @@ extension InspectorApp {
     row += 1
     drawLanes(&grid, theme, lanes, rows: laneRows, top: row)
     row += laneRows
-    drawTitle(&grid, theme, row: row, "Pending", count: pending.count, panel: .pending)
+    drawTitle(&grid, theme, row: row, "Pending", count: pendingCount, panel: .pending)
     row += 1
     drawPending(&grid, theme, pending, rows: pendingRows, top: row)
     row += pendingRows
@@ -159,7 +163,9 @@ extension InspectorApp {
     let halfSpan = max(laneSpan / 2, 1)
     let windowStart = state.clock - halfSpan
     let columnSpan = max((2 * halfSpan) / Int64(stripWidth), 1)
-    let pendingByLane = counts(replay.pending, lanes)
+    var pendingActions: [Int] = []
+    replay.forEachPending { pendingActions.append($0) }
+    let pendingByLane = counts(pendingActions, lanes)
     let runningByLane = counts(replay.running, lanes)
     for (offset, index) in window(count: lanes.count, selected: selected, rows: rows).enumerated() {
       let lane = lanes[index]

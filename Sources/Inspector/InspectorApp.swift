@@ -265,7 +265,7 @@ public struct InspectorApp: Sendable {
   private func rowCount(_ panel: InspectorState.Panel) -> Int {
     switch panel {
     case .lanes: lanes.count
-    case .pending: replay.pending.count
+    case .pending: replay.pendingCount
     case .running: replay.running.count
     case .events: replay.eventCount
     }
@@ -275,8 +275,9 @@ public struct InspectorApp: Sendable {
   var selectedAction: Int? {
     switch state.focus {
     case .pending:
-      let pending = replay.pending
-      return pending.isEmpty ? nil : pending[min(state.selected(.pending), pending.count - 1)]
+      let count = replay.pendingCount
+      guard count > 0 else { return nil }
+      return replay.pending(first: min(state.selected(.pending), count - 1) + 1).last
     case .running:
       let running = replay.running
       return running.isEmpty ? nil : running[min(state.selected(.running), running.count - 1)]

@@ -1,3 +1,4 @@
+import HeapModule
 import TraceFormat
 
 /// Replays a trace on a virtual clock: for any cursor position it answers which actions are
@@ -150,11 +151,42 @@ public struct ReplayEngine: Sendable {
   public var span: Int64 { events.last?.time ?? 0 }
 
   /// Actions waiting to run, soonest due first (then by when they were scheduled).
-  public var pending: [Int] {
-    pendingSet.map(Int.init).sorted { lhs, rhs in
-      (nextDue(of: lhs), actions[lhs].scheduledAt, lhs) < (
-        nextDue(of: rhs), actions[rhs].scheduledAt, rhs
-      )
+  ///
+  /// - Complexity: O(p log p) for p pending actions; use ``pending(first:)`` to show a few.
+  public var pending: [Int] { pending(first: pendingSet.count) }
+
+  /// The `count` soonest-due pending actions, in order.
+  ///
+  /// - Complexity: O(p + count log p): a view of the next few stays fast whatever the size of
+  ///   the pending set.
+  public func pending(first count: Int) -> [Int] {
+    let keys = pendingSet.map {
+      PendingKey(
+        due: nextDue(of: Int($0)), scheduledAt: actions[Int($0)].scheduledAt, action: Int($0))
+    }
+    guard count < keys.count / 4 else { return keys.sorted().prefix(count).map(\.action) }
+    var heap = Heap(keys)
+    var first: [Int] = []
+    first.reserveCapacity(count)
+    while first.count < count, let next = heap.popMin() { first.append(next.action) }
+    return first
+  }
+
+  /// How many actions are pending.
+  public var pendingCount: Int { pendingSet.count }
+
+  /// Calls `body` with every pending action, in no particular order.
+  public func forEachPending(_ body: (Int) -> Void) {
+    for action in pendingSet { body(Int(action)) }
+  }
+
+  private struct PendingKey: Comparable {
+    var due: Int64
+    var scheduledAt: Int64
+    var action: Int
+
+    static func < (lhs: PendingKey, rhs: PendingKey) -> Bool {
+      (lhs.due, lhs.scheduledAt, lhs.action) < (rhs.due, rhs.scheduledAt, rhs.action)
     }
   }
 

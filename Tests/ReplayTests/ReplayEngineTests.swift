@@ -121,6 +121,24 @@ final class ReplayEngineTests: XCTestCase {
     XCTAssertNotNil(replay.life(of: heartbeat).cancelledAt)
   }
 
+  func testTheFirstFewPendingActionsAreThePrefixOfTheFullOrder() throws {
+    var replay = ReplayEngine(trace: try Self.recording("busy-app"))
+    var checked = 0
+    for position in stride(from: 0, through: replay.eventCount, by: 97) {
+      replay.seek(to: position)
+      let all = replay.pending
+      XCTAssertEqual(all.count, replay.pendingCount)
+      for count in [0, 1, 3, 10, all.count] {
+        XCTAssertEqual(replay.pending(first: count), Array(all.prefix(count)), "at \(position)")
+      }
+      var unordered: [Int] = []
+      replay.forEachPending { unordered.append($0) }
+      XCTAssertEqual(unordered.sorted(), all.sorted())
+      if all.count > 12 { checked += 1 }
+    }
+    XCTAssertGreaterThan(checked, 3, "some positions have many pending actions")
+  }
+
   func testHopsAreVisibleInAnActionsLife() throws {
     let replay = ReplayEngine(trace: try Self.recording("busy-app"))
     let hop = try XCTUnwrap(replay.events.first { $0.kind == .hop })
