@@ -67,7 +67,7 @@ public final class RecordingScheduler: Scheduler {
     _ delay: Duration, from callSite: CallSite, _ work: @escaping @Sendable () -> Void
   ) -> SchedulerTask {
     let action = recordSchedule(
-      .after, delay: delay.clampedNanosecondsForTrace, callSite: callSite, work: work)
+      .after, delay: delay.clampedNanoseconds, callSite: callSite, work: work)
     return observe(action, wrapped.scheduleAfter(delay, from: callSite, fire(action)))
   }
 
@@ -75,7 +75,7 @@ public final class RecordingScheduler: Scheduler {
     every interval: Duration, from callSite: CallSite, _ work: @escaping @Sendable () -> Void
   ) -> SchedulerTask {
     let action = recordSchedule(
-      .repeating, delay: interval.clampedNanosecondsForTrace, callSite: callSite, work: work)
+      .repeating, delay: interval.clampedNanoseconds, callSite: callSite, work: work)
     return observe(action, wrapped.scheduleRepeating(every: interval, from: callSite, fire(action)))
   }
 

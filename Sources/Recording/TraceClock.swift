@@ -1,3 +1,4 @@
+import Scheduling
 import TraceFormat
 
 #if canImport(Glibc)
@@ -42,15 +43,7 @@ public struct TraceClock: Sendable {
       clock_gettime(CLOCK_MONOTONIC, &spec)
       return Int64(spec.tv_sec) &* 1_000_000_000 &+ Int64(spec.tv_nsec)
     case .custom(let now):
-      return now().clampedNanosecondsForTrace
+      return now().clampedNanoseconds
     }
-  }
-}
-
-extension Duration {
-  var clampedNanosecondsForTrace: Int64 {
-    let (seconds, attoseconds) = components
-    let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-    return overflow ? (seconds < 0 ? .min : .max) : scaled &+ attoseconds / 1_000_000_000
   }
 }

@@ -13,9 +13,6 @@ package enum ExecutionContext {
     return stack.withValue { $0.contains(id) }
   }
 
-  /// The innermost scheduler running on this thread, if any.
-  package static var innermost: ObjectIdentifier? { stack.withValue { $0.last } }
-
   /// Runs `body` as an action of `scheduler` on this thread.
   @inline(__always)
   package static func run<T, E: Error>(on scheduler: AnyObject, _ body: () throws(E) -> T) throws(E)

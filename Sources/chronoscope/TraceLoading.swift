@@ -1,6 +1,7 @@
 import Foundation
 import Inspector
 import Replay
+import Screen
 import TraceFormat
 
 /// Loads a trace for the inspector, or explains on stderr why it cannot.
@@ -32,10 +33,10 @@ enum TraceLoading {
     let errors = reading.diagnostics.filter { $0.severity == .error }
     guard let trace = reading.trace, errors.isEmpty else {
       for diagnostic in errors.prefix(20) {
-        standardError(diagnostic.description.escapingControlCharacters)
+        standardError(TextWidth.sanitized(diagnostic.description))
       }
       if errors.count > 20 { standardError("… and \(errors.count - 20) more errors") }
-      if errors.isEmpty { standardError("\(path.escapingControlCharacters): not a readable trace") }
+      if errors.isEmpty { standardError("\(TextWidth.sanitized(path)): not a readable trace") }
       throw CleanExit.failure
     }
     let preparing =

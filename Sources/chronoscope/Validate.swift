@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Screen
 import TraceFormat
 
 /// `chronoscope validate FILE…`: checks trace files and prints every problem.
@@ -23,33 +24,16 @@ struct Validate: ParsableCommand {
     for file in files {
       let reading = TraceReader.read(path: file)
       for diagnostic in reading.diagnostics {
-        print(diagnostic.description.escapingControlCharacters)
+        print(TextWidth.sanitized(diagnostic.description))
       }
       if reading.hasErrors {
         worst = max(worst, 2)
       } else if reading.hasWarnings {
         worst = max(worst, 1)
       } else if !quiet, let trace = reading.trace {
-        print("\(file.escapingControlCharacters): ok, \(trace.events.count) events")
+        print("\(TextWidth.sanitized(file)): ok, \(trace.events.count) events")
       }
     }
     if worst != 0 { throw ExitCode(worst) }
-  }
-}
-
-extension String {
-  /// The text with control characters (C0, DEL, C1) shown as `\u{…}`, safe to print to a
-  /// terminal whatever a trace file contained.
-  var escapingControlCharacters: String {
-    var out = ""
-    out.reserveCapacity(utf8.count)
-    for scalar in unicodeScalars {
-      if scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value) {
-        out += "\\u{\(String(scalar.value, radix: 16))}"
-      } else {
-        out.unicodeScalars.append(scalar)
-      }
-    }
-    return out
   }
 }
