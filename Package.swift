@@ -73,10 +73,12 @@ let package = Package(
       exclude: ["Golden"]),
     .testTarget(
       name: "RecordingTests",
-      dependencies: ["Recording", "TraceFormat", "Scheduling", "VirtualTime"]),
+      dependencies: ["Recording", "TraceFormat", "Scheduling", "VirtualTime", "TestSupport"]),
     .testTarget(name: "VirtualTimeTests", dependencies: ["VirtualTime", "Scheduling", "Examples"]),
+    // Helpers shared by the test targets that run the built binary.
+    .target(name: "TestSupport", path: "Tests/TestSupport"),
     // Runs the built `chronoscope` in a private tmux server; skipped when tmux is missing.
-    .testTarget(name: "InspectorEndToEndTests"),
+    .testTarget(name: "InspectorEndToEndTests", dependencies: ["TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// A program running in its own tmux server, for end-to-end tests of the terminal UI: type keys,

@@ -1,10 +1,10 @@
 import Foundation
 import XCTest
 
-/// Finds executables built by this package, next to the test bundle. (The same lookup as
-/// RecordingTests'; test targets cannot share a helper file.)
-enum ProductsDirectory {
-  static func executable(_ name: String) throws -> URL {
+/// Finds executables built by this package, next to the test bundle.
+public enum ProductsDirectory {
+  /// The URL of the built executable `name`, or a skip when it is not there.
+  public static func executable(_ name: String) throws -> URL {
     let candidates =
       [
         Bundle.main.bundleURL,
