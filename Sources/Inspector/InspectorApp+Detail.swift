@@ -2,20 +2,42 @@ import Replay
 import Screen
 import TraceFormat
 
+/// An action the detail view links to, and how it is related.
+struct DetailLink: Equatable {
+  /// `scheduled by`, `cancelled by`, `scheduled`, `cancelled`.
+  let role: String
+  let action: ActionIndex
+}
+
 extension InspectorApp {
-  /// The selected action's whole life.
-  func drawDetail(_ grid: inout ScreenGrid, _ theme: Theme, action: Int) {
-    let info = replay.actions[action]
+  /// The actions related to `action`, in the order the detail view lists them: the one that
+  /// scheduled it, the one that cancelled it, what it scheduled, what it cancelled.
+  func detailLinks(of action: ActionIndex) -> [DetailLink] {
     let life = replay.life(of: action)
-    let queueLabel =
-      replay.schedulers[info.scheduler].map { "\($0.label) (\($0.kind), \($0.family))" }
-      ?? "queue \(info.scheduler)"
+    var links: [DetailLink] = []
+    if let parent = replay.action(action).parent {
+      links.append(DetailLink(role: "scheduled by", action: parent))
+    }
+    if let canceller = life.cancelledBy {
+      links.append(DetailLink(role: "cancelled by", action: canceller))
+    }
+    links += life.children.map { DetailLink(role: "scheduled", action: $0) }
+    links += life.cancelled.map { DetailLink(role: "cancelled", action: $0) }
+    return links
+  }
+
+  /// The selected action's whole life, then the actions it is related to.
+  func drawDetail(_ grid: inout ScreenGrid, _ theme: Theme, action: ActionIndex, link: Int) {
+    let info = replay.action(action)
+    let life = replay.life(of: action)
+    let queue =
+      replay.queue(info.queue).map { "\($0.label) (\($0.kind), \($0.family))" }
+      ?? "queue \(info.queue.rawValue)"
     var lines: [(String, String)] = []
-    lines.append(("queue", queueLabel))
-    let by = info.parent.map { " by #\(replay.actions[Int($0)].id)" } ?? ""
+    lines.append(("queue", queue))
     lines.append(
-      ("scheduled", "at \(TimeText.seconds(info.scheduledAt))\(by) on \(threadName(info.thread))"))
-    if let site = replay.callSites[info.site] {
+      ("scheduled", "at \(TimeText.seconds(info.scheduledAt)) on \(threadTitle(info.scheduledOn))"))
+    if let site = replay.callSite(of: action) {
       lines.append(("call site", "\(site.file):\(site.line) in \(site.function)"))
     }
     switch info.mode {
@@ -23,75 +45,124 @@ extension InspectorApp {
       lines.append(("delay", "\(TimeText.duration(info.delay)), due \(TimeText.seconds(info.due))"))
     case .repeating:
       lines.append(
-        ("interval", "\(TimeText.duration(info.delay)), first due \(TimeText.seconds(info.due))"))
+        (
+          "interval",
+          "\(TimeText.duration(info.delay)), first due \(TimeText.seconds(info.due)); run k is due first due + (k−1) × interval"
+        ))
     case .async, .sync: lines.append(("due", TimeText.seconds(info.due)))
     }
     if life.runs.isEmpty { lines.append(("runs", "never ran")) }
-    for run in life.runs.prefix(12) {
-      let due = info.isRepeating ? info.due + Int64(run.number - 1) * info.delay : info.due
-      let late = run.began - due
+    let shownRuns =
+      life.runs.count > 8 ? Array(life.runs.prefix(4) + life.runs.suffix(4)) : life.runs
+    for (offset, run) in shownRuns.enumerated() {
+      if life.runs.count > 8, offset == 4 {
+        lines.append(("", "… \(life.runs.count - 8) more runs"))
+      }
+      let late = run.lateness
       var text =
-        "fired \(TimeText.seconds(run.began)) (\(late >= 0 ? "late \(TimeText.duration(late))" : "early \(TimeText.duration(-late))"))"
+        "due \(TimeText.seconds(run.due)), began \(TimeText.seconds(run.began)) (\(late >= 0 ? "late \(TimeText.duration(late))" : "early \(TimeText.duration(late.magnitudeSaturated))"))"
       if let ended = run.ended {
-        text += ", took \(TimeText.duration(ended - run.began))"
+        text += ", took \(TimeText.duration(ended.subtracting(saturating: run.began)))"
       } else {
         text += ", did not end"
       }
-      text += ", on \(threadName(run.thread))"
-      if let from = run.hoppedFrom { text += " ← hop from \(threadName(from))" }
+      text += ", on \(threadTitle(run.thread))"
+      if let from = run.hoppedFrom { text += " ← hop from \(threadTitle(from))" }
       lines.append(("run \(run.number)", text))
     }
-    if life.runs.count > 12 { lines.append(("", "… \(life.runs.count - 12) more runs")) }
     if let cancelledAt = life.cancelledAt {
-      let by = life.cancelledBy.map { " by #\(replay.actions[$0].id)" } ?? ""
       lines.append(
         (
           "cancelled",
-          "at \(TimeText.seconds(cancelledAt))\(by) (\(life.cancelledAfterStart ? "after it started" : "before it started"))"
+          "at \(TimeText.seconds(cancelledAt)) (\(life.cancelledAfterStart ? "after it started" : "before it started"))"
         ))
     }
-    if !life.children.isEmpty {
-      lines.append(
-        (
-          "scheduled",
-          life.children.prefix(20).map { "#\(replay.actions[$0].id)" }.joined(separator: ", ")
-            + (life.children.count > 20 ? " …" : "")
-        ))
+    var now = "\(replay.state(of: action))"
+    if let due = replay.nextDue(of: action) {
+      let dueIn = due.subtracting(saturating: state.clock)
+      now +=
+        ", next due \(TimeText.seconds(due)) (\(dueIn >= 0 ? "in \(TimeText.duration(dueIn))" : "late \(TimeText.duration(dueIn.magnitudeSaturated))"))"
     }
-    lines.append(("now", "\(replay.state(of: action)) at \(TimeText.seconds(state.clock))"))
+    lines.append(("now", "\(now) at \(TimeText.seconds(state.clock))"))
 
-    grid.write(" Action #\(info.id) · \(info.mode.name)", row: 2, column: 1, style: theme.title)
-    for (offset, line) in lines.enumerated() where 4 + offset < grid.height - 1 {
-      grid.write(line.0, row: 4 + offset, column: 3, style: theme.dim)
-      grid.write(line.1, row: 4 + offset, column: 16)
+    let trail = (state.history + [action]).suffix(6).map { "\(replay.action($0).id)" }
+    grid.write(
+      " Action \(info.id) · \(info.mode.name)"
+        + (state.history.isEmpty ? "" : "   (\(trail.joined(separator: " → ")))"),
+      row: 2, column: 1, style: theme.title)
+    var row = 4
+    let bottom = grid.height - 1
+    for line in lines where row < bottom {
+      grid.write(line.0, row: row, column: 3, style: theme.dim)
+      grid.write(TextWidth.truncated(line.1, to: grid.width - 17), row: row, column: 16)
+      row += 1
+    }
+    let links = detailLinks(of: action)
+    guard !links.isEmpty, row + 2 < bottom else { return }
+    row += 1
+    grid.write(
+      "Related (\(links.count)) · j/k select · ⏎ follow · esc back", row: row, column: 3,
+      style: theme.title)
+    row += 1
+    let selected = min(max(link, 0), links.count - 1)
+    for index in window(count: links.count, selected: selected, rows: bottom - row) {
+      let related = links[index]
+      let text =
+        "\(related.role.padded(to: 13))\(label(of: related.action).padded(to: 16))\(queueLabel(of: related.action).padded(to: 20))\(site(of: related.action))"
+      grid.write(index == selected ? "▸" : " ", row: row, column: 1, style: theme.title)
+      grid.write(TextWidth.truncated(text, to: grid.width - 4), row: row, column: 3)
+      if index == selected {
+        grid.paint(row: row, from: 3, to: grid.width - 1, style: theme.selected)
+      }
+      row += 1
     }
   }
 
-  private func threadName(_ id: UInt32) -> String {
-    if let name = replay.threadNames[id], !name.isEmpty { return "thread \(id) (\(name))" }
-    return "thread \(id)"
-  }
-
-  /// The keys.
+  /// The keys, the notation and what the glyphs mean.
   func drawHelp(_ grid: inout ScreenGrid, _ theme: Theme) {
+    let clock =
+      replay.header.clock == .virtual
+      ? "play / pause: virtual time runs at speed × wall time"
+      : "play / pause: the recorded (host) time replays at speed × wall time"
     let keys: [(String, String)] = [
-      ("space", "play / pause (virtual time runs at speed × wall time)"),
-      ("n  →", "next event"), ("p  ←", "previous event"),
-      ("]  [", "next / previous event on the selected lane"),
-      ("+  -", "faster / slower playback"),
-      ("t  T", "step time forward / back by \(TimeText.duration(state.timeStep))"),
-      ("g  G", "start / end of the trace"),
-      ("@", "seek to a time (1.25s, 300ms, 40us) or an event (#120)"),
-      ("/", "search labels, call sites and marks; then n / N for next / previous match"),
-      ("f", "filter lanes by name"), ("v", "lanes by queue / by thread"),
-      ("j k ↑ ↓", "move the selection"), ("tab", "next panel"),
-      ("enter", "details of the selected action"), ("esc", "back; clear the search"),
-      ("?", "this help"), ("q", "quit"),
+      ("space", clock),
+      ("n p  → ←", "next / previous event"), ("] [", "next / previous event on the selected lane"),
+      ("m M", "next / previous mark"), ("+ -", "faster / slower playback"),
+      ("t T", "time forward / back by \(TimeText.duration(state.timeStep))"),
+      ("z Z", "zoom the lane strips in / out around the cursor"),
+      ("g G", "start / end of the trace"),
+      ("@", "seek: a time (1.25s, 300ms, 40us), an event (e120) or an action (#12)"),
+      ("/", "search labels, call sites, marks, threads; label: site: mark: thread: #12; n N"),
+      ("f", "filter lanes by name (Pending, Running, Events follow)"),
+      ("v", "lanes by queue / by thread"), ("j k tab", "move the selection / next panel"),
+      ("enter", "details of the selected action; there, follow a related action"),
+      ("esc", "back (through followed actions); clear the search"), ("? q", "this help / quit"),
+    ]
+    let legend: [(String, String)] = [
+      ("#12  e120", "#12 is an action (its id in the trace); e120 is the 120th event"),
+      ("s ▶ █", "scheduled, began, ended (a column shows the most telling event in it)"),
+      ("× ↷ ◆ │", "cancelled, hopped to another thread, marked, the cursor (now)"),
+      ("2p 1r", "a queue's pending and running actions now; a thread shows busy for how long"),
+      (
+        "due in/late", "when pending work is due, counted from now; repeating work keeps its rhythm"
+      ),
     ]
     grid.write(" Keys", row: 2, column: 1, style: theme.title)
-    for (offset, key) in keys.enumerated() where 4 + offset < grid.height - 1 {
-      grid.write(key.0, row: 4 + offset, column: 3, style: theme.title)
-      grid.write(key.1, row: 4 + offset, column: 14)
+    var row = 3
+    for (key, text) in keys where row < grid.height - 1 {
+      grid.write(key, row: row, column: 3, style: theme.title)
+      grid.write(text, row: row, column: 16)
+      row += 1
+    }
+    row += 1
+    if row < grid.height - 1 {
+      grid.write(" Reading the screen", row: row, column: 1, style: theme.title)
+      row += 1
+    }
+    for (key, text) in legend where row < grid.height - 1 {
+      grid.write(key, row: row, column: 3, style: theme.title)
+      grid.write(text, row: row, column: 16)
+      row += 1
     }
   }
 }

@@ -5,22 +5,38 @@ import TraceFormat
 extension InspectorApp {
   /// Draws the current view at the given size.
   ///
-  /// - Parameter colors: False for monochrome (attributes only), as with `NO_COLOR`.
-  public func render(width: Int, height: Int, colors: Bool = true) -> ScreenGrid {
+  /// - Parameters:
+  ///   - colors: False for monochrome (attributes only), as with `NO_COLOR`.
+  ///   - keyHints: False to leave out the key hints in the status bar (for `show`'s text, where
+  ///     they are noise in a bug report).
+  public func render(width: Int, height: Int, colors: Bool = true, keyHints: Bool = true)
+    -> ScreenGrid
+  {
     var grid = ScreenGrid(width: width, height: height)
     let theme = Theme(colors: colors)
     guard width >= Self.minimumWidth, height >= Self.minimumHeight else {
       drawTooSmall(&grid, theme)
       return grid
     }
+    let layout = Layout(width: width)
     drawHeader(&grid, theme)
     switch state.mode {
-    case .main: drawMain(&grid, theme)
-    case .detail(let action): drawDetail(&grid, theme, action: action)
+    case .main: drawMain(&grid, theme, layout)
+    case .detail(let action, let link): drawDetail(&grid, theme, action: action, link: link)
     case .help: drawHelp(&grid, theme)
     }
-    drawStatus(&grid, theme)
+    drawStatus(&grid, theme, keyHints: keyHints)
     return grid
+  }
+
+  /// Column widths shared by every panel of a frame, so a label is cut the same way everywhere.
+  struct Layout {
+    /// Queue labels and thread titles.
+    let label: Int
+    /// `#12 repeating`.
+    let action = 16
+
+    init(width: Int) { label = min(max(width / 6, 14), 28) }
   }
 
   private func drawTooSmall(_ grid: inout ScreenGrid, _ theme: Theme) {
@@ -45,109 +61,230 @@ extension InspectorApp {
     let right =
       "\(TimeText.seconds(state.clock)) / \(TimeText.seconds(replay.span))  event \(replay.position)/\(replay.eventCount)  \(play) \(speed)"
     let rightWidth = TextWidth.columns(of: right)
-    grid.write(
-      " chronoscope  \(name)", row: 0, column: 0, style: theme.header,
-      limit: max(grid.width - rightWidth - 2, 0))
+    let clock = replay.header.clock == .virtual ? "virtual clock" : "host clock"
+    let warning = replay.isClosed ? "" : "  ⚠ not closed"
+    // The warning keeps its room first; the name and clock are cut with an ellipsis.
+    let limit = max(grid.width - rightWidth - 2, 0)
+    let warningWidth = min(TextWidth.columns(of: warning), limit)
+    let column = grid.write(
+      TextWidth.truncated(" chronoscope  \(name)  \(clock)", to: limit - warningWidth), row: 0,
+      column: 0, style: theme.header)
+    if !warning.isEmpty {
+      grid.write(
+        TextWidth.truncated(warning, to: warningWidth), row: 0, column: column,
+        style: theme.headerWarning)
+    }
     grid.write(right, row: 0, column: max(grid.width - rightWidth - 1, 0), style: theme.header)
   }
 
-  private func drawStatus(_ grid: inout ScreenGrid, _ theme: Theme) {
+  /// The key hints, most useful first; `? help` and `q quit` are always shown.
+  private var keyHints: [String] {
+    switch state.mode {
+    case .main:
+      [
+        "space play", "n/p step", "⏎ detail", "/ search", "@ seek", "f filter", "v lanes",
+        "tab panel", "[/] lane", "m/M mark", "z/Z zoom",
+        "t/T ±\(TimeText.duration(state.timeStep))",
+        "g/G ends",
+      ]
+    case .detail: ["j/k select", "⏎ follow", "esc back"]
+    case .help: ["esc back"]
+    }
+  }
+
+  private func drawStatus(_ grid: inout ScreenGrid, _ theme: Theme, keyHints: Bool) {
     let row = grid.height - 1
     grid.fill(row: row, from: 0, to: grid.width, style: theme.status)
-    let text: String
+    var text: String
+    var hints = keyHints
     switch state.prompt {
-    case .search(let query): text = "/\(query)▏  (Enter search, Esc cancel)"
-    case .seek(let input): text = "seek to: \(input)▏  (1.25s, 300ms, #120; Enter go, Esc cancel)"
-    case .filter(let input): text = "filter lanes: \(input)▏  (Enter keep, Esc close)"
+    case .search(let query):
+      text = "/\(query)▏  (Enter search, Esc cancel; label: site: mark: thread: #12)"
+      hints = false
+    case .seek(let input):
+      text = "seek to: \(input)▏  (1.25s, 300ms, e120 event, #12 action; Enter go, Esc cancel)"
+      hints = false
+    case .filter(let input):
+      text = "filter lanes: \(input)▏  (Enter keep, Esc close)"
+      hints = false
     case nil:
       if let message = state.message {
         text = message
       } else if let search = state.search {
-        let current = matches.firstIndex(of: replay.position - 1).map { "\($0 + 1)/" } ?? ""
+        let current =
+          replay.currentIndex.flatMap { matches.firstIndex(of: $0) }.map { "\($0 + 1)/" } ?? ""
         text =
           "search \"\(search)\" \(current)\(matches.count) matches · n next · N previous · Esc clear"
-      } else if state.mode != .main {
-        text = "Esc back · q quit"
       } else {
-        text =
-          "space play · n/p step · [/] lane · t/T ±\(TimeText.duration(state.timeStep)) · g/G ends · @ seek · / search · f filter · v lanes · tab panel · ⏎ detail · ? help · q quit"
+        text = ""
       }
     }
-    grid.write(" " + text, row: row, column: 0, style: theme.status)
+    guard hints else {
+      grid.write(" " + text, row: row, column: 0, style: theme.status)
+      return
+    }
+    // The fixed hints sit at the right; a message or the other hints take what room is left.
+    let fixed = "? help · q quit "
+    let fixedWidth = TextWidth.columns(of: fixed)
+    let room = grid.width - fixedWidth - 1
+    if text.isEmpty {
+      var fitted: [String] = []
+      var used = 0
+      for hint in self.keyHints {
+        let width = TextWidth.columns(of: hint) + 3
+        if used + width > room { break }
+        fitted.append(hint)
+        used += width
+      }
+      text = fitted.joined(separator: " · ") + (fitted.isEmpty ? "" : " · ")
+      grid.write(" " + text + fixed, row: row, column: 0, style: theme.status)
+    } else {
+      grid.write(
+        " " + TextWidth.truncated(text, to: room - 2), row: row, column: 0, style: theme.status)
+      grid.write(fixed, row: row, column: grid.width - fixedWidth, style: theme.status)
+    }
   }
 
   // MARK: - Main view
 
-  private func drawMain(_ grid: inout ScreenGrid, _ theme: Theme) {
+  private func drawMain(_ grid: inout ScreenGrid, _ theme: Theme, _ layout: Layout) {
     let body = grid.height - 2  // header and status
-    let lanes = self.lanes
-    let pendingCount = replay.pendingCount
-    let running = replay.running
+    let pendingCount = self.pendingCount
+    let running = runningActions
     let laneRows = min(max(lanes.count, 1), max(3, body / 4))
     let runningRows = min(max(running.count, 1), 3)
-    let remaining = body - 4 - laneRows - runningRows
+    let remaining = body - 5 - laneRows - runningRows  // four titles and the time axis
     let pendingRows = max(min(max(pendingCount, 1), remaining / 2), 1)
     // Only the soonest-due actions up to the visible window are ordered: the pending set may be
     // huge.
-    let pending = replay.pending(
+    let pending = pendingActions(
       first: min(pendingCount, state.selected(.pending) + pendingRows + 1))
     let eventRows = max(remaining - pendingRows, 1)
+    let strip = StripGeometry(
+      width: grid.width, layout: layout, clock: state.clock, span: state.laneSpan)
     var row = 1
-    drawTitle(
-      &grid, theme, row: row, "Lanes (\(state.grouping == .byQueue ? "by queue" : "by thread"))",
-      count: lanes.count, panel: .lanes)
+    drawLanesTitle(&grid, theme, row: row, strip: strip)
     row += 1
-    drawLanes(&grid, theme, lanes, rows: laneRows, top: row)
+    drawLanes(&grid, theme, layout, strip, rows: laneRows, top: row)
     row += laneRows
-    drawTitle(&grid, theme, row: row, "Pending", count: pendingCount, panel: .pending)
+    drawAxis(&grid, theme, layout, strip, row: row)
     row += 1
-    drawPending(&grid, theme, pending, rows: pendingRows, top: row)
+    let pendingTitle =
+      state.grouping == .byThread && !state.laneFilter.isEmpty
+      ? "Pending, all queues (not on a thread yet)" : "Pending"
+    drawTitle(&grid, theme, row: row, pendingTitle, count: pendingCount, panel: .pending)
+    row += 1
+    drawPending(&grid, theme, layout, pending, rows: pendingRows, top: row)
     row += pendingRows
     drawTitle(&grid, theme, row: row, "Running", count: running.count, panel: .running)
     row += 1
-    drawRunning(&grid, theme, running, rows: runningRows, top: row)
+    drawRunning(&grid, theme, layout, running, rows: runningRows, top: row)
     row += runningRows
-    drawTitle(&grid, theme, row: row, "Events", count: replay.eventCount, panel: .events)
+    drawTitle(
+      &grid, theme, row: row, "Events", count: scopedEvents?.count ?? replay.eventCount,
+      panel: .events)
     row += 1
-    drawEvents(&grid, theme, rows: eventRows, top: row)
+    drawEvents(&grid, theme, layout, rows: eventRows, top: row)
   }
 
+  @discardableResult
   private func drawTitle(
     _ grid: inout ScreenGrid, _ theme: Theme, row: Int, _ title: String, count: Int,
     panel: InspectorState.Panel
-  ) {
+  ) -> Int {
     let focused = state.focus == panel
     grid.fill(row: row, from: 0, to: grid.width, with: "─", style: theme.dim)
-    let text = "\(focused ? "▸" : "─") \(title) (\(count)) "
-    grid.write(text, row: row, column: 1, style: focused ? theme.title : theme.dim)
+    let filtered =
+      state.laneFilter.isEmpty
+      ? "" : " · filter \"\(TextWidth.truncated(state.laneFilter, to: 20))\""
+    let text = "\(focused ? "▸" : "─") \(title) (\(count))\(filtered) "
+    return grid.write(text, row: row, column: 1, style: focused ? theme.title : theme.dim)
   }
 
   /// Scrolls so that `selected` is visible in `rows` rows.
-  private func window(count: Int, selected: Int, rows: Int) -> Range<Int> {
+  func window(count: Int, selected: Int, rows: Int) -> Range<Int> {
     guard count > rows else { return 0..<count }
     let start = min(max(selected - rows / 2, 0), count - rows)
     return start..<(start + rows)
   }
 
-  private func label(of action: Int) -> String {
-    let info = replay.actions[action]
-    return "#\(info.id) \(info.mode.name)"
+  /// `#12 after`.
+  func label(of action: ActionIndex) -> String {
+    let info = replay.action(action)
+    return "\(info.id) \(info.mode.name)"
   }
 
-  private func queue(of action: Int) -> String {
-    replay.schedulers[replay.actions[action].scheduler]?.label
-      ?? "queue \(replay.actions[action].scheduler)"
+  /// The queue's label, or `queue N` when the trace did not define it.
+  func queueLabel(of action: ActionIndex) -> String {
+    let queue = replay.action(action).queue
+    return replay.queue(queue)?.label ?? "queue \(queue.rawValue)"
   }
 
-  private func site(of action: Int) -> String {
-    guard let site = replay.callSites[replay.actions[action].site] else { return "—" }
+  /// A thread's title (`main`, `worker 4`, `app.io`).
+  func threadTitle(_ thread: ThreadID) -> String {
+    replay.thread(thread)?.title ?? "thread \(thread.rawValue)"
+  }
+
+  func site(of action: ActionIndex) -> String {
+    guard let site = replay.callSite(of: action) else { return "—" }
     return "\(site.file):\(site.line)"
   }
 
   // MARK: Lanes
 
+  /// Where the lane strips are and what trace time each column covers.
+  struct StripGeometry {
+    let start: Int
+    let width: Int
+    let windowStart: Int64
+    let windowEnd: Int64
+    let columnSpan: Int64
+    let countsWidth = 14
+
+    init(width gridWidth: Int, layout: Layout, clock: Int64, span: Int64) {
+      start = layout.label + 3
+      width = max(gridWidth - start - countsWidth - 1, 8)
+      // Centred on the cursor, but never before the trace's start.
+      let half = max(span / 2, 1)
+      windowStart = max(clock.subtracting(saturating: half), 0)
+      windowEnd = windowStart.adding(saturating: half.multiplied(saturating: 2))
+      columnSpan = max(windowEnd.subtracting(saturating: windowStart) / Int64(width), 1)
+    }
+
+    /// The column of trace time `time`, if it is in the window.
+    func column(of time: Int64) -> Int? {
+      guard time >= windowStart else { return nil }
+      let column = time.subtracting(saturating: windowStart) / columnSpan
+      return column < Int64(width) ? Int(column) : nil
+    }
+  }
+
+  private func drawLanesTitle(
+    _ grid: inout ScreenGrid, _ theme: Theme, row: Int, strip: StripGeometry
+  ) {
+    let grouping = state.grouping == .byQueue ? "by queue" : "by thread"
+    var column = drawTitle(
+      &grid, theme, row: row, "Lanes (\(grouping))", count: lanes.count, panel: .lanes)
+    if state.grouping == .byThread, !lanes.isEmpty,
+      case .thread(let id) = lanes[min(state.selected(.lanes), lanes.count - 1)].key,
+      let info = replay.thread(id)
+    {
+      let queues = info.queues.compactMap { replay.queue($0)?.label }
+      let served = queues.isEmpty ? "ran no queue's work" : "ran " + queues.joined(separator: ", ")
+      column = grid.write(
+        "─ \(info.title) \(served) ", row: row, column: column, style: theme.dim,
+        limit: grid.width - column)
+    }
+    let legend = " s schedule ▶ begin █ end × cancel ↷ hop ◆ mark │ now "
+    let legendWidth = TextWidth.columns(of: legend)
+    if grid.width - column > legendWidth + 2 {
+      grid.write(legend, row: row, column: grid.width - legendWidth - 1, style: theme.dim)
+    }
+  }
+
   private func drawLanes(
-    _ grid: inout ScreenGrid, _ theme: Theme, _ lanes: [Lane], rows: Int, top: Int
+    _ grid: inout ScreenGrid, _ theme: Theme, _ layout: Layout, _ strip: StripGeometry, rows: Int,
+    top: Int
   ) {
     guard !lanes.isEmpty else {
       grid.write(
@@ -156,82 +293,113 @@ extension InspectorApp {
       return
     }
     let selected = min(state.selected(.lanes), lanes.count - 1)
-    let titleWidth = min(24, grid.width / 4)
-    let countsWidth = 9
-    let stripStart = titleWidth + 3
-    let stripWidth = max(grid.width - stripStart - countsWidth - 1, 8)
-    let halfSpan = max(laneSpan / 2, 1)
-    let windowStart = state.clock - halfSpan
-    let columnSpan = max((2 * halfSpan) / Int64(stripWidth), 1)
-    var pendingActions: [Int] = []
-    replay.forEachPending { pendingActions.append($0) }
-    let pendingByLane = counts(pendingActions, lanes)
-    let runningByLane = counts(replay.running, lanes)
-    for (offset, index) in window(count: lanes.count, selected: selected, rows: rows).enumerated() {
+    let visible = window(count: lanes.count, selected: selected, rows: rows)
+    var rowOfLane: [Lane.Key: Int] = [:]
+    for index in visible { rowOfLane[lanes[index].key] = index - visible.lowerBound }
+    let blank = StripCell(glyph: "·", priority: -1, future: false)
+    var strips = [[StripCell]](
+      repeating: [StripCell](repeating: blank, count: strip.width), count: visible.count)
+    // One pass over the window's events fills every visible strip.
+    let first = replay.firstIndex(after: strip.windowStart.subtracting(saturating: 1))
+    let last = min(
+      replay.firstIndex(after: strip.windowEnd), first.advanced(by: Self.stripEventLimit))
+    for index in first..<max(first, last) {
+      let event = replay.event(index)
+      let key: Lane.Key
+      switch state.grouping {
+      case .byQueue:
+        guard let action = event.action else { continue }
+        key = .queue(replay.action(action).queue)
+      case .byThread: key = .thread(event.thread)
+      }
+      guard let laneRow = rowOfLane[key], let column = strip.column(of: event.time) else {
+        continue
+      }
+      let cell = StripCell(event.kind, future: event.time > state.clock)
+      if cell.priority > strips[laneRow][column].priority { strips[laneRow][column] = cell }
+    }
+    let cursorColumn = strip.column(of: state.clock)
+    for (offset, index) in visible.enumerated() {
       let lane = lanes[index]
       let row = top + offset
       let isSelected = index == selected
       grid.write(isSelected ? "▸" : " ", row: row, column: 0, style: theme.title)
       grid.write(
-        lane.title, row: row, column: 1, style: isSelected ? theme.selected : .plain,
-        limit: titleWidth)
-      var strip = [(String, Style)](repeating: ("·", theme.dim), count: stripWidth)
-      let cursorColumn = Int((state.clock - windowStart) / columnSpan)
-      for event in eventsInWindow(from: windowStart, to: windowStart + 2 * halfSpan)
-      where lane.contains(event, replay) {
-        let column = Int((event.time - windowStart) / columnSpan)
-        guard column >= 0, column < stripWidth else { continue }
-        let future = event.time > state.clock
-        let mark: (String, Style) =
-          switch event.kind {
-          case .schedule: ("s", theme.schedule)
-          case .begin: ("▶", theme.running)
-          case .end: ("█", theme.running)
-          case .cancel: ("×", theme.cancel)
-          case .hop: ("↷", theme.schedule)
-          case .mark: ("◆", theme.mark)
-          }
-        if strip[column].0 == "·" || event.kind == .cancel || event.kind == .begin {
-          strip[column] = (mark.0, future ? theme.dim : mark.1)
+        TextWidth.truncated(lane.title, to: layout.label), row: row, column: 1,
+        style: isSelected ? theme.selected : .plain)
+      for (column, cell) in strips[offset].enumerated() {
+        if cell.priority < 0 {
+          let isCursor = column == cursorColumn
+          grid.write(
+            isCursor ? "│" : "·", row: row, column: strip.start + column,
+            style: isCursor ? theme.cursor : theme.dim)
+        } else {
+          grid.write(
+            cell.glyph, row: row, column: strip.start + column,
+            style: cell.future ? theme.dim : theme.style(of: cell.kind))
         }
       }
-      if cursorColumn >= 0, cursorColumn < stripWidth, strip[cursorColumn].0 == "·" {
-        strip[cursorColumn] = ("│", theme.cursor)
-      }
-      for (column, cell) in strip.enumerated() {
-        grid.write(cell.0, row: row, column: stripStart + column, style: cell.1)
-      }
-      let counts = "\(pendingByLane[index])p \(runningByLane[index])r"
+      let (counts, busy) = laneStatus(lane)
       grid.write(
         counts, row: row, column: grid.width - TextWidth.columns(of: counts) - 1,
-        style: runningByLane[index] > 0 ? theme.running : theme.dim)
+        style: busy ? theme.running : theme.dim)
     }
   }
 
-  /// The virtual time the lane strips show, centred on the cursor.
-  private var laneSpan: Int64 { max(state.timeStep * 4, 1_000) }
+  /// Events beyond this many in one window are not drawn in the strips; the axis says so.
+  static let stripEventLimit = 200_000
 
-  private func eventsInWindow(from start: Int64, to end: Int64) -> ArraySlice<ReplayEvent> {
-    let first = replay.firstIndex(after: start - 1)
-    let last = min(replay.firstIndex(after: end), first + 50_000)
-    return replay.events[first..<max(first, last)]
+  /// The right-hand summary of a lane: `2p 1r` for a queue (pending, running), `busy 3.2ms` or
+  /// `idle` for a thread.
+  private func laneStatus(_ lane: Lane) -> (String, Bool) {
+    switch lane.key {
+    case .queue(let id):
+      let status = replay.queueState(id)
+      return ("\(status.pending)p \(status.running)r", status.running > 0)
+    case .thread(let id):
+      let status = replay.threadState(id)
+      guard let since = status.busySince else { return ("idle", false) }
+      let nested = status.running.count > 1 ? " ×\(status.running.count)" : ""
+      return (
+        "busy \(TimeText.duration(state.clock.subtracting(saturating: since)))\(nested)", true
+      )
+    }
   }
 
-  private func counts(_ actions: [Int], _ lanes: [Lane]) -> [Int] {
-    lanes.map { lane in
-      actions.count { action in
-        switch lane.key {
-        case .scheduler(let id): replay.actions[action].scheduler == id
-        case .thread(let id): replay.actions[action].thread == id
-        }
+  private func drawAxis(
+    _ grid: inout ScreenGrid, _ theme: Theme, _ layout: Layout, _ strip: StripGeometry, row: Int
+  ) {
+    let scale = "\(TimeText.duration(strip.columnSpan))/col"
+    grid.write(
+      scale, row: row, column: grid.width - TextWidth.columns(of: scale) - 1, style: theme.dim)
+    let left = "├" + TimeText.seconds(strip.windowStart)
+    let right = TimeText.seconds(strip.windowEnd) + "┤"
+    grid.write(left, row: row, column: strip.start, style: theme.dim)
+    let rightColumn = strip.start + strip.width - TextWidth.columns(of: right)
+    if let cursor = strip.column(of: state.clock) {
+      let now = "▲ \(TimeText.seconds(state.clock))"
+      let nowWidth = TextWidth.columns(of: now)
+      let column = min(
+        max(strip.start + cursor, strip.start + TextWidth.columns(of: left) + 1),
+        rightColumn - nowWidth - 1)
+      if column > strip.start + TextWidth.columns(of: left) {
+        grid.write(now, row: row, column: column, style: theme.cursor)
       }
+    }
+    grid.write(right, row: row, column: rightColumn, style: theme.dim)
+    let first = replay.firstIndex(after: strip.windowStart.subtracting(saturating: 1))
+    if replay.firstIndex(after: strip.windowEnd).offset - first.offset > Self.stripEventLimit {
+      grid.write(
+        "dense: strips show the first \(Self.stripEventLimit) events", row: row, column: 1,
+        style: theme.warning, limit: layout.label + 1)
     }
   }
 
   // MARK: Pending and running
 
   private func drawPending(
-    _ grid: inout ScreenGrid, _ theme: Theme, _ pending: [Int], rows: Int, top: Int
+    _ grid: inout ScreenGrid, _ theme: Theme, _ layout: Layout, _ pending: [ActionIndex],
+    rows: Int, top: Int
   ) {
     guard !pending.isEmpty else {
       grid.write("  nothing pending", row: top, column: 0, style: theme.dim)
@@ -241,13 +409,24 @@ extension InspectorApp {
     for (offset, index) in window(count: pending.count, selected: selected, rows: rows).enumerated()
     {
       let action = pending[index]
-      let dueIn = replay.nextDue(of: action) - state.clock
-      let due = dueIn >= 0 ? "in \(TimeText.duration(dueIn))" : "late \(TimeText.duration(-dueIn))"
+      let info = replay.action(action)
+      let due = replay.nextDue(of: action) ?? info.due
+      let dueIn = due.subtracting(saturating: state.clock)
+      let countdown =
+        dueIn >= 0
+        ? "in \(TimeText.duration(dueIn))" : "late \(TimeText.duration(dueIn.magnitudeSaturated))"
+      var rhythm = ""
+      if let last = replay.lastRun(of: action) {
+        rhythm =
+          "next run \(last.number + 1) · run \(last.number) \(Self.signed(last.lateness)) late"
+      }
       let columns: [(text: String, width: Int, style: Style)] = [
-        (label(of: action), 14, .plain), (queue(of: action), 18, .plain),
-        (due, 14, dueIn < 0 ? theme.warning : .plain),
-        ("at \(TimeText.seconds(replay.actions[action].scheduledAt))", 14, .plain),
-        (site(of: action), 60, .plain),
+        (label(of: action), layout.action, .plain),
+        (queueLabel(of: action), layout.label + 1, .plain),
+        ("due \(TimeText.seconds(due))", 16, .plain),
+        (countdown, 15, dueIn < 0 ? theme.warning : .plain),
+        (rhythm, rhythm.isEmpty ? 0 : 34, .plain),
+        (site(of: action), 60, theme.dim),
       ]
       drawRow(
         &grid, theme, row: top + offset, columns,
@@ -255,8 +434,16 @@ extension InspectorApp {
     }
   }
 
+  /// `+3.2ms` or `-850ns`.
+  static func signed(_ nanoseconds: Int64) -> String {
+    nanoseconds >= 0
+      ? "+" + TimeText.duration(nanoseconds)
+      : "-" + TimeText.duration(nanoseconds.magnitudeSaturated)
+  }
+
   private func drawRunning(
-    _ grid: inout ScreenGrid, _ theme: Theme, _ running: [Int], rows: Int, top: Int
+    _ grid: inout ScreenGrid, _ theme: Theme, _ layout: Layout, _ running: [ActionIndex], rows: Int,
+    top: Int
   ) {
     guard !running.isEmpty else {
       grid.write("  nothing running", row: top, column: 0, style: theme.dim)
@@ -266,15 +453,18 @@ extension InspectorApp {
     for (offset, index) in window(count: running.count, selected: selected, rows: rows).enumerated()
     {
       let action = running[index]
-      let began = replay.lastEvent(of: action, kind: .begin, before: replay.position).map {
-        replay.events[$0]
-      }
-      let thread = began.map { "thread \($0.thread)" } ?? ""
-      let elapsed = began.map { "for \(TimeText.duration(state.clock - $0.time))" } ?? ""
+      let run = replay.currentRun(of: action)
+      let thread = run.map { "on \(threadTitle($0.thread))" } ?? ""
+      let elapsed =
+        run.map { "for \(TimeText.duration(state.clock.subtracting(saturating: $0.began)))" } ?? ""
+      let number = replay.action(action).isRepeating ? run.map { "run \($0.number)" } ?? "" : ""
       let cancelled = replay.state(of: action) == .runningCancelled ? "cancelled" : ""
       let columns: [(text: String, width: Int, style: Style)] = [
-        (label(of: action), 14, .plain), (queue(of: action), 18, .plain), (thread, 14, .plain),
-        (elapsed, 14, .plain), (cancelled, 12, theme.cancel),
+        (label(of: action), layout.action, .plain),
+        (queueLabel(of: action), layout.label + 1, .plain),
+        (thread, layout.label + 4, .plain), (elapsed, 16, .plain),
+        (number, number.isEmpty ? 0 : 10, .plain),
+        (cancelled, 12, theme.cancel),
       ]
       drawRow(
         &grid, theme, row: top + offset, columns,
@@ -282,14 +472,17 @@ extension InspectorApp {
     }
   }
 
-  /// One row of a panel: cells of fixed widths, each with its own style.
+  /// One row of a panel: cells of fixed widths, each cut with `…` to its width, each with its
+  /// own style.
   private func drawRow(
     _ grid: inout ScreenGrid, _ theme: Theme, row: Int,
     _ columns: [(text: String, width: Int, style: Style)], selected: Bool
   ) {
     var x = 2
-    for column in columns where x < grid.width {
-      grid.write(column.text, row: row, column: x, style: column.style, limit: column.width - 1)
+    for column in columns where x < grid.width && column.width > 0 {
+      let width = min(column.width - 1, grid.width - x - 1)
+      grid.write(
+        TextWidth.truncated(column.text, to: width), row: row, column: x, style: column.style)
       x += column.width
     }
     if selected { grid.paint(row: row, from: 1, to: grid.width - 1, style: theme.selected) }
@@ -297,50 +490,116 @@ extension InspectorApp {
 
   // MARK: Events
 
-  private func drawEvents(_ grid: inout ScreenGrid, _ theme: Theme, rows: Int, top: Int) {
-    guard replay.eventCount > 0 else {
-      grid.write("  the trace has no events", row: top, column: 0, style: theme.dim)
+  private func drawEvents(
+    _ grid: inout ScreenGrid, _ theme: Theme, _ layout: Layout, rows: Int, top: Int
+  ) {
+    let count = scopedEvents?.count ?? replay.eventCount
+    guard count > 0 else {
+      let text = replay.eventCount == 0 ? "the trace has no events" : "no events on these lanes"
+      grid.write("  " + text, row: top, column: 0, style: theme.dim)
       return
     }
-    let current = max(replay.position - 1, 0)
-    for (offset, index) in window(count: replay.eventCount, selected: current, rows: rows)
-      .enumerated()
-    {
-      let event = replay.events[index]
-      let row = top + offset
-      let isCurrent = index == replay.position - 1
-      let future = index >= replay.position
-      var text =
-        "\(String(index + 1).leftPadded(to: 7))  \(TimeText.seconds(event.time).leftPadded(to: 12))  \(event.kind.name.padded(to: 8))"
+    // The row of the current event, or of the last event in scope before the cursor.
+    let current: Int
+    if let scopedEvents {
+      var low = 0
+      var high = scopedEvents.count
+      while low < high {
+        let middle = low + (high - low) / 2
+        if scopedEvents[middle].offset < replay.position { low = middle + 1 } else { high = middle }
+      }
+      current = max(low - 1, 0)
+    } else {
+      current = max(replay.position - 1, 0)
+    }
+    // Columns as wide as the widest number and time in the trace, the same on every row.
+    let numberWidth = String(replay.eventCount).count + 1
+    let timeWidth = TimeText.seconds(replay.span).count
+    for (offset, row) in window(count: count, selected: current, rows: rows).enumerated() {
+      let index = scopedEvents?[row] ?? EventIndex(row)
+      let event = replay.event(index)
+      let line = top + offset
+      let isCurrent = index.offset == replay.position - 1
+      let future = index.offset >= replay.position
+      var columns: [(text: String, width: Int, style: Style)] = [
+        ("e\(index.number)".leftPadded(to: numberWidth), numberWidth + 2, .plain),
+        (TimeText.seconds(event.time).leftPadded(to: timeWidth), timeWidth + 2, .plain),
+        (event.kind.name, 9, .plain),
+      ]
       if event.kind == .mark {
-        let mark =
-          replay.marks.indices.contains(Int(event.detail)) ? replay.marks[Int(event.detail)] : nil
-        text += "\"\(mark?.name ?? "")\""
+        let mark = replay.mark(of: event)
+        var text = "\"\(mark?.name ?? "")\""
         if let fields = mark?.fields, !fields.isEmpty {
           text +=
             " "
             + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
               separator: " ")
         }
-      } else {
-        let action = Int(event.action)
-        text +=
-          "\(label(of: action).padded(to: 14))\(queue(of: action).padded(to: 18))thread \(event.thread)"
+        columns.append((text, layout.action + layout.label + 1, .plain))
+        columns.append((threadTitle(event.thread), layout.label + 1, .plain))
+      } else if let action = event.action {
+        columns.append((label(of: action), layout.action, .plain))
+        columns.append((queueLabel(of: action), layout.label + 1, .plain))
+        columns.append((threadTitle(event.thread), layout.label + 1, .plain))
+        var extra = ""
         switch event.kind {
-        case .hop: text += " ← \(event.detail)"
-        case .cancel: text += event.started ? " (after start)" : " (before start)"
-        case .begin, .end: if replay.actions[action].isRepeating { text += " run \(event.detail)" }
+        case .hop: extra = event.hoppedFrom.map { "← \(threadTitle($0))" } ?? ""
+        case .cancel: extra = event.cancelledAfterStart == true ? "after start" : "before start"
+        case .begin, .end:
+          if replay.action(action).isRepeating { extra = event.run.map { "run \($0)" } ?? "" }
         case .schedule, .mark: break
         }
+        columns.append((extra, layout.label + 4, .plain))
       }
       let style: Style =
         isCurrent
         ? theme.current : future ? theme.dim : event.kind == .cancel ? theme.cancel : .plain
-      grid.write(isCurrent ? "▸" : " ", row: row, column: 0, style: theme.title)
-      grid.write(text, row: row, column: 1, style: style)
-      if isCurrent { grid.paint(row: row, from: 1, to: grid.width, style: theme.current) }
+      grid.write(isCurrent ? "▸" : " ", row: line, column: 0, style: theme.title)
+      var x = 1
+      for column in columns where x < grid.width {
+        grid.write(
+          TextWidth.truncated(column.text, to: min(column.width - 1, grid.width - x)), row: line,
+          column: x, style: style)
+        x += column.width
+      }
+      if isCurrent { grid.paint(row: line, from: 1, to: grid.width, style: theme.current) }
     }
   }
+}
+
+/// One column of a lane strip: the most telling event in it.
+struct StripCell {
+  let glyph: String
+  let priority: Int
+  let future: Bool
+  var kind: TraceEvent.Kind = .mark
+
+  init(glyph: String, priority: Int, future: Bool) {
+    self.glyph = glyph
+    self.priority = priority
+    self.future = future
+  }
+
+  /// The glyph for `kind`; where several events share a column, cancels show over begins, over
+  /// ends, over marks, hops and schedules.
+  init(_ kind: TraceEvent.Kind, future: Bool) {
+    (glyph, priority) =
+      switch kind {
+      case .schedule: ("s", 0)
+      case .hop: ("↷", 1)
+      case .mark: ("◆", 2)
+      case .end: ("█", 3)
+      case .begin: ("▶", 4)
+      case .cancel: ("×", 5)
+      }
+    self.future = future
+    self.kind = kind
+  }
+}
+
+extension Int64 {
+  /// The magnitude as an `Int64`, `Int64.max` for `Int64.min`.
+  var magnitudeSaturated: Int64 { self == .min ? .max : Swift.abs(self) }
 }
 
 extension String {

@@ -21,11 +21,26 @@ public struct InspectorApp: Sendable {
   public let name: String
   /// Speeds `+`/`-` step through.
   static let speeds: ClosedRange<Double> = (1.0 / 64)...1024
+  /// How far `z`/`Z` zoom the lane strips.
+  static let laneSpans: ClosedRange<Int64> = 1_000...(Int64.max / 4)
 
   /// The smallest size the main view is drawn at.
   public static let minimumWidth = 60
   /// The smallest size the main view is drawn at.
   public static let minimumHeight = 16
+
+  /// What the status bar says about a trace without a `close` line.
+  public static let unclosedWarning =
+    "the recording did not close: the process may have crashed or not called close(); the last moments may be missing"
+
+  /// The lanes after grouping and filter; recomputed only when either changes.
+  private(set) var lanes: [Lane] = []
+  /// What the lane filter keeps; Pending, Running and Events follow it.
+  private(set) var scope = LaneScope.everything
+  /// The events in scope, when a filter is on.
+  private(set) var scopedEvents: [EventIndex]?
+  /// Events matching the search, in order; found once when the search is submitted.
+  private(set) var matches: [EventIndex] = []
 
   /// Makes an inspector at the start of the trace.
   ///
@@ -34,6 +49,39 @@ public struct InspectorApp: Sendable {
     self.replay = replay
     self.name = name
     state = InspectorState(timeStep: timeStep ?? max(replay.span / 50, 1_000))
+    if !replay.isClosed { state.message = Self.unclosedWarning }
+    refreshLanes()
+  }
+
+  // MARK: - Settings a command line can make
+
+  /// Groups the lanes by queue or by thread.
+  public mutating func group(by grouping: InspectorState.Grouping) {
+    state.grouping = grouping
+    state.selection[.lanes] = 0
+    refreshLanes()
+  }
+
+  /// Keeps only lanes whose names contain `text`; Pending, Running and Events follow.
+  public mutating func filterLanes(_ text: String) {
+    state.laneFilter = text
+    state.selection[.lanes] = 0
+    refreshLanes()
+  }
+
+  /// Opens the detail view of the action with trace id `id`; false if the trace has none.
+  public mutating func showDetail(of id: ActionID) -> Bool {
+    guard let action = replay.index(of: id) else { return false }
+    state.mode = .detail(action: action, link: 0)
+    return true
+  }
+
+  private mutating func refreshLanes() {
+    lanes = Lane.lanes(of: replay, grouping: state.grouping, filter: state.laneFilter)
+    scope = Lane.scope(of: lanes, grouping: state.grouping, filtered: !state.laneFilter.isEmpty)
+    scopedEvents =
+      scope.isEverything
+      ? nil : replay.eventIndices.filter { scope.contains(replay.event($0), replay) }
   }
 
   // MARK: - Input
@@ -42,13 +90,16 @@ public struct InspectorApp: Sendable {
   public mutating func handle(_ key: InputKey) -> Bool {
     state.message = nil
     if let prompt = state.prompt { return handlePrompt(prompt, key) }
+    if case .detail(let action, let link) = state.mode {
+      if handleDetail(key, action: action, link: link) { return true }
+    }
     switch key {
     case .character("q"): return false
     case .character("?"): state.mode = state.mode == .help ? .main : .help
-    case .escape:
+    case .escape, .backspace:
       if state.mode != .main {
         state.mode = .main
-      } else if state.search != nil {
+      } else if key == .escape, state.search != nil {
         state.search = nil
         matches = []
       }
@@ -61,18 +112,20 @@ public struct InspectorApp: Sendable {
     case .character("p"), .left: step(forward: false)
     case .character("]"): stepOnLane(forward: true)
     case .character("["): stepOnLane(forward: false)
+    case .character("m"): jumpToMark(forward: true)
+    case .character("M"): jumpToMark(forward: false)
     case .character("+"), .character("="): setSpeed(state.speed * 2)
     case .character("-"): setSpeed(state.speed / 2)
-    case .character("t"): seek(time: state.clock &+ state.timeStep)
-    case .character("T"): seek(time: state.clock &- state.timeStep)
+    case .character("z"): zoom(in: true)
+    case .character("Z"): zoom(in: false)
+    case .character("t"): seek(time: state.clock.adding(saturating: state.timeStep))
+    case .character("T"): seek(time: state.clock.subtracting(saturating: state.timeStep))
     case .character("g"), .home: seek(index: 0)
     case .character("G"), .end: seek(index: replay.eventCount)
     case .character("@"): state.prompt = .seek("")
     case .character("/"): state.prompt = .search("")
     case .character("f"): state.prompt = .filter(state.laneFilter)
-    case .character("v"):
-      state.grouping = state.grouping == .byQueue ? .byThread : .byQueue
-      state.selection[.lanes] = 0
+    case .character("v"): group(by: state.grouping == .byQueue ? .byThread : .byQueue)
     case .character("j"), .down: moveSelection(by: 1)
     case .character("k"), .up: moveSelection(by: -1)
     case .pageDown: moveSelection(by: 10)
@@ -80,7 +133,37 @@ public struct InspectorApp: Sendable {
     case .tab: cycleFocus(by: 1)
     case .backTab: cycleFocus(by: -1)
     case .enter: openDetail()
-    case .resize, .character, .backspace: break
+    case .resize, .character: break
+    }
+    return true
+  }
+
+  /// Keys the detail view takes before the main ones: moving among related actions, following
+  /// one, and walking back.
+  private mutating func handleDetail(_ key: InputKey, action: ActionIndex, link: Int) -> Bool {
+    let links = detailLinks(of: action)
+    switch key {
+    case .character("j"), .down, .tab:
+      if !links.isEmpty {
+        state.mode = .detail(action: action, link: min(link + 1, links.count - 1))
+      }
+    case .character("k"), .up, .backTab:
+      state.mode = .detail(action: action, link: max(link - 1, 0))
+    case .enter:
+      guard links.indices.contains(link) else {
+        state.message = "this action has no related actions to follow"
+        return true
+      }
+      state.history.append(action)
+      state.mode = .detail(action: links[link].action, link: 0)
+    case .escape, .backspace:
+      if let previous = state.history.popLast() {
+        state.mode = .detail(action: previous, link: 0)
+      } else {
+        state.mode = .main
+      }
+    default:
+      return false
     }
     return true
   }
@@ -88,7 +171,9 @@ public struct InspectorApp: Sendable {
   /// Advances playback by `elapsed` nanoseconds of wall time.
   public mutating func tick(elapsed: Int64) {
     guard state.playing else { return }
-    state.clock = min(state.clock &+ Int64(Double(elapsed) * state.speed), replay.span)
+    let advance = Double(elapsed) * state.speed
+    let step = advance.isFinite && advance < 9.2e18 ? Int64(max(advance, 0)) : .max
+    state.clock = min(state.clock.adding(saturating: step), replay.span)
     replay.seek(toTime: state.clock)
     if replay.position == replay.eventCount {
       state.playing = false
@@ -121,8 +206,7 @@ public struct InspectorApp: Sendable {
     case .seek: state.prompt = .seek(text)
     case .filter:
       state.prompt = .filter(text)
-      state.laneFilter = text  // lanes filter as you type
-      state.selection[.lanes] = 0
+      filterLanes(text)  // lanes and panels filter as you type
     }
     return true
   }
@@ -136,29 +220,35 @@ public struct InspectorApp: Sendable {
         return
       }
       state.search = text
-      matches = findMatches()
+      matches = SearchQuery(text).matches(in: replay)
       if matches.isEmpty {
         state.message = "no match for \"\(text)\""
       } else {
         jumpToMatch(forward: true)
       }
     case .seek:
-      if let target = TimeText.parse(text) {
-        seek(to: target)
-      } else {
-        state.message = "cannot read \"\(text)\" (try 1.25s, 300ms or #120)"
+      switch TimeText.target(text) {
+      case .success(let target):
+        if !seek(to: target) { state.message = "the trace has no action \(text)" }
+      case .failure(let error): state.message = error.description
       }
     case .filter:
-      state.laneFilter = text
+      filterLanes(text)
     }
   }
 
-  /// Moves the cursor to a parsed seek target (`#0` is the start).
-  public mutating func seek(to target: TimeText.Target) {
+  /// Moves the cursor to a parsed seek target: a time, an event (`e0` is the start), or the
+  /// moment an action was scheduled. False if the trace has no such action.
+  @discardableResult
+  public mutating func seek(to target: TimeText.Target) -> Bool {
     switch target {
     case .time(let time): seek(time: time)
     case .event(let number): seek(index: number)
+    case .action(let id):
+      guard let action = replay.index(of: id) else { return false }
+      seek(index: replay.scheduleEvent(of: action).number)
     }
+    return true
   }
 
   // MARK: - Moving
@@ -185,52 +275,41 @@ public struct InspectorApp: Sendable {
     state.speed = min(max(speed, Self.speeds.lowerBound), Self.speeds.upperBound)
   }
 
-  private mutating func stepOnLane(forward: Bool) {
-    let lanes = self.lanes
-    guard !lanes.isEmpty else { return }
-    let lane = lanes[min(state.selected(.lanes), lanes.count - 1)]
+  private mutating func zoom(in zoomIn: Bool) {
+    let span = zoomIn ? state.laneSpan / 2 : state.laneSpan.multiplied(saturating: 2)
+    state.laneSpan = min(max(span, Self.laneSpans.lowerBound), Self.laneSpans.upperBound)
+  }
+
+  /// Moves to the next (or previous) event after (before) the current one that `matches`.
+  private mutating func jump(forward: Bool, where matches: (ReplayEvent) -> Bool) -> Bool {
     state.playing = false
     if forward {
       var index = replay.position
-      while index < replay.eventCount, !lane.contains(replay.events[index], replay) { index += 1 }
-      if index < replay.eventCount {
-        seek(index: index + 1)
-      } else {
-        state.message = "no later event on \(lane.title)"
-      }
+      while index < replay.eventCount, !matches(replay.event(EventIndex(index))) { index += 1 }
+      guard index < replay.eventCount else { return false }
+      seek(index: index + 1)
     } else {
       var index = replay.position - 2
-      while index >= 0, !lane.contains(replay.events[index], replay) { index -= 1 }
-      if index >= 0 {
-        seek(index: index + 1)
-      } else {
-        state.message = "no earlier event on \(lane.title)"
-      }
+      while index >= 0, !matches(replay.event(EventIndex(index))) { index -= 1 }
+      guard index >= 0 else { return false }
+      seek(index: index + 1)
+    }
+    return true
+  }
+
+  private mutating func stepOnLane(forward: Bool) {
+    guard !lanes.isEmpty else { return }
+    let lane = lanes[min(state.selected(.lanes), lanes.count - 1)]
+    let scope = Lane.scope(of: [lane], grouping: state.grouping, filtered: true)
+    let replay = self.replay
+    if !jump(forward: forward, where: { scope.contains($0, replay) }) {
+      state.message = "no \(forward ? "later" : "earlier") event on \(lane.title)"
     }
   }
 
-  /// Event indices matching the search, in order; found once when the search is submitted.
-  private(set) var matches: [Int] = []
-
-  private func findMatches() -> [Int] {
-    guard let search = state.search?.lowercased(), !search.isEmpty else { return [] }
-    var labels: [UInt32: Bool] = [:]
-    for (id, scheduler) in replay.schedulers {
-      labels[id] = scheduler.label.lowercased().contains(search)
-    }
-    var sites: [UInt32: Bool] = [:]
-    for (id, site) in replay.callSites {
-      sites[id] = "\(site.file):\(site.line) \(site.function)".lowercased().contains(search)
-    }
-    return replay.events.indices.filter { index in
-      let event = replay.events[index]
-      if event.kind == .mark {
-        return replay.marks.indices.contains(Int(event.detail))
-          && replay.marks[Int(event.detail)].name.lowercased().contains(search)
-      }
-      guard event.kind == .schedule || event.kind == .begin else { return false }
-      let action = replay.actions[Int(event.action)]
-      return labels[action.scheduler] == true || sites[action.site] == true
+  private mutating func jumpToMark(forward: Bool) {
+    if !jump(forward: forward, where: { $0.kind == .mark }) {
+      state.message = "no \(forward ? "later" : "earlier") mark"
     }
   }
 
@@ -239,18 +318,17 @@ public struct InspectorApp: Sendable {
       state.message = "no match for \"\(state.search ?? "")\""
       return
     }
-    let current = replay.position - 1
+    let current = EventIndex(replay.position - 1)
     let target =
       forward
       ? matches.first { $0 > current } ?? matches[0]
       : matches.last { $0 < current } ?? matches[matches.count - 1]
-    seek(index: target + 1)
+    seek(index: target.number)
   }
 
   // MARK: - Selection
 
   private mutating func moveSelection(by delta: Int) {
-    if case .detail = state.mode { return }
     let count = rowCount(state.focus)
     guard count > 0 else { return }
     state.selection[state.focus] = min(max(state.selected(state.focus) + delta, 0), count - 1)
@@ -265,34 +343,44 @@ public struct InspectorApp: Sendable {
   private func rowCount(_ panel: InspectorState.Panel) -> Int {
     switch panel {
     case .lanes: lanes.count
-    case .pending: replay.pendingCount
-    case .running: replay.running.count
-    case .events: replay.eventCount
+    case .pending: pendingCount
+    case .running: runningActions.count
+    case .events: scopedEvents?.count ?? replay.eventCount
     }
   }
 
+  /// Pending actions the panel shows: on the kept queues. Pending work is on no thread yet, so
+  /// grouping by thread keeps all of it.
+  var pendingCount: Int { replay.pendingCount(in: scope.queues) }
+
+  /// The `count` soonest-due pending actions the panel shows.
+  func pendingActions(first count: Int) -> [ActionIndex] {
+    replay.pending(first: count, in: scope.queues)
+  }
+
+  /// Running actions the panel shows: on the kept queues, or running on the kept threads.
+  var runningActions: [ActionIndex] { replay.running(in: scope.queues, on: scope.threads) }
+
   /// The action the focused panel's selection points at.
-  var selectedAction: Int? {
+  var selectedAction: ActionIndex? {
     switch state.focus {
     case .pending:
-      let count = replay.pendingCount
+      let count = pendingCount
       guard count > 0 else { return nil }
-      return replay.pending(first: min(state.selected(.pending), count - 1) + 1).last
+      return pendingActions(first: min(state.selected(.pending), count - 1) + 1).last
     case .running:
-      let running = replay.running
+      let running = runningActions
       return running.isEmpty ? nil : running[min(state.selected(.running), running.count - 1)]
     case .events, .lanes:
-      guard let event = replay.currentEvent, event.action != ReplayEvent.noAction else {
-        return nil
-      }
-      return Int(event.action)
+      return replay.currentEvent?.action
     }
   }
 
   private mutating func openDetail() {
     guard state.mode == .main else { return }
     if let action = selectedAction {
-      state.mode = .detail(action: action)
+      state.history = []
+      state.mode = .detail(action: action, link: 0)
     } else {
       state.message = "no action selected"
     }

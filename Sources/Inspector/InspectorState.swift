@@ -1,11 +1,13 @@
+import Replay
+
 /// What the inspector's user has chosen: view, focus, selection, playback, search, filter.
 public struct InspectorState: Sendable, Equatable {
   /// Which screen is showing.
   public enum Mode: Sendable, Equatable {
     /// Lanes, pending, running and the event log.
     case main
-    /// One action's whole life.
-    case detail(action: Int)
+    /// One action's whole life; `link` is the selected related action (parent, children…).
+    case detail(action: ActionIndex, link: Int)
     /// The list of keys.
     case help
   }
@@ -29,6 +31,8 @@ public struct InspectorState: Sendable, Equatable {
 
   /// The screen showing.
   public var mode: Mode = .main
+  /// The detail views Esc and Backspace walk back through, most recent last.
+  public var history: [ActionIndex] = []
   /// The panel that `j`/`k` and Enter act on.
   public var focus: Panel = .lanes
   /// The selected row of each panel.
@@ -37,24 +41,31 @@ public struct InspectorState: Sendable, Equatable {
   public var prompt: Prompt?
   /// Lanes by queue or by thread.
   public var grouping: Grouping = .byQueue
-  /// Lanes whose names contain this (case-insensitively); empty for all.
+  /// Lanes whose names contain this (case-insensitively); empty for all. Pending, Running and
+  /// Events follow it.
   public var laneFilter = ""
   /// The active search, if any; `n`/`N` then move between its matches.
   public var search: String?
-  /// Whether virtual time is running.
+  /// Whether the replay is playing.
   public var playing = false
-  /// Playback speed: virtual time per wall time.
+  /// Playback speed: trace time per wall time.
   public var speed: Double = 1
-  /// Virtual time at the cursor: the current event's time after a step, or any instant between
+  /// Trace time at the cursor: the current event's time after a step, or any instant between
   /// events after a time seek or during playback.
   public var clock: Int64 = 0
   /// How far `t`/`T` move, in ns.
   public var timeStep: Int64
+  /// How much trace time the lane strips show, in ns (`z`/`Z` zoom).
+  public var laneSpan: Int64
   /// A one-line message for the status bar.
   public var message: String?
 
   /// Makes the initial state.
-  public init(timeStep: Int64) { self.timeStep = timeStep }
+  public init(timeStep: Int64) {
+    self.timeStep = timeStep
+    laneSpan = max(
+      timeStep.multipliedReportingOverflow(by: 4).overflow ? .max : timeStep * 4, 1_000)
+  }
 
   /// The selected row of `panel`.
   public func selected(_ panel: Panel) -> Int { selection[panel] ?? 0 }

@@ -1,46 +1,70 @@
 import Replay
 import TraceFormat
 
-/// One row of the lanes panel: a queue (scheduler) or a thread.
-struct Lane: Equatable {
-  enum Key: Equatable {
-    case scheduler(UInt32)
-    case thread(UInt32)
+/// One row of the lanes panel: a queue or a thread.
+struct Lane: Equatable, Sendable {
+  enum Key: Equatable, Hashable, Sendable {
+    case queue(QueueID)
+    case thread(ThreadID)
   }
 
   let key: Key
   let title: String
-  let detail: String
+}
 
+/// Which queues or threads the lane filter keeps; nil sets keep everything.
+struct LaneScope: Equatable, Sendable {
+  var queues: Set<QueueID>?
+  var threads: Set<ThreadID>?
+
+  static let everything = LaneScope(queues: nil, threads: nil)
+
+  var isEverything: Bool { queues == nil && threads == nil }
+
+  /// Whether `event` belongs to a kept lane: its action's queue, or the thread it happened on.
   func contains(_ event: ReplayEvent, _ replay: ReplayEngine) -> Bool {
-    switch key {
-    case .scheduler(let id):
-      event.action != ReplayEvent.noAction && replay.actions[Int(event.action)].scheduler == id
-    case .thread(let id):
-      event.thread == id
+    if let queues {
+      guard let action = event.action else { return false }
+      return queues.contains(replay.action(action).queue)
     }
+    if let threads { return threads.contains(event.thread) }
+    return true
   }
 }
 
-extension InspectorApp {
-  /// The lanes, in order of id, after the filter.
-  var lanes: [Lane] {
-    let filter = state.laneFilter.lowercased()
+extension Lane {
+  /// The lanes of `replay` grouped as asked and kept by `filter` (case-insensitive substring of
+  /// the title), in order of id.
+  static func lanes(of replay: ReplayEngine, grouping: InspectorState.Grouping, filter: String)
+    -> [Lane]
+  {
     let all: [Lane]
-    switch state.grouping {
+    switch grouping {
     case .byQueue:
-      all = replay.schedulers.values.sorted { $0.id < $1.id }.map {
-        Lane(key: .scheduler($0.id), title: $0.label, detail: "\($0.kind) · \($0.family)")
+      all = replay.queues.map {
+        Lane(key: .queue(QueueID(rawValue: $0.id)), title: $0.label)
       }
     case .byThread:
-      var ids = Set(replay.threadNames.keys)
-      for event in replay.events.prefix(200_000) { ids.insert(event.thread) }
-      all = ids.sorted().map { id in
-        Lane(
-          key: .thread(id), title: replay.threadNames[id].map { "\(id) \($0)" } ?? "thread \(id)",
-          detail: "thread")
-      }
+      all = replay.threads.map { Lane(key: .thread($0.id), title: $0.title) }
     }
+    let filter = filter.lowercased()
     return filter.isEmpty ? all : all.filter { $0.title.lowercased().contains(filter) }
+  }
+
+  /// What `lanes` keep, when a filter is on.
+  static func scope(of lanes: [Lane], grouping: InspectorState.Grouping, filtered: Bool)
+    -> LaneScope
+  {
+    guard filtered else { return .everything }
+    switch grouping {
+    case .byQueue:
+      return LaneScope(
+        queues: Set(lanes.compactMap { if case .queue(let id) = $0.key { id } else { nil } }),
+        threads: nil)
+    case .byThread:
+      return LaneScope(
+        queues: nil,
+        threads: Set(lanes.compactMap { if case .thread(let id) = $0.key { id } else { nil } }))
+    }
   }
 }

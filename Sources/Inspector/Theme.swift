@@ -1,4 +1,5 @@
 import Screen
+import TraceFormat
 
 /// The inspector's styles, in colour or in monochrome (attributes only).
 struct Theme {
@@ -14,6 +15,7 @@ struct Theme {
   let cursor: Style
   let status: Style
   let warning: Style
+  let headerWarning: Style
 
   init(colors: Bool) {
     func color(_ color: Style.Color, bold: Bool = false) -> Style {
@@ -35,5 +37,18 @@ struct Theme {
     cursor = color(.yellow, bold: true)
     status = colors ? Style(foreground: .black, background: .white) : Style(reverse: true)
     warning = color(.red, bold: true)
+    headerWarning =
+      colors
+      ? Style(foreground: .red, background: .cyan, bold: true) : Style(bold: true, reverse: true)
+  }
+
+  /// The style of a strip glyph for an event of `kind`.
+  func style(of kind: TraceEvent.Kind) -> Style {
+    switch kind {
+    case .schedule, .hop: schedule
+    case .begin, .end: running
+    case .cancel: cancel
+    case .mark: mark
+    }
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Replay
 
 /// Formats and parses virtual times for the inspector.
 public enum TimeText {
@@ -36,32 +37,64 @@ public enum TimeText {
     return decimals >= digits ? text : text + String(repeating: "0", count: digits - decimals)
   }
 
-  /// What a seek prompt asked for.
+  /// What a seek prompt or `show --at` asked for.
   public enum Target: Equatable, Sendable {
-    /// A virtual time in nanoseconds.
+    /// A trace time in nanoseconds.
     case time(Int64)
-    /// An event number, 1-based as shown in the header.
+    /// An event by number (1-based, as shown, written `e120`); `e0` is the start.
     case event(Int)
+    /// The moment an action was scheduled (written `#12`, as actions are everywhere).
+    case action(ActionID)
   }
 
-  /// Parses `1.25s`, `300ms`, `40us`/`40µs`, `500ns`, a bare number of seconds, or `#123`.
+  /// Why a seek target could not be read.
+  public struct TargetError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What to tell the user.
+    public let description: String
+  }
+
+  /// Parses `1.25s`, `300ms`, `40us`/`40µs`, `500ns`, `e120` (an event) or `#12` (an action).
   public static func parse(_ text: String) -> Target? {
+    try? target(text).get()
+  }
+
+  /// Parses a seek target, or says what is wrong with it.
+  public static func target(_ text: String) -> Result<Target, TargetError> {
     let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
-    if trimmed.hasPrefix("#") {
-      return Int(trimmed.dropFirst()).flatMap { $0 >= 0 ? .event($0) : nil }
+    func failure(_ reason: String) -> Result<Target, TargetError> {
+      .failure(TargetError(description: reason))
     }
+    if trimmed.hasPrefix("#") {
+      guard let id = UInt32(trimmed.dropFirst()) else {
+        return failure("\"\(text)\" is not an action id (actions are written #12)")
+      }
+      return .success(.action(ActionID(rawValue: id)))
+    }
+    if trimmed.hasPrefix("e"), let number = Int(trimmed.dropFirst()) {
+      return number >= 0
+        ? .success(.event(number)) : failure("event numbers start at e0 (the start)")
+    }
+    if trimmed.hasPrefix("-") { return failure("times start at 0s; \"\(text)\" is before it") }
     let units: [(String, Double)] = [("ns", 1), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9)]
     for (suffix, scale) in units where trimmed.hasSuffix(suffix) {
-      return number(trimmed.dropLast(suffix.count), scale: scale)
+      guard let time = number(trimmed.dropLast(suffix.count), scale: scale) else {
+        return failure("cannot read \"\(text)\" as a time (try 1.25s, 300ms, 40us)")
+      }
+      return .success(.time(time))
     }
-    return number(trimmed[...], scale: 1e9)
+    if Double(trimmed) != nil {
+      return failure(
+        "\"\(text)\" needs a unit: \(trimmed)s, \(trimmed)ms… (or e\(trimmed) for an event)")
+    }
+    return failure(
+      "cannot read \"\(text)\" (try 1.25s, 300ms, e120 for an event, #12 for an action)")
   }
 
-  private static func number(_ text: Substring, scale: Double) -> Target? {
+  private static func number(_ text: Substring, scale: Double) -> Int64? {
     guard let value = Double(String(text).trimmingCharacters(in: .whitespaces)), value.isFinite,
       value >= 0,
       value * scale < 9.2e18
     else { return nil }
-    return .time(Int64((value * scale).rounded()))
+    return Int64((value * scale).rounded())
   }
 }

@@ -51,3 +51,32 @@ public enum TextWidth {
     return out
   }
 }
+
+extension TextWidth {
+  /// The sanitized text cut to at most `width` columns, ending in `…` when it was cut, so every
+  /// panel shortens long labels the same way.
+  ///
+  /// - Complexity: O(`width`), however long the text.
+  public static func truncated(_ text: some StringProtocol, to width: Int) -> String {
+    guard width > 0 else { return "" }
+    var out = ""
+    var used = 0
+    var cut = false
+    // Look at no more graphemes than could fit: a 1 MB label costs what a short one does.
+    for grapheme in sanitized(text.prefix(width + 1)) {
+      let columns = columns(of: grapheme)
+      if used + columns > width {
+        cut = true
+        break
+      }
+      out.append(grapheme)
+      used += columns
+    }
+    if !cut, !text.dropFirst(width + 1).isEmpty { cut = true }
+    guard cut else { return out }
+    while !out.isEmpty, used + 1 > width {
+      used -= columns(of: out.removeLast())
+    }
+    return out + "…"
+  }
+}

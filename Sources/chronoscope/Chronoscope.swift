@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// `chronoscope`: inspect, check and convert scheduler traces.
 @main
@@ -14,4 +15,20 @@ struct Chronoscope: ParsableCommand {
     subcommands: [View.self, Show.self, Validate.self, RecordExample.self, RecordStress.self],
     defaultSubcommand: View.self
   )
+
+  /// Runs the command; a usage error (a bad option or value) exits with status 2, like every other
+  /// bad input, instead of the parser's 64.
+  static func main() {
+    do {
+      var command = try parseAsRoot()
+      try command.run()
+    } catch {
+      let code = exitCode(for: error)
+      if code == .validationFailure {
+        FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+        Foundation.exit(2)
+      }
+      exit(withError: error)
+    }
+  }
 }

@@ -1,42 +1,117 @@
 import ArgumentParser
 import Foundation
 import Inspector
+import Replay
+import Screen
 
 /// `chronoscope show FILE --at TIME`: the inspector's frame as plain text, for bug reports and CI.
 struct Show: ParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Print the inspector's view of a trace at one instant, as plain text.")
+    abstract: "Print the inspector's view of a trace at one instant, as plain text.",
+    discussion: """
+      Times are 1.25s, 300ms, 40us or 500ns; e120 is the 120th event (e0 the start); #12 is the \
+      moment action 12 was scheduled. Bad values exit with status 2.
+      """
+  )
 
   @Argument(help: "The trace file.", completion: .file())
   var file: String
 
-  @Option(help: "Where to look: a time (1.25s, 300ms, 40us) or an event number (#120).")
-  var at: String = "#0"
+  // Unconditional, so that `--at -1s` reaches the check that explains it.
+  @Option(
+    parsing: .unconditional,
+    help: "Where to look: a time (1.25s, 300ms), an event (e120) or an action (#12).")
+  var at: String = "e0"
 
-  @Option(help: "The frame size, WIDTHxHEIGHT.")
+  @Option(
+    help: ArgumentHelp(
+      "The frame size, WIDTHxHEIGHT, from \(InspectorApp.minimumWidth)x\(InspectorApp.minimumHeight) to \(Self.maximumSize)x\(Self.maximumSize)."
+    ))
   var size: String = "100x30"
 
-  func validate() throws {
-    guard Self.parseSize(size) != nil else { throw ValidationError("--size must look like 100x30") }
-    guard TimeText.parse(at) != nil else {
-      throw ValidationError("--at must be a time such as 1.25s or 300ms, or an event such as #120")
-    }
-  }
+  @Flag(help: "Lanes by thread instead of by queue.")
+  var byThread = false
 
-  static func parseSize(_ text: String) -> (Int, Int)? {
-    let parts = text.lowercased().split(separator: "x")
-    guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0,
-      height > 0,
-      width <= 1000, height <= 1000
-    else { return nil }
-    return (width, height)
+  @Option(help: "Keep only lanes whose names contain TEXT (Pending, Running and Events follow).")
+  var filter: String?
+
+  @Option(help: "Print the detail view of one action (12 or #12) instead of the main view.")
+  var action: String?
+
+  static let maximumSize = 1000
+
+  /// Reads `WIDTHxHEIGHT`, or says what is wrong with it.
+  static func parseSize(_ text: String) -> Result<(width: Int, height: Int), ValidationError> {
+    let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+    guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]) else {
+      return .failure(
+        ValidationError("--size must be WIDTHxHEIGHT, such as 100x30; got \"\(text)\""))
+    }
+    let minimum = "\(InspectorApp.minimumWidth)x\(InspectorApp.minimumHeight)"
+    guard width >= InspectorApp.minimumWidth, height >= InspectorApp.minimumHeight else {
+      return .failure(ValidationError("--size \(text) is below the minimum, \(minimum)"))
+    }
+    guard width <= maximumSize, height <= maximumSize else {
+      return .failure(
+        ValidationError("--size \(text) is above the maximum, \(maximumSize)x\(maximumSize)"))
+    }
+    return .success((width, height))
   }
 
   func run() throws {
+    do {
+      try show()
+    } catch let failure as UsageFailure {
+      standardError("chronoscope: \(TextWidth.sanitized(failure.description))")
+      throw ExitCode(2)
+    }
+  }
+
+  private func show() throws {
+    let size: (width: Int, height: Int)
+    let target: TimeText.Target
+    do {
+      size = try Self.parseSize(self.size).get()
+      target = try TimeText.target(at).mapError { ValidationError("--at: \($0.description)") }.get()
+    } catch {
+      throw UsageFailure(error.message)
+    }
     var app: InspectorApp
     do { app = try TraceLoading.load(file) } catch { throw ExitCode(2) }
-    if let target = TimeText.parse(at) { app.seek(to: target) }
-    guard let (width, height) = Self.parseSize(size) else { return }
-    print(app.render(width: width, height: height, colors: false).plainText)
+    try Self.check(target, in: app.replay, text: at)
+    app.seek(to: target)
+    if byThread { app.group(by: .byThread) }
+    if let filter { app.filterLanes(filter) }
+    if let action {
+      let digits = action.hasPrefix("#") ? action.dropFirst() : action[...]
+      guard let raw = UInt32(digits), app.showDetail(of: ActionID(rawValue: raw)) else {
+        throw UsageFailure("--action: the trace has no action \(TextWidth.sanitized(action))")
+      }
+    }
+    print(
+      app.render(width: size.width, height: size.height, colors: false, keyHints: false).plainText)
   }
+
+  /// A target outside the trace is an error that names the trace's extent, not a silent clamp.
+  static func check(_ target: TimeText.Target, in replay: ReplayEngine, text: String) throws {
+    switch target {
+    case .time(let time) where time > replay.span:
+      throw UsageFailure(
+        "--at \(text) is after the trace's end: it spans 0s to \(TimeText.seconds(replay.span))")
+    case .event(let number) where number > replay.eventCount:
+      throw UsageFailure(
+        "--at \(text) is past the last event: the trace has events e1 to e\(replay.eventCount) (e0 is the start)"
+      )
+    case .action(let id) where replay.index(of: id) == nil:
+      throw UsageFailure("--at \(text): the trace has no action \(id)")
+    default: break
+    }
+  }
+}
+
+/// A bad option value: printed as `chronoscope: …` on stderr, exit status 2.
+struct UsageFailure: Error, CustomStringConvertible {
+  let description: String
+
+  init(_ message: String) { description = message }
 }

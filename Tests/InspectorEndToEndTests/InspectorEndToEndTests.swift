@@ -60,7 +60,7 @@ final class InspectorEndToEndTests: XCTestCase {
     session.sendKeys("Enter")
     try session.waitFor("3.000000s / 6.500000s")
     session.sendKeys("?")
-    try session.waitFor("search labels, call sites and marks")
+    try session.waitFor("search labels, call sites, marks, threads")
     session.sendKeys("Escape")
     try session.waitUntil("the main view", timeout: .seconds(10)) {
       $0.contains("Lanes (by queue)")
@@ -141,7 +141,7 @@ final class InspectorEndToEndTests: XCTestCase {
     let binary = try ProductsDirectory.executable("chronoscope")
     let process = Process()
     process.executableURL = binary
-    process.arguments = ["show", recording("virtual-timeout"), "--at", "#5", "--size", "80x20"]
+    process.arguments = ["show", recording("virtual-timeout"), "--at", "e5", "--size", "80x20"]
     let output = Pipe()
     process.standardOutput = output
     try process.run()

@@ -26,6 +26,10 @@ final class GoldenScreenTests: XCTestCase {
     let actual = grid.plainText + "\n"
     if ProcessInfo.processInfo.environment["CHRONOSCOPE_RECORD_GOLDEN"] != nil {
       try actual.write(to: url, atomically: true, encoding: .utf8)
+      // A recorded baseline is not a pass: the run that records must not count as green.
+      XCTFail(
+        "Recorded new baseline \(url.lastPathComponent); run again without CHRONOSCOPE_RECORD_GOLDEN",
+        file: file, line: line)
       return
     }
     guard let expected = try? String(contentsOf: url, encoding: .utf8) else {
@@ -35,14 +39,9 @@ final class GoldenScreenTests: XCTestCase {
       return
     }
     if actual != expected {
-      let diff = zip(
-        expected.split(separator: "\n", omittingEmptySubsequences: false),
-        actual.split(separator: "\n", omittingEmptySubsequences: false)
-      )
-      .enumerated().filter { $0.element.0 != $0.element.1 }
-      .map { "line \($0.offset + 1):\n- \($0.element.0)\n+ \($0.element.1)" }
-      .joined(separator: "\n")
-      XCTFail("\(name) differs from its golden file:\n\(diff)", file: file, line: line)
+      XCTFail(
+        "\(name) differs from its golden file (- golden, + now):\n\(lineDiff(expected: expected, actual: actual))",
+        file: file, line: line)
     }
   }
 

@@ -67,18 +67,29 @@ final class InspectorAppTests: XCTestCase {
     XCTAssertEqual(app.replay.now, 1_000_000_000, "the cursor is on the last event before 2 s")
   }
 
-  func testSeekPromptAcceptsTimesAndEventNumbersAndRejectsNonsense() throws {
+  func testSeekPromptAcceptsTimesEventsAndActionsAndRejectsNonsense() throws {
     var app = try app()
     for key in "@2.5s" { _ = app.handle(.character(key)) }
     _ = app.handle(.enter)
     XCTAssertEqual(app.replay.now, 1_000_000_000, "the last event at or before 2.5 s")
-    for key in "@#7" { _ = app.handle(.character(key)) }
+    for key in "@e7" { _ = app.handle(.character(key)) }
     _ = app.handle(.enter)
     XCTAssertEqual(app.replay.position, 7)
+    for key in "@#3" { _ = app.handle(.character(key)) }
+    _ = app.handle(.enter)
+    let current = try XCTUnwrap(app.replay.currentEvent)
+    XCTAssertEqual(current.kind, .schedule, "#3 is the action: its schedule")
+    XCTAssertEqual(current.action.map { app.replay.action($0).id }, ActionID(rawValue: 3))
+    let position = app.replay.position
     for key in "@soon" { _ = app.handle(.character(key)) }
     _ = app.handle(.enter)
-    XCTAssertEqual(app.state.message, "cannot read \"soon\" (try 1.25s, 300ms or #120)")
-    XCTAssertEqual(app.replay.position, 7)
+    XCTAssertEqual(
+      app.state.message,
+      "cannot read \"soon\" (try 1.25s, 300ms, e120 for an event, #12 for an action)")
+    for key in "@120" { _ = app.handle(.character(key)) }
+    _ = app.handle(.enter)
+    XCTAssertEqual(app.state.message, "\"120\" needs a unit: 120s, 120ms… (or e120 for an event)")
+    XCTAssertEqual(app.replay.position, position)
   }
 
   func testSearchFindsLabelsAndMarksAndNCyclesThroughMatches() throws {
@@ -106,7 +117,7 @@ final class InspectorAppTests: XCTestCase {
     _ = app.handle(.character("j"))
     _ = app.handle(.character("]"))
     let event = try XCTUnwrap(app.replay.currentEvent)
-    XCTAssertEqual(app.replay.actions[Int(event.action)].scheduler, 2)
+    XCTAssertEqual(app.replay.action(try XCTUnwrap(event.action)).queue, QueueID(rawValue: 2))
     let position = app.replay.position
     _ = app.handle(.character("]"))
     XCTAssertGreaterThan(app.replay.position, position)

@@ -17,15 +17,22 @@ final class ReplayEngineTests: XCTestCase {
   private struct Observed: Equatable {
     var position: Int
     var now: Int64
-    var pending: [Int]
-    var running: [Int]
+    var pending: [ActionIndex]
+    var running: [ActionIndex]
     var states: [ActionState]
+    var nextDue: [Int64?]
+    var queues: [QueueState]
+    var threads: [ThreadState]
   }
 
   private func observe(_ replay: ReplayEngine) -> Observed {
     Observed(
-      position: replay.position, now: replay.now, pending: replay.pending, running: replay.running,
-      states: replay.actions.indices.map(replay.state(of:)))
+      position: replay.position, now: replay.now,
+      pending: replay.pending(first: replay.pendingCount()), running: replay.running(),
+      states: replay.actionIndices.map(replay.state(of:)),
+      nextDue: replay.actionIndices.map(replay.nextDue(of:)),
+      queues: replay.queues.map { replay.queueState(QueueID(rawValue: $0.id)) },
+      threads: replay.threads.map { replay.threadState($0.id) })
   }
 
   func testSteppingForwardThenBackReturnsIdenticalStateAtEveryPosition() throws {
@@ -34,7 +41,7 @@ final class ReplayEngineTests: XCTestCase {
       var forward: [Observed] = [observe(replay)]
       while replay.stepForward() { forward.append(observe(replay)) }
       XCTAssertEqual(replay.position, replay.eventCount)
-      XCTAssertTrue(replay.pending.isEmpty || name == "busy-app", name)
+      XCTAssertTrue(replay.pendingCount() == 0 || name == "busy-app", name)
       var backward: [Observed] = [observe(replay)]
       while replay.stepBackward() { backward.append(observe(replay)) }
       XCTAssertEqual(forward, backward.reversed(), name)
@@ -52,6 +59,7 @@ final class ReplayEngineTests: XCTestCase {
       let target = Int.random(in: 0...seeker.eventCount, using: &generator)
       seeker.seek(to: target)
       XCTAssertEqual(observe(seeker), expected[target], "seek to \(target)")
+      seeker._checkInvariants()
     }
   }
 
@@ -59,7 +67,7 @@ final class ReplayEngineTests: XCTestCase {
     var replay = ReplayEngine(trace: try Self.recording("virtual-timeout"))
     replay.seek(toTime: 1_500_000_000)
     XCTAssertEqual(replay.now, 1_000_000_000)
-    XCTAssertEqual(replay.events[replay.position].time, 3_000_000_000)
+    XCTAssertEqual(replay.event(EventIndex(replay.position)).time, 3_000_000_000)
     replay.seek(toTime: -1)
     XCTAssertEqual(replay.position, 0)
     replay.seek(toTime: .max)
@@ -68,57 +76,41 @@ final class ReplayEngineTests: XCTestCase {
 
   func testPendingActionsAtKnownInstantsOfTheTimeoutRecording() throws {
     var replay = ReplayEngine(trace: try Self.recording("virtual-timeout"))
-    let label = { (action: Int) in replay.schedulers[replay.actions[action].scheduler]?.label ?? "?"
-    }
+    let label = { (action: ActionIndex) in replay.queue(replay.action(action).queue)?.label ?? "?" }
     // Scenario 1 at time 0, after the service started: the work (due 1 s) and the timeout (due
     // 2 s) are pending, soonest first.
-    replay.seek(to: replay.firstIndex(after: 0))
-    XCTAssertEqual(replay.pending.map { replay.actions[$0].due }, [1_000_000_000, 2_000_000_000])
-    XCTAssertEqual(replay.pending.map(label), ["timeout-service", "timeout-service"])
-    XCTAssertEqual(replay.running, [])
+    replay.seek(to: replay.firstIndex(after: 0).offset)
+    let pending = replay.pending(first: 10)
+    XCTAssertEqual(pending.map { replay.action($0).due }, [1_000_000_000, 2_000_000_000])
+    XCTAssertEqual(pending.map(label), ["timeout-service", "timeout-service"])
+    XCTAssertEqual(replay.running(), [])
     // At 1 s the work ran and cancelled the timeout: once that cancel is applied, nothing of
     // scenario 1 is pending.
-    let timeout = 2
+    let timeout = try XCTUnwrap(replay.index(of: ActionID(rawValue: 3)))
     let cancel = try XCTUnwrap(
-      replay.events.firstIndex { $0.kind == .cancel && $0.action == UInt32(timeout) })
-    replay.seek(to: cancel + 1)
+      replay.eventIndices.first {
+        replay.event($0).kind == .cancel && replay.event($0).action == timeout
+      })
+    replay.seek(to: cancel.number)
     XCTAssertEqual(replay.now, 1_000_000_000)
-    XCTAssertEqual(replay.pending, [])
+    XCTAssertEqual(replay.pendingCount(), 0)
     XCTAssertEqual(replay.state(of: timeout), .done)
     let life = replay.life(of: timeout)
     XCTAssertEqual(life.runs, [])
     XCTAssertEqual(life.cancelledAt, 1_000_000_000)
-    XCTAssertEqual(life.cancelledBy, 1)
+    XCTAssertEqual(life.cancelledBy.map { replay.action($0).id }, ActionID(rawValue: 2))
     XCTAssertFalse(life.cancelledAfterStart)
   }
 
   func testAnActionIsRunningBetweenItsBeginAndEnd() throws {
     var replay = ReplayEngine(trace: try Self.recording("virtual-timeout"))
-    let begin = try XCTUnwrap(replay.events.firstIndex { $0.kind == .begin })
-    replay.seek(to: begin + 1)
-    let action = Int(replay.events[begin].action)
-    XCTAssertEqual(replay.running, [action])
+    let begin = try XCTUnwrap(replay.eventIndices.first { replay.event($0).kind == .begin })
+    replay.seek(to: begin.number)
+    let action = try XCTUnwrap(replay.event(begin).action)
+    XCTAssertEqual(replay.running(), [action])
     XCTAssertEqual(replay.state(of: action), .running)
     replay.stepBackward()
     XCTAssertEqual(replay.state(of: action), .pending)
-  }
-
-  func testARepeatingActionIsPendingBetweenRunsAndDoneAfterCancel() throws {
-    var replay = ReplayEngine(trace: try Self.recording("busy-app"))
-    let heartbeat = try XCTUnwrap(replay.actions.indices.first { replay.actions[$0].isRepeating })
-    let ends = replay.events.indices.filter {
-      replay.events[$0].action == UInt32(heartbeat) && replay.events[$0].kind == .end
-    }
-    XCTAssertGreaterThan(ends.count, 2)
-    replay.seek(to: ends[1] + 1)
-    XCTAssertEqual(replay.state(of: heartbeat), .pending)
-    let interval = replay.actions[heartbeat].delay
-    let secondBegin = try XCTUnwrap(
-      replay.lastEvent(of: heartbeat, kind: .begin, before: replay.position))
-    XCTAssertEqual(replay.nextDue(of: heartbeat), replay.events[secondBegin].time + interval)
-    replay.seek(to: replay.eventCount)
-    XCTAssertEqual(replay.state(of: heartbeat), .done)
-    XCTAssertNotNil(replay.life(of: heartbeat).cancelledAt)
   }
 
   func testTheFirstFewPendingActionsAreThePrefixOfTheFullOrder() throws {
@@ -126,14 +118,17 @@ final class ReplayEngineTests: XCTestCase {
     var checked = 0
     for position in stride(from: 0, through: replay.eventCount, by: 97) {
       replay.seek(to: position)
-      let all = replay.pending
-      XCTAssertEqual(all.count, replay.pendingCount)
+      let all = replay.pending(first: replay.pendingCount())
+      XCTAssertEqual(all.count, replay.pendingCount())
       for count in [0, 1, 3, 10, all.count] {
         XCTAssertEqual(replay.pending(first: count), Array(all.prefix(count)), "at \(position)")
       }
-      var unordered: [Int] = []
-      replay.forEachPending { unordered.append($0) }
-      XCTAssertEqual(unordered.sorted(), all.sorted())
+      for queue in replay.queues.prefix(4).map({ QueueID(rawValue: $0.id) }) {
+        XCTAssertEqual(
+          replay.pending(first: all.count, in: [queue]),
+          all.filter { replay.action($0).queue == queue })
+        XCTAssertEqual(replay.pendingCount(in: [queue]), replay.queueState(queue).pending)
+      }
       if all.count > 12 { checked += 1 }
     }
     XCTAssertGreaterThan(checked, 3, "some positions have many pending actions")
@@ -141,10 +136,155 @@ final class ReplayEngineTests: XCTestCase {
 
   func testHopsAreVisibleInAnActionsLife() throws {
     let replay = ReplayEngine(trace: try Self.recording("busy-app"))
-    let hop = try XCTUnwrap(replay.events.first { $0.kind == .hop })
-    let life = replay.life(of: Int(hop.action))
-    XCTAssertEqual(life.runs.first?.hoppedFrom, hop.detail)
+    let hop = try XCTUnwrap(replay.eventIndices.map(replay.event).first { $0.kind == .hop })
+    let life = replay.life(of: try XCTUnwrap(hop.action))
+    XCTAssertEqual(life.runs.first?.hoppedFrom, hop.hoppedFrom)
     XCTAssertEqual(life.runs.first?.thread, hop.thread)
+  }
+
+  // MARK: - Synthetic traces for exact numbers
+
+  private static let header = TraceHeader(clock: .virtual, start: "", process: "t", pid: 1)
+
+  private static func trace(_ events: [TraceEvent], threads: [UInt32: String] = [:]) -> Trace {
+    Trace(
+      header: header, events: events,
+      schedulers: [
+        1: SchedulerRecord(id: 1, label: "main", kind: "main", family: "virtual", time: 0),
+        2: SchedulerRecord(id: 2, label: "work", kind: "concurrent", family: "virtual", time: 0),
+      ],
+      threadNames: threads, closing: .init(written: Int64(events.count), dropped: 0))
+  }
+
+  func testRunningWorkCountsOnTheThreadItRunsOnNotTheOneThatScheduledIt() throws {
+    var replay = ReplayEngine(
+      trace: Self.trace([
+        .schedule(
+          time: 0, action: 7, scheduler: 2, mode: .async, delay: 0, due: 0, thread: 1, parent: 0,
+          site: 0),
+        .hop(time: 5, action: 7, from: 1, to: 4),
+        .begin(time: 5, action: 7, thread: 4, run: 1),
+        .end(time: 9, action: 7, thread: 4, run: 1, duration: 4),
+      ]))
+    let main = ThreadID(rawValue: 1)
+    let worker = ThreadID(rawValue: 4)
+    replay.seek(to: 1)
+    XCTAssertEqual(replay.threadState(main).running, [])
+    XCTAssertNil(replay.threadState(main).busySince)
+    XCTAssertEqual(replay.queueState(QueueID(rawValue: 2)).pending, 1)
+    XCTAssertEqual(replay.queueState(QueueID(rawValue: 2)).running, 0)
+    replay.seek(to: 3)
+    let action = try XCTUnwrap(replay.index(of: ActionID(rawValue: 7)))
+    XCTAssertEqual(replay.threadState(worker).running, [action])
+    XCTAssertEqual(replay.threadState(worker).busySince, 5)
+    XCTAssertEqual(replay.threadState(main).running, [], "not on the scheduling thread")
+    XCTAssertEqual(replay.currentRun(of: action)?.thread, worker)
+    XCTAssertEqual(replay.running(on: [worker]), [action])
+    XCTAssertEqual(replay.running(on: [main]), [])
+    XCTAssertEqual(replay.queueState(QueueID(rawValue: 2)).pending, 0)
+    XCTAssertEqual(replay.queueState(QueueID(rawValue: 2)).running, 1)
+    replay.stepForward()
+    XCTAssertEqual(replay.threadState(worker).running, [])
+    replay._checkInvariants()
+  }
+
+  func testARepeatingActionIsNextDueOnItsRhythmNotOneIntervalAfterALateRun() throws {
+    // Every 10 ns from 10: run 1 began late at 14, run 2 at 27.
+    var replay = ReplayEngine(
+      trace: Self.trace([
+        .schedule(
+          time: 0, action: 1, scheduler: 1, mode: .repeating, delay: 10, due: 10, thread: 1,
+          parent: 0, site: 0),
+        .begin(time: 14, action: 1, thread: 1, run: 1),
+        .end(time: 15, action: 1, thread: 1, run: 1, duration: 1),
+        .begin(time: 27, action: 1, thread: 1, run: 2),
+        .end(time: 28, action: 1, thread: 1, run: 2, duration: 1),
+        .cancel(time: 29, action: 1, thread: 1, by: 0, started: true),
+      ]))
+    let timer = try XCTUnwrap(replay.index(of: ActionID(rawValue: 1)))
+    replay.seek(to: 3)
+    XCTAssertEqual(replay.nextDue(of: timer), 20, "first due + 1 interval, not 14 + 10")
+    XCTAssertEqual(replay.lastRun(of: timer)?.lateness, 4)
+    replay.seek(to: 5)
+    XCTAssertEqual(replay.nextDue(of: timer), 30)
+    XCTAssertEqual(replay.lastRun(of: timer)?.lateness, 7, "drift grows: 27 against 20")
+    XCTAssertEqual(replay.life(of: timer).runs.map(\.due), [10, 20])
+    replay.seek(to: 6)
+    XCTAssertNil(replay.nextDue(of: timer))
+    replay.stepBackward()
+    XCTAssertEqual(replay.nextDue(of: timer), 30, "undoing the cancel restores the rhythm")
+    replay.seek(to: 3)
+    replay.stepForward()
+    replay.stepBackward()
+    XCTAssertEqual(replay.nextDue(of: timer), 20)
+    replay._checkInvariants()
+  }
+
+  func testEventsOfActionsNeverScheduledDoNotShiftPositions() throws {
+    // The reader warns about the stray begin and end; the replay leaves them out, and the real
+    // action's schedule position must count only what it kept.
+    var replay = ReplayEngine(
+      trace: Self.trace([
+        .begin(time: 0, action: 99, thread: 1, run: 1),
+        .end(time: 1, action: 99, thread: 1, run: 1, duration: 1),
+        .schedule(
+          time: 2, action: 1, scheduler: 1, mode: .async, delay: 0, due: 2, thread: 1, parent: 0,
+          site: 0),
+        .begin(time: 3, action: 1, thread: 1, run: 1),
+        .end(time: 4, action: 1, thread: 1, run: 1, duration: 1),
+      ]))
+    XCTAssertEqual(replay.eventCount, 3)
+    let action = try XCTUnwrap(replay.index(of: ActionID(rawValue: 1)))
+    XCTAssertEqual(replay.scheduleEvent(of: action), EventIndex(0))
+    XCTAssertEqual(replay.state(of: action), .unscheduled)
+    replay.seek(to: 1)
+    XCTAssertEqual(replay.state(of: action), .pending)
+    XCTAssertEqual(replay.life(of: action).runs.count, 1)
+    replay.seek(to: 3)
+    XCTAssertEqual(replay.state(of: action), .done)
+  }
+
+  func testHostileTimesAndRunNumbersDoNotTrap() throws {
+    var replay = ReplayEngine(
+      trace: Self.trace([
+        .schedule(
+          time: 0, action: 1, scheduler: 9, mode: .repeating, delay: .max, due: .max, thread: 1,
+          parent: 0, site: 0),
+        .begin(time: 1, action: 1, thread: 1, run: 0),
+        .end(time: 2, action: 1, thread: 1, run: .max, duration: .min),
+        .begin(time: 3, action: 1, thread: 1, run: 0),
+        .cancel(time: 4, action: 1, thread: 1, by: 1, started: true),
+        .end(time: 5, action: 1, thread: 1, run: 0, duration: 0),
+      ]))
+    let action = try XCTUnwrap(replay.index(of: ActionID(rawValue: 1)))
+    replay.seek(to: 3)
+    XCTAssertEqual(replay.nextDue(of: action), .max, "due + interval saturates")
+    XCTAssertEqual(replay.queueState(QueueID(rawValue: 9)).pending, 1, "an undefined queue")
+    XCTAssertEqual(replay.queueState(QueueID(rawValue: 8)).pending, 0)
+    replay.seek(to: replay.eventCount)
+    XCTAssertEqual(replay.life(of: action).runs.map(\.number), [1, 2])
+    replay._checkInvariants()
+    while replay.stepBackward() {}
+    replay._checkInvariants()
+  }
+
+  func testThreadTitlesAreWholeAndUnique() {
+    let titles = ThreadInfo.titles(for: [
+      (ThreadID(rawValue: 1), "main"), (ThreadID(rawValue: 4), "-qos.overcommit"),
+      (ThreadID(rawValue: 5), "oot.default-qos"), (ThreadID(rawValue: 6), "io"),
+      (ThreadID(rawValue: 7), "io"), (ThreadID(rawValue: 8), nil),
+      (ThreadID(rawValue: 9), "database"),
+    ])
+    XCTAssertEqual(
+      titles, ["main", "worker 4", "worker 5", "io (6)", "io (7)", "worker 8", "database"])
+  }
+
+  func testThreadsKnowWhichQueuesTheyServed() throws {
+    let replay = ReplayEngine(trace: try Self.recording("busy-app"))
+    let served = replay.threads.filter { !$0.queues.isEmpty }
+    XCTAssertGreaterThan(served.count, 2)
+    XCTAssertEqual(Set(replay.threads.map(\.title)).count, replay.threads.count, "unique titles")
+    XCTAssertFalse(replay.threads.contains { $0.title.utf8.count == 15 }, "no cut fragments")
   }
 }
 

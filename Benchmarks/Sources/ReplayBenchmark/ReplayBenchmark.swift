@@ -63,15 +63,15 @@ enum ReplayBenchmark {
     for _ in 0..<200 {
       replay.seek(to: Int(generator.next(below: UInt64(replay.eventCount + 1))))
       let start = ContinuousClock.now
-      _ = replay.pending.prefix(20)
-      _ = replay.running
+      _ = replay.pending(first: 20)
+      _ = replay.running()
       worstQuery = max(worstQuery, ContinuousClock.now - start)
     }
     seekTimes.sort()
     var line = JSONLine()
     line.add("benchmark", .string("replay"))
     line.add("events", .int(replay.eventCount))
-    line.add("actions", .int(replay.actions.count))
+    line.add("actions", .int(replay.actionCount))
     line.add("prepare_seconds", .double(rounded(seconds(prepared), places: 3)))
     line.add(
       "resident_bytes_per_event",

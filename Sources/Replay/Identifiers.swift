@@ -1,0 +1,68 @@
+// Distinct types for the numbers a replay juggles. A trace's action id, the replay's dense index of
+// an action and a position in the event list are all small integers; wrapping each in its own type
+// makes passing one where another is meant a compile error, at no cost at run time.
+
+/// An action's id as written in the trace (`"a"`), which users see as `#12`.
+public struct ActionID: RawRepresentable, Hashable, Comparable, Sendable, CustomStringConvertible {
+  /// The id in the file.
+  public let rawValue: UInt32
+
+  /// Wraps an id read from a trace or typed by a user.
+  public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+  /// `#12`: the one notation for actions, on screen and in search.
+  public var description: String { "#\(rawValue)" }
+
+  public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// An action's place in a replay's action table: dense, from 0, in order of scheduling.
+public struct ActionIndex: Hashable, Comparable, Sendable {
+  let rawValue: UInt32
+
+  init(_ rawValue: UInt32) { self.rawValue = rawValue }
+  init(_ rawValue: Int) { self.rawValue = UInt32(truncatingIfNeeded: rawValue) }
+
+  var int: Int { Int(rawValue) }
+
+  public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// An event's place in a replay's time-ordered event list, from 0. Users see event numbers from 1
+/// (``number``), written `e120`.
+public struct EventIndex: Hashable, Comparable, Strideable, Sendable {
+  /// The offset in the event list.
+  public let offset: Int
+
+  /// Wraps an offset; see ``ReplayEngine/eventIndices`` for the valid ones.
+  public init(_ offset: Int) { self.offset = offset }
+
+  /// The 1-based number users see.
+  public var number: Int { offset + 1 }
+
+  public static func < (lhs: Self, rhs: Self) -> Bool { lhs.offset < rhs.offset }
+  public func distance(to other: Self) -> Int { other.offset - offset }
+  public func advanced(by n: Int) -> Self { Self(offset + n) }
+}
+
+/// A scheduler's id in the trace (`"q"`): one queue, one lane.
+public struct QueueID: RawRepresentable, Hashable, Comparable, Sendable {
+  /// The id in the file.
+  public let rawValue: UInt32
+
+  /// Wraps an id read from a trace.
+  public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+  public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// A thread's id in the trace (`"th"`).
+public struct ThreadID: RawRepresentable, Hashable, Comparable, Sendable {
+  /// The id in the file.
+  public let rawValue: UInt32
+
+  /// Wraps an id read from a trace.
+  public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+  public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}

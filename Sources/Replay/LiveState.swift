@@ -1,0 +1,145 @@
+/// What is live at the replay's cursor: pending and running actions, and per-queue and per-thread
+/// tallies kept up to date by every step, so views read them without scanning.
+struct LiveState: Sendable, Equatable {
+  /// A pending action: when it is next due and the begin of its last run (for drift).
+  struct Pending: Sendable, Equatable {
+    var due: Int64
+    var lastBegin: UInt32
+  }
+
+  /// Pending actions by slot.
+  var pending: [UInt32: Pending] = [:]
+  /// Running actions by slot, with the event of the begin of the run under way.
+  var running: [UInt32: UInt32] = [:]
+  /// Running actions that were cancelled during this run.
+  var cancelled = Set<UInt32>()
+  /// Pending actions per queue slot.
+  var pendingByQueue: [Int32]
+  /// Running actions per queue slot.
+  var runningByQueue: [Int32]
+  /// Running actions per thread slot, in the order their runs began (outermost first).
+  var runningByThread: [[UInt32]]
+
+  init(queues: Int, threads: Int) {
+    // One more slot for actions on a queue the trace never defined.
+    pendingByQueue = [Int32](repeating: 0, count: queues + 1)
+    runningByQueue = [Int32](repeating: 0, count: queues + 1)
+    runningByThread = [[UInt32]](repeating: [], count: threads)
+  }
+}
+
+/// The part of the live state a keyframe keeps; the tallies are rebuilt from it.
+struct Keyframe: Sendable {
+  var pending: [UInt32: LiveState.Pending]
+  var running: [UInt32: UInt32]
+  var cancelled: Set<UInt32>
+
+  init(_ live: LiveState) {
+    pending = live.pending
+    running = live.running
+    cancelled = live.cancelled
+  }
+}
+
+extension ActionState {
+  var isRunning: Bool { self == .running || self == .runningCancelled }
+}
+
+extension ReplayEngine {
+  /// Redoes (`forward`) or undoes the event at `offset` on the live state.
+  mutating func apply(_ offset: Int, forward: Bool) {
+    let event = events[offset]
+    guard let action = event.action else { return }
+    let slot = action.rawValue
+    let info = actions[action.int]
+    let prior = priorStates[offset]
+    let next = Self.transition(event.kind, from: prior, repeating: info.isRepeating)
+    guard prior != next else { return }
+    let (from, to) = forward ? (prior, next) : (next, prior)
+    if from.isRunning, to.isRunning {
+      if to == .runningCancelled {
+        live.cancelled.insert(slot)
+      } else {
+        live.cancelled.remove(slot)
+      }
+      return
+    }
+    leave(slot, from, queue: info.queue)
+    switch to {
+    case .pending:
+      let entry: LiveState.Pending
+      switch (event.kind, forward) {
+      case (.end, true):
+        let begin = links[offset]
+        entry = .init(due: info.due(ofRun: runOrdinal(begin) + 1), lastBegin: begin)
+      case (.begin, false):
+        entry = .init(
+          due: info.due(ofRun: runOrdinal(UInt32(offset))), lastBegin: previousBegins[offset])
+      case (.cancel, false):
+        let begin = links[offset]
+        entry = .init(due: info.due(ofRun: runOrdinal(begin) + 1), lastBegin: begin)
+      default:
+        entry = .init(due: info.due, lastBegin: Self.none)
+      }
+      live.pending[slot] = entry
+      live.pendingByQueue[queueSlot(info.queue)] += 1
+    case .running, .runningCancelled:
+      let begin = forward ? UInt32(truncatingIfNeeded: offset) : links[offset]
+      live.running[slot] = begin
+      if to == .runningCancelled { live.cancelled.insert(slot) }
+      live.runningByQueue[queueSlot(info.queue)] += 1
+      insertRunning(slot, begin: begin)
+    case .unscheduled, .done: break
+    }
+  }
+
+  /// Adds a running action to its thread's list, which stays in the order runs began.
+  private mutating func insertRunning(_ slot: UInt32, begin: UInt32) {
+    let thread = threadSlot(events[Int(begin)].thread)
+    let at =
+      live.runningByThread[thread].lastIndex { (live.running[$0] ?? 0) < begin }.map { $0 + 1 } ?? 0
+    live.runningByThread[thread].insert(slot, at: at)
+  }
+
+  private mutating func leave(_ slot: UInt32, _ state: ActionState, queue: QueueID) {
+    switch state {
+    case .pending:
+      live.pending[slot] = nil
+      live.pendingByQueue[queueSlot(queue)] -= 1
+    case .running, .runningCancelled:
+      if let begin = live.running.removeValue(forKey: slot) {
+        let thread = threadSlot(events[Int(begin)].thread)
+        if let at = live.runningByThread[thread].lastIndex(of: slot) {
+          live.runningByThread[thread].remove(at: at)
+        }
+      }
+      live.cancelled.remove(slot)
+      live.runningByQueue[queueSlot(queue)] -= 1
+    case .unscheduled, .done: break
+    }
+  }
+
+  /// Restores a keyframe and rebuilds the tallies from it.
+  mutating func restore(_ keyframe: Keyframe) {
+    live = LiveState(queues: queues.count, threads: threads.count)
+    live.pending = keyframe.pending
+    live.running = keyframe.running
+    live.cancelled = keyframe.cancelled
+    for slot in keyframe.pending.keys {
+      live.pendingByQueue[queueSlot(actions[Int(slot)].queue)] += 1
+    }
+    for (slot, begin) in keyframe.running {
+      live.runningByQueue[queueSlot(actions[Int(slot)].queue)] += 1
+      insertRunning(slot, begin: begin)
+    }
+  }
+
+  /// The run ordinal of the begin event at `offset`; 0 for none.
+  func runOrdinal(_ begin: UInt32) -> Int {
+    begin == Self.none ? 0 : Int(links[Int(begin)])
+  }
+
+  func queueSlot(_ queue: QueueID) -> Int { queueSlots[queue.rawValue] ?? queues.count }
+
+  func threadSlot(_ thread: ThreadID) -> Int { threadSlots[thread.rawValue] ?? 0 }
+}

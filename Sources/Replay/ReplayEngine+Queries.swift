@@ -1,0 +1,273 @@
+import HeapModule
+import TraceFormat
+
+/// How a queue stands at the cursor.
+public struct QueueState: Sendable, Equatable {
+  /// Actions waiting on it.
+  public var pending: Int
+  /// Actions of it running.
+  public var running: Int
+}
+
+/// How a thread stands at the cursor.
+public struct ThreadState: Sendable, Equatable {
+  /// The actions running on it, outermost first (a `sync` run inline nests inside its caller).
+  public var running: [ActionIndex]
+  /// When the outermost of them began; nil when the thread is idle.
+  public var busySince: Int64?
+}
+
+/// A run under way at the cursor.
+public struct CurrentRun: Sendable, Equatable {
+  /// Which run (counted from 1 in the order runs began).
+  public var number: Int
+  /// When it began.
+  public var began: Int64
+  /// The thread it runs on.
+  public var thread: ThreadID
+}
+
+extension ReplayEngine {
+  // MARK: - The trace
+
+  /// The number of events.
+  public var eventCount: Int { events.count }
+
+  /// Every event's index, in time order.
+  public var eventIndices: Range<EventIndex> { EventIndex(0)..<EventIndex(events.count) }
+
+  /// The event at `index`.
+  public func event(_ index: EventIndex) -> ReplayEvent { events[index.offset] }
+
+  /// The number of actions.
+  public var actionCount: Int { actions.count }
+
+  /// Every action's index, in order of scheduling.
+  public var actionIndices: [ActionIndex] { actions.indices.map { ActionIndex($0) } }
+
+  /// What the trace says about `action` when it was scheduled.
+  public func action(_ action: ActionIndex) -> ReplayAction { actions[action.int] }
+
+  /// The action with a trace id, if the trace scheduled it.
+  public func index(of id: ActionID) -> ActionIndex? { indexByID[id] }
+
+  /// The index of the event that scheduled `action`.
+  public func scheduleEvent(of action: ActionIndex) -> EventIndex {
+    actions[action.int].scheduleEvent
+  }
+
+  /// A queue's record, if the trace defined it.
+  public func queue(_ id: QueueID) -> SchedulerRecord? {
+    guard let slot = queueSlots[id.rawValue] else { return nil }
+    return queues[slot]
+  }
+
+  /// A thread's names and the queues it served.
+  public func thread(_ id: ThreadID) -> ThreadInfo? {
+    guard let slot = threadSlots[id.rawValue] else { return nil }
+    return threads[slot]
+  }
+
+  /// Where `action` was scheduled in the source, if the trace says.
+  public func callSite(of action: ActionIndex) -> CallSiteRecord? {
+    callSites[actions[action.int].site]
+  }
+
+  /// The mark a ``TraceEvent/Kind/mark`` event made, if the trace has its text.
+  public func mark(of event: ReplayEvent) -> MarkRecord? {
+    guard let index = event.markIndex, marks.indices.contains(index) else { return nil }
+    return marks[index]
+  }
+
+  // MARK: - The cursor
+
+  /// The current event's index (the last one applied), if any.
+  public var currentIndex: EventIndex? { position > 0 ? EventIndex(position - 1) : nil }
+
+  /// The current event (the last one applied), if any.
+  public var currentEvent: ReplayEvent? { position > 0 ? events[position - 1] : nil }
+
+  /// Virtual time at the cursor: the current event's time, or 0 at the start.
+  public var now: Int64 { currentEvent?.time ?? 0 }
+
+  /// The time of the last event.
+  public var span: Int64 { events.last?.time ?? 0 }
+
+  /// How many actions are pending, on every queue or on those in `queues`.
+  ///
+  /// - Complexity: O(1), or O(`queues.count`).
+  public func pendingCount(in queues: Set<QueueID>? = nil) -> Int {
+    guard let queues else { return live.pending.count }
+    return queues.reduce(0) { $0 + queueState($1).pending }
+  }
+
+  /// The `count` soonest-due pending actions (then by when they were scheduled), on every queue
+  /// or on those in `queues`.
+  ///
+  /// - Complexity: O(p + count log p) for p pending actions: a view of the next few stays fast
+  ///   whatever the size of the pending set.
+  public func pending(first count: Int, in queues: Set<QueueID>? = nil) -> [ActionIndex] {
+    var keys: [PendingKey] = []
+    keys.reserveCapacity(queues == nil ? live.pending.count : 0)
+    for (slot, entry) in live.pending {
+      let action = actions[Int(slot)]
+      if let queues, !queues.contains(action.queue) { continue }
+      keys.append(PendingKey(due: entry.due, scheduledAt: action.scheduledAt, slot: slot))
+    }
+    guard count < keys.count / 4 else {
+      return keys.sorted().prefix(max(count, 0)).map { ActionIndex($0.slot) }
+    }
+    var heap = Heap(keys)
+    var first: [ActionIndex] = []
+    first.reserveCapacity(count)
+    while first.count < count, let next = heap.popMin() { first.append(ActionIndex(next.slot)) }
+    return first
+  }
+
+  private struct PendingKey: Comparable {
+    var due: Int64
+    var scheduledAt: Int64
+    var slot: UInt32
+
+    static func < (lhs: PendingKey, rhs: PendingKey) -> Bool {
+      (lhs.due, lhs.scheduledAt, lhs.slot) < (rhs.due, rhs.scheduledAt, rhs.slot)
+    }
+  }
+
+  /// Actions running now, in the order they were scheduled; only those on `queues` or running on
+  /// `threads` when given.
+  ///
+  /// - Complexity: O(r log r) for r running actions.
+  public func running(in queues: Set<QueueID>? = nil, on threads: Set<ThreadID>? = nil)
+    -> [ActionIndex]
+  {
+    live.running.compactMap { slot, begin -> ActionIndex? in
+      if let queues, !queues.contains(actions[Int(slot)].queue) { return nil }
+      if let threads, !threads.contains(events[Int(begin)].thread) { return nil }
+      return ActionIndex(slot)
+    }.sorted()
+  }
+
+  /// The number of actions running now.
+  public var runningCount: Int { live.running.count }
+
+  /// The state of an action at the cursor.
+  public func state(of action: ActionIndex) -> ActionState {
+    let slot = action.rawValue
+    if live.running[slot] != nil {
+      return live.cancelled.contains(slot) ? .runningCancelled : .running
+    }
+    if live.pending[slot] != nil { return .pending }
+    return actions[action.int].scheduleEvent.offset < position ? .done : .unscheduled
+  }
+
+  /// When a pending action is next due: its first due time, or for repeating work the first due
+  /// time plus one interval per run begun (its rhythm, which late runs do not shift). Nil when
+  /// the action is not pending.
+  public func nextDue(of action: ActionIndex) -> Int64? {
+    live.pending[action.rawValue]?.due
+  }
+
+  /// For a pending action that has run: its last run, whose lateness shows a timer's drift.
+  public func lastRun(of action: ActionIndex) -> ActionLife.Run? {
+    guard let begin = live.pending[action.rawValue]?.lastBegin, begin != Self.none else {
+      return nil
+    }
+    return run(begunAt: begin)
+  }
+
+  /// The run under way, for a running action.
+  public func currentRun(of action: ActionIndex) -> CurrentRun? {
+    guard let begin = live.running[action.rawValue] else { return nil }
+    let event = events[Int(begin)]
+    return CurrentRun(number: runOrdinal(begin), began: event.time, thread: event.thread)
+  }
+
+  private func run(begunAt begin: UInt32) -> ActionLife.Run {
+    let event = events[Int(begin)]
+    guard let action = event.action else { preconditionFailure("a begin without an action") }
+    let number = runOrdinal(begin)
+    return ActionLife.Run(
+      number: number, due: actions[action.int].due(ofRun: number), began: event.time, ended: nil,
+      thread: event.thread, hoppedFrom: nil)
+  }
+
+  /// How `queue` stands at the cursor.
+  ///
+  /// - Complexity: O(1).
+  public func queueState(_ queue: QueueID) -> QueueState {
+    guard let slot = queueSlots[queue.rawValue] else {
+      // A queue the trace never defined shares its tally with other such queues: count it out.
+      return QueueState(
+        pending: live.pending.keys.count { actions[Int($0)].queue == queue },
+        running: live.running.keys.count { actions[Int($0)].queue == queue })
+    }
+    return QueueState(
+      pending: Int(live.pendingByQueue[slot]), running: Int(live.runningByQueue[slot]))
+  }
+
+  /// How `thread` stands at the cursor: what runs on it (the thread each run began on, not the
+  /// thread that scheduled it) and since when it has been busy.
+  ///
+  /// - Complexity: O(actions running on it).
+  public func threadState(_ thread: ThreadID) -> ThreadState {
+    guard let slot = threadSlots[thread.rawValue] else {
+      return ThreadState(running: [], busySince: nil)
+    }
+    let running = live.runningByThread[slot]
+    let since = running.first.flatMap { live.running[$0] }.map { events[Int($0)].time }
+    return ThreadState(running: running.map { ActionIndex($0) }, busySince: since)
+  }
+
+  // MARK: - The whole trace
+
+  /// Everything that happened to `action`, from its schedule to the end of the trace.
+  ///
+  /// - Complexity: O(events after it was scheduled).
+  public func life(of action: ActionIndex) -> ActionLife {
+    var life = ActionLife(action: action)
+    let info = actions[action.int]
+    let start = info.scheduleEvent.offset
+    var pendingHop: ThreadID?
+    for offset in start..<events.count {
+      let event = events[offset]
+      guard let subject = event.action else { continue }
+      if subject != action {
+        if event.kind == .schedule, actions[subject.int].parent == action,
+          actions[subject.int].scheduleEvent.offset == offset
+        {
+          life.children.append(subject)
+        } else if event.kind == .cancel, event.cancelledBy == action,
+          !life.cancelled.contains(subject)
+        {
+          life.cancelled.append(subject)
+        }
+        continue
+      }
+      switch event.kind {
+      case .hop: pendingHop = event.hoppedFrom
+      case .begin:
+        guard links[offset] != Self.none else { continue }  // a begin the replay ignores
+        var run = run(begunAt: UInt32(offset))
+        run.hoppedFrom = pendingHop
+        life.runs.append(run)
+        pendingHop = nil
+      case .end:
+        let begin = links[offset]
+        if begin != Self.none, priorStates[offset].isRunning,
+          let last = life.runs.indices.last, life.runs[last].number == runOrdinal(begin)
+        {
+          life.runs[last].ended = event.time
+        }
+      case .cancel:
+        if life.cancelledAt == nil {
+          life.cancelledAt = event.time
+          life.cancelledBy = event.cancelledBy
+          life.cancelledAfterStart = event.cancelledAfterStart ?? false
+        }
+      case .schedule, .mark: break
+      }
+    }
+    return life
+  }
+}
