@@ -1,0 +1,69 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// What a user sees in a real terminal on the bundled live recording: the footer, thread names,
+/// the axis, following actions in the detail view. Condition-driven waits only.
+final class ScreenTruthEndToEndTests: XCTestCase {
+  private static let busyApp = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Recordings/busy-app.trace").path
+
+  private func start(width: Int, height: Int) throws -> TmuxSession {
+    try TmuxSession(
+      executable: try ProductsDirectory.executable("chronoscope"),
+      arguments: ["view", Self.busyApp], width: width, height: height, environment: [:])
+  }
+
+  func testAt120ColumnsTheFooterEndsWithHelpAndQuit() throws {
+    let session = try start(width: 120, height: 30)
+    defer { session.kill() }
+    let screen = try session.waitFor("Lanes (by queue)", timeout: .seconds(30))
+    let footer = screen.split(separator: "\n").last {
+      !$0.trimmingCharacters(in: .whitespaces).isEmpty
+    }
+    XCTAssertTrue(footer?.hasSuffix("? help · q quit") ?? false, screen)
+    session.resize(width: 80, height: 30)
+    let narrow = try session.waitUntil("the footer at 80 columns") { screen in
+      screen.split(separator: "\n").contains { $0.count <= 80 && $0.hasSuffix("? help · q quit") }
+        && !screen.contains("tab panel")
+    }
+    XCTAssertFalse(narrow.contains("tab panel"), "fewer hints fit, help and quit stay")
+    session.sendKeys("q")
+    XCTAssertEqual(try session.waitForExit(timeout: .seconds(20)), 0)
+  }
+
+  func testByThreadShowsWholeUniqueThreadNamesAndTheTimeAxis() throws {
+    let session = try start(width: 120, height: 30)
+    defer { session.kill() }
+    try session.waitFor("Lanes (by queue)", timeout: .seconds(30))
+    session.sendKeys("G", "v")
+    let screen = try session.waitFor("Lanes (by thread)")
+    XCTAssertTrue(screen.contains("worker "), screen)
+    XCTAssertFalse(screen.contains("-qos.overcommit"), screen)
+    XCTAssertFalse(screen.contains("oot.default-qos"), screen)
+    XCTAssertTrue(screen.contains("/col"), "the strips' scale")
+    XCTAssertTrue(screen.contains("┤"), "the axis' end")
+    session.sendKeys("q")
+    XCTAssertEqual(try session.waitForExit(timeout: .seconds(20)), 0)
+  }
+
+  func testTheDetailViewFollowsTheParentAndWalksBack() throws {
+    let session = try start(width: 120, height: 30)
+    defer { session.kill() }
+    try session.waitFor("Lanes (by queue)", timeout: .seconds(30))
+    // A search for an action that has a parent, then its detail and the parent's.
+    session.sendKeys("@")
+    session.type("#5")
+    session.sendKeys("Enter", "Enter")
+    try session.waitFor("Action #5 ")
+    try session.waitFor("scheduled by #")
+    session.sendKeys("Enter")
+    let parent = try session.waitFor("(#5 → #")
+    XCTAssertFalse(parent.contains("Action #5 "), parent)
+    session.sendKeys("Escape")
+    try session.waitFor("Action #5 ")
+    session.sendKeys("q")
+    XCTAssertEqual(try session.waitForExit(timeout: .seconds(20)), 0)
+  }
+}
