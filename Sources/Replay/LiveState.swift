@@ -64,7 +64,7 @@ extension ReplayEngine {
       }
       return
     }
-    leave(slot, from, queue: info.queue)
+    leave(slot, from, queueSlot: Int(info.queueSlot))
     switch to {
     case .pending:
       let entry: LiveState.Pending
@@ -74,7 +74,7 @@ extension ReplayEngine {
         entry = .init(due: info.due(ofRun: runOrdinal(begin) + 1), lastBegin: begin)
       case (.begin, false):
         entry = .init(
-          due: info.due(ofRun: runOrdinal(UInt32(offset))), lastBegin: previousBegins[offset])
+          due: info.due(ofRun: runOrdinal(UInt32(offset))), lastBegin: previousBegin(offset))
       case (.cancel, false):
         let begin = links[offset]
         entry = .init(due: info.due(ofRun: runOrdinal(begin) + 1), lastBegin: begin)
@@ -82,12 +82,12 @@ extension ReplayEngine {
         entry = .init(due: info.due, lastBegin: Self.none)
       }
       live.pending[slot] = entry
-      live.pendingByQueue[queueSlot(info.queue)] += 1
+      live.pendingByQueue[Int(info.queueSlot)] += 1
     case .running, .runningCancelled:
       let begin = forward ? UInt32(truncatingIfNeeded: offset) : links[offset]
       live.running[slot] = begin
       if to == .runningCancelled { live.cancelled.insert(slot) }
-      live.runningByQueue[queueSlot(info.queue)] += 1
+      live.runningByQueue[Int(info.queueSlot)] += 1
       insertRunning(slot, begin: begin)
     case .unscheduled, .done: break
     }
@@ -101,11 +101,11 @@ extension ReplayEngine {
     live.runningByThread[thread].insert(slot, at: at)
   }
 
-  private mutating func leave(_ slot: UInt32, _ state: ActionState, queue: QueueID) {
+  private mutating func leave(_ slot: UInt32, _ state: ActionState, queueSlot: Int) {
     switch state {
     case .pending:
       live.pending[slot] = nil
-      live.pendingByQueue[queueSlot(queue)] -= 1
+      live.pendingByQueue[queueSlot] -= 1
     case .running, .runningCancelled:
       if let begin = live.running.removeValue(forKey: slot) {
         let thread = threadSlot(events[Int(begin)].thread)
@@ -114,7 +114,7 @@ extension ReplayEngine {
         }
       }
       live.cancelled.remove(slot)
-      live.runningByQueue[queueSlot(queue)] -= 1
+      live.runningByQueue[queueSlot] -= 1
     case .unscheduled, .done: break
     }
   }
@@ -126,20 +126,27 @@ extension ReplayEngine {
     live.running = keyframe.running
     live.cancelled = keyframe.cancelled
     for slot in keyframe.pending.keys {
-      live.pendingByQueue[queueSlot(actions[Int(slot)].queue)] += 1
+      live.pendingByQueue[Int(actions[Int(slot)].queueSlot)] += 1
     }
     for (slot, begin) in keyframe.running {
-      live.runningByQueue[queueSlot(actions[Int(slot)].queue)] += 1
+      live.runningByQueue[Int(actions[Int(slot)].queueSlot)] += 1
       insertRunning(slot, begin: begin)
     }
+  }
+
+  /// The begin of the run before the one begun at `offset`, or `none` for a first run.
+  func previousBegin(_ offset: Int) -> UInt32 {
+    let run = runOrdinal(UInt32(truncatingIfNeeded: offset))
+    guard run > 1, let action = events[offset].action,
+      let begins = repeatedBegins[action.rawValue], begins.indices.contains(run - 2)
+    else { return Self.none }
+    return begins[run - 2]
   }
 
   /// The run ordinal of the begin event at `offset`; 0 for none.
   func runOrdinal(_ begin: UInt32) -> Int {
     begin == Self.none ? 0 : Int(links[Int(begin)])
   }
-
-  func queueSlot(_ queue: QueueID) -> Int { queueSlots[queue.rawValue] ?? queues.count }
 
   func threadSlot(_ thread: ThreadID) -> Int { threadSlots[thread.rawValue] ?? 0 }
 }

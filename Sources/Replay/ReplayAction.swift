@@ -18,14 +18,16 @@ public struct ReplayAction: Sendable, Hashable {
   public let scheduledOn: ThreadID
   let site: UInt32
   private let parentSlot: UInt32
-  let scheduleEvent: EventIndex
+  private let scheduleOffset: UInt32
+  /// The queue's slot in the replay's tallies.
+  let queueSlot: UInt32
   /// How it was scheduled.
   public let mode: TraceEvent.ScheduleMode
 
   init(
     id: ActionID, queue: QueueID, mode: TraceEvent.ScheduleMode, scheduledAt: Int64, due: Int64,
     delay: Int64, scheduledOn: ThreadID, parent: ActionIndex?, site: UInt32,
-    scheduleEvent: EventIndex
+    scheduleEvent: EventIndex, queueSlot: Int
   ) {
     self.scheduledAt = scheduledAt
     self.due = due
@@ -35,9 +37,13 @@ public struct ReplayAction: Sendable, Hashable {
     self.scheduledOn = scheduledOn
     self.site = site
     parentSlot = parent?.rawValue ?? .max
-    self.scheduleEvent = scheduleEvent
+    scheduleOffset = UInt32(truncatingIfNeeded: scheduleEvent.offset)
+    self.queueSlot = UInt32(truncatingIfNeeded: queueSlot)
     self.mode = mode
   }
+
+  /// The event that scheduled it.
+  var scheduleEvent: EventIndex { EventIndex(Int(scheduleOffset)) }
 
   /// The action that was running on the scheduling thread when this one was scheduled.
   public var parent: ActionIndex? { parentSlot == .max ? nil : ActionIndex(parentSlot) }

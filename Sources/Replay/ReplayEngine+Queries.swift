@@ -49,7 +49,9 @@ extension ReplayEngine {
   public func action(_ action: ActionIndex) -> ReplayAction { actions[action.int] }
 
   /// The action with a trace id, if the trace scheduled it.
-  public func index(of id: ActionID) -> ActionIndex? { indexByID[id] }
+  public func index(of id: ActionID) -> ActionIndex? {
+    indexByID[id.rawValue].map(ActionIndex.init)
+  }
 
   /// The index of the event that scheduled `action`.
   public func scheduleEvent(of action: ActionIndex) -> EventIndex {
