@@ -193,7 +193,7 @@ struct TraceParser {
       report(.warning, line, 1, "\(kind.label) event after the end marker")
     }
     switch kind {
-    case .schedule:
+    case .event(.schedule):
       let mode = try fields.mode()
       let needsDelay = mode == .after || mode == .repeating
       let event = TraceEvent.schedule(
@@ -205,32 +205,32 @@ struct TraceParser {
         parent: try fields.optionalUInt32(.parent) ?? 0,
         site: try fields.optionalUInt32(.site) ?? 0)
       append(event, line)
-    case .begin:
+    case .event(.begin):
       append(
         .begin(
           time: time, action: try fields.id(.a, in: "begin"),
           thread: try fields.uint32(.th, in: "begin"),
           run: try fields.optionalUInt32(.run) ?? 1), line)
-    case .end:
+    case .event(.end):
       append(
         .end(
           time: time, action: try fields.id(.a, in: "end"),
           thread: try fields.uint32(.th, in: "end"),
           run: try fields.optionalUInt32(.run) ?? 1, duration: try fields.integer(.dur, in: "end")),
         line)
-    case .hop:
+    case .event(.hop):
       append(
         .hop(
           time: time, action: try fields.id(.a, in: "hop"),
           from: try fields.uint32(.from, in: "hop"),
           to: try fields.uint32(.to, in: "hop")), line)
-    case .cancel:
+    case .event(.cancel):
       append(
         .cancel(
           time: time, action: try fields.id(.a, in: "cancel"),
           thread: try fields.uint32(.th, in: "cancel"), by: try fields.optionalUInt32(.by) ?? 0,
           started: try fields.bool(.started, in: "cancel")), line)
-    case .mark:
+    case .event(.mark):
       let thread = try fields.uint32(.th, in: "mark")
       let name = try fields.string(.name, in: "mark")
       marks.append(MarkRecord(name: name, fields: fields.object(.fields) ?? [:]))
