@@ -171,14 +171,15 @@ final class RecorderCore: Sendable {
     guard writer.isOpen else { return }
     let cutoff = final ? Int64.max : now()
     // Take the events first: any site or scheduler they mention was defined before they were
-    // recorded, so it is in the definitions taken next and written before them.
+    // recorded, so it is in the definitions taken next, ready when the writer reaches its first
+    // use.
     var runs: [[TraceEvent]] = []
     var dropped: Int64 = 0
     for buffer in buffers.withLock({ $0 }) {
       var events: [TraceEvent] = []
       dropped += buffer.drain(into: &events)
-      if let first = events.first {
-        writer.nameThread(buffer.threadID, buffer.threadName, time: first.time)
+      if !events.isEmpty {
+        writer.nameThread(buffer.threadID, buffer.threadName)
         runs.append(events)
       }
     }

@@ -186,4 +186,15 @@ public struct TraceEvent: Sendable, Hashable {
   public var duration: Int64 { kind == .end ? first : 0 }
   /// The index into ``Trace/marks`` of a ``Kind/mark``.
   public var markIndex: Int? { kind == .mark ? Int(site) : nil }
+
+  // MARK: - Rewriting
+
+  /// The event with every action id it names — its own, then a parent or canceller, the order
+  /// they are written in — passed through `transform`. Zero (no action) stays zero.
+  package func mappingActionIDs(_ transform: (UInt32) -> UInt32) -> TraceEvent {
+    var event = self
+    if action != 0 { event.action = transform(action) }
+    if kind == .schedule || kind == .cancel, aux != 0 { event.aux = transform(aux) }
+    return event
+  }
 }
