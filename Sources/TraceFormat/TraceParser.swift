@@ -24,6 +24,10 @@ struct TraceParser {
   private var closing: Trace.Closing?
   private var droppedEvents: Int64 = 0
   private var checks = SemanticChecks()
+  /// The latest `t` so far: lines are written in time order, so an earlier one is suspect.
+  private var latestTime: Int64 = 0
+  /// The last line that was not blank, where a missing end marker is reported.
+  private var lastLine = 0
 
   // One slot per known key, reused across lines.
   private var slots: FieldSlots
@@ -40,6 +44,12 @@ struct TraceParser {
 
   func result() -> TraceReading {
     var diagnostics = self.diagnostics
+    if header != nil, closing == nil {
+      diagnostics.append(
+        TraceDiagnostic(
+          severity: .warning, file: file, line: lastLine, column: 1,
+          message: Self.notClosed))
+    }
     if suppressed > 0 {
       diagnostics.append(
         TraceDiagnostic(
@@ -63,6 +73,10 @@ struct TraceParser {
     trace.droppedEvents = droppedEvents
     return TraceReading(trace: trace, diagnostics: diagnostics)
   }
+
+  /// The warning for a trace without its end marker.
+  static let notClosed =
+    "the recording did not close: the process may have crashed or not called close(); the last moments may be missing"
 
   // MARK: - Lines
 
@@ -99,6 +113,7 @@ struct TraceParser {
     var scanner = JSONLineScanner(bytes: bytes, lineStart: start, lineEnd: end)
     scanner.skipWhitespace()
     if scanner.position == end { return }  // blank line
+    lastLine = line
     do {
       try scan(&scanner)
       try interpret(line, scanner)
@@ -189,6 +204,13 @@ struct TraceParser {
     let kind = try fields.eventName()
     let time = try fields.integer(.t, in: kind.label)
     guard time >= 0 else { throw fields.failure(.t, "\"t\" must not be negative") }
+    if time < latestTime {
+      report(
+        .warning, line, slots[.t]?.column ?? 1,
+        "time goes backwards: \(time) ns after a line at \(latestTime) ns (lines are written in time order)"
+      )
+    }
+    latestTime = max(latestTime, time)
     if closing != nil, kind != .unknown {
       report(.warning, line, 1, "\(kind.label) event after the end marker")
     }
