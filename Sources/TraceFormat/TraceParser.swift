@@ -15,6 +15,11 @@ struct TraceParser {
   private var hasHeader = false
   private var stopped = false
   private var sawEventBeforeHeader = false
+  /// Why the file is not a trace at all, once that is clear.
+  private var notATrace: String?
+  private var firstLineHasNoFormat = false
+  private var suppressedErrors = 0
+  private var suppressedWarnings = 0
 
   private var events: [TraceEvent] = []
   private var schedulers: [UInt32: SchedulerRecord] = [:]
@@ -50,6 +55,10 @@ struct TraceParser {
           severity: .warning, file: file, line: lastLine, column: 1,
           message: Self.notClosed))
     }
+    var counts = (
+      errors: suppressedErrors + diagnostics.count { $0.severity == .error },
+      warnings: suppressedWarnings + diagnostics.count { $0.severity == .warning }
+    )
     if suppressed > 0 {
       diagnostics.append(
         TraceDiagnostic(
@@ -57,21 +66,29 @@ struct TraceParser {
           line: diagnostics.last?.line ?? 0, column: 0,
           message: "\(suppressed) more problem(s) not shown"))
     }
-    if header == nil {
+    guard let header else {
+      var notATrace = self.notATrace
       if diagnostics.isEmpty {
+        notATrace = "the file is empty"
+        counts.errors += 1
         diagnostics.append(
           TraceDiagnostic(
             severity: .error, file: file, line: 1, column: 1,
             message: "empty file: a trace starts with a chronoscope-trace header line"))
+      } else if notATrace == nil, firstLineHasNoFormat {
+        notATrace = "the first line has no \"format\":\"chronoscope-trace\""
       }
-      return TraceReading(trace: nil, diagnostics: diagnostics)
+      return TraceReading(
+        trace: nil, diagnostics: diagnostics, notATrace: notATrace, errorCount: counts.errors,
+        warningCount: counts.warnings)
     }
-    guard let header else { return TraceReading(trace: nil, diagnostics: diagnostics) }
     var trace = Trace(
       header: header, events: events, schedulers: schedulers, callSites: callSites,
       threadNames: threadNames, marks: marks, closing: closing)
     trace.droppedEvents = droppedEvents
-    return TraceReading(trace: trace, diagnostics: diagnostics)
+    return TraceReading(
+      trace: trace, diagnostics: diagnostics, errorCount: counts.errors,
+      warningCount: counts.warnings)
   }
 
   /// The warning for a trace without its end marker.
@@ -113,18 +130,44 @@ struct TraceParser {
     var scanner = JSONLineScanner(bytes: bytes, lineStart: start, lineEnd: end)
     scanner.skipWhitespace()
     if scanner.position == end { return }  // blank line
+    let isFirstLine = lastLine == 0
     lastLine = line
     do {
       try scan(&scanner)
+    } catch {
+      // A trace's first line is its JSON header: a file that starts otherwise is something else
+      // (source code, a log, a binary), and one error says so better than one per line.
+      if isFirstLine, !hasHeader {
+        stop(
+          notATrace: "the first line is not a JSON object (\(error.message))", line, error.column)
+        return
+      }
+      reportFailure(error, line, isLastWithoutNewline: isLastWithoutNewline)
+      return
+    }
+    do {
+      if isFirstLine, !slots.has(.format) { firstLineHasNoFormat = true }
       try interpret(line, scanner)
     } catch {
-      if isLastWithoutNewline {
-        report(
-          .warning, line, error.column,
-          "truncated final line (the recording was cut off mid-write) ignored: \(error.message)")
-      } else {
-        report(.error, line, error.column, error.message)
-      }
+      reportFailure(error, line, isLastWithoutNewline: isLastWithoutNewline)
+    }
+  }
+
+  private mutating func stop(notATrace reason: String, _ line: Int, _ column: Int) {
+    notATrace = reason
+    stopped = true
+    report(.error, line, column, "not a chronoscope trace: \(reason)")
+  }
+
+  private mutating func reportFailure(
+    _ error: JSONLineScanner.Failure, _ line: Int, isLastWithoutNewline: Bool
+  ) {
+    if isLastWithoutNewline {
+      report(
+        .warning, line, error.column,
+        "truncated final line (the recording was cut off mid-write) ignored: \(error.message)")
+    } else {
+      report(.error, line, error.column, error.message)
     }
   }
 
@@ -293,8 +336,10 @@ struct TraceParser {
   {
     let format = try fields.string(.format, in: "header")
     guard format == "chronoscope-trace" else {
-      throw fields.failure(
-        .format, "not a chronoscope trace: format is \"\(format.escapedForMessage)\"")
+      let reason = "its \"format\" is \"\(format.escapedForMessage)\", not \"chronoscope-trace\""
+      notATrace = reason
+      stopped = true
+      throw fields.failure(.format, "not a chronoscope trace: \(reason)")
     }
     let version = try fields.integer(.version, in: "header")
     guard version == Int64(TraceHeader.currentVersion) else {
@@ -329,6 +374,7 @@ struct TraceParser {
   ) {
     guard diagnostics.count < TraceReader.maximumDiagnostics else {
       suppressed += 1
+      if severity == .error { suppressedErrors += 1 } else { suppressedWarnings += 1 }
       return
     }
     diagnostics.append(

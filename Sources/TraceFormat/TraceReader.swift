@@ -31,8 +31,12 @@ public enum TraceReader {
   ///   progress bar.
   public static func read(path: String, progress: ((Double) -> Void)? = nil) -> TraceReading {
     guard let data = FileManager.default.contents(atPath: path) else {
+      var isDirectory: ObjCBool = false
+      let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
       let reason =
-        FileManager.default.fileExists(atPath: path) ? "cannot read the file" : "no such file"
+        !exists
+        ? "no such file"
+        : isDirectory.boolValue ? "a directory, not a trace file" : "cannot read the file"
       return TraceReading(
         trace: nil,
         diagnostics: [
