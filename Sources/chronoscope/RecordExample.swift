@@ -3,6 +3,7 @@ import Examples
 import Foundation
 import Recording
 import Scheduling
+import Screen
 import VirtualTime
 
 /// `chronoscope record-example NAME --output FILE`: runs one of the project's example programs
@@ -26,12 +27,12 @@ struct RecordExample: ParsableCommand {
     let recorder: TraceRecorder
     if name == .virtualTimeout {
       let clock = VirtualClock()
-      recorder = try TraceRecorder(path: path, clock: .virtual { clock.now }, metadata: metadata)
+      recorder = try open(path, clock: .virtual { clock.now }, metadata: metadata)
       let factory = RecordingSchedulerFactory(
         wrapping: VirtualSchedulerFactory(clock: clock), recorder: recorder)
       try ExampleRuns.virtualTimeout(factory: factory, clock: clock, recorder: recorder)
     } else {
-      recorder = try TraceRecorder(path: path, metadata: metadata)
+      recorder = try open(path, clock: .host, metadata: metadata)
       let factory = RecordingSchedulerFactory(
         wrapping: DispatchSchedulerFactory(), recorder: recorder)
       try name.runLive(factory: factory, recorder: recorder)
@@ -39,6 +40,28 @@ struct RecordExample: ParsableCommand {
     recorder.close()
     let (written, dropped) = recorder.counts
     print("\(path): \(written) events written, \(dropped) dropped")
+  }
+}
+
+extension RecordExample {
+  /// Opens the recorder, or says where it tried to write and how to choose another place.
+  private func open(_ path: String, clock: TraceClock, metadata: [String: String]) throws
+    -> TraceRecorder
+  {
+    do {
+      return try TraceRecorder(path: path, clock: clock, metadata: metadata)
+    } catch .cannotOpen(_, let reason) {
+      let directory = FileManager.default.currentDirectoryPath
+      standardError(
+        TextWidth.sanitized(
+          "chronoscope: cannot write the trace to \(path) (from \(directory)): \(reason)"))
+      if output == nil {
+        standardError(
+          "Run it in the chronoscope checkout to update Recordings/, or choose the file with "
+            + "-o PATH (e.g. -o /tmp/\(name.rawValue).trace).")
+      }
+      throw ExitCode(2)
+    }
   }
 }
 
