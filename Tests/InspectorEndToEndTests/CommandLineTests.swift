@@ -147,4 +147,24 @@ final class CommandLineTests: XCTestCase {
     XCTAssertEqual(outputStatus, 0, report)
     XCTAssertEqual(try run(["validate", "--quiet", written]).status, 0)
   }
+
+  func testReRecordingTheVirtualBusyAppReproducesTheBundledTraceByteForByte() throws {
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("busy-app-virtual-\(UUID().uuidString).trace").path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let (status, output) = try run(["record-example", "busy-app-virtual", "-o", path])
+    XCTAssertEqual(status, 0, output)
+    let recorded = try String(contentsOfFile: path, encoding: .utf8)
+    let bundled = try String(
+      contentsOf: Self.recordings.appendingPathComponent("busy-app-virtual.trace"), encoding: .utf8)
+    let (new, old) = (recorded.split(separator: "\n"), bundled.split(separator: "\n"))
+    let differences = zip(old, new).enumerated().filter { $0.element.0 != $0.element.1 }.prefix(5)
+      .map { "line \($0.offset + 1):\n- \($0.element.0)\n+ \($0.element.1)" }
+    XCTAssertEqual(
+      new.count, old.count, "re-record with: chronoscope record-example busy-app-virtual")
+    XCTAssertTrue(
+      differences.isEmpty,
+      "re-record with: chronoscope record-example busy-app-virtual\n"
+        + differences.joined(separator: "\n"))
+  }
 }
