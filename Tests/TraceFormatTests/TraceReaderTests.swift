@@ -283,6 +283,28 @@ final class TraceReaderTests: XCTestCase {
     XCTAssertEqual(reading.diagnostics.last?.message, "300 more problem(s) not shown")
   }
 
+  func testAFileThatIsNotATraceIsSaidOnceAndNotReadLineByLine() {
+    let source = read(["// swift-tools-version: 6.0", "import PackageDescription", "let x = 1"])
+    XCTAssertEqual(
+      source.notATrace,
+      "the first line is not a JSON object (expected '{' at the start of the line, found '/')")
+    XCTAssertEqual(source.diagnostics.count, 1, "\(source.diagnostics)")
+    XCTAssertEqual(
+      read([#"{"name":"x"}"#, #"{"t":1}"#]).notATrace,
+      #"the first line has no "format":"chronoscope-trace""#)
+    let other = read([#"{"format":"other","version":1}"#, schedule])
+    XCTAssertEqual(other.notATrace, #"its "format" is "other", not "chronoscope-trace""#)
+    XCTAssertEqual(other.diagnostics.count, 1)
+    XCTAssertEqual(TraceReader.parse([UInt8](), file: "empty.trace").notATrace, "the file is empty")
+    XCTAssertNil(read([header, scheduler, schedule]).notATrace)
+  }
+
+  func testProblemsBeyondTheDiagnosticsCapAreStillCounted() {
+    let reading = read([header] + Array(repeating: "garbage", count: 500))
+    XCTAssertEqual(reading.errorCount, 500)
+    XCTAssertEqual(reading.warningCount, 0)
+  }
+
   func testAnUnreadableFileIsAnError() {
     let reading = TraceReader.read(path: "/nonexistent/chronoscope.trace")
     XCTAssertNil(reading.trace)
