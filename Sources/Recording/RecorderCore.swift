@@ -35,7 +35,7 @@ final class RecorderCore: Sendable {
 
   init(
     path: String, clock: TraceClock, metadata: [String: String], bufferCapacity: Int,
-    onError: @escaping @Sendable (String) -> Void
+    onError: @escaping @Sendable (String) -> Void, reproducible: Bool = false
   ) throws(TraceRecorderError) {
     let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else {
@@ -50,10 +50,12 @@ final class RecorderCore: Sendable {
     self.clock = clock
     origin = clock.nanoseconds()
     self.bufferCapacity = max(bufferCapacity, 2)
+    // A reproducible recording leaves out the two header fields that differ from run to run.
     let header = TraceHeader(
-      clock: clock.kind, start: Date().formatted(.iso8601),
+      clock: clock.kind, start: reproducible ? "" : Date().formatted(.iso8601),
       process: ProcessInfo.processInfo.processName,
-      pid: Int64(ProcessInfo.processInfo.processIdentifier), metadata: metadata)
+      pid: reproducible ? 0 : Int64(ProcessInfo.processInfo.processIdentifier),
+      metadata: metadata)
     writer = Mutex(TraceWriter(descriptor: descriptor, path: path, onError: onError))
     writer.withLock { $0.writeHeader(header) }
   }
@@ -171,14 +173,15 @@ final class RecorderCore: Sendable {
     guard writer.isOpen else { return }
     let cutoff = final ? Int64.max : now()
     // Take the events first: any site or scheduler they mention was defined before they were
-    // recorded, so it is in the definitions taken next and written before them.
+    // recorded, so it is in the definitions taken next, ready when the writer reaches its first
+    // use.
     var runs: [[TraceEvent]] = []
     var dropped: Int64 = 0
     for buffer in buffers.withLock({ $0 }) {
       var events: [TraceEvent] = []
       dropped += buffer.drain(into: &events)
-      if let first = events.first {
-        writer.nameThread(buffer.threadID, buffer.threadName, time: first.time)
+      if !events.isEmpty {
+        writer.nameThread(buffer.threadID, buffer.threadName)
         runs.append(events)
       }
     }

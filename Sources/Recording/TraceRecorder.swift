@@ -57,15 +57,28 @@ public final class TraceRecorder: Sendable {
       onError: onError, backgroundWriter: true)
   }
 
+  /// Opens `path` for a recording that comes out the same byte for byte every time it is made
+  /// from the same virtual-time run: the header's `start` is left empty and its `pid` is 0,
+  /// the two things that would differ. The writer's own output does not depend on when it
+  /// flushes (see `TraceWriter`), so only the run itself decides the file.
+  package convenience init(
+    reproduciblePath path: String, clock: TraceClock, metadata: [String: String]
+  ) throws(TraceRecorderError) {
+    try self.init(
+      path: path, clock: clock, metadata: metadata, bufferCapacity: 1 << 16, onError: { _ in },
+      backgroundWriter: true, reproducible: true)
+  }
+
   /// Makes a recorder; without a background writer only `flush()` and `close()` write, which
   /// lets tests fill buffers deterministically.
   init(
     path: String, clock: TraceClock, metadata: [String: String], bufferCapacity: Int,
-    onError: @escaping @Sendable (String) -> Void, backgroundWriter: Bool
+    onError: @escaping @Sendable (String) -> Void, backgroundWriter: Bool,
+    reproducible: Bool = false
   ) throws(TraceRecorderError) {
     core = try RecorderCore(
       path: path, clock: clock, metadata: metadata, bufferCapacity: bufferCapacity,
-      onError: onError)
+      onError: onError, reproducible: reproducible)
     if backgroundWriter { core.startWriterThread(interval: Self.flushInterval) }
     RecorderRegistry.shared.add(core)
   }

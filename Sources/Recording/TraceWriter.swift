@@ -10,18 +10,38 @@ import TraceFormat
 
 /// Turns batches of events into trace lines and writes them to the file descriptor.
 ///
+/// What it guarantees about the file, beyond each thread's own order:
+/// - **Time order.** `t` never decreases from one line to the next. Events are merged by time;
+///   an event stamped in the instant a flush began but published after it (a thread is
+///   preempted between taking its timestamp and appending) is dated with the line before it —
+///   at most one flush late — and keeps its measured `dur`.
+/// - **Definitions where they are needed.** A `thread`, `scheduler` or `site` line is written
+///   just before the first line that refers to it, with that line's `t`; so the file reads the
+///   same however the writer's flushes fell. Schedulers nothing used are defined just before
+///   the end marker.
+/// - **Dense action ids.** Recorders hand out ids in per-thread blocks; the file numbers actions
+///   1, 2, 3… in order of first appearance, with `parent` and `by` mapped the same way.
+///
 /// Only ever used under the recorder's writer lock.
 struct TraceWriter {
   private var descriptor: Int32
   private let path: String
   private let onError: @Sendable (String) -> Void
   private var failed = false
-  private var namedThreads: Set<UInt32> = []
   private var encoder = TraceEncoder()
   /// Events stamped after the last cut, written next time.
   private var carried: [[TraceEvent]] = []
   /// Mark texts whose events have not been written yet.
   private var pendingMarks: [UInt32: MarkRecord] = [:]
+  /// Definitions not written yet, by id: each goes out just before its first use.
+  private var pendingSchedulers: [UInt32: SchedulerRecord] = [:]
+  private var pendingSites: [UInt32: CallSiteRecord] = [:]
+  private var threadNames: [UInt32: String] = [:]
+  private var namedThreads: Set<UInt32> = []
+  /// The thread of the last event written: consecutive events on one thread skip the lookup.
+  private var lastThread: UInt32?
+  private var actionIDs = DenseActionIDs()
+  /// The `t` of the last line written.
   private var lastTime: Int64 = 0
   private(set) var written: Int64 = 0
   private(set) var dropped: Int64 = 0
@@ -39,17 +59,17 @@ struct TraceWriter {
     emit()
   }
 
-  /// Writes scheduler and call-site definitions and keeps mark texts until their events are
-  /// written.
+  /// Takes scheduler and call-site definitions and mark texts; each is written with the first
+  /// event that needs it.
   mutating func define(_ definitions: RecorderCore.Definitions) {
-    for scheduler in definitions.schedulers { encoder.scheduler(scheduler) }
-    for site in definitions.sites { encoder.callSite(site, time: max(lastTime, 0)) }
+    for scheduler in definitions.schedulers { pendingSchedulers[scheduler.id] = scheduler }
+    for site in definitions.sites { pendingSites[site.id] = site }
     for mark in definitions.marks { pendingMarks[mark.index] = mark.record }
   }
 
-  /// Names a thread the first time it has events, dated with its first event.
-  mutating func nameThread(_ id: UInt32, _ name: String, time: Int64) {
-    if namedThreads.insert(id).inserted { encoder.thread(id: id, name: name, time: time) }
+  /// Learns a thread's name; it is written before the thread's first event.
+  mutating func nameThread(_ id: UInt32, _ name: String) {
+    if !namedThreads.contains(id) { threadNames[id] = name }
   }
 
   /// Writes the events stamped up to `cutoff` in time order, merging the threads' runs (each
@@ -95,17 +115,40 @@ struct TraceWriter {
     }
   }
 
-  @inline(__always)
-  private mutating func encode(_ event: TraceEvent) {
+  private mutating func encode(_ recorded: TraceEvent) {
+    var event = recorded.mappingActionIDs { actionIDs.fileID(for: $0) }
+    event.time = max(event.time, lastTime)
+    lastTime = event.time
+    defineWhatIsUsed(by: event)
     if event.kind == .mark {
       encoder.event(event, mark: pendingMarks.removeValue(forKey: event.site))
     } else {
       encoder.event(event)
     }
-    lastTime = max(lastTime, event.time)
     written += 1
     // Write in chunks, so a big flush never builds one huge buffer.
     if encoder.bytes.count >= 1 << 20 { emit() }
+  }
+
+  /// Writes the definitions `event` refers to that are not in the file yet, dated with it.
+  @inline(__always)
+  private mutating func defineWhatIsUsed(by event: TraceEvent) {
+    if event.thread != lastThread {
+      lastThread = event.thread
+      if namedThreads.insert(event.thread).inserted {
+        encoder.thread(
+          id: event.thread, name: threadNames.removeValue(forKey: event.thread) ?? "",
+          time: event.time)
+      }
+    }
+    guard event.kind == .schedule else { return }
+    if var scheduler = pendingSchedulers.removeValue(forKey: event.scheduler) {
+      scheduler.time = event.time
+      encoder.scheduler(scheduler)
+    }
+    if event.site != 0, let site = pendingSites.removeValue(forKey: event.site) {
+      encoder.callSite(site, time: event.time)
+    }
   }
 
   /// The next unwritten event of one run, ordered by time, then by run (earlier runs hold
@@ -122,7 +165,18 @@ struct TraceWriter {
 
   mutating func close(time: Int64) {
     guard descriptor >= 0 else { return }
-    encoder.closing(time: max(time, lastTime), Trace.Closing(written: written, dropped: dropped))
+    let time = max(time, lastTime)
+    // Definitions nothing used, so that every scheduler made still shows as a lane.
+    for var scheduler in pendingSchedulers.values.sorted(by: { $0.id < $1.id }) {
+      scheduler.time = time
+      encoder.scheduler(scheduler)
+    }
+    for site in pendingSites.values.sorted(by: { $0.id < $1.id }) {
+      encoder.callSite(site, time: time)
+    }
+    pendingSchedulers.removeAll()
+    pendingSites.removeAll()
+    encoder.closing(time: time, Trace.Closing(written: written, dropped: dropped))
     emit()
     _ = systemClose(descriptor)
     descriptor = -1
@@ -161,4 +215,29 @@ private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ coun
 
 private func systemClose(_ descriptor: Int32) -> Int32 {
   close(descriptor)
+}
+
+/// The recorder's action ids mapped to the file's: 1, 2, 3… in order of first appearance.
+///
+/// The recorder hands ids out in blocks from one counter, so its ids are nearly dense too and a
+/// table indexed by them costs 4 bytes per action recorded.
+private struct DenseActionIDs {
+  /// File id by recorder id; 0 for ids not seen yet.
+  private var table: [UInt32] = []
+  private var last: UInt32 = 0
+
+  /// The file's id for the recorder's `id`, handing out the next one on first sight.
+  ///
+  /// - Complexity: Amortized O(1).
+  mutating func fileID(for id: UInt32) -> UInt32 {
+    let index = Int(id)
+    if index >= table.count {
+      table.append(contentsOf: repeatElement(0, count: max(index + 1 - table.count, table.count)))
+    }
+    if table[index] == 0 {
+      last &+= 1
+      table[index] = last
+    }
+    return table[index]
+  }
 }

@@ -22,8 +22,8 @@ import Synchronization
 /// while terminal.readKey(timeoutMilliseconds: 100) != .character("q") {}
 /// ```
 ///
-/// The terminal is put back (main screen, echo, cursor) by ``stop()``, by `deinit`, on Ctrl-C and
-/// `SIGTERM` (ncurses' own handlers), and on a crash (SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS:
+/// The terminal is put back (main screen, echo, cursor) by ``stop()``, by `deinit` — which is how
+/// Ctrl-C and `SIGTERM` end a session: see ``interruption`` — and on a crash (SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS:
 /// the handler calls `endwin()` and hands the signal on to the handler that was there before, so
 /// Swift's backtrace still prints).
 ///
@@ -45,8 +45,8 @@ public final class TerminalSession {
   /// Takes over the terminal: alternate screen, no echo, keys one at a time, cursor hidden.
   ///
   /// Sets the locale from the environment first (`setlocale(LC_ALL, "")`), so UTF-8 text draws
-  /// correctly under a UTF-8 `LANG`. Ctrl-C still interrupts the program (keys are read in cbreak
-  /// mode, not raw), and ncurses restores the terminal on the way out.
+  /// correctly under a UTF-8 `LANG`. Ctrl-C still sends `SIGINT` (keys are read in cbreak mode,
+  /// not raw); the session catches it and `SIGTERM` and reports them as ``interruption``.
   ///
   /// - Parameter colors: Pass false to draw without colours even on a colour terminal.
   /// - Throws: ``TerminalError/notATerminal`` when standard input or output is not a terminal,
@@ -64,7 +64,9 @@ public final class TerminalSession {
     guard claimed else { throw TerminalError.alreadyActive }
 
     setlocale(LC_ALL, "")
+    InterruptSignals.install()
     guard let screen = cncursesw_newterm(), let window = cncursesw_stdscr() else {
+      InterruptSignals.uninstall()
       Self.active.withLock { $0 = false }
       throw TerminalError.cannotInitialize(term: getenv("TERM").map { String(cString: $0) })
     }
@@ -87,6 +89,24 @@ public final class TerminalSession {
   }
 
   deinit { stop() }
+
+  /// The signal that asked the program to end — `SIGINT` (Ctrl-C) or `SIGTERM` — or nil.
+  ///
+  /// The session catches both rather than letting them end the process, so that the owner can
+  /// leave through ``stop()`` and exit with the status shells expect (128 + the signal: 130 for
+  /// Ctrl-C, 143 for `SIGTERM`). ``readKey(timeoutMilliseconds:)`` returns nil at once when one
+  /// arrives; check this after every read:
+  ///
+  /// ```swift
+  /// if let signal = terminal.interruption {
+  ///   terminal.stop()
+  ///   exit(128 + signal)
+  /// }
+  /// ```
+  public var interruption: Int32? {
+    let signal = InterruptSignals.received
+    return signal == 0 ? nil : signal
+  }
 
   /// The terminal's width in columns; 0 after ``stop()``.
   public var width: Int { size.width }
@@ -194,6 +214,7 @@ public final class TerminalSession {
     guard let screen else { return }
     CrashSignals.uninstall()
     endwin()
+    InterruptSignals.uninstall()
     delscreen(screen)
     self.screen = nil
     window = nil

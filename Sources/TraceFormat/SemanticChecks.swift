@@ -1,4 +1,5 @@
-/// The warnings a structurally valid trace can still deserve, checked event by event.
+/// The warnings a structurally valid trace can still deserve, checked event by event. (Time order
+/// is checked by the parser on every line, definitions included.)
 struct SemanticChecks {
   private struct ActionState: OptionSet {
     let rawValue: UInt8
@@ -13,9 +14,6 @@ struct SemanticChecks {
   private static let denseLimit: UInt32 = 1 << 26
   private var dense: [ActionState] = []
   private var sparse: [UInt32: ActionState] = [:]
-  private var lastTimeOnThread: [UInt32: Int64] = [:]
-  private var lastThread: UInt32 = .max
-  private var lastThreadTime: Int64 = .min
 
   private mutating func withState<R>(_ action: UInt32, _ body: (inout ActionState) -> R) -> R {
     if action < Self.denseLimit {
@@ -32,18 +30,6 @@ struct SemanticChecks {
   /// The warnings `event` raises, given what came before it.
   mutating func check(_ event: TraceEvent, schedulers: [UInt32: SchedulerRecord]) -> [String] {
     var warnings: [String] = []
-    if event.thread != lastThread {
-      if lastThread != .max { lastTimeOnThread[lastThread] = lastThreadTime }
-      lastThread = event.thread
-      lastThreadTime = lastTimeOnThread[event.thread] ?? .min
-    }
-    if event.time < lastThreadTime {
-      warnings.append(
-        "time goes backwards on thread \(event.thread): \(event.time) ns after \(lastThreadTime) ns"
-      )
-    }
-    lastThreadTime = max(lastThreadTime, event.time)
-
     let action = event.action
     switch event.kind {
     case .schedule:

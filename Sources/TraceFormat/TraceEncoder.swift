@@ -107,12 +107,14 @@ public struct TraceEncoder: Sendable {
     }
     // Every other event is numbers and fixed text: built in one stack buffer, appended at once.
     line { line in
-      line.begin(event.time, Self.kindNames[Int(event.kind.rawValue)])
+      line.begin(event.time, event.kind.staticName)
       switch event.kind {
       case .schedule:
         line.field("a", Int64(event.action))
         line.field("q", Int64(event.scheduler))
-        line.raw(Self.modeFields[Int(event.mode.rawValue)])
+        line.raw(",\"mode\":\"")
+        line.raw(event.mode.staticName)
+        line.byte(UInt8(ascii: "\""))
         if event.mode == .after || event.mode == .repeating { line.field("delay", event.delay) }
         line.field("due", event.due)
         line.field("th", Int64(event.thread))
@@ -159,15 +161,6 @@ public struct TraceEncoder: Sendable {
   }
 
   // MARK: - Pieces
-
-  /// Event names and mode fields as static bytes, indexed by raw value: no `String` per line.
-  private static let kindNames: [StaticString] = [
-    "schedule", "begin", "end", "hop", "cancel", "mark",
-  ]
-  private static let modeFields: [StaticString] = [
-    ",\"mode\":\"async\"", ",\"mode\":\"sync\"", ",\"mode\":\"after\"",
-    ",\"mode\":\"repeating\"",
-  ]
 
   private mutating func begin(_ time: Int64, _ name: StaticString) {
     line { $0.begin(time, name) }

@@ -39,8 +39,10 @@ public struct TraceEvent: Sendable, Hashable {
     /// The app marked a moment (`mark("login tapped")`).
     case mark
 
-    /// The name used in trace files.
-    public var name: String {
+    /// The name used in trace files: the one table of event names. The encoder writes it, the
+    /// reader looks names up through ``init(name:)``, and ``name`` derives from it, so a new kind
+    /// is named in this switch alone.
+    package var staticName: StaticString {
       switch self {
       case .schedule: "schedule"
       case .begin: "begin"
@@ -49,6 +51,15 @@ public struct TraceEvent: Sendable, Hashable {
       case .cancel: "cancel"
       case .mark: "mark"
       }
+    }
+
+    /// The name used in trace files.
+    public var name: String { staticName.description }
+
+    /// The kind a trace file names `name`, if any.
+    package init?(name: some StringProtocol) {
+      guard let kind = Self.allCases.first(where: { $0.name == name }) else { return nil }
+      self = kind
     }
   }
 
@@ -63,8 +74,8 @@ public struct TraceEvent: Sendable, Hashable {
     /// Every interval until cancelled.
     case repeating
 
-    /// The name used in trace files.
-    public var name: String {
+    /// The name used in trace files, as static text for the encoder; ``name`` derives from it.
+    package var staticName: StaticString {
       switch self {
       case .async: "async"
       case .sync: "sync"
@@ -72,6 +83,9 @@ public struct TraceEvent: Sendable, Hashable {
       case .repeating: "repeating"
       }
     }
+
+    /// The name used in trace files.
+    public var name: String { staticName.description }
 
     /// Parses a trace file's name.
     public init?(name: some StringProtocol) {
@@ -172,4 +186,15 @@ public struct TraceEvent: Sendable, Hashable {
   public var duration: Int64 { kind == .end ? first : 0 }
   /// The index into ``Trace/marks`` of a ``Kind/mark``.
   public var markIndex: Int? { kind == .mark ? Int(site) : nil }
+
+  // MARK: - Rewriting
+
+  /// The event with every action id it names — its own, then a parent or canceller, the order
+  /// they are written in — passed through `transform`. Zero (no action) stays zero.
+  package func mappingActionIDs(_ transform: (UInt32) -> UInt32) -> TraceEvent {
+    var event = self
+    if action != 0 { event.action = transform(action) }
+    if kind == .schedule || kind == .cancel, aux != 0 { event.aux = transform(aux) }
+    return event
+  }
 }

@@ -47,20 +47,20 @@ enum Key: UInt8, CaseIterable {
   }
 }
 
-/// The event types of format version 1.
-enum EventName {
-  case schedule, begin, end, hop, cancel, mark, scheduler, thread, site, close, dropped, unknown
+/// The line types of format version 1: the runtime events, named by ``TraceEvent/Kind``'s table,
+/// and the lines that define, count or close.
+enum EventName: Equatable {
+  case event(TraceEvent.Kind)
+  case scheduler, thread, site, close, dropped, unknown
 
-  /// The name in messages. A literal per case: interpolating the enum would go through
-  /// reflection on every line.
+  /// Every event kind, looked up by name on each line (kept here so that `allCases` is not
+  /// rebuilt per line).
+  static let kinds = TraceEvent.Kind.allCases
+
+  /// The name in messages.
   var label: String {
     switch self {
-    case .schedule: "schedule"
-    case .begin: "begin"
-    case .end: "end"
-    case .hop: "hop"
-    case .cancel: "cancel"
-    case .mark: "mark"
+    case .event(let kind): kind.name
     case .scheduler: "scheduler"
     case .thread: "thread"
     case .site: "site"
@@ -193,12 +193,9 @@ struct Fields {
   func eventName() throws(JSONLineScanner.Failure) -> EventName {
     let slot = try required(.e, in: "trace")
     guard case .string(let name) = slot.value else { throw wrongType(.e, "a string", slot) }
-    if scanner.equals(name, "begin") { return .begin }
-    if scanner.equals(name, "end") { return .end }
-    if scanner.equals(name, "schedule") { return .schedule }
-    if scanner.equals(name, "hop") { return .hop }
-    if scanner.equals(name, "cancel") { return .cancel }
-    if scanner.equals(name, "mark") { return .mark }
+    for kind in EventName.kinds where scanner.equals(name, kind.staticName) {
+      return .event(kind)
+    }
     if scanner.equals(name, "scheduler") { return .scheduler }
     if scanner.equals(name, "thread") { return .thread }
     if scanner.equals(name, "site") { return .site }

@@ -15,6 +15,11 @@ struct TraceParser {
   private var hasHeader = false
   private var stopped = false
   private var sawEventBeforeHeader = false
+  /// Why the file is not a trace at all, once that is clear.
+  private var notATrace: String?
+  private var firstLineHasNoFormat = false
+  private var suppressedErrors = 0
+  private var suppressedWarnings = 0
 
   private var events: [TraceEvent] = []
   private var schedulers: [UInt32: SchedulerRecord] = [:]
@@ -24,6 +29,10 @@ struct TraceParser {
   private var closing: Trace.Closing?
   private var droppedEvents: Int64 = 0
   private var checks = SemanticChecks()
+  /// The latest `t` so far: lines are written in time order, so an earlier one is suspect.
+  private var latestTime: Int64 = 0
+  /// The last line that was not blank, where a missing end marker is reported.
+  private var lastLine = 0
 
   // One slot per known key, reused across lines.
   private var slots: FieldSlots
@@ -40,6 +49,16 @@ struct TraceParser {
 
   func result() -> TraceReading {
     var diagnostics = self.diagnostics
+    if header != nil, closing == nil {
+      diagnostics.append(
+        TraceDiagnostic(
+          severity: .warning, file: file, line: lastLine, column: 1,
+          message: Self.notClosed))
+    }
+    var counts = (
+      errors: suppressedErrors + diagnostics.count { $0.severity == .error },
+      warnings: suppressedWarnings + diagnostics.count { $0.severity == .warning }
+    )
     if suppressed > 0 {
       diagnostics.append(
         TraceDiagnostic(
@@ -47,22 +66,34 @@ struct TraceParser {
           line: diagnostics.last?.line ?? 0, column: 0,
           message: "\(suppressed) more problem(s) not shown"))
     }
-    if header == nil {
+    guard let header else {
+      var notATrace = self.notATrace
       if diagnostics.isEmpty {
+        notATrace = "the file is empty"
+        counts.errors += 1
         diagnostics.append(
           TraceDiagnostic(
             severity: .error, file: file, line: 1, column: 1,
             message: "empty file: a trace starts with a chronoscope-trace header line"))
+      } else if notATrace == nil, firstLineHasNoFormat {
+        notATrace = "the first line has no \"format\":\"chronoscope-trace\""
       }
-      return TraceReading(trace: nil, diagnostics: diagnostics)
+      return TraceReading(
+        trace: nil, diagnostics: diagnostics, notATrace: notATrace, errorCount: counts.errors,
+        warningCount: counts.warnings)
     }
-    guard let header else { return TraceReading(trace: nil, diagnostics: diagnostics) }
     var trace = Trace(
       header: header, events: events, schedulers: schedulers, callSites: callSites,
       threadNames: threadNames, marks: marks, closing: closing)
     trace.droppedEvents = droppedEvents
-    return TraceReading(trace: trace, diagnostics: diagnostics)
+    return TraceReading(
+      trace: trace, diagnostics: diagnostics, errorCount: counts.errors,
+      warningCount: counts.warnings)
   }
+
+  /// The warning for a trace without its end marker.
+  static let notClosed =
+    "the recording did not close: the process may have crashed or not called close(); the last moments may be missing"
 
   // MARK: - Lines
 
@@ -99,17 +130,44 @@ struct TraceParser {
     var scanner = JSONLineScanner(bytes: bytes, lineStart: start, lineEnd: end)
     scanner.skipWhitespace()
     if scanner.position == end { return }  // blank line
+    let isFirstLine = lastLine == 0
+    lastLine = line
     do {
       try scan(&scanner)
+    } catch {
+      // A trace's first line is its JSON header: a file that starts otherwise is something else
+      // (source code, a log, a binary), and one error says so better than one per line.
+      if isFirstLine, !hasHeader {
+        stop(
+          notATrace: "the first line is not a JSON object (\(error.message))", line, error.column)
+        return
+      }
+      reportFailure(error, line, isLastWithoutNewline: isLastWithoutNewline)
+      return
+    }
+    do {
+      if isFirstLine, !slots.has(.format) { firstLineHasNoFormat = true }
       try interpret(line, scanner)
     } catch {
-      if isLastWithoutNewline {
-        report(
-          .warning, line, error.column,
-          "truncated final line (the recording was cut off mid-write) ignored: \(error.message)")
-      } else {
-        report(.error, line, error.column, error.message)
-      }
+      reportFailure(error, line, isLastWithoutNewline: isLastWithoutNewline)
+    }
+  }
+
+  private mutating func stop(notATrace reason: String, _ line: Int, _ column: Int) {
+    notATrace = reason
+    stopped = true
+    report(.error, line, column, "not a chronoscope trace: \(reason)")
+  }
+
+  private mutating func reportFailure(
+    _ error: JSONLineScanner.Failure, _ line: Int, isLastWithoutNewline: Bool
+  ) {
+    if isLastWithoutNewline {
+      report(
+        .warning, line, error.column,
+        "truncated final line (the recording was cut off mid-write) ignored: \(error.message)")
+    } else {
+      report(.error, line, error.column, error.message)
     }
   }
 
@@ -189,11 +247,18 @@ struct TraceParser {
     let kind = try fields.eventName()
     let time = try fields.integer(.t, in: kind.label)
     guard time >= 0 else { throw fields.failure(.t, "\"t\" must not be negative") }
+    if time < latestTime {
+      report(
+        .warning, line, slots[.t]?.column ?? 1,
+        "time goes backwards: \(time) ns after a line at \(latestTime) ns (lines are written in time order)"
+      )
+    }
+    latestTime = max(latestTime, time)
     if closing != nil, kind != .unknown {
       report(.warning, line, 1, "\(kind.label) event after the end marker")
     }
     switch kind {
-    case .schedule:
+    case .event(.schedule):
       let mode = try fields.mode()
       let needsDelay = mode == .after || mode == .repeating
       let event = TraceEvent.schedule(
@@ -205,32 +270,32 @@ struct TraceParser {
         parent: try fields.optionalUInt32(.parent) ?? 0,
         site: try fields.optionalUInt32(.site) ?? 0)
       append(event, line)
-    case .begin:
+    case .event(.begin):
       append(
         .begin(
           time: time, action: try fields.id(.a, in: "begin"),
           thread: try fields.uint32(.th, in: "begin"),
           run: try fields.optionalUInt32(.run) ?? 1), line)
-    case .end:
+    case .event(.end):
       append(
         .end(
           time: time, action: try fields.id(.a, in: "end"),
           thread: try fields.uint32(.th, in: "end"),
           run: try fields.optionalUInt32(.run) ?? 1, duration: try fields.integer(.dur, in: "end")),
         line)
-    case .hop:
+    case .event(.hop):
       append(
         .hop(
           time: time, action: try fields.id(.a, in: "hop"),
           from: try fields.uint32(.from, in: "hop"),
           to: try fields.uint32(.to, in: "hop")), line)
-    case .cancel:
+    case .event(.cancel):
       append(
         .cancel(
           time: time, action: try fields.id(.a, in: "cancel"),
           thread: try fields.uint32(.th, in: "cancel"), by: try fields.optionalUInt32(.by) ?? 0,
           started: try fields.bool(.started, in: "cancel")), line)
-    case .mark:
+    case .event(.mark):
       let thread = try fields.uint32(.th, in: "mark")
       let name = try fields.string(.name, in: "mark")
       marks.append(MarkRecord(name: name, fields: fields.object(.fields) ?? [:]))
@@ -271,8 +336,10 @@ struct TraceParser {
   {
     let format = try fields.string(.format, in: "header")
     guard format == "chronoscope-trace" else {
-      throw fields.failure(
-        .format, "not a chronoscope trace: format is \"\(format.escapedForMessage)\"")
+      let reason = "its \"format\" is \"\(format.escapedForMessage)\", not \"chronoscope-trace\""
+      notATrace = reason
+      stopped = true
+      throw fields.failure(.format, "not a chronoscope trace: \(reason)")
     }
     let version = try fields.integer(.version, in: "header")
     guard version == Int64(TraceHeader.currentVersion) else {
@@ -307,6 +374,7 @@ struct TraceParser {
   ) {
     guard diagnostics.count < TraceReader.maximumDiagnostics else {
       suppressed += 1
+      if severity == .error { suppressedErrors += 1 } else { suppressedWarnings += 1 }
       return
     }
     diagnostics.append(

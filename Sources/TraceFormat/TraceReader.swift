@@ -11,8 +11,9 @@ import Foundation
 ///   stops the read with an error;
 /// - unknown fields and unknown event types are ignored, so newer writers stay readable;
 /// - semantic oddities are warnings: an action that begins without being scheduled or after
-///   being cancelled, a duplicate action id, a reference to an unknown scheduler, time going
-///   backwards on one thread.
+///   being cancelled, a duplicate action id, a reference to an unknown scheduler, a line dated
+///   before the line above it, and a trace without its end marker (the recording did not
+///   close, so its last moments may be missing).
 ///
 /// ```swift
 /// let reading = TraceReader.read(path: "Recordings/timeout.trace")
@@ -30,8 +31,12 @@ public enum TraceReader {
   ///   progress bar.
   public static func read(path: String, progress: ((Double) -> Void)? = nil) -> TraceReading {
     guard let data = FileManager.default.contents(atPath: path) else {
+      var isDirectory: ObjCBool = false
+      let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
       let reason =
-        FileManager.default.fileExists(atPath: path) ? "cannot read the file" : "no such file"
+        !exists
+        ? "no such file"
+        : isDirectory.boolValue ? "a directory, not a trace file" : "cannot read the file"
       return TraceReading(
         trace: nil,
         diagnostics: [

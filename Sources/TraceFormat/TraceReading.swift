@@ -4,18 +4,32 @@ public struct TraceReading: Sendable {
   /// The trace, holding every line that could be used; nil when the file could not be read or
   /// has no usable header.
   public var trace: Trace?
-  /// Errors and warnings, in line order.
+  /// Errors and warnings, in line order; after ``TraceReader/maximumDiagnostics`` the rest are
+  /// only counted.
   public var diagnostics: [TraceDiagnostic]
+  /// Why the file is not a chronoscope trace at all, when it is not ("the first line is not a
+  /// JSON object (…)"): better said once than as an error per line. ``diagnostics`` says it too.
+  public var notATrace: String?
+  /// How many errors were found, those beyond ``diagnostics`` included.
+  public var errorCount: Int
+  /// How many warnings were found, those beyond ``diagnostics`` included.
+  public var warningCount: Int
 
-  /// Makes a result.
-  public init(trace: Trace?, diagnostics: [TraceDiagnostic]) {
+  /// Makes a result; the counts default to those of `diagnostics`.
+  public init(
+    trace: Trace?, diagnostics: [TraceDiagnostic], notATrace: String? = nil,
+    errorCount: Int? = nil, warningCount: Int? = nil
+  ) {
     self.trace = trace
     self.diagnostics = diagnostics
+    self.notATrace = notATrace
+    self.errorCount = errorCount ?? diagnostics.count { $0.severity == .error }
+    self.warningCount = warningCount ?? diagnostics.count { $0.severity == .warning }
   }
 
   /// Whether any diagnostic is an error.
-  public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+  public var hasErrors: Bool { errorCount > 0 }
 
   /// Whether any diagnostic is a warning.
-  public var hasWarnings: Bool { diagnostics.contains { $0.severity == .warning } }
+  public var hasWarnings: Bool { warningCount > 0 }
 }

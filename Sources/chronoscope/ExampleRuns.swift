@@ -150,4 +150,72 @@ enum ExampleRuns {
     try clock.run()
     withExtendedLifetime(service) {}
   }
+
+  /// The busy app's shape on a virtual clock, for tests that need the same trace every time:
+  /// main, serial and concurrent queues, repeating timers, requests with timeouts (some
+  /// abandoned, some timing out), sync calls and marks with fields. The clock's seeded jitter
+  /// makes timers drift late; one long-labelled queue syncs in the background; and one piece of
+  /// work is scheduled and never run nor cancelled (lost work). Everything runs on the thread
+  /// driving the clock, so there are no hops.
+  static func busyAppVirtual(
+    factory: any SchedulerFactory, clock: VirtualClock, recorder: TraceRecorder
+  ) {
+    let database = factory.makeSerial(label: "app.database")
+    let network = factory.makeConcurrent(label: "app.network")
+    let cache = factory.makeSerial(label: "app.cache")
+    let backgroundSync = factory.makeSerial(
+      label: "com.example.app.background-sync.very-long-queue-label")
+    let main = factory.main
+    let completed = Locked(0)
+    let services = Locked<[TimeoutService]>([])
+    let heartbeat = main.every(.milliseconds(40)) {}
+    let poller = cache.every(.milliseconds(90)) {
+      database.async { _ = (0..<200).reduce(0, +) }
+    }
+    let syncing = backgroundSync.every(.milliseconds(250)) {
+      let rows = database.sync { 42 }
+      cache.async { _ = rows }
+    }
+    let requests = 40
+    for request in 0..<requests {
+      // Requests arrive every 25 ms; their latency (1…60 ms) is fixed by their number.
+      main.after(.milliseconds(25 * request)) {
+        if request % 10 == 0 {
+          recorder.mark("burst", ["first": String(request), "size": "10"])
+        }
+        let latency = Duration.milliseconds((request * 37) % 60 + 1)
+        let service = TimeoutService(
+          context: factory.makeSerial(label: "app.request.\(request % 5)")
+        ) { context, done in
+          network.after(latency) {
+            let payload = database.sync { "row \(request)" }
+            cache.async { _ = payload.count }
+            context.async { done(.success(payload)) }
+          }
+        }
+        let finish: TimeoutService.ResultHandler = { _ in
+          main.async { completed.withLock { $0 += 1 } }
+        }
+        service.start(timeout: .milliseconds(45), handler: finish)
+        if request % 7 == 3 {
+          // The user gives up: starting again cancels the request in flight.
+          service.start(timeout: .milliseconds(45), handler: finish)
+        }
+        services.withLock { $0.append(service) }
+      }
+    }
+    // Flush as time goes, so no thread buffer ever fills: a drop would change the file.
+    for _ in 0..<12 {
+      clock.advance(by: .milliseconds(100))
+      recorder.flush()
+    }
+    recorder.mark("requests done", ["completed": String(completed.value)])
+    heartbeat.cancel()
+    poller.cancel()
+    syncing.cancel()
+    // Lost work: scheduled for an hour from now, never run, never cancelled.
+    backgroundSync.after(.seconds(3600)) { _ = completed.value }
+    clock.advance(by: .milliseconds(100))
+    withExtendedLifetime(services) {}
+  }
 }

@@ -3,6 +3,7 @@ import Examples
 import Foundation
 import Recording
 import Scheduling
+import Screen
 import VirtualTime
 
 /// `chronoscope record-example NAME --output FILE`: runs one of the project's example programs
@@ -26,12 +27,20 @@ struct RecordExample: ParsableCommand {
     let recorder: TraceRecorder
     if name == .virtualTimeout {
       let clock = VirtualClock()
-      recorder = try TraceRecorder(path: path, clock: .virtual { clock.now }, metadata: metadata)
+      recorder = try open(path, clock: .virtual { clock.now }, metadata: metadata)
       let factory = RecordingSchedulerFactory(
         wrapping: VirtualSchedulerFactory(clock: clock), recorder: recorder)
       try ExampleRuns.virtualTimeout(factory: factory, clock: clock, recorder: recorder)
+    } else if name == .busyAppVirtual {
+      // Seeded jitter: timers drift late, the same way on every run.
+      let clock = VirtualClock(jitter: Jitter(seed: 2026, maximum: .milliseconds(12)))
+      recorder = try open(
+        path, clock: .virtual { clock.now }, metadata: metadata, reproducible: true)
+      let factory = RecordingSchedulerFactory(
+        wrapping: VirtualSchedulerFactory(clock: clock), recorder: recorder)
+      ExampleRuns.busyAppVirtual(factory: factory, clock: clock, recorder: recorder)
     } else {
-      recorder = try TraceRecorder(path: path, metadata: metadata)
+      recorder = try open(path, clock: .host, metadata: metadata)
       let factory = RecordingSchedulerFactory(
         wrapping: DispatchSchedulerFactory(), recorder: recorder)
       try name.runLive(factory: factory, recorder: recorder)
@@ -39,6 +48,30 @@ struct RecordExample: ParsableCommand {
     recorder.close()
     let (written, dropped) = recorder.counts
     print("\(path): \(written) events written, \(dropped) dropped")
+  }
+}
+
+extension RecordExample {
+  /// Opens the recorder, or says where it tried to write and how to choose another place.
+  private func open(
+    _ path: String, clock: TraceClock, metadata: [String: String], reproducible: Bool = false
+  ) throws -> TraceRecorder {
+    do {
+      return reproducible
+        ? try TraceRecorder(reproduciblePath: path, clock: clock, metadata: metadata)
+        : try TraceRecorder(path: path, clock: clock, metadata: metadata)
+    } catch .cannotOpen(_, let reason) {
+      let directory = FileManager.default.currentDirectoryPath
+      standardError(
+        TextWidth.sanitized(
+          "chronoscope: cannot write the trace to \(path) (from \(directory)): \(reason)"))
+      if output == nil {
+        standardError(
+          "Run it in the chronoscope checkout to update Recordings/, or choose the file with "
+            + "-o PATH (e.g. -o /tmp/\(name.rawValue).trace).")
+      }
+      throw ExitCode(2)
+    }
   }
 }
 
@@ -51,6 +84,7 @@ enum ExampleProgram: String, CaseIterable, ExpressibleByArgument {
   case messageLoader = "message-loader"
   case busyApp = "busy-app"
   case virtualTimeout = "virtual-timeout"
+  case busyAppVirtual = "busy-app-virtual"
 
   var summary: String {
     switch self {
@@ -61,6 +95,8 @@ enum ExampleProgram: String, CaseIterable, ExpressibleByArgument {
     case .messageLoader: "MessageLoader: background fetch, then sync delivery on main"
     case .busyApp: "A busy app: several queues, timers, requests with timeouts, cancellations"
     case .virtualTimeout: "TimeoutService's five scenarios on virtual time"
+    case .busyAppVirtual:
+      "The busy app on virtual time: the same trace on every run (no start time or pid in it)"
     }
   }
 
@@ -76,7 +112,7 @@ enum ExampleProgram: String, CaseIterable, ExpressibleByArgument {
     case .contactLoader: try ExampleRuns.contactLoader(factory: factory)
     case .messageLoader: try ExampleRuns.messageLoader(factory: factory)
     case .busyApp: try ExampleRuns.busyApp(factory: factory, recorder: recorder)
-    case .virtualTimeout: break
+    case .virtualTimeout, .busyAppVirtual: break
     }
   }
 }

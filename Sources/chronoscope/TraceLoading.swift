@@ -23,20 +23,68 @@ enum TraceLoading {
     return bundledRecording
   }
 
+  /// The most diagnostics printed for one file before the rest are only counted.
+  static let diagnosticsShown = 20
+
+  /// Why `path` cannot be read as a file at all — missing, a directory, unreadable — as the line
+  /// to print (no position: the whole file is concerned), or nil when it can be read.
+  static func fileProblem(_ path: String) -> String? {
+    let name = TextWidth.sanitized(path)
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+      return "chronoscope: no such file: \(name)"
+    }
+    if isDirectory.boolValue { return "chronoscope: \(name) is a directory, not a trace file" }
+    if !FileManager.default.isReadableFile(atPath: path) {
+      return "chronoscope: cannot read \(name): permission denied"
+    }
+    return nil
+  }
+
+  /// The lines that report `reading`'s problems with `path`: one line for a file that is not a
+  /// trace at all; else its diagnostics of `severities`, at most ``diagnosticsShown``, then how
+  /// many more there were.
+  static func report(
+    _ reading: TraceReading, of path: String,
+    severities: Set<TraceDiagnostic.Severity> = [.error, .warning]
+  ) -> [String] {
+    let name = TextWidth.sanitized(path)
+    if let reason = reading.notATrace {
+      return ["\(name): not a chronoscope trace: \(TextWidth.sanitized(reason))"]
+    }
+    // The reader's own "more problems not shown" line has column 0; the counts say it better.
+    let shown = reading.diagnostics.filter { severities.contains($0.severity) && $0.column > 0 }
+      .prefix(diagnosticsShown)
+    var lines = shown.map { TextWidth.sanitized($0.description) }
+    var more: [String] = []
+    let errors = severities.contains(.error) ? reading.errorCount : 0
+    let warnings = severities.contains(.warning) ? reading.warningCount : 0
+    let moreErrors = errors - shown.count { $0.severity == .error }
+    let moreWarnings = warnings - shown.count { $0.severity == .warning }
+    if moreErrors > 0 { more.append("\(moreErrors) more error\(moreErrors == 1 ? "" : "s")") }
+    if moreWarnings > 0 {
+      more.append("\(moreWarnings) more warning\(moreWarnings == 1 ? "" : "s")")
+    }
+    if !more.isEmpty { lines.append("\(name): … and \(more.joined(separator: " and "))") }
+    return lines
+  }
+
   /// Reads and prepares `path`; on errors prints them (file:line:column: message) to stderr and
   /// throws, before any terminal is touched. Shows a progress bar on stderr for large files.
   static func load(_ path: String, timeStep: Int64? = nil) throws -> InspectorApp {
+    if let problem = fileProblem(path) {
+      standardError(problem)
+      throw CleanExit.failure
+    }
     let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
     let progress = size > 8 << 20 && isatty(2) != 0 ? ProgressBar(title: "reading") : nil
     let reading = TraceReader.read(path: path) { progress?.update($0) }
     progress?.finish()
-    let errors = reading.diagnostics.filter { $0.severity == .error }
-    guard let trace = reading.trace, errors.isEmpty else {
-      for diagnostic in errors.prefix(20) {
-        standardError(TextWidth.sanitized(diagnostic.description))
+    guard let trace = reading.trace, !reading.hasErrors else {
+      for line in report(reading, of: path, severities: [.error]) { standardError(line) }
+      if !reading.hasErrors && reading.notATrace == nil {
+        standardError("\(TextWidth.sanitized(path)): not a readable trace")
       }
-      if errors.count > 20 { standardError("… and \(errors.count - 20) more errors") }
-      if errors.isEmpty { standardError("\(TextWidth.sanitized(path)): not a readable trace") }
       throw CleanExit.failure
     }
     let preparing =

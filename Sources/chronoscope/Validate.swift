@@ -8,8 +8,9 @@ struct Validate: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Check trace files and report problems as file:line:column: message.",
     discussion: """
-      Exit status: 0 when every file is clean, 1 when there are warnings only, 2 when there are \
-      errors or a file cannot be read.
+      Prints at most 20 problems per file, then how many more there were; a file that is not a \
+      trace at all is reported once. Exit status: 0 when every file is clean, 1 when there are \
+      warnings only (an unclosed recording, say), 2 when there are errors or a file cannot be read.
       """
   )
 
@@ -22,11 +23,14 @@ struct Validate: ParsableCommand {
   func run() throws {
     var worst: Int32 = 0
     for file in files {
-      let reading = TraceReader.read(path: file)
-      for diagnostic in reading.diagnostics {
-        print(TextWidth.sanitized(diagnostic.description))
+      if let problem = TraceLoading.fileProblem(file) {
+        standardError(problem)
+        worst = 2
+        continue
       }
-      if reading.hasErrors {
+      let reading = TraceReader.read(path: file)
+      for line in TraceLoading.report(reading, of: file) { print(line) }
+      if reading.hasErrors || reading.notATrace != nil {
         worst = max(worst, 2)
       } else if reading.hasWarnings {
         worst = max(worst, 1)

@@ -47,6 +47,12 @@ struct View: ParsableCommand {
       terminal.draw(
         app.render(width: terminal.width, height: terminal.height, colors: terminal.hasColors))
       let key = terminal.readKey(timeoutMilliseconds: app.state.playing ? 33 : 250)
+      if let signal = terminal.interruption {
+        // Ctrl-C or SIGTERM: give the terminal back, then exit 130 / 143 as shells report a
+        // signal. A plain exit rather than re-raising keeps the calling shell running.
+        terminal.stop()
+        throw ExitCode(128 + signal)
+      }
       let now = DispatchTime.now().uptimeNanoseconds
       app.tick(elapsed: Int64(now - last))
       last = now

@@ -8,10 +8,15 @@ final class CommandLineTests: XCTestCase {
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Recordings")
 
-  private func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+  private static let packageRoot = recordings.deletingLastPathComponent()
+
+  private func run(_ arguments: [String], in directory: URL? = nil) throws -> (
+    status: Int32, output: String
+  ) {
     let process = Process()
     process.executableURL = try ProductsDirectory.executable("chronoscope")
     process.arguments = arguments
+    if let directory { process.currentDirectoryURL = directory }
     let output = Pipe()
     process.standardOutput = output
     process.standardError = output
@@ -32,6 +37,9 @@ final class CommandLineTests: XCTestCase {
 
   private let header =
     #"{"format":"chronoscope-trace","version":1,"clock":"host","start":"","process":"x","pid":1,"metadata":{}}"#
+  private let close = #"{"t":100,"e":"close","events":1,"dropped":0}"#
+  private let notClosed =
+    "warning: the recording did not close: the process may have crashed or not called close(); the last moments may be missing"
 
   func testValidateExitsZeroForEveryBundledRecording() throws {
     let files = try FileManager.default.contentsOfDirectory(atPath: Self.recordings.path)
@@ -43,7 +51,7 @@ final class CommandLineTests: XCTestCase {
   }
 
   func testValidateExitsOneForWarningsOnly() throws {
-    let path = try temporaryTrace([header, #"{"t":1,"e":"begin","a":4,"th":1}"#])
+    let path = try temporaryTrace([header, #"{"t":1,"e":"begin","a":4,"th":1}"#, close])
     let (status, output) = try run(["validate", path])
     XCTAssertEqual(status, 1, output)
     XCTAssertEqual(output, "\(path):2:1: warning: action 4 begins but was never scheduled\n")
@@ -57,7 +65,7 @@ final class CommandLineTests: XCTestCase {
     XCTAssertTrue(
       output.contains("\(path):3:1: error: expected '{' at the start of the line, found byte 0x1B"),
       output)
-    XCTAssertTrue(output.contains("/nonexistent.trace:0:0: error: no such file"), output)
+    XCTAssertTrue(output.contains("chronoscope: no such file: /nonexistent.trace\n"), output)
     XCTAssertFalse(output.contains("\u{1B}"), "nothing from a trace reaches the terminal raw")
   }
 
@@ -69,5 +77,94 @@ final class CommandLineTests: XCTestCase {
     XCTAssertEqual(status, 0, output)
     XCTAssertTrue(output.contains("45 events written, 0 dropped"), output)
     XCTAssertEqual(try run(["validate", "--quiet", path]).status, 0)
+  }
+
+  func testValidateSaysOnceThatAFileThatIsNotATraceIsNotOne() throws {
+    let source = Self.packageRoot.appendingPathComponent("Package.swift").path
+    let json = try temporaryTrace([#"{"name":"config"}"#, #"{"t":1}"#, "[]", "plain text"])
+    let (status, output) = try run(["validate", source, json])
+    XCTAssertEqual(status, 2, output)
+    XCTAssertEqual(
+      output,
+      """
+      \(source): not a chronoscope trace: the first line is not a JSON object (expected '{' at \
+      the start of the line, found '/')
+      \(json): not a chronoscope trace: the first line has no "format":"chronoscope-trace"
+
+      """)
+  }
+
+  func testValidatePrintsAtMostTwentyProblemsAFileThenCountsTheRest() throws {
+    let path = try temporaryTrace([header] + Array(repeating: "garbage", count: 50) + [close])
+    let (status, output) = try run(["validate", path])
+    XCTAssertEqual(status, 2, output)
+    let lines = output.split(separator: "\n")
+    XCTAssertEqual(lines.count, 21, output)
+    XCTAssertEqual(
+      lines.first, "\(path):2:1: error: expected '{' at the start of the line, found 'g'")
+    XCTAssertEqual(lines.last, "\(path): … and 30 more errors")
+  }
+
+  func testValidateWarnsThatARecordingWithoutAnEndMarkerDidNotClose() throws {
+    let path = try temporaryTrace([
+      header, #"{"t":1,"e":"scheduler","q":1,"label":"q","kind":"serial","family":"dispatch"}"#,
+      #"{"t":2,"e":"schedule","a":1,"q":1,"mode":"async","due":2,"th":1}"#,
+    ])
+    let (status, output) = try run(["validate", path])
+    XCTAssertEqual(status, 1, "warnings only: \(output)")
+    XCTAssertEqual(output, "\(path):3:1: \(notClosed)\n")
+  }
+
+  func testMissingFilesAndDirectoriesAreNamedWithoutAPosition() throws {
+    let directory = Self.recordings.path
+    for command in ["validate", "show", "view"] {
+      let missing = try run([command, "/nonexistent/x.trace"])
+      XCTAssertEqual(missing.status, 2, command)
+      XCTAssertEqual(missing.output, "chronoscope: no such file: /nonexistent/x.trace\n", command)
+      let folder = try run([command, directory])
+      XCTAssertEqual(folder.status, 2, command)
+      XCTAssertEqual(
+        folder.output, "chronoscope: \(directory) is a directory, not a trace file\n", command)
+    }
+  }
+
+  func testRecordExampleOutsideTheCheckoutSaysWhereItTriedAndSuggestsAnOutput() throws {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("outside-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let (status, output) = try run(["record-example", "virtual-timeout"], in: directory)
+    XCTAssertEqual(status, 2, output)
+    XCTAssertTrue(
+      output.contains("cannot write the trace to Recordings/virtual-timeout.trace (from "), output)
+    XCTAssertTrue(output.contains(directory.lastPathComponent), "names the directory: \(output)")
+    XCTAssertTrue(output.contains("-o PATH"), output)
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [])
+
+    let written = directory.appendingPathComponent("mine.trace").path
+    let (outputStatus, report) = try run(
+      ["record-example", "virtual-timeout", "-o", written], in: directory)
+    XCTAssertEqual(outputStatus, 0, report)
+    XCTAssertEqual(try run(["validate", "--quiet", written]).status, 0)
+  }
+
+  func testReRecordingTheVirtualBusyAppReproducesTheBundledTraceByteForByte() throws {
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("busy-app-virtual-\(UUID().uuidString).trace").path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let (status, output) = try run(["record-example", "busy-app-virtual", "-o", path])
+    XCTAssertEqual(status, 0, output)
+    let recorded = try String(contentsOfFile: path, encoding: .utf8)
+    let bundled = try String(
+      contentsOf: Self.recordings.appendingPathComponent("busy-app-virtual.trace"), encoding: .utf8)
+    let (new, old) = (recorded.split(separator: "\n"), bundled.split(separator: "\n"))
+    let differences = zip(old, new).enumerated().filter { $0.element.0 != $0.element.1 }.prefix(5)
+      .map { "line \($0.offset + 1):\n- \($0.element.0)\n+ \($0.element.1)" }
+    XCTAssertEqual(
+      new.count, old.count, "re-record with: chronoscope record-example busy-app-virtual")
+    XCTAssertTrue(
+      differences.isEmpty,
+      "re-record with: chronoscope record-example busy-app-virtual\n"
+        + differences.joined(separator: "\n"))
   }
 }

@@ -94,8 +94,19 @@ final class InspectorEndToEndTests: XCTestCase {
     try session.waitFor("timeout-timeout.trace", timeout: .seconds(30))
     session.sendKeys("C-c")
     let status = try session.waitForExit()
-    XCTAssertNotEqual(status, 0, "interrupted")
-    XCTAssertFalse(session.isInAlternateScreen(), "ncurses restored the terminal")
+    XCTAssertEqual(status, 130, "128 + SIGINT, as shells report an interrupted program")
+    XCTAssertFalse(session.isInAlternateScreen(), "the terminal was restored")
+  }
+
+  func testSIGTERMRestoresTheTerminalAndExits143() throws {
+    let session = try start(["view", recording("timeout-timeout")])
+    defer { session.kill() }
+    try session.waitFor("timeout-timeout.trace", timeout: .seconds(30))
+    XCTAssertTrue(session.isInAlternateScreen())
+    try session.signalProgram(SIGTERM)
+    let status = try session.waitForExit()
+    XCTAssertEqual(status, 143, "128 + SIGTERM")
+    XCTAssertFalse(session.isInAlternateScreen(), "the terminal was restored")
   }
 
   func testACorruptFileFailsWithTheMessageAndNeverTakesTheScreen() throws {

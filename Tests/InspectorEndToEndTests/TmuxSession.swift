@@ -86,6 +86,22 @@ final class TmuxSession {
     _ = try? run(["send-keys", "-t", "s"] + keys)
   }
 
+  /// Sends `signal` to the program (the child of the pane's shell), as `kill` would.
+  ///
+  /// - Throws: ``Failure`` when the program cannot be found (it has already ended).
+  func signalProgram(_ signal: Int32) throws {
+    let shell = try run(["display-message", "-p", "-t", "s", "#{pane_pid}"]).output
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    // Linux lists a process's children here; the pane's shell has one while the program runs.
+    let children =
+      (try? String(
+        contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)) ?? ""
+    guard let child = children.split(separator: " ").first.flatMap({ pid_t($0) }) else {
+      throw Failure(description: "no program runs in the pane (shell \(shell))")
+    }
+    Glibc.kill(child, signal)
+  }
+
   /// Types `text` literally, character by character (no key names).
   func type(_ text: String) {
     _ = try? run(["send-keys", "-t", "s", "-l", text])

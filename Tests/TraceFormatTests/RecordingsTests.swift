@@ -22,7 +22,8 @@ final class RecordingsTests: XCTestCase {
     XCTAssertEqual(
       Set(files),
       [
-        "busy-app.trace", "contact-loader.trace", "message-loader.trace", "retry.trace",
+        "busy-app.trace", "busy-app-virtual.trace", "contact-loader.trace",
+        "message-loader.trace", "retry.trace",
         "timeout-success.trace", "timeout-timeout.trace", "virtual-timeout.trace",
       ])
     for file in files {
@@ -51,5 +52,52 @@ final class RecordingsTests: XCTestCase {
     XCTAssertTrue(
       trace.events.allSatisfy { $0.time % 1_000_000 == 0 }, "whole virtual milliseconds")
     XCTAssertEqual(trace.marks.map(\.name).count, 4)
+  }
+
+  func testEveryBundledRecordingNumbersItsActionsDenselyInOrderOfFirstAppearance() throws {
+    let files = try FileManager.default.contentsOfDirectory(atPath: Self.directory.path)
+      .filter { $0.hasSuffix(".trace") }
+    for file in files {
+      let trace = try load(String(file.dropLast(".trace".count)))
+      var seen: Set<UInt32> = []
+      var order: [UInt32] = []
+      for event in trace.events {
+        for id in [event.action, event.parent ?? 0] where id != 0 && seen.insert(id).inserted {
+          order.append(id)
+        }
+      }
+      XCTAssertEqual(order, order.isEmpty ? [] : Array(1...UInt32(order.count)), file)
+    }
+  }
+
+  func testTheVirtualBusyAppHasTheBusyAppsShapeOnVirtualTime() throws {
+    let trace = try load("busy-app-virtual")
+    XCTAssertEqual(trace.header.clock, .virtual)
+    XCTAssertEqual(trace.header.start, "", "nothing in it depends on the wall clock")
+    XCTAssertEqual(trace.header.pid, 0)
+    let labels = trace.schedulers.values.map(\.label)
+    XCTAssertTrue(labels.contains("main"))
+    XCTAssertTrue(labels.contains { $0.count > 40 }, "a long label: \(labels)")
+    XCTAssertEqual(Set(trace.schedulers.values.map(\.kind)), ["main", "serial", "concurrent"])
+    XCTAssertTrue(trace.marks.contains { !$0.fields.isEmpty }, "marks with fields")
+    let schedules = trace.events.filter { $0.kind == .schedule }
+    XCTAssertEqual(
+      Set(schedules.map(\.mode)), [.async, .sync, .after, .repeating], "every way to schedule")
+    XCTAssertTrue(trace.events.contains { $0.kind == .cancel && !$0.started }, "cancelled work")
+    XCTAssertTrue(trace.events.contains { $0.kind == .cancel && $0.started }, "stopped timers")
+
+    // A repeating timer drifts: each run starts later than the interval after the one before.
+    let heartbeat = try XCTUnwrap(schedules.first { $0.mode == .repeating })
+    let begins = trace.events.filter { $0.kind == .begin && $0.action == heartbeat.action }
+    XCTAssertGreaterThan(begins.count, 5)
+    let gaps = zip(begins, begins.dropFirst()).map { $1.time - $0.time }
+    XCTAssertTrue(gaps.allSatisfy { $0 >= heartbeat.delay }, "\(gaps)")
+    XCTAssertGreaterThan(
+      begins.last?.time ?? 0, heartbeat.due + heartbeat.delay * Int64(begins.count - 1))
+
+    // Lost work: scheduled, never begun, never cancelled.
+    let touched = Set(trace.events.filter { $0.kind != .schedule }.map(\.action))
+    XCTAssertTrue(schedules.contains { !touched.contains($0.action) }, "some work is lost")
+    XCTAssertEqual(Set(trace.events.map(\.thread)), [1], "virtual time runs on one thread")
   }
 }

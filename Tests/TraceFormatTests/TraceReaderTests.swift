@@ -10,7 +10,17 @@ final class TraceReaderTests: XCTestCase {
     #"{"t":0,"e":"scheduler","q":1,"label":"db","kind":"serial","family":"dispatch"}"#
   private let schedule = #"{"t":10,"e":"schedule","a":1,"q":1,"mode":"async","due":10,"th":1}"#
 
+  private let close = #"{"t":1000000000,"e":"close","events":0,"dropped":0}"#
+
+  /// Reads `lines` as a file. A trace with a header is closed as a recorder closes it (unless it
+  /// has its own end marker, or `finalNewline` is false), so each test sees only its own problem.
   private func read(_ lines: [String], finalNewline: Bool = true) -> TraceReading {
+    var lines = lines
+    if finalNewline, lines.contains(where: { $0.contains(#""format""#) }),
+      !lines.contains(where: { $0.contains(#""e":"close""#) })
+    {
+      lines.append(close)
+    }
     let text = lines.joined(separator: "\n") + (finalNewline ? "\n" : "")
     return TraceReader.parse(Array(text.utf8), file: "bug.trace")
   }
@@ -98,7 +108,7 @@ final class TraceReaderTests: XCTestCase {
   }
 
   func testWindowsLineEndingsAndBlankLinesAreAccepted() {
-    let text = header + "\r\n\r\n" + scheduler + "\r\n" + schedule + "\r\n"
+    let text = header + "\r\n\r\n" + scheduler + "\r\n" + schedule + "\r\n" + close + "\r\n"
     let reading = TraceReader.parse(Array(text.utf8), file: "crlf.trace")
     XCTAssertEqual(reading.diagnostics, [])
     XCTAssertEqual(reading.trace?.events.count, 1)
@@ -121,6 +131,7 @@ final class TraceReaderTests: XCTestCase {
     var bytes = Array((header + "\n").utf8)
     bytes +=
       Array(#"{"t":1,"e":"mark","th":1,"name":"a"#.utf8) + [0xC3, 0x28] + Array("\"}\n".utf8)
+    bytes += Array((close + "\n").utf8)
     let reading = TraceReader.parse(bytes, file: "bug.trace")
     let diagnostic = only(reading)
     XCTAssertEqual(diagnostic?.line, 2)
@@ -214,7 +225,7 @@ final class TraceReaderTests: XCTestCase {
   func testBinaryGarbageIsAnErrorThatNeverEchoesRawBytes() {
     var bytes = Array((header + "\n" + scheduler + "\n").utf8)
     bytes += [0x1B, 0x5B, 0x32, 0x4A, 0x00, 0xFF, 0x0A]  // ESC [2J NUL 0xFF
-    bytes += Array((schedule + "\n").utf8)
+    bytes += Array((schedule + "\n" + close + "\n").utf8)
     let reading = TraceReader.parse(bytes, file: "bug.trace")
     let diagnostic = only(reading)
     XCTAssertEqual(diagnostic?.message, "expected '{' at the start of the line, found byte 0x1B")
@@ -250,18 +261,19 @@ final class TraceReaderTests: XCTestCase {
     }
   }
 
-  func testATruncatedFinalLineIsOnlyAWarning() {
+  func testATruncatedFinalLineIsOnlyAWarningAsIsTheMissingEndMarker() {
     let reading = read([header, scheduler, schedule, #"{"t":12,"e":"beg"#], finalNewline: false)
-    let diagnostic = only(reading)
-    XCTAssertEqual(diagnostic?.severity, .warning)
-    XCTAssertEqual(diagnostic?.line, 4)
-    XCTAssertTrue(diagnostic?.message.hasPrefix("truncated final line") ?? false)
+    XCTAssertEqual(reading.diagnostics.map(\.severity), [.warning, .warning])
+    XCTAssertEqual(reading.diagnostics.map(\.line), [4, 4])
+    XCTAssertTrue(reading.diagnostics[0].message.hasPrefix("truncated final line"))
+    XCTAssertTrue(reading.diagnostics[1].message.hasPrefix("the recording did not close"))
     XCTAssertFalse(reading.hasErrors)
     XCTAssertEqual(reading.trace?.events.count, 1)
   }
 
   func testABadLineInTheMiddleIsAnErrorEvenWithoutAFinalNewline() {
-    let reading = read([header, scheduler, #"{"t":12,"e":"beg"#, schedule], finalNewline: false)
+    let reading = read(
+      [header, scheduler, #"{"t":12,"e":"beg"#, schedule, close], finalNewline: false)
     XCTAssertEqual(reading.diagnostics.map(\.severity), [.error])
   }
 
@@ -269,6 +281,28 @@ final class TraceReaderTests: XCTestCase {
     let reading = read([header] + Array(repeating: "garbage", count: 500))
     XCTAssertEqual(reading.diagnostics.count, TraceReader.maximumDiagnostics + 1)
     XCTAssertEqual(reading.diagnostics.last?.message, "300 more problem(s) not shown")
+  }
+
+  func testAFileThatIsNotATraceIsSaidOnceAndNotReadLineByLine() {
+    let source = read(["// swift-tools-version: 6.0", "import PackageDescription", "let x = 1"])
+    XCTAssertEqual(
+      source.notATrace,
+      "the first line is not a JSON object (expected '{' at the start of the line, found '/')")
+    XCTAssertEqual(source.diagnostics.count, 1, "\(source.diagnostics)")
+    XCTAssertEqual(
+      read([#"{"name":"x"}"#, #"{"t":1}"#]).notATrace,
+      #"the first line has no "format":"chronoscope-trace""#)
+    let other = read([#"{"format":"other","version":1}"#, schedule])
+    XCTAssertEqual(other.notATrace, #"its "format" is "other", not "chronoscope-trace""#)
+    XCTAssertEqual(other.diagnostics.count, 1)
+    XCTAssertEqual(TraceReader.parse([UInt8](), file: "empty.trace").notATrace, "the file is empty")
+    XCTAssertNil(read([header, scheduler, schedule]).notATrace)
+  }
+
+  func testProblemsBeyondTheDiagnosticsCapAreStillCounted() {
+    let reading = read([header] + Array(repeating: "garbage", count: 500))
+    XCTAssertEqual(reading.errorCount, 500)
+    XCTAssertEqual(reading.warningCount, 0)
   }
 
   func testAnUnreadableFileIsAnError() {
@@ -298,7 +332,37 @@ final class TraceReaderTests: XCTestCase {
         "5: duplicate action id 1: it was already scheduled",
         "6: action 2 is scheduled on unknown scheduler 9",
         "8: action 2 begins after it was cancelled",
-        "9: time goes backwards on thread 2: 5 ns after 15 ns",
+        "9: time goes backwards: 5 ns after a line at 15 ns (lines are written in time order)",
+      ])
+  }
+
+  func testATraceWithoutItsEndMarkerIsWarnedAboutAtItsLastLine() throws {
+    let reading = read([header, scheduler, schedule, ""], finalNewline: false)
+    let diagnostic = try XCTUnwrap(only(reading))
+    XCTAssertEqual(diagnostic.severity, .warning)
+    XCTAssertEqual(diagnostic.line, 3, "the last line that is not blank")
+    XCTAssertEqual(
+      diagnostic.message,
+      "the recording did not close: the process may have crashed or not called close(); the last moments may be missing"
+    )
+    XCTAssertNil(reading.trace?.closing)
+    XCTAssertEqual(reading.trace?.events.count, 1, "everything recorded is still read")
+  }
+
+  func testADefinitionDatedBeforeThePreviousLineIsAWarningAcrossThreads() {
+    let reading = read([
+      header, scheduler,
+      #"{"t":20,"e":"schedule","a":1,"q":1,"mode":"async","due":20,"th":1}"#,
+      #"{"t":12,"e":"thread","th":2,"name":"worker"}"#,
+      #"{"t":21,"e":"begin","a":1,"th":2}"#,
+      #"{"t":19,"e":"begin","a":2,"th":3}"#,
+    ])
+    XCTAssertEqual(
+      reading.diagnostics.map { "\($0.line):\($0.column): \($0.message)" },
+      [
+        "4:6: time goes backwards: 12 ns after a line at 20 ns (lines are written in time order)",
+        "6:6: time goes backwards: 19 ns after a line at 21 ns (lines are written in time order)",
+        "6:1: action 2 begins but was never scheduled",
       ])
   }
 }

@@ -1,0 +1,70 @@
+import TraceFormat
+import XCTest
+
+/// The names of event kinds and schedule modes: one table, written and read the same way.
+final class TraceEventTests: XCTestCase {
+  /// One event of `kind`, with every field it uses set.
+  private func example(of kind: TraceEvent.Kind) -> TraceEvent {
+    switch kind {
+    case .schedule:
+      .schedule(
+        time: 1, action: 1, scheduler: 1, mode: .after, delay: 5, due: 6, thread: 1, parent: 0,
+        site: 0)
+    case .begin: .begin(time: 6, action: 1, thread: 2, run: 1)
+    case .end: .end(time: 7, action: 1, thread: 2, run: 1, duration: 1)
+    case .hop: .hop(time: 6, action: 1, from: 1, to: 2)
+    case .cancel: .cancel(time: 8, action: 1, thread: 1, by: 0, started: true)
+    case .mark: .mark(time: 9, thread: 1, mark: 0)
+    }
+  }
+
+  func testEveryKindIsWrittenUnderItsNameAndReadBackAsTheSameKind() throws {
+    for kind in TraceEvent.Kind.allCases {
+      var trace = Trace(
+        header: TraceHeader(clock: .virtual, start: "", process: "tests", pid: 1),
+        events: [example(of: kind)], marks: [MarkRecord(name: "moment")])
+      trace.schedulers[1] = SchedulerRecord(
+        id: 1, label: "q", kind: "serial", family: "virtual", time: 0)
+      let bytes = TraceEncoder.encode(trace)
+      let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+      XCTAssertTrue(
+        lines.contains { $0.contains("\"e\":\"\(kind.name)\"") },
+        "\(kind) is written as \(kind.name)")
+
+      let read = try XCTUnwrap(TraceReader.parse(bytes, file: "\(kind).trace").trace)
+      XCTAssertEqual(read.events.map(\.kind), [kind])
+      XCTAssertEqual(read.events, trace.events, "\(kind) round-trips with its fields")
+      XCTAssertEqual(TraceEvent.Kind(name: kind.name), kind)
+    }
+  }
+
+  func testKindNamesAreUniqueAndUnknownNamesAreNotKinds() {
+    let names = TraceEvent.Kind.allCases.map(\.name)
+    XCTAssertEqual(Set(names).count, names.count, "\(names)")
+    XCTAssertFalse(names.contains(""))
+    for definition in ["scheduler", "thread", "site", "close", "dropped", "Begin", "begin "] {
+      XCTAssertNil(TraceEvent.Kind(name: definition), definition)
+    }
+  }
+
+  func testEveryScheduleModeIsWrittenUnderItsNameAndReadBack() throws {
+    let names = TraceEvent.ScheduleMode.allCases.map(\.name)
+    XCTAssertEqual(Set(names).count, names.count, "\(names)")
+    for mode in TraceEvent.ScheduleMode.allCases {
+      var trace = Trace(
+        header: TraceHeader(clock: .virtual, start: "", process: "tests", pid: 1),
+        events: [
+          .schedule(
+            time: 1, action: 1, scheduler: 1, mode: mode, delay: 5, due: 6, thread: 1, parent: 0,
+            site: 0)
+        ])
+      trace.schedulers[1] = SchedulerRecord(
+        id: 1, label: "q", kind: "serial", family: "virtual", time: 0)
+      let bytes = TraceEncoder.encode(trace)
+      XCTAssertTrue(String(decoding: bytes, as: UTF8.self).contains("\"mode\":\"\(mode.name)\""))
+      let read = try XCTUnwrap(TraceReader.parse(bytes, file: "mode.trace").trace)
+      XCTAssertEqual(read.events.first?.mode, mode)
+      XCTAssertEqual(TraceEvent.ScheduleMode(name: mode.name), mode)
+    }
+  }
+}
