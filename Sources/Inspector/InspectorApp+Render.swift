@@ -417,15 +417,14 @@ extension InspectorApp {
         ? "in \(TimeText.duration(dueIn))" : "late \(TimeText.duration(dueIn.magnitudeSaturated))"
       var rhythm = ""
       if let last = replay.lastRun(of: action) {
-        rhythm =
-          "next run \(last.number + 1) · run \(last.number) \(Self.signed(last.lateness)) late"
+        rhythm = "last run \(Self.signed(last.lateness)) late"
       }
       let columns: [(text: String, width: Int, style: Style)] = [
         (label(of: action), layout.action, .plain),
         (queueLabel(of: action), layout.label + 1, .plain),
         ("due \(TimeText.seconds(due))", 16, .plain),
         (countdown, 15, dueIn < 0 ? theme.warning : .plain),
-        (rhythm, rhythm.isEmpty ? 0 : 34, .plain),
+        (rhythm, rhythm.isEmpty ? 0 : 26, .plain),
         (site(of: action), 60, theme.dim),
       ]
       drawRow(

@@ -231,7 +231,7 @@ final class ScreenTruthTests: XCTestCase {
     let row = Self.lines(Self.text(app, width: 160), containing: "#1 repeating")[0]
     XCTAssertTrue(row.contains("due 0.030000s"), "10 + 2 × 10 ms, not 27 + 10: \(row)")
     XCTAssertTrue(row.contains("in 2.000ms"), String(row))
-    XCTAssertTrue(row.contains("run 2 +7.000ms late"), String(row))
+    XCTAssertTrue(row.contains("last run +7.000ms late"), String(row))
   }
 
   // MARK: - 11. Search finds marks' fields and threads, by field when asked
