@@ -13,17 +13,7 @@ final class CommandLineTests: XCTestCase {
   private func run(_ arguments: [String], in directory: URL? = nil) throws -> (
     status: Int32, output: String
   ) {
-    let process = Process()
-    process.executableURL = try ProductsDirectory.executable("chronoscope")
-    process.arguments = arguments
-    if let directory { process.currentDirectoryURL = directory }
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()  // before waiting: no full pipe
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    try CommandRun.chronoscope(arguments, in: directory)
   }
 
   private func temporaryTrace(_ lines: [String]) throws -> String {

@@ -1,0 +1,66 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `chronoscope show` for bug reports: the frame as text, its options, and bad values as errors.
+final class ShowCommandTests: XCTestCase {
+  private static let recordings = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Recordings")
+
+  private func show(_ arguments: [String], recording: String = "busy-app-virtual") throws -> (
+    status: Int32, output: String
+  ) {
+    let path = Self.recordings.appendingPathComponent("\(recording).trace").path
+    return try CommandRun.chronoscope(["show", path] + arguments)
+  }
+
+  func testShowPrintsNoKeyHints() throws {
+    let (status, output) = try show(["--at", "0.5s"])
+    XCTAssertEqual(status, 0, output)
+    XCTAssertTrue(output.contains("Lanes (by queue)"), output)
+    XCTAssertFalse(output.contains("q quit"), output)
+    XCTAssertFalse(output.contains("space play"), output)
+  }
+
+  func testByThreadFilterAndActionOptions() throws {
+    let byThread = try show(["--at", "0.5s", "--by-thread"])
+    XCTAssertEqual(byThread.status, 0, byThread.output)
+    XCTAssertTrue(byThread.output.contains("Lanes (by thread)"), byThread.output)
+    let filtered = try show(["--at", "0.5s", "--filter", "app.c"])
+    XCTAssertTrue(
+      filtered.output.contains("Lanes (by queue) (1) · filter \"app.c\""), filtered.output)
+    XCTAssertFalse(filtered.output.contains("app.database"), filtered.output)
+    let detail = try show(["--at", "0.5s", "--action", "#1"])
+    XCTAssertEqual(detail.status, 0, detail.output)
+    XCTAssertTrue(detail.output.contains("Action #1 · repeating"), detail.output)
+    XCTAssertEqual(try show(["--action", "1"]).output, try show(["--action", "#1"]).output)
+  }
+
+  func testHashSeeksToWhereAnActionWasScheduled() throws {
+    let (status, output) = try show(["--at", "#3"], recording: "virtual-timeout")
+    XCTAssertEqual(status, 0, output)
+    XCTAssertTrue(output.contains("▸ e5 "), "action #3 is scheduled by the fifth event:\n\(output)")
+  }
+
+  func testBadValuesExitTwoAndNameTheLimit() throws {
+    let cases: [([String], String)] = [
+      (["--size", "10x5"], "--size 10x5 is below the minimum, 60x16"),
+      (["--size", "100000x100000"], "--size 100000x100000 is above the maximum, 1000x1000"),
+      (["--size", "wide"], "--size must be WIDTHxHEIGHT"),
+      (["--at", "5s"], "--at 5s is after the trace's end: it spans 0s to 1.200000s"),
+      (["--at", "e999999"], "the trace has events e1 to e1077"),
+      (["--at", "#999999"], "the trace has no action #999999"),
+      (["--at", "120"], "\"120\" needs a unit"),
+      (["--at", "-1s"], "times start at 0s"),
+      (["--action", "424242"], "--action: the trace has no action 424242"),
+      (["--bogus"], "Unknown option '--bogus'"),
+    ]
+    for (arguments, message) in cases {
+      let (status, output) = try show(arguments)
+      XCTAssertEqual(status, 2, "\(arguments): \(output)")
+      XCTAssertTrue(output.contains(message), "\(arguments): \(output)")
+      XCTAssertFalse(output.contains("Lanes"), "no frame on an error")
+    }
+  }
+}
