@@ -70,7 +70,7 @@ let package = Package(
     .testTarget(name: "ReplayTests", dependencies: ["Replay", "TraceFormat"]),
     .testTarget(
       name: "InspectorTests", dependencies: ["Inspector", "Replay", "Screen", "TraceFormat"],
-      exclude: ["Golden"]),
+      exclude: ["Golden", "Fixtures"]),
     .testTarget(
       name: "RecordingTests",
       dependencies: ["Recording", "TraceFormat", "Scheduling", "VirtualTime", "TestSupport"]),

@@ -41,44 +41,56 @@ final class RecordedAction: CancellationObserver {
   /// One run as the wrapped scheduler performs it: begin, the work, end — unless cancelled
   /// first, in which case the work does not run at all.
   func fire() {
-    guard let work, let run = begin() else { return }
+    guard let work else { return }
     let buffer = core.currentBuffer()
-    let start = beginRun(run, on: buffer)
+    guard let (run, start) = beginRun(on: buffer) else { return }
     work()
     endRun(run, startedAt: start, on: buffer)
   }
 
-  /// Records the start of a run (and the hop, if it runs on another thread than it was
-  /// scheduled from); returns its start time.
+  /// Starts a run and records it (with the hop, if it runs on another thread than it was
+  /// scheduled from); returns its number and start time, or nil if the action was cancelled
+  /// first. With `force`, a `sync` run starts even if cancelled (its caller waits for it).
+  ///
+  /// The start time is read before the state moves to running: a cancel that sees it running
+  /// reads the clock after that move, so its time is never before the begin it follows.
   @inline(__always)
-  func beginRun(_ run: UInt32, on buffer: ThreadBuffer) -> Int64 {
-    let start = core.now()
-    if buffer.threadID != schedulingThread {
-      buffer.append(.hop(time: start, action: id, from: schedulingThread, to: buffer.threadID))
+  func beginRun(on buffer: ThreadBuffer, force: Bool = false) -> (UInt32, Int64)? {
+    buffer.stamp { () -> (UInt32, Int64)? in
+      let start = core.now()
+      guard let run = begin() ?? (force ? 1 : nil) else { return nil }
+      if buffer.threadID != schedulingThread {
+        buffer.append(.hop(time: start, action: id, from: schedulingThread, to: buffer.threadID))
+      }
+      buffer.append(.begin(time: start, action: id, thread: buffer.threadID, run: run))
+      buffer.running.append(id)
+      return (run, start)
     }
-    buffer.append(.begin(time: start, action: id, thread: buffer.threadID, run: run))
-    buffer.running.append(id)
-    return start
   }
 
   /// Records the end of a run.
   @inline(__always)
   func endRun(_ run: UInt32, startedAt start: Int64, on buffer: ThreadBuffer) {
     buffer.running.removeLast()
-    let end = core.now()
-    buffer.append(
-      .end(time: end, action: id, thread: buffer.threadID, run: run, duration: end &- start))
+    buffer.stamp {
+      let end = core.now()
+      buffer.append(
+        .end(time: end, action: id, thread: buffer.threadID, run: run, duration: end &- start))
+    }
     self.end()
   }
 
   /// Records the cancel, from the cancelling thread, with who cancelled and whether it started.
+  /// The state changes before the clock is read (see ``beginRun(on:force:)``).
   func schedulerTaskCancelled() {
-    let started = cancel()
     let buffer = core.currentBuffer()
-    buffer.append(
-      .cancel(
-        time: core.now(), action: id, thread: buffer.threadID, by: buffer.currentAction,
-        started: started))
+    buffer.stamp {
+      let started = cancel()
+      buffer.append(
+        .cancel(
+          time: core.now(), action: id, thread: buffer.threadID, by: buffer.currentAction,
+          started: started))
+    }
   }
 
   /// Moves to running and returns the run number, or nil if the action was cancelled first.

@@ -125,7 +125,7 @@ final class RecorderCore: Sendable {
       return definitions.markCount
     }
     let buffer = currentBuffer()
-    buffer.append(.mark(time: now(), thread: buffer.threadID, mark: index))
+    buffer.stamp { buffer.append(.mark(time: now(), thread: buffer.threadID, mark: index)) }
   }
 
   // MARK: - Writer
@@ -168,7 +168,9 @@ final class RecorderCore: Sendable {
   /// Events stamped after the drain began stay for the next one: a thread may append such an
   /// event to its buffer after that buffer was taken, while a later event that depends on it
   /// (the begin of an action it scheduled) sits in a buffer taken afterwards. Holding back
-  /// everything past the cut keeps causes before effects in the file.
+  /// everything past the cut keeps causes before effects in the file; waiting for each thread's
+  /// stamp in progress keeps anything at or before the cut from arriving late. So every flush
+  /// writes exactly the events stamped in (previous cut, this cut], and `t` never decreases.
   private func drain(into writer: inout TraceWriter, final: Bool = false) {
     guard writer.isOpen else { return }
     let cutoff = final ? Int64.max : now()
@@ -178,6 +180,9 @@ final class RecorderCore: Sendable {
     var runs: [[TraceEvent]] = []
     var dropped: Int64 = 0
     for buffer in buffers.withLock({ $0 }) {
+      // An event stamped before the cut but not appended yet would otherwise land in the next
+      // flush, behind later lines.
+      buffer.waitForPendingStamp()
       var events: [TraceEvent] = []
       dropped += buffer.drain(into: &events)
       if !events.isEmpty {

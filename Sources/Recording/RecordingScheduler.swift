@@ -85,8 +85,7 @@ public final class RecordingScheduler: Scheduler {
     let action = recordSchedule(.sync, delay: 0, callSite: callSite, work: nil)
     return try wrapped.scheduleSync(from: callSite) { () throws(E) -> T in
       let buffer = action.core.currentBuffer()
-      let run = action.begin() ?? 1
-      let start = action.beginRun(run, on: buffer)
+      let (run, start) = action.beginRun(on: buffer, force: true) ?? (1, 0)
       defer { action.endRun(run, startedAt: start, on: buffer) }
       return try work()
     }
@@ -100,12 +99,15 @@ public final class RecordingScheduler: Scheduler {
   ) -> RecordedAction {
     let buffer = core.currentBuffer()
     let id = buffer.makeActionID()
-    let time = core.now()
-    buffer.append(
-      .schedule(
-        time: time, action: id, scheduler: traceID, mode: mode, delay: delay,
-        due: time &+ max(delay, 0), thread: buffer.threadID, parent: buffer.currentAction,
-        site: buffer.siteID(callSite)))
+    let site = buffer.siteID(callSite)
+    buffer.stamp {
+      let time = core.now()
+      buffer.append(
+        .schedule(
+          time: time, action: id, scheduler: traceID, mode: mode, delay: delay,
+          due: time &+ max(delay, 0), thread: buffer.threadID, parent: buffer.currentAction,
+          site: site))
+    }
     return RecordedAction(
       id: id, schedulingThread: buffer.threadID, isRepeating: mode == .repeating, core: core,
       work: work)

@@ -2,6 +2,12 @@ import Scheduling
 import Synchronization
 import TraceFormat
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// One thread's events on their way to the writer — a single-producer, single-consumer ring —
 /// plus the actions running on that thread and its cache of interned call sites.
 ///
@@ -22,6 +28,9 @@ final class ThreadBuffer: @unchecked Sendable {
   private let tail = Atomic<Int>(0)
   private let head = Atomic<Int>(0)
   private let dropped = Atomic<Int64>(0)
+  /// True while the owning thread holds a timestamp it has not appended yet (see
+  /// ``stamp(_:)``): the writer waits for it before taking this buffer's events.
+  private let stamping = Atomic<Bool>(false)
   private let onHalfFull: @Sendable () -> Void
   private let reserveIDs: @Sendable () -> UInt32
   private let internSite: @Sendable (CallSite) -> UInt32
@@ -87,6 +96,32 @@ final class ThreadBuffer: @unchecked Sendable {
     let id = internSite(site)
     sites[slot] = (file, site.line, id)
     return id
+  }
+
+  /// Runs `body` with the flag up that tells the writer this thread holds a timestamp it has not
+  /// appended yet; `body` reads the clock and appends what it stamped (owning thread only).
+  ///
+  /// Without it, a thread preempted between reading the clock and appending could publish an
+  /// event after the writer has written later ones, and the file would go back in time. The
+  /// flag goes up with a sequentially consistent store before the clock is read, so a writer
+  /// that reads the clock and then sees the flag down knows every timestamp not yet appended is
+  /// later than its own.
+  @inline(__always)
+  func stamp<R>(_ body: () -> R) -> R {
+    stamping.store(true, ordering: .sequentiallyConsistent)
+    defer { stamping.store(false, ordering: .releasing) }
+    return body()
+  }
+
+  /// Waits until the owning thread is not between a timestamp and its append (the writer only).
+  /// Gives up after about a second, for a thread stopped in a debugger or by the OS.
+  func waitForPendingStamp() {
+    var spins = 0
+    while stamping.load(ordering: .sequentiallyConsistent) {
+      spins += 1
+      if spins > 64 { sched_yield() }
+      if spins > 1_000_000 { return }
+    }
   }
 
   /// Appends an event (owning thread only).

@@ -11,10 +11,10 @@ import TraceFormat
 /// Turns batches of events into trace lines and writes them to the file descriptor.
 ///
 /// What it guarantees about the file, beyond each thread's own order:
-/// - **Time order.** `t` never decreases from one line to the next. Events are merged by time;
-///   an event stamped in the instant a flush began but published after it (a thread is
-///   preempted between taking its timestamp and appending) is dated with the line before it —
-///   at most one flush late — and keeps its measured `dur`.
+/// - **Time order.** `t` never decreases from one line to the next, and every `t` is the time
+///   measured. Each flush writes the events stamped between the previous cut and its own, merged
+///   by time; the recorder waits for stamps in progress before taking a thread's events (see
+///   `ThreadBuffer.stamp`), so none stamped before a cut arrives after it.
 /// - **Definitions where they are needed.** A `thread`, `scheduler` or `site` line is written
 ///   just before the first line that refers to it, with that line's `t`; so the file reads the
 ///   same however the writer's flushes fell. Schedulers nothing used are defined just before
@@ -116,9 +116,8 @@ struct TraceWriter {
   }
 
   private mutating func encode(_ recorded: TraceEvent) {
-    var event = recorded.mappingActionIDs { actionIDs.fileID(for: $0) }
-    event.time = max(event.time, lastTime)
-    lastTime = event.time
+    let event = recorded.mappingActionIDs { actionIDs.fileID(for: $0) }
+    lastTime = max(lastTime, event.time)
     defineWhatIsUsed(by: event)
     if event.kind == .mark {
       encoder.event(event, mark: pendingMarks.removeValue(forKey: event.site))

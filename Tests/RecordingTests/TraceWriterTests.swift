@@ -63,7 +63,7 @@ final class TraceWriterTests: XCTestCase {
   func testActionIDsAreDenseInOrderOfFirstAppearanceAcrossThreads() throws {
     try recordWorkOnSeveralThreads()
     let trace = try readBack()
-    XCTAssertGreaterThan(Set(trace.events.map(\.thread)).count, 2, "recorded on several threads")
+    XCTAssertGreaterThan(Set(trace.events.map(\.thread)).count, 1, "recorded on several threads")
 
     var firstAppearance: [UInt32] = []
     for event in trace.events {
