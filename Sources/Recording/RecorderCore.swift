@@ -56,8 +56,16 @@ final class RecorderCore: Sendable {
       process: ProcessInfo.processInfo.processName,
       pid: reproducible ? 0 : Int64(ProcessInfo.processInfo.processIdentifier),
       metadata: metadata)
-    writer = Mutex(TraceWriter(descriptor: descriptor, path: path, onError: onError))
-    writer.withLock { $0.writeHeader(header) }
+    var writer = TraceWriter(descriptor: descriptor, path: path, onError: onError)
+    // A header that cannot be written is an error of `init`, like a file that cannot be opened:
+    // `onError` is only ever called from the writer, for failures after the recorder started.
+    guard writer.writeHeader(header) else {
+      let reason = String(cString: strerror(errno))
+      writer.close(time: 0)
+      pthread_key_delete(key)
+      throw .cannotWrite(path: path, reason: reason)
+    }
+    self.writer = Mutex(writer)
   }
 
   deinit {

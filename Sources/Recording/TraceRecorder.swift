@@ -26,8 +26,9 @@ import TraceFormat
 /// - **Crash safety.** Every flush goes straight to the kernel with `write(2)`, so a process
 ///   killed outright leaves a trace holding everything older than the flush interval; at worst
 ///   its last line is cut short, which readers treat as a warning.
-/// - **Errors.** A failed write is reported once to `onError`; the app keeps running and later
-///   events are counted as dropped.
+/// - **Errors.** A failed write is reported once to `onError`; the app keeps running. The lines
+///   that reached the file count as written, everything else as dropped, so ``counts`` always
+///   matches the file.
 /// - **Closing.** ``close()`` (or releasing the recorder) writes the end marker. Events recorded
 ///   after that — say, the end of an action still running on another thread — are not written:
 ///   close once the work you want recorded has finished.
@@ -46,8 +47,10 @@ public final class TraceRecorder: Sendable {
   ///   - clock: Host time, or a virtual clock for traces of tests.
   ///   - metadata: Free-form key/values for the header (app version, test name…).
   ///   - bufferCapacity: The most events one thread buffers between flushes before dropping.
-  ///   - onError: Called once, from the writer, if writing fails.
-  /// - Throws: ``TraceRecorderError`` if the file cannot be opened.
+  ///   - onError: Called once, from the writer's thread (or the thread calling `flush()` or
+  ///     `close()`), if a write fails after the header; the events that did not reach the file
+  ///     are counted as dropped.
+  /// - Throws: ``TraceRecorderError`` if the file cannot be opened or its header written.
   public convenience init(
     path: String, clock: TraceClock = .host, metadata: [String: String] = [:],
     bufferCapacity: Int = 1 << 16, onError: @escaping @Sendable (String) -> Void = { _ in }
@@ -105,10 +108,13 @@ public final class TraceRecorder: Sendable {
 public enum TraceRecorderError: Error, CustomStringConvertible {
   /// The trace file could not be opened for writing.
   case cannotOpen(path: String, reason: String)
+  /// The trace file opened, but its header could not be written (a full disk, say).
+  case cannotWrite(path: String, reason: String)
 
   public var description: String {
     switch self {
     case .cannotOpen(let path, let reason): "cannot open \(path) for writing: \(reason)"
+    case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
     }
   }
 }

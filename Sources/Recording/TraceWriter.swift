@@ -43,7 +43,11 @@ struct TraceWriter {
   private var actionIDs = DenseActionIDs()
   /// The `t` of the last line written.
   private var lastTime: Int64 = 0
+  /// Events whose lines reached the file.
   private(set) var written: Int64 = 0
+  /// Where each event line encoded since the last write ends in `encoder.bytes`: when a write
+  /// fails part way, the lines that made it count as written and the rest as dropped.
+  private var eventEnds: [Int] = []
   private(set) var dropped: Int64 = 0
 
   init(descriptor: Int32, path: String, onError: @escaping @Sendable (String) -> Void) {
@@ -54,9 +58,10 @@ struct TraceWriter {
 
   var isOpen: Bool { descriptor >= 0 }
 
-  mutating func writeHeader(_ header: TraceHeader) {
+  /// Writes the header; false, with the reason in `errno`, if the file takes nothing.
+  mutating func writeHeader(_ header: TraceHeader) -> Bool {
     encoder.header(header)
-    emit()
+    return emit(reporting: false)
   }
 
   /// Takes scheduler and call-site definitions and mark texts; each is written with the first
@@ -124,7 +129,7 @@ struct TraceWriter {
     } else {
       encoder.event(event)
     }
-    written += 1
+    eventEnds.append(encoder.bytes.count)
     // Write in chunks, so a big flush never builds one huge buffer.
     if encoder.bytes.count >= 1 << 20 { emit() }
   }
@@ -175,35 +180,52 @@ struct TraceWriter {
     }
     pendingSchedulers.removeAll()
     pendingSites.removeAll()
-    encoder.closing(time: time, Trace.Closing(written: written, dropped: dropped))
+    // The end marker counts the events of this last write too: it is in the same write.
+    encoder.closing(
+      time: time, Trace.Closing(written: written + Int64(eventEnds.count), dropped: dropped))
     emit()
     _ = systemClose(descriptor)
     descriptor = -1
   }
 
-  /// Writes the encoded lines with `write(2)`, retrying short writes.
-  private mutating func emit() {
-    defer { encoder.bytes.removeAll(keepingCapacity: true) }
-    guard descriptor >= 0, !failed, !encoder.bytes.isEmpty else { return }
-    let ok = encoder.bytes.withUnsafeBytes { raw -> Bool in
-      guard let base = raw.baseAddress else { return true }
+  /// Writes the encoded lines with `write(2)`, retrying short writes; on the first failure,
+  /// reports it (unless `reporting` is false) and stops writing for good. Returns whether all
+  /// of it was written.
+  @discardableResult
+  private mutating func emit(reporting: Bool = true) -> Bool {
+    defer {
+      encoder.bytes.removeAll(keepingCapacity: true)
+      eventEnds.removeAll(keepingCapacity: true)
+    }
+    guard descriptor >= 0, !failed, !encoder.bytes.isEmpty else {
+      dropped += Int64(eventEnds.count)
+      return !failed
+    }
+    let reached = encoder.bytes.withUnsafeBytes { raw -> Int in
+      guard let base = raw.baseAddress else { return 0 }
       var offset = 0
       while offset < raw.count {
         let count = systemWrite(descriptor, base + offset, raw.count - offset)
         if count < 0 {
           if errno == EINTR { continue }
-          return false
+          break
         }
         offset += count
       }
-      return true
+      return offset
     }
-    if !ok {
-      failed = true
+    // Count by what is in the file: a line cut short by the failure is not written.
+    let complete = eventEnds.prefix { $0 <= reached }.count
+    written += Int64(complete)
+    dropped += Int64(eventEnds.count - complete)
+    guard reached < encoder.bytes.count else { return true }
+    failed = true
+    if reporting {
       onError(
         "chronoscope: writing \(path) failed: \(String(cString: strerror(errno))); recording stopped"
       )
     }
+    return false
   }
 }
 

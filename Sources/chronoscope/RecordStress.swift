@@ -21,7 +21,9 @@ struct RecordStress: ParsableCommand {
   var ioMicroseconds: Int = 0
 
   func run() throws {
-    let recorder = try TraceRecorder(path: output, metadata: ["example": "record-stress"])
+    let recorder = try TraceRecorder(
+      path: output, metadata: ["example": "record-stress"],
+      onError: { message in FileHandle.standardError.write(Data((message + "\n").utf8)) })
     let factory = RecordingSchedulerFactory(
       wrapping: DispatchSchedulerFactory(), recorder: recorder)
     let queues = (0..<4).map { factory.makeSerial(label: "stress.\($0)") }
@@ -49,5 +51,7 @@ struct RecordStress: ParsableCommand {
       }
     }
     recorder.close()
+    let (written, dropped) = recorder.counts
+    FileHandle.standardOutput.write(Data("written \(written) dropped \(dropped)\n".utf8))
   }
 }

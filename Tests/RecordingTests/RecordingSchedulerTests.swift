@@ -167,9 +167,17 @@ final class RecordingSchedulerTests: XCTestCase {
   }
 
   func testAWriteFailureIsReportedOnceAndRecordingCarriesOn() throws {
+    // A pipe whose reader goes away after the header: every later write fails (EPIPE).
+    let fifo = path + ".fifo"
+    XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+    defer { unlink(fifo) }
+    let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+    XCTAssertGreaterThanOrEqual(reader, 0)
+    signal(SIGPIPE, SIG_IGN)
     let errors = Locked<[String]>([])
     let recorder = try TraceRecorder(
-      path: "/dev/full", onError: { message in errors.withLock { $0.append(message) } })
+      path: fifo, onError: { message in errors.withLock { $0.append(message) } })
+    close(reader)
     let queue = RecordingScheduler(
       wrapping: ImmediateScheduler(label: "inline"), recorder: recorder)
     let ran = Locked(0)
@@ -179,8 +187,8 @@ final class RecordingSchedulerTests: XCTestCase {
     recorder.close()
     XCTAssertEqual(ran.value, 20, "the app keeps running")
     XCTAssertEqual(errors.value.count, 1)
-    XCTAssertTrue(
-      errors.value.first?.contains("No space left on device") ?? false, "\(errors.value)")
+    XCTAssertTrue(errors.value.first?.contains("Broken pipe") ?? false, "\(errors.value)")
+    XCTAssertEqual(recorder.counts.written, 0, "nothing after the header reached the reader")
     XCTAssertEqual(recorder.counts.dropped, 60)
   }
 
