@@ -62,7 +62,8 @@ extension InspectorApp {
       "\(TimeText.seconds(state.clock)) / \(TimeText.seconds(replay.span))  event \(replay.position)/\(replay.eventCount)  \(play) \(speed)"
     let rightWidth = TextWidth.columns(of: right)
     let clock = replay.header.clock == .virtual ? "virtual clock" : "host clock"
-    let warning = replay.isClosed ? "" : "  ⚠ not closed"
+    let warning =
+      replay.crash.map { "  ⚠ crashed: \($0.signal)" } ?? (replay.isClosed ? "" : "  ⚠ not closed")
     // The warning keeps its room first; the name and clock are cut with an ellipsis.
     let limit = max(grid.width - rightWidth - 2, 0)
     let warningWidth = min(TextWidth.columns(of: warning), limit)

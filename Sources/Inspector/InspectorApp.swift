@@ -49,7 +49,12 @@ public struct InspectorApp: Sendable {
     self.replay = replay
     self.name = name
     state = InspectorState(timeStep: timeStep ?? max(replay.span / 50, 1_000))
-    if !replay.isClosed { state.message = Self.unclosedWarning }
+    if let crash = replay.crash {
+      state.message =
+        "the process crashed (\(crash.signal) on thread \(crash.thread)): the last events are what the recorder held then"
+    } else if !replay.isClosed {
+      state.message = Self.unclosedWarning
+    }
     refreshLanes()
   }
 

@@ -143,6 +143,7 @@ final class RecorderCore: Sendable {
   }
 
   func close() {
+    CrashFlush.unregister(self)
     guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
     wakeUp.signal()
     writer.withLock { writer in
@@ -208,6 +209,30 @@ final class RecorderCore: Sendable {
     }
     writer.define(definitions)
     writer.write(runs: runs, upTo: cutoff, dropped: dropped)
+    writer.reserveForCrash(
+      maxActionID: actionIDs.reserved &+ 4 &* ThreadBuffer.idBlock, threads: runs.count)
+  }
+
+  /// The crash path, from a signal handler (see ``CrashFlush``): writes what the threads have
+  /// buffered and a `crash` line, once. Another thread may be in the middle of a flush — it
+  /// keeps running while this thread handles the signal — so this tries the writer's lock and
+  /// yields for a while; it gives up if the lock never comes free (the crash hit the writer).
+  func writeAfterCrash(signal: StaticString) {
+    guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    let thread =
+      pthread_getspecific(bufferKey).map {
+        Unmanaged<ThreadBuffer>.fromOpaque($0).takeUnretainedValue().threadID
+      } ?? 0
+    let time = now()
+    for _ in 0..<20_000 {
+      let written: Bool? = writer.withLockIfAvailable { writer in
+        guard let buffers = buffers.withLockIfAvailable({ $0 }) else { return false }
+        writer.writeAfterCrash(buffers: buffers, signal: signal, thread: thread, time: time)
+        return true
+      }
+      if written == true { return }
+      sched_yield()
+    }
   }
 }
 
@@ -220,6 +245,9 @@ final class ActionIDCounter: Sendable {
   func reserve(_ count: UInt32) -> UInt32 {
     next.add(count, ordering: .relaxed).newValue &- count
   }
+
+  /// The highest id handed out so far.
+  var reserved: UInt32 { next.load(ordering: .relaxed) }
 }
 
 /// Where a call site's strings live: static strings are unique per site, so their addresses and

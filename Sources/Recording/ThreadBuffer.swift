@@ -140,6 +140,16 @@ final class ThreadBuffer: @unchecked Sendable {
     if (position &+ 1) & (capacity / 2 &- 1) == 0 { onHalfFull() }
   }
 
+  /// The positions of the events published and not yet taken, for the crash path, which reads
+  /// them in place with ``event(at:)`` instead of copying.
+  func publishedPositions() -> Range<Int> {
+    let start = head.load(ordering: .acquiring)
+    return start..<max(start, tail.load(ordering: .acquiring))
+  }
+
+  /// The event at a position from ``publishedPositions()``.
+  func event(at position: Int) -> TraceEvent { slots[position & mask] }
+
   /// Copies every published event into `events` and frees their slots (the writer only).
   /// Returns how many events were dropped since the last call.
   func drain(into events: inout [TraceEvent]) -> Int64 {

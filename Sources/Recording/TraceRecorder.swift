@@ -25,7 +25,10 @@ import TraceFormat
 ///   flush that saw drops writes a `dropped` line, and the end marker carries the total.
 /// - **Crash safety.** Every flush goes straight to the kernel with `write(2)`, so a process
 ///   killed outright leaves a trace holding everything older than the flush interval; at worst
-///   its last line is cut short, which readers treat as a warning.
+///   its last line is cut short, which readers treat as a warning. A process that crashes
+///   (SIGSEGV, SIGBUS, SIGILL — Swift's traps —, SIGABRT, SIGTRAP) writes what its threads had
+///   buffered and a `crash` line first, then the crash goes on to the handler installed before
+///   (Swift's backtracer): the crashing action's schedule and begin are in the file.
 /// - **Errors.** A failed write is reported once to `onError`; the app keeps running. The lines
 ///   that reached the file count as written, everything else as dropped, so ``counts`` always
 ///   matches the file.
@@ -84,6 +87,7 @@ public final class TraceRecorder: Sendable {
       onError: onError, reproducible: reproducible)
     if backgroundWriter { core.startWriterThread(interval: Self.flushInterval) }
     RecorderRegistry.shared.add(core)
+    CrashFlush.register(core)
   }
 
   deinit { core.close() }

@@ -28,6 +28,8 @@ struct TraceWriter {
   private let path: String
   private let onError: @Sendable (String) -> Void
   private var failed = false
+  /// Set on the crash path: failures are not reported (that would call the app's code).
+  private var crashing = false
   private var encoder = TraceEncoder()
   /// Events stamped after the last cut, written next time.
   private var carried: [[TraceEvent]] = []
@@ -50,10 +52,13 @@ struct TraceWriter {
   private var eventEnds: [Int] = []
   private(set) var dropped: Int64 = 0
 
+  /// Reserves room up front, so the crash path can encode a full chunk without allocating.
   init(descriptor: Int32, path: String, onError: @escaping @Sendable (String) -> Void) {
     self.descriptor = descriptor
     self.path = path
     self.onError = onError
+    encoder.bytes.reserveCapacity((1 << 20) + (1 << 16))
+    eventEnds.reserveCapacity(1 << 16)
   }
 
   var isOpen: Bool { descriptor >= 0 }
@@ -70,6 +75,13 @@ struct TraceWriter {
     for scheduler in definitions.schedulers { pendingSchedulers[scheduler.id] = scheduler }
     for site in definitions.sites { pendingSites[site.id] = site }
     for mark in definitions.marks { pendingMarks[mark.index] = mark.record }
+  }
+
+  /// Makes room, outside any crash, for what the crash path may need: ids up to `maxActionID`
+  /// and `threads` thread names.
+  mutating func reserveForCrash(maxActionID: UInt32, threads: Int) {
+    actionIDs.reserve(upTo: maxActionID)
+    namedThreads.reserveCapacity(threads + 16)
   }
 
   /// Learns a thread's name; it is written before the thread's first event.
@@ -104,6 +116,51 @@ struct TraceWriter {
       merge(runs)
     }
     emit()
+  }
+
+  /// Writes what the threads have buffered and what the last flush held back, merged by time,
+  /// then a `crash` line: the crash path, run from a signal handler. It allocates nothing while
+  /// the reserved capacities hold (see ``init(descriptor:path:onError:)``).
+  mutating func writeAfterCrash(
+    buffers: [ThreadBuffer], signal: StaticString, thread: UInt32, time: Int64
+  ) {
+    guard descriptor >= 0, !failed else { return }
+    crashing = true
+    let held = carried.count
+    let sources = held + buffers.count
+    // Two numbers per source: the next position and the end.
+    withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * max(sources, 1)) { cursors in
+      for index in 0..<held {
+        cursors[2 * index] = 0
+        cursors[2 * index + 1] = carried[index].count
+      }
+      for (offset, buffer) in buffers.enumerated() {
+        let range = buffer.publishedPositions()
+        cursors[2 * (held + offset)] = range.lowerBound
+        cursors[2 * (held + offset) + 1] = range.upperBound
+      }
+      while true {
+        var best = -1
+        var bestTime = Int64.max
+        for source in 0..<sources where cursors[2 * source] < cursors[2 * source + 1] {
+          let position = cursors[2 * source]
+          let time =
+            source < held
+            ? carried[source][position].time : buffers[source - held].event(at: position).time
+          if best < 0 || time < bestTime {
+            best = source
+            bestTime = time
+          }
+        }
+        guard best >= 0 else { break }
+        let position = cursors[2 * best]
+        encode(best < held ? carried[best][position] : buffers[best - held].event(at: position))
+        cursors[2 * best] = position + 1
+      }
+    }
+    encoder.crash(time: max(time, lastTime), signal: signal, thread: thread)
+    emit(reporting: false)
+    descriptor = -1  // nothing more: the process is going down
   }
 
   private mutating func merge(_ runs: [[TraceEvent]]) {
@@ -220,7 +277,7 @@ struct TraceWriter {
     dropped += Int64(eventEnds.count - complete)
     guard reached < encoder.bytes.count else { return true }
     failed = true
-    if reporting {
+    if reporting, !crashing {
       onError(
         "chronoscope: writing \(path) failed: \(String(cString: strerror(errno))); recording stopped"
       )
@@ -260,5 +317,13 @@ private struct DenseActionIDs {
       table[index] = last
     }
     return table[index]
+  }
+
+  /// Grows the table to hold ids up to `id` now, so that a later lookup need not allocate.
+  mutating func reserve(upTo id: UInt32) {
+    let count = Int(id) + 1
+    if count > table.count {
+      table.append(contentsOf: repeatElement(0, count: count - table.count))
+    }
   }
 }

@@ -26,6 +26,8 @@ public struct ReplayEngine: Sendable {
   /// Whether the trace ended with a `close` line; without one the process may have crashed and
   /// the last moments may be missing.
   public let isClosed: Bool
+  /// The signal and thread, when the recorder wrote what it held as the process crashed.
+  public let crash: Trace.Crash?
   /// The queues (schedulers), by id.
   public let queues: [SchedulerRecord]
   /// The threads, by id, with titles that identify them.
@@ -66,6 +68,7 @@ public struct ReplayEngine: Sendable {
   public init(trace: Trace, keyframeInterval: Int = 4096, progress: ((Double) -> Void)? = nil) {
     header = trace.header
     isClosed = trace.closing != nil
+    crash = trace.crash
     marks = trace.marks
     callSites = trace.callSites
     self.keyframeInterval = max(keyframeInterval, 1)

@@ -14,6 +14,8 @@ public struct Trace: Sendable {
   public var marks: [MarkRecord]
   /// The end marker's counts, when the recording was closed cleanly.
   public var closing: Closing?
+  /// How the process died, when the recorder wrote a `crash` line.
+  public var crash: Crash?
   /// Events the recorder reported dropping (from its `dropped` lines), even without an end
   /// marker.
   public var droppedEvents: Int64 = 0
@@ -29,6 +31,23 @@ public struct Trace: Sendable {
     public init(written: Int64, dropped: Int64) {
       self.written = written
       self.dropped = dropped
+    }
+  }
+
+  /// What the `crash` line of a trace whose process crashed says.
+  public struct Crash: Sendable, Equatable {
+    /// The signal, as named in the file (`SIGSEGV`, `SIGILL`…).
+    public var signal: String
+    /// The thread it hit.
+    public var thread: UInt32
+    /// When the recorder wrote what it held.
+    public var time: Int64
+
+    /// Makes the record.
+    public init(signal: String, thread: UInt32, time: Int64) {
+      self.signal = signal
+      self.thread = thread
+      self.time = time
     }
   }
 

@@ -152,6 +152,17 @@ public struct TraceEncoder: Sendable {
     raw("}\n")
   }
 
+  /// The last line of a trace whose process crashed: the signal (`SIGSEGV`…) and the thread it
+  /// hit. Written from a signal handler: it appends to `bytes` within reserved capacity.
+  public mutating func crash(time: Int64, signal: StaticString, thread: UInt32) {
+    begin(time, "crash")
+    raw(",\"signal\":\"")
+    raw(signal)
+    raw("\"")
+    field("th", Int64(thread))
+    raw("}\n")
+  }
+
   /// The end marker of a cleanly closed trace.
   public mutating func closing(time: Int64, _ closing: Trace.Closing) {
     begin(time, "close")

@@ -2,7 +2,7 @@
 enum Key: UInt8, CaseIterable {
   case t, e, a, q, th, to, by, due, run, dur, pid, mode, site, from, name, kind, file, line
   case function, delay, label, start, clock, parent, family, events, format, fields, started
-  case dropped, version, process, metadata, count
+  case dropped, version, process, metadata, count, signal
 
   /// The key as written in files.
   var name: String { self == .function ? "func" : "\(self)" }
@@ -51,7 +51,7 @@ enum Key: UInt8, CaseIterable {
 /// and the lines that define, count or close.
 enum EventName: Equatable {
   case event(TraceEvent.Kind)
-  case scheduler, thread, site, close, dropped, unknown
+  case scheduler, thread, site, close, dropped, crash, unknown
 
   /// Every event kind, looked up by name on each line (kept here so that `allCases` is not
   /// rebuilt per line).
@@ -66,6 +66,7 @@ enum EventName: Equatable {
     case .site: "site"
     case .close: "close"
     case .dropped: "dropped"
+    case .crash: "crash"
     case .unknown: "unknown"
     }
   }
@@ -201,6 +202,7 @@ struct Fields {
     if scanner.equals(name, "site") { return .site }
     if scanner.equals(name, "close") { return .close }
     if scanner.equals(name, "dropped") { return .dropped }
+    if scanner.equals(name, "crash") { return .crash }
     return .unknown
   }
 }

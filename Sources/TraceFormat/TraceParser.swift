@@ -27,6 +27,7 @@ struct TraceParser {
   private var threadNames: [UInt32: String] = [:]
   private var marks: [MarkRecord] = []
   private var closing: Trace.Closing?
+  private var crash: Trace.Crash?
   private var droppedEvents: Int64 = 0
   private var checks = SemanticChecks()
   /// The latest `t` so far: lines are written in time order, so an earlier one is suspect.
@@ -50,10 +51,13 @@ struct TraceParser {
   func result() -> TraceReading {
     var diagnostics = self.diagnostics
     if header != nil, closing == nil {
+      let message =
+        crash.map {
+          "the process crashed (\($0.signal) on thread \($0.thread)); the trace holds what the recorder had buffered"
+        } ?? Self.notClosed
       diagnostics.append(
         TraceDiagnostic(
-          severity: .warning, file: file, line: lastLine, column: 1,
-          message: Self.notClosed))
+          severity: .warning, file: file, line: lastLine, column: 1, message: message))
     }
     var counts = (
       errors: suppressedErrors + diagnostics.count { $0.severity == .error },
@@ -86,6 +90,7 @@ struct TraceParser {
       header: header, events: events, schedulers: schedulers, callSites: callSites,
       threadNames: threadNames, marks: marks, closing: closing)
     trace.droppedEvents = droppedEvents
+    trace.crash = crash
     return TraceReading(
       trace: trace, diagnostics: diagnostics, errorCount: counts.errors,
       warningCount: counts.warnings)
@@ -326,6 +331,11 @@ struct TraceParser {
       droppedEvents += count
       report(
         .warning, line, 1, "the recorder dropped \(count) event(s) here: the trace is incomplete")
+    case .crash:
+      crash = Trace.Crash(
+        signal: try fields.string(.signal, in: "crash"),
+        thread: try fields.uint32(.th, in: "crash"),
+        time: time)
     case .unknown:
       break  // A newer writer's event: ignored, as the format promises.
     }

@@ -12,7 +12,9 @@ struct Chronoscope: ParsableCommand {
       trace file and replays it step by step.
       """,
     version: "0.1.0",
-    subcommands: [View.self, Show.self, Validate.self, RecordExample.self, RecordStress.self],
+    subcommands: [
+      View.self, Show.self, Validate.self, RecordExample.self, RecordStress.self, RecordCrash.self,
+    ],
     defaultSubcommand: View.self
   )
 
