@@ -8,6 +8,12 @@ import XCTest
 /// interval. This runs the real `chronoscope` binary, so it waits on a real clock — through the
 /// child's own output, never a fixed sleep.
 final class CrashSafetyTests: XCTestCase {
+  /// How much slower than usual the binary runs: `scripts/tsan.sh` sets
+  /// `CHRONOSCOPE_TIME_SCALE` (ThreadSanitizer slows it several times), and the bounds on
+  /// wall-clock time scale with it instead of the test being skipped.
+  private static let slowdown =
+    ProcessInfo.processInfo.environment["CHRONOSCOPE_TIME_SCALE"].flatMap(Double.init) ?? 1
+
   func testATraceSurvivesSIGKILLWithEverythingOlderThanTheFlushInterval() throws {
     let binary = try ProductsDirectory.executable("chronoscope")
     let path = FileManager.default.temporaryDirectory
@@ -19,7 +25,8 @@ final class CrashSafetyTests: XCTestCase {
     // Each action blocks for 200 µs, as if on I/O, so that even a debug build's writer keeps up
     // on a loaded machine: the point is what survives a kill, not how much a writer can drop.
     child.arguments = [
-      "record-stress", "--output", path, "--seconds", "60", "--io-microseconds", "200",
+      "record-stress", "--output", path, "--seconds", "60", "--io-microseconds",
+      String(Int(200 * Self.slowdown)),
     ]
     let output = Pipe()
     child.standardOutput = output
@@ -29,7 +36,7 @@ final class CrashSafetyTests: XCTestCase {
     var reported: [(round: Int, at: Date)] = []
     var pending = Data()
     let started = Date()
-    while Date().timeIntervalSince(started) < 30 {
+    while Date().timeIntervalSince(started) < 30 * Self.slowdown {
       let chunk = output.fileHandleForReading.availableData
       if chunk.isEmpty { break }
       pending.append(chunk)
@@ -41,7 +48,7 @@ final class CrashSafetyTests: XCTestCase {
         }
       }
       if let first = reported.first, let last = reported.last,
-        last.at.timeIntervalSince(first.at) > 1.0
+        last.at.timeIntervalSince(first.at) > 1.0 * Self.slowdown
       {
         break
       }
@@ -66,7 +73,7 @@ final class CrashSafetyTests: XCTestCase {
     XCTAssertNil(trace.closing, "killed processes write no end marker")
     let markedRounds = Set(trace.marks.compactMap { $0.fields["n"].flatMap(Int.init) })
     // Everything recorded well before the kill (five flush intervals) must be on disk.
-    let settled = reported.filter { killedAt.timeIntervalSince($0.at) > 0.5 }
+    let settled = reported.filter { killedAt.timeIntervalSince($0.at) > 0.5 * Self.slowdown }
     XCTAssertFalse(settled.isEmpty)
     let missing = settled.filter { !markedRounds.contains($0.round) }
     XCTAssertEqual(missing.map(\.round), [], "marks older than the flush interval were lost")

@@ -9,6 +9,9 @@ import XCTest
 /// that reached it are written, everything else dropped.
 final class DiskFullTests: XCTestCase {
   func testAfterAWriteFailureTheCountsMatchTheLinesInTheFile() throws {
+    if ProcessInfo.processInfo.environment["CHRONOSCOPE_SANITIZER"] != nil {
+      throw XCTSkip("a sanitizer's own file mappings fail under a file size limit (SIGBUS)")
+    }
     let binary = try ProductsDirectory.executable("chronoscope")
     let path = FileManager.default.temporaryDirectory
       .appendingPathComponent("full-\(UUID().uuidString).trace").path
