@@ -28,9 +28,12 @@ final class ThreadBuffer: @unchecked Sendable {
   private let tail = Atomic<Int>(0)
   private let head = Atomic<Int>(0)
   private let dropped = Atomic<Int64>(0)
-  /// True while the owning thread holds a timestamp it has not appended yet (see
-  /// ``stamp(_:)``): the writer waits for it before taking this buffer's events.
-  private let stamping = Atomic<Bool>(false)
+  /// Odd while the owning thread holds a timestamp it has not appended yet (see ``stamp(_:)``);
+  /// it counts up by one as each stamp starts and ends, so the writer can wait for the one stamp
+  /// in progress at its cut without waiting for the thread to go quiet.
+  private let stamps = Atomic<UInt>(0)
+  /// The owning thread's copy of `stamps`, so that it never reads the atomic back.
+  nonisolated(unsafe) private var localStamps: UInt = 0
   private let onHalfFull: @Sendable () -> Void
   private let reserveIDs: @Sendable () -> UInt32
   private let internSite: @Sendable (CallSite) -> UInt32
@@ -108,16 +111,24 @@ final class ThreadBuffer: @unchecked Sendable {
   /// later than its own.
   @inline(__always)
   func stamp<R>(_ body: () -> R) -> R {
-    stamping.store(true, ordering: .sequentiallyConsistent)
-    defer { stamping.store(false, ordering: .releasing) }
+    localStamps &+= 1
+    stamps.store(localStamps, ordering: .sequentiallyConsistent)
+    defer {
+      localStamps &+= 1
+      stamps.store(localStamps, ordering: .releasing)
+    }
     return body()
   }
 
-  /// Waits until the owning thread is not between a timestamp and its append (the writer only).
-  /// Gives up after about a second, for a thread stopped in a debugger or by the OS.
+  /// Waits until the stamp the owning thread had in progress, if any, is appended (the writer
+  /// only, after reading the clock for its cut). Later stamps are later than the cut and do not
+  /// matter, so a thread that stamps without pause never holds the writer up. Gives up after
+  /// about a second, for a thread stopped in a debugger.
   func waitForPendingStamp() {
+    let seen = stamps.load(ordering: .sequentiallyConsistent)
+    guard seen & 1 == 1 else { return }
     var spins = 0
-    while stamping.load(ordering: .sequentiallyConsistent) {
+    while stamps.load(ordering: .acquiring) == seen {
       spins += 1
       if spins > 64 { sched_yield() }
       if spins > 1_000_000 { return }
