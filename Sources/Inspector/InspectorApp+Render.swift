@@ -14,11 +14,11 @@ extension InspectorApp {
   {
     var grid = ScreenGrid(width: width, height: height)
     let theme = Theme(colors: colors)
-    guard width >= Self.minimumWidth, height >= Self.minimumHeight else {
+    guard grid.width >= Self.minimumWidth, grid.height >= Self.minimumHeight else {
       drawTooSmall(&grid, theme)
       return grid
     }
-    let layout = Layout(width: width)
+    let layout = Layout(width: grid.width)
     drawHeader(&grid, theme)
     switch state.mode {
     case .main: drawMain(&grid, theme, layout)

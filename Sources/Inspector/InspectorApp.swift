@@ -44,11 +44,12 @@ public struct InspectorApp: Sendable {
 
   /// Makes an inspector at the start of the trace.
   ///
-  /// - Parameter timeStep: How far `t`/`T` move; by default a fiftieth of the trace.
+  /// - Parameter timeStep: How far `t`/`T` move; by default a fiftieth of the trace. A step
+  ///   below 1 ns is taken as 1 ns.
   public init(replay: ReplayEngine, name: String, timeStep: Int64? = nil) {
     self.replay = replay
     self.name = name
-    state = InspectorState(timeStep: timeStep ?? max(replay.span / 50, 1_000))
+    state = InspectorState(timeStep: max(timeStep ?? max(replay.span / 50, 1_000), 1))
     if let crash = replay.crash {
       state.message =
         "the process crashed (\(crash.signal) on thread \(crash.thread)): the last events are what the recorder held then"

@@ -3,8 +3,14 @@ import Replay
 
 /// Formats and parses virtual times for the inspector.
 public enum TimeText {
-  /// `1.234567s`: seconds with microsecond precision, the unit users type back with `@`.
+  /// What a figure at `Int64.min` or `Int64.max` shows: traces hold times below 2⁶², so those
+  /// values only arise where saturating arithmetic stopped, and the true figure is unknown.
+  public static let overflow = "overflow"
+
+  /// `1.234567s`: seconds with microsecond precision, the unit users type back with `@`;
+  /// ``overflow`` for `Int64.min` and `Int64.max`.
   public static func seconds(_ nanoseconds: Int64) -> String {
+    if nanoseconds == .max || nanoseconds == .min { return overflow }
     let sign = nanoseconds < 0 ? "-" : ""
     let magnitude = nanoseconds.magnitude
     let whole = magnitude / 1_000_000_000
@@ -13,8 +19,10 @@ public enum TimeText {
     return "\(sign)\(whole).\(String(repeating: "0", count: 6 - fraction.count))\(fraction)s"
   }
 
-  /// A short duration: `850ns`, `12.5µs`, `3.250ms`, `1.500s`.
+  /// A short duration: `850ns`, `12.5µs`, `3.250ms`, `1.500s`; ``overflow`` for `Int64.min` and
+  /// `Int64.max`.
   public static func duration(_ nanoseconds: Int64) -> String {
+    if nanoseconds == .max || nanoseconds == .min { return overflow }
     let magnitude = Double(nanoseconds.magnitude)
     let sign = nanoseconds < 0 ? "-" : ""
     switch nanoseconds.magnitude {

@@ -121,7 +121,7 @@ extension ReplayEngine {
     }
     var heap = Heap(keys)
     var first: [ActionIndex] = []
-    first.reserveCapacity(count)
+    first.reserveCapacity(min(count, keys.count))
     while first.count < count, let next = heap.popMin() { first.append(ActionIndex(next.slot)) }
     return first
   }

@@ -17,10 +17,14 @@ public struct ScreenGrid: Sendable, Equatable {
   /// Row-major cells.
   public private(set) var cells: [Cell]
 
-  /// Makes a blank grid.
+  /// The most columns or rows a grid has: no terminal is larger, and a hostile size cannot ask
+  /// for more cells than memory holds.
+  public static let maximumSide = 1024
+
+  /// Makes a blank grid; each side is clamped to `0...maximumSide`.
   public init(width: Int, height: Int) {
-    self.width = max(width, 0)
-    self.height = max(height, 0)
+    self.width = min(max(width, 0), Self.maximumSide)
+    self.height = min(max(height, 0), Self.maximumSide)
     cells = Array(repeating: .blank, count: self.width * self.height)
   }
 
@@ -37,7 +41,8 @@ public struct ScreenGrid: Sendable, Equatable {
     _ text: some StringProtocol, row: Int, column: Int, style: Style = .plain, limit: Int? = nil
   ) -> Int {
     guard row >= 0, row < height, column < width else { return column }
-    let end = min(width, column + (limit ?? width))
+    let (reach, overflow) = column.addingReportingOverflow(max(limit ?? width, 0))
+    let end = overflow ? width : min(width, reach)
     var x = max(column, 0)
     for grapheme in TextWidth.sanitized(text) {
       let columns = TextWidth.columns(of: grapheme)
@@ -52,7 +57,7 @@ public struct ScreenGrid: Sendable, Equatable {
 
   /// Paints `style` over a span of a row, keeping the text.
   public mutating func paint(row: Int, from start: Int, to end: Int, style: Style) {
-    guard row >= 0, row < height else { return }
+    guard row >= 0, row < height, max(start, 0) < min(end, width) else { return }
     for x in max(start, 0)..<min(end, width) { self[row, x].style = style }
   }
 
@@ -60,7 +65,7 @@ public struct ScreenGrid: Sendable, Equatable {
   public mutating func fill(
     row: Int, from start: Int, to end: Int, with text: String = " ", style: Style = .plain
   ) {
-    guard row >= 0, row < height else { return }
+    guard row >= 0, row < height, max(start, 0) < min(end, width) else { return }
     for x in max(start, 0)..<min(end, width) { self[row, x] = Cell(text: text, style: style) }
   }
 

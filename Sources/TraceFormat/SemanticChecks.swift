@@ -1,30 +1,41 @@
 /// The warnings a structurally valid trace can still deserve, checked event by event. (Time order
 /// is checked by the parser on every line, definitions included.)
 struct SemanticChecks {
-  private struct ActionState: OptionSet {
+  private struct ActionFlags: OptionSet {
     let rawValue: UInt8
-    static let scheduled = ActionState(rawValue: 1)
-    static let begun = ActionState(rawValue: 2)
-    static let cancelled = ActionState(rawValue: 4)
-    static let repeating = ActionState(rawValue: 8)
+    static let scheduled = ActionFlags(rawValue: 1)
+    static let begun = ActionFlags(rawValue: 2)
+    static let cancelled = ActionFlags(rawValue: 4)
+    static let repeating = ActionFlags(rawValue: 8)
+  }
+
+  /// What is known of one action so far: its flags and the highest run number that began.
+  private struct ActionState {
+    var flags: ActionFlags = []
+    var lastRun: UInt32 = 0
+
+    static let empty = ActionState()
   }
 
   // Action ids are handed out densely from 1, so an array indexed by id is the fast path; the
-  // dictionary holds ids too large for it.
-  private static let denseLimit: UInt32 = 1 << 26
+  // dictionary holds ids beyond it. The array grows at most to twice its size at a time, so a
+  // hostile id such as 60,000,000 costs one dictionary entry, not a huge array.
+  private static let denseLimit = 1 << 26
   private var dense: [ActionState] = []
   private var sparse: [UInt32: ActionState] = [:]
 
   private mutating func withState<R>(_ action: UInt32, _ body: (inout ActionState) -> R) -> R {
-    if action < Self.denseLimit {
-      let index = Int(action)
-      if index >= dense.count {
-        dense.append(
-          contentsOf: repeatElement([], count: max(index + 1 - dense.count, dense.count)))
+    let index = Int(action)
+    if index >= dense.count, index < min(dense.count * 2 + 4096, Self.denseLimit) {
+      let count = min(max(index + 1, dense.count * 2), Self.denseLimit)
+      dense.append(contentsOf: repeatElement(.empty, count: count - dense.count))
+      for (id, state) in sparse where Int(id) < count {
+        dense[Int(id)] = state
+        sparse[id] = nil
       }
-      return body(&dense[index])
     }
-    return body(&sparse[action, default: []])
+    if index < dense.count { return body(&dense[index]) }
+    return body(&sparse[action, default: .empty])
   }
 
   /// The warnings `event` raises, given what came before it.
@@ -38,27 +49,50 @@ struct SemanticChecks {
       }
       let duplicate = withState(action) { state in
         defer {
-          state.insert(.scheduled)
-          if event.mode == .repeating { state.insert(.repeating) }
+          state.flags.insert(.scheduled)
+          if event.mode == .repeating { state.flags.insert(.repeating) }
         }
-        return state.contains(.scheduled)
+        return state.flags.contains(.scheduled)
       }
       if duplicate { warnings.append("duplicate action id \(action): it was already scheduled") }
     case .begin:
       let state = withState(action) { state in
-        defer { state.insert(.begun) }
+        defer {
+          state.flags.insert(.begun)
+          state.lastRun = max(state.lastRun, event.run)
+        }
         return state
       }
-      if !state.contains(.scheduled) {
+      if !state.flags.contains(.scheduled) {
         warnings.append("action \(action) begins but was never scheduled")
-      } else if state.contains(.cancelled) {
+      } else if state.flags.contains(.cancelled) {
         warnings.append("action \(action) begins after it was cancelled")
       }
+      if Int(event.run) > Int(state.lastRun) + 1 {
+        warnings.append(Self.missingRuns(action, run: event.run, after: state.lastRun))
+      }
+    case .end:
+      let state = withState(action) { $0 }
+      if !state.flags.contains(.begun) {
+        warnings.append("action \(action) ends but never began")
+      } else if event.run > state.lastRun {
+        warnings.append(
+          "action \(action) ends run \(event.run), which never began (the last run to begin was \(state.lastRun))"
+        )
+      }
     case .cancel:
-      _ = withState(action) { $0.insert(.cancelled) }
-    case .end, .hop, .mark:
+      _ = withState(action) { $0.flags.insert(.cancelled) }
+    case .hop, .mark:
       break
     }
     return warnings
+  }
+
+  /// The warning for a begin of run `run` whose predecessors after run `last` never began.
+  private static func missingRuns(_ action: UInt32, run: UInt32, after last: UInt32) -> String {
+    let (run, last) = (Int(run), Int(last))
+    let missing = last + 1 == run - 1 ? "run \(last + 1) is" : "runs \(last + 1)…\(run - 1) are"
+    let begins = last == 0 ? "begins with run \(run)" : "begins run \(run) after run \(last)"
+    return "action \(action) \(begins): \(missing) missing"
   }
 }

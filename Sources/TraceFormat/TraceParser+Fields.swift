@@ -131,6 +131,44 @@ struct Fields {
     return value
   }
 
+  /// An integer in `range`; outside it, an error that names the range.
+  func integer(_ key: Key, in event: String, range: ClosedRange<Int64>, unit: String = "")
+    throws(JSONLineScanner.Failure) -> Int64
+  {
+    let value = try integer(key, in: event)
+    guard range.contains(value) else { throw outOfRange(key, range, unit: unit, found: value) }
+    return value
+  }
+
+  /// A time or a span in nanoseconds: 0 ≤ value ≤ ``TraceLimits/maximumTime``.
+  func time(_ key: Key, in event: String) throws(JSONLineScanner.Failure) -> Int64 {
+    try integer(key, in: event, range: 0...TraceLimits.maximumTime, unit: " (2^62 - 1 ns)")
+  }
+
+  /// A count: 0 ≤ value ≤ ``TraceLimits/maximumCount``.
+  func count(_ key: Key, in event: String) throws(JSONLineScanner.Failure) -> Int64 {
+    try integer(key, in: event, range: 0...TraceLimits.maximumCount, unit: " (2^62 - 1)")
+  }
+
+  /// A run number, 1 when the field is absent: 1 ≤ value ≤ ``TraceLimits/maximumRun``.
+  func run() throws(JSONLineScanner.Failure) -> UInt32 {
+    guard let slot = slots[.run] else { return 1 }
+    guard case .integer(let value) = slot.value else { throw wrongType(.run, "an integer", slot) }
+    guard let run = UInt32(exactly: value), run >= 1 else {
+      throw outOfRange(.run, 1...Int64(TraceLimits.maximumRun), unit: "", found: value)
+    }
+    return run
+  }
+
+  private func outOfRange(_ key: Key, _ range: ClosedRange<Int64>, unit: String, found: Int64)
+    -> JSONLineScanner.Failure
+  {
+    failure(
+      key,
+      "field \"\(key.name)\" must be between \(range.lowerBound) and \(range.upperBound)\(unit), found \(found)"
+    )
+  }
+
   func optionalInteger(_ key: Key) throws(JSONLineScanner.Failure) -> Int64? {
     guard let slot = slots[key] else { return nil }
     guard case .integer(let value) = slot.value else { throw wrongType(key, "an integer", slot) }
@@ -169,7 +207,14 @@ struct Fields {
   func string(_ key: Key, in event: String) throws(JSONLineScanner.Failure) -> String {
     let slot = try required(key, in: event)
     guard case .string(let slice) = slot.value else { throw wrongType(key, "a string", slot) }
-    return scanner.text(slice)
+    let text = scanner.text(slice)
+    guard text.utf8.count <= TraceLimits.maximumStringLength else {
+      throw failure(
+        key,
+        "field \"\(key.name)\" is \(text.utf8.count) bytes long; strings longer than \(TraceLimits.maximumStringLength) bytes are not read"
+      )
+    }
+    return text
   }
 
   func optionalString(_ key: Key) throws(JSONLineScanner.Failure) -> String? {

@@ -221,7 +221,13 @@ struct TraceParser {
       guard case .string(let value) = try scanner.value() else {
         throw scanner.failure("values in \"\(key.name)\" must be strings", at: column)
       }
-      object[scanner.text(name)] = scanner.text(value)
+      let text = scanner.text(value)
+      guard text.utf8.count <= TraceLimits.maximumStringLength else {
+        throw scanner.failure(
+          "a value in \"\(key.name)\" is \(text.utf8.count) bytes long; strings longer than \(TraceLimits.maximumStringLength) bytes are not read",
+          at: column)
+      }
+      object[scanner.text(name)] = text
     }
     return object
   }
@@ -250,8 +256,7 @@ struct TraceParser {
       throw JSONLineScanner.Failure(column: 1, message: "a second header inside the trace")
     }
     let kind = try fields.eventName()
-    let time = try fields.integer(.t, in: kind.label)
-    guard time >= 0 else { throw fields.failure(.t, "\"t\" must not be negative") }
+    let time = try fields.time(.t, in: kind.label)
     if time < latestTime {
       report(
         .warning, line, slots[.t]?.column ?? 1,
@@ -269,8 +274,8 @@ struct TraceParser {
       let event = TraceEvent.schedule(
         time: time, action: try fields.id(.a, in: "schedule"),
         scheduler: try fields.id(.q, in: "schedule"), mode: mode,
-        delay: needsDelay ? try fields.integer(.delay, in: "schedule") : 0,
-        due: try fields.integer(.due, in: "schedule"),
+        delay: needsDelay ? try fields.time(.delay, in: "schedule") : 0,
+        due: try fields.time(.due, in: "schedule"),
         thread: try fields.uint32(.th, in: "schedule"),
         parent: try fields.optionalUInt32(.parent) ?? 0,
         site: try fields.optionalUInt32(.site) ?? 0)
@@ -279,14 +284,13 @@ struct TraceParser {
       append(
         .begin(
           time: time, action: try fields.id(.a, in: "begin"),
-          thread: try fields.uint32(.th, in: "begin"),
-          run: try fields.optionalUInt32(.run) ?? 1), line)
+          thread: try fields.uint32(.th, in: "begin"), run: try fields.run()), line)
     case .event(.end):
       append(
         .end(
           time: time, action: try fields.id(.a, in: "end"),
           thread: try fields.uint32(.th, in: "end"),
-          run: try fields.optionalUInt32(.run) ?? 1, duration: try fields.integer(.dur, in: "end")),
+          run: try fields.run(), duration: try fields.time(.dur, in: "end")),
         line)
     case .event(.hop):
       append(
@@ -318,17 +322,18 @@ struct TraceParser {
       threadNames[try fields.uint32(.th, in: "thread")] = try fields.string(.name, in: "thread")
     case .site:
       let id = try fields.id(.site, in: "site")
-      let line = try fields.integer(.line, in: "site")
+      let line = try fields.integer(.line, in: "site", range: 0...TraceLimits.maximumSourceLine)
       callSites[id] = CallSiteRecord(
         id: id, file: try fields.string(.file, in: "site"), line: Int(line),
         function: try fields.string(.function, in: "site"))
     case .close:
       closing = Trace.Closing(
-        written: try fields.integer(.events, in: "close"),
-        dropped: try fields.integer(.dropped, in: "close"))
+        written: try fields.count(.events, in: "close"),
+        dropped: try fields.count(.dropped, in: "close"))
     case .dropped:
-      let count = try fields.integer(.count, in: "dropped")
-      droppedEvents += count
+      let count = try fields.count(.count, in: "dropped")
+      // Each count is bounded, their sum is not: it stops at the largest count.
+      droppedEvents = min(droppedEvents + count, TraceLimits.maximumCount)
       report(
         .warning, line, 1, "the recorder dropped \(count) event(s) here: the trace is incomplete")
     case .crash:

@@ -4,14 +4,16 @@ import Foundation
 ///
 /// Trace files come from bug reports, so nothing in one is trusted:
 /// - every line that cannot be used is an error with file, line, byte column and reason —
-///   unterminated strings, invalid UTF-8, wrong types, numbers too large, lines over
-///   ``maximumLineLength``, binary garbage — and reading goes on with the next line;
+///   unterminated strings, invalid UTF-8, wrong types, numbers too large or outside the ranges of
+///   ``TraceLimits``, lines over ``maximumLineLength``, binary garbage — and reading goes on with
+///   the next line;
 /// - a final line cut off without its newline (a recording interrupted mid-write) is a warning;
 /// - a file without a header, or with events before it, is an error; an unknown major version
 ///   stops the read with an error;
 /// - unknown fields and unknown event types are ignored, so newer writers stay readable;
 /// - semantic oddities are warnings: an action that begins without being scheduled or after
-///   being cancelled, a duplicate action id, a reference to an unknown scheduler, a line dated
+///   being cancelled, an end without its begin, a run that begins with run numbers missing
+///   before it, a duplicate action id, a reference to an unknown scheduler, a line dated
 ///   before the line above it, and a trace without its end marker (the recording did not
 ///   close, so its last moments may be missing).
 ///

@@ -171,7 +171,7 @@ final class TraceReaderTests: XCTestCase {
         #"6:43: unknown mode "later" (expected async, sync, after or repeating)"#,
         #"7:25: field "a" must be a positive id, found 0"#,
         #"8:25: field "a" must be between 0 and 4294967295, found 99999999999"#,
-        #"9:6: "t" must not be negative"#,
+        #"9:6: field "t" must be between 0 and 4611686018427387903 (2^62 - 1 ns), found -5"#,
         #"10:1: missing field "dur" in a end line"#,
       ])
   }

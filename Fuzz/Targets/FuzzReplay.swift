@@ -1,0 +1,69 @@
+import Replay
+import TraceFormat
+
+// Target `replay`: reader → ReplayEngine → steps, seeks and queries chosen by the input, with the
+// full invariant check now and then.
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzReplay(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+  var input = FuzzInput(UnsafeRawBufferPointer(start: data, count: size))
+  guard let trace = TraceReader.parse(input.trace, file: "fuzz.trace").trace else { return 0 }
+  var replay = ReplayEngine(trace: trace, keyframeInterval: 1 + Int(input.byte() % 32))
+  var operations = 0
+  while input.hasMore, operations < 400 {
+    operations += 1
+    let actions = replay.actionIndices
+    let action = actions.isEmpty ? nil : actions[input.index(actions.count)]
+    switch input.byte() % 20 {
+    case 0, 1, 2: replay.stepForward()
+    case 3, 4: replay.stepBackward()
+    case 5: replay.seek(to: input.int(typical: -2...(replay.eventCount + 2)))
+    case 6: replay.seek(toTime: input.int64())
+    case 7: _ = replay.pending(first: input.int(typical: -1...20))
+    case 8:
+      let queues = Set(replay.queues.prefix(Int(input.byte() % 4)).map { QueueID(rawValue: $0.id) })
+      let threads = Set(replay.threads.prefix(Int(input.byte() % 4)).map(\.id))
+      _ = replay.running(in: input.bool() ? queues : nil, on: input.bool() ? threads : nil)
+      _ = replay.pendingCount(in: input.bool() ? queues : nil)
+    case 9:
+      if let action {
+        _ = replay.state(of: action)
+        _ = replay.nextDue(of: action)
+        _ = replay.lastRun(of: action)?.lateness
+        _ = replay.currentRun(of: action)
+        _ = replay.callSite(of: action)
+        _ = replay.action(action).due(ofRun: input.int(typical: 0...5))
+      }
+    case 10:
+      if let action {
+        let life = replay.life(of: action)
+        for run in life.runs { _ = run.lateness }
+      }
+    case 11:
+      let id = UInt32(truncatingIfNeeded: input.int64())
+      _ = replay.queueState(QueueID(rawValue: input.bool() ? id : UInt32(input.byte())))
+    case 12:
+      let id = UInt32(truncatingIfNeeded: input.int64())
+      _ = replay.threadState(ThreadID(rawValue: input.bool() ? id : UInt32(input.byte())))
+    case 13:
+      replay._checkInvariants()
+    case 14:
+      let index = replay.firstIndex(after: input.int64())
+      if index.offset < replay.eventCount {
+        let event = replay.event(index)
+        _ = replay.mark(of: event)
+      }
+    case 15:
+      _ = replay.index(of: ActionID(rawValue: UInt32(truncatingIfNeeded: input.int64())))
+    case 16:
+      if let action { _ = replay.scheduleEvent(of: action) }
+      _ = (replay.now, replay.span, replay.currentEvent, replay.runningCount)
+    case 17: replay.seek(to: replay.eventCount)
+    case 18: replay.seek(to: 0)
+    default:
+      for info in replay.threads { _ = replay.threadState(info.id).busySince }
+    }
+  }
+  replay._checkInvariants()
+  return 0
+}

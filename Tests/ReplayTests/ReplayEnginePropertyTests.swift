@@ -1,0 +1,125 @@
+import Replay
+import TraceFormat
+import XCTest
+
+/// Properties of the replay on random traces — well-formed lives and hostile ones alike (begins
+/// without schedules, ends without begins, cancels of finished work, out-of-order times, extreme
+/// times): stepping to the end and back returns exactly to the start, every position seen on the
+/// way back is the one seen on the way forward, and a seek equals stepping. Seeds are fixed.
+final class ReplayEnginePropertyTests: XCTestCase {
+  /// Everything the replay answers about one cursor position.
+  private struct Observed: Equatable {
+    var position: Int
+    var now: Int64
+    var pending: [ActionIndex]
+    var running: [ActionIndex]
+    var states: [ActionState]
+    var nextDue: [Int64?]
+    var lastRuns: [ActionLife.Run?]
+    var currentRuns: [CurrentRun?]
+    var queues: [QueueState]
+    var threads: [ThreadState]
+  }
+
+  private func observe(_ replay: ReplayEngine) -> Observed {
+    Observed(
+      position: replay.position, now: replay.now,
+      pending: replay.pending(first: replay.pendingCount()), running: replay.running(),
+      states: replay.actionIndices.map(replay.state(of:)),
+      nextDue: replay.actionIndices.map(replay.nextDue(of:)),
+      lastRuns: replay.actionIndices.map(replay.lastRun(of:)),
+      currentRuns: replay.actionIndices.map(replay.currentRun(of:)),
+      queues: (0...4).map { replay.queueState(QueueID(rawValue: $0)) },
+      threads: (0...4).map { replay.threadState(ThreadID(rawValue: $0)) })
+  }
+
+  private static func randomTrace(_ random: inout SeededGenerator) -> Trace {
+    let actions = UInt32(1 + random.next() % 8)
+    func pick<T>(_ values: [T]) -> T { values[Int(random.next() % UInt64(values.count))] }
+    var time: Int64 = 0
+    var events: [TraceEvent] = []
+    for _ in 0..<(random.next() % 80) {
+      // Mostly forward in small steps; now and then an extreme or a step back.
+      time = pick([
+        time, min(time, .max - 1_000) + 1, min(time, .max - 1_000) + 10, 0, .max,
+        TraceLimits.maximumTime,
+      ])
+      let action = UInt32(1 + random.next() % UInt64(actions))
+      let thread = UInt32(random.next() % 4)
+      switch random.next() % 10 {
+      case 0, 1:
+        events.append(
+          .schedule(
+            time: time, action: action, scheduler: UInt32(random.next() % 4),
+            mode: pick(TraceEvent.ScheduleMode.allCases), delay: pick([0, 10, Int64.max]),
+            due: pick([time, min(time, .max - 5) + 5, Int64.max, 0]), thread: thread,
+            parent: UInt32(random.next() % 3), site: 0))
+      case 2, 3, 4:
+        events.append(
+          .begin(time: time, action: action, thread: thread, run: pick([1, 2, 7, UInt32.max])))
+      case 5, 6:
+        events.append(
+          .end(
+            time: time, action: action, thread: thread, run: pick([1, 2, UInt32.max]),
+            duration: pick([0, 3, Int64.max])))
+      case 7: events.append(.hop(time: time, action: action, from: thread, to: thread &+ 1))
+      case 8:
+        events.append(
+          .cancel(
+            time: time, action: action, thread: thread, by: UInt32(random.next() % 3),
+            started: random.next() % 2 == 0))
+      default: events.append(.mark(time: time, thread: thread, mark: 0))
+      }
+    }
+    return Trace(
+      header: TraceHeader(clock: .virtual, start: "", process: "property", pid: 1),
+      events: events,
+      schedulers: [
+        1: SchedulerRecord(id: 1, label: "main", kind: "main", family: "virtual", time: 0),
+        2: SchedulerRecord(id: 2, label: "work", kind: "concurrent", family: "virtual", time: 0),
+      ], marks: [MarkRecord(name: "m")])
+  }
+
+  func testSteppingARandomTraceToTheEndAndBackReturnsExactlyToTheStart() {
+    for seed in 1...200 {
+      var random = SeededGenerator(seed: UInt64(seed))
+      let trace = Self.randomTrace(&random)
+      var replay = ReplayEngine(trace: trace, keyframeInterval: 1 + Int(random.next() % 8))
+      replay._checkInvariants()
+      var forward = [observe(replay)]
+      while replay.stepForward() {
+        forward.append(observe(replay))
+        if replay.position % 7 == 0 { replay._checkInvariants() }
+      }
+      replay._checkInvariants()
+      var backward = [observe(replay)]
+      while replay.stepBackward() { backward.append(observe(replay)) }
+      replay._checkInvariants()
+      XCTAssertEqual(replay.position, 0, "seed \(seed)")
+      XCTAssertEqual(backward.last, forward.first, "seed \(seed): back at the start")
+      XCTAssertEqual(forward, backward.reversed(), "seed \(seed)")
+      for _ in 0..<10 {
+        let target = Int(random.next() % UInt64(replay.eventCount + 1))
+        replay.seek(to: target)
+        XCTAssertEqual(observe(replay), forward[target], "seed \(seed): seek to \(target)")
+      }
+      for action in replay.actionIndices { _ = replay.life(of: action).runs.map(\.lateness) }
+    }
+  }
+
+  /// Found reading `pending(first:)` for issue 9: a count beyond the pending set reserved that
+  /// much room (`Int.max` trapped).
+  func testAskingForMorePendingActionsThanExistGivesThemAll() {
+    var replay = ReplayEngine(
+      trace: Trace(
+        header: TraceHeader(clock: .virtual, start: "", process: "p", pid: 1),
+        events: [
+          .schedule(
+            time: 0, action: 1, scheduler: 1, mode: .async, delay: 0, due: 5, thread: 1,
+            parent: 0, site: 0)
+        ]))
+    replay.seek(to: 1)
+    XCTAssertEqual(replay.pending(first: Int.max).count, 1)
+    XCTAssertEqual(replay.pending(first: Int.min), [])
+  }
+}
