@@ -12,6 +12,7 @@ let package = Package(
     .library(name: "TraceFormat", targets: ["TraceFormat"]),
     .library(name: "Recording", targets: ["Recording"]),
     .library(name: "Replay", targets: ["Replay"]),
+    .library(name: "Analysis", targets: ["Analysis"]),
     .library(name: "Screen", targets: ["Screen"]),
     .library(name: "Terminal", targets: ["Terminal"]),
     .executable(name: "chronoscope", targets: ["chronoscope"]),
@@ -50,6 +51,9 @@ let package = Package(
     // copies a screen grid to it and turns keys into events. No pkgConfig: see the shim header.
     .systemLibrary(name: "CNCursesW", path: "Sources/CNCursesW"),
     .target(name: "Terminal", dependencies: ["CNCursesW", "Screen"]),
+    // Findings: what in a replayed trace points at a bug (lost work, late timers, blocked
+    // queues, hangs…), for the CLI, the inspector and tests.
+    .target(name: "Analysis", dependencies: ["Replay", "TraceFormat"]),
     // The inspector's logic: UI state, key handling and views, from replay state to a screen.
     .target(name: "Inspector", dependencies: ["Replay", "Screen", "TraceFormat"]),
     // The seeds' example programs, written against `SchedulerFactory`; used by tests and recordings.
@@ -58,8 +62,8 @@ let package = Package(
     .executableTarget(
       name: "chronoscope",
       dependencies: [
-        "Scheduling", "VirtualTime", "Recording", "TraceFormat", "Replay", "Screen", "Inspector",
-        "Examples", "Terminal",
+        "Scheduling", "VirtualTime", "Recording", "TraceFormat", "Replay", "Analysis", "Screen",
+        "Inspector", "Examples", "Terminal",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -68,6 +72,7 @@ let package = Package(
     .testTarget(name: "ExamplesTests", dependencies: ["Examples", "Scheduling"]),
     .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat"]),
     .testTarget(name: "ReplayTests", dependencies: ["Replay", "TraceFormat"]),
+    .testTarget(name: "AnalysisTests", dependencies: ["Analysis", "Replay", "TraceFormat"]),
     .testTarget(
       name: "InspectorTests", dependencies: ["Inspector", "Replay", "Screen", "TraceFormat"],
       exclude: ["Golden", "Fixtures"]),

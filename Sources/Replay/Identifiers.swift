@@ -18,12 +18,13 @@ public struct ActionID: RawRepresentable, Hashable, Comparable, Sendable, Custom
 
 /// An action's place in a replay's action table: dense, from 0, in order of scheduling.
 public struct ActionIndex: Hashable, Comparable, Sendable {
-  let rawValue: UInt32
+  package let rawValue: UInt32
 
-  init(_ rawValue: UInt32) { self.rawValue = rawValue }
-  init(_ rawValue: Int) { self.rawValue = UInt32(truncatingIfNeeded: rawValue) }
+  package init(_ rawValue: UInt32) { self.rawValue = rawValue }
+  package init(_ rawValue: Int) { self.rawValue = UInt32(truncatingIfNeeded: rawValue) }
 
-  var int: Int { Int(rawValue) }
+  /// The index, for tables indexed by action in the package's own modules.
+  package var int: Int { Int(rawValue) }
 
   public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -239,7 +239,10 @@ public struct ReplayEngine: Sendable {
 
   // MARK: - State machine
 
-  static func transition(_ kind: TraceEvent.Kind, from state: ActionState, repeating: Bool)
+  /// What `kind` does to an action in `state`: the one state machine every stage shares.
+  package static func transition(
+    _ kind: TraceEvent.Kind, from state: ActionState, repeating: Bool
+  )
     -> ActionState
   {
     switch (kind, state) {

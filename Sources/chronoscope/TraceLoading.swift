@@ -72,6 +72,13 @@ enum TraceLoading {
   /// Reads and prepares `path`; on errors prints them (file:line:column: message) to stderr and
   /// throws, before any terminal is touched. Shows a progress bar on stderr for large files.
   static func load(_ path: String, timeStep: Int64? = nil) throws -> InspectorApp {
+    InspectorApp(
+      replay: try loadReplay(path), name: URL(fileURLWithPath: path).lastPathComponent,
+      timeStep: timeStep)
+  }
+
+  /// Reads and prepares `path` as a replay; errors as for ``load(_:timeStep:)``.
+  static func loadReplay(_ path: String) throws -> ReplayEngine {
     if let problem = fileProblem(path) {
       standardError(problem)
       throw CleanExit.failure
@@ -91,8 +98,7 @@ enum TraceLoading {
       trace.events.count > 1_000_000 && isatty(2) != 0 ? ProgressBar(title: "preparing") : nil
     let replay = ReplayEngine(trace: trace) { preparing?.update($0) }
     preparing?.finish()
-    return InspectorApp(
-      replay: replay, name: URL(fileURLWithPath: path).lastPathComponent, timeStep: timeStep)
+    return replay
   }
 }
 

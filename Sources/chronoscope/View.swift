@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Inspector
+import Replay
 import Screen
 import Terminal
 

@@ -1,7 +1,6 @@
 import Foundation
-import Replay
 
-/// Formats and parses virtual times for the inspector.
+/// Formats and parses trace times, for the inspector, findings and the command line.
 public enum TimeText {
   /// What a figure at `Int64.min` or `Int64.max` shows: traces hold times below 2⁶², so those
   /// values only arise where saturating arithmetic stopped, and the true figure is unknown.

@@ -1,0 +1,216 @@
+import Replay
+import TraceFormat
+
+/// Finds what points at a bug in a replayed trace, in one pass over its events.
+///
+/// ```swift
+/// let findings = FindingsAnalysis.findings(in: replay)
+/// for finding in findings { print(finding.kind, finding.message) }
+/// ```
+///
+/// - Complexity: O(n + a) for n events and a actions, plus, for each run long enough to block a
+///   queue, the actions pending on that queue.
+public enum FindingsAnalysis {
+  /// The findings of `replay`, by time, then kind.
+  public static func findings(
+    in replay: ReplayEngine, thresholds: FindingThresholds = FindingThresholds()
+  ) -> [Finding] {
+    var pass = Pass(replay: replay, thresholds: thresholds)
+    for index in replay.eventIndices { pass.apply(replay.event(index)) }
+    pass.finish()
+    return pass.findings.sorted {
+      ($0.time, $0.kind, $0.action) < ($1.time, $1.kind, $1.action)
+    }
+  }
+}
+
+/// The state of one pass: where each action stands, what each queue has pending, and the worst
+/// lateness and drift seen per action.
+private struct Pass {
+  let replay: ReplayEngine
+  let thresholds: FindingThresholds
+  var findings: [Finding] = []
+
+  private var states: [ActionState]
+  private var runs: [Int]
+  private var runStart: [Int64]
+  /// When a one-shot action finished, for no-op cancels.
+  private var finishedAt: [Int64?]
+  private var cancelled: [Bool]
+  /// Actions pending on each queue, for head-of-line blocking.
+  private var pendingOn: [QueueID: Set<ActionIndex>] = [:]
+  private var late: [Int: (count: Int, worst: Int64, run: Int, at: Int64)] = [:]
+  private var drift: [Int: (worst: Int64, run: Int, at: Int64)] = [:]
+
+  init(replay: ReplayEngine, thresholds: FindingThresholds) {
+    self.replay = replay
+    self.thresholds = thresholds
+    let count = replay.actionCount
+    states = [ActionState](repeating: .unscheduled, count: count)
+    runs = [Int](repeating: 0, count: count)
+    runStart = [Int64](repeating: 0, count: count)
+    finishedAt = [Int64?](repeating: nil, count: count)
+    cancelled = [Bool](repeating: false, count: count)
+  }
+
+  mutating func apply(_ event: ReplayEvent) {
+    guard let action = event.action else { return }
+    let slot = action.int
+    let info = replay.action(action)
+    let prior = states[slot]
+    let next = ReplayEngine.transition(event.kind, from: prior, repeating: info.isRepeating)
+    if event.kind == .cancel, prior == .done, !cancelled[slot], let finished = finishedAt[slot] {
+      noOpCancel(action, at: event.time, finishedAt: finished)
+    }
+    guard next != prior else { return }
+    states[slot] = next
+    if prior == .pending { pendingOn[info.queue]?.remove(action) }
+    if next == .pending { pendingOn[info.queue, default: []].insert(action) }
+    switch event.kind {
+    case .begin:
+      runs[slot] += 1
+      runStart[slot] = event.time
+      began(action, run: runs[slot], at: event.time)
+    case .end:
+      if next == .done, prior == .running { finishedAt[slot] = event.time }
+      ended(action, at: event.time)
+    case .cancel:
+      cancelled[slot] = true
+    case .schedule, .hop, .mark:
+      break
+    }
+  }
+
+  // MARK: - Per event
+
+  private mutating func began(_ action: ActionIndex, run: Int, at time: Int64) {
+    let info = replay.action(action)
+    let lateness = time.subtracting(saturating: info.due(ofRun: run))
+    if lateness > thresholds.late {
+      var record = late[action.int] ?? (0, 0, 0, 0)
+      record.count += 1
+      if lateness > record.worst { record = (record.count, lateness, run, time) }
+      late[action.int] = record
+    }
+    if info.isRepeating, info.delay > 0, lateness > info.delay,
+      lateness > drift[action.int]?.worst ?? 0
+    {
+      drift[action.int] = (lateness, run, time)
+    }
+  }
+
+  private mutating func ended(_ action: ActionIndex, at time: Int64) {
+    let info = replay.action(action)
+    let began = runStart[action.int]
+    let length = time.subtracting(saturating: began)
+    let queue = replay.queue(info.queue)
+    let kind = queue?.kind ?? ""
+    let label = queue?.label ?? "queue \(info.queue.rawValue)"
+    if kind == "main", length > thresholds.hang {
+      findings.append(
+        Finding(
+          kind: .mainThreadHang, severity: .error, time: began, action: action, related: [],
+          queue: info.queue, duration: length,
+          message:
+            "ran for \(TimeText.duration(length)) on the main queue (a hang: over \(TimeText.duration(thresholds.hang)))"
+        ))
+    }
+    guard kind == "serial" || kind == "main", length > thresholds.block else { return }
+    // Who was due while it ran and still waits: the work this run held up.
+    var waits: [(action: ActionIndex, wait: Int64)] = []
+    for waiter in pendingOn[info.queue] ?? [] {
+      let waiterInfo = replay.action(waiter)
+      let due = waiterInfo.due(ofRun: runs[waiter.int] + 1)
+      guard due < time else { continue }
+      waits.append((waiter, time.subtracting(saturating: max(due, began))))
+    }
+    waits.sort { ($0.wait, $1.action) > ($1.wait, $0.action) }
+    guard let longest = waits.first?.wait, longest > 0 else { return }
+    let shown = waits.prefix(5).map { "\(replay.action($0.action).id)" }.joined(separator: ", ")
+    findings.append(
+      Finding(
+        kind: .headOfLineBlocking, severity: .warning, time: began, action: action,
+        related: waits.map(\.action), queue: info.queue, duration: longest,
+        message:
+          "ran for \(TimeText.duration(length)) on \(kind) \(label) while \(waits.count) due action(s) waited up to \(TimeText.duration(longest)) behind it (\(shown)\(waits.count > 5 ? ", …" : ""))"
+      ))
+  }
+
+  private mutating func noOpCancel(_ action: ActionIndex, at time: Int64, finishedAt: Int64) {
+    let info = replay.action(action)
+    findings.append(
+      Finding(
+        kind: .noOpCancel, severity: .info, time: time, action: action, related: [],
+        queue: info.queue, duration: time.subtracting(saturating: finishedAt),
+        message:
+          "cancelled \(TimeText.duration(time.subtracting(saturating: finishedAt))) after it had finished: the cancel did nothing"
+      ))
+  }
+
+  // MARK: - At the end
+
+  mutating func finish() {
+    let end = replay.span
+    for (slot, record) in late {
+      let action = ActionIndex(slot)
+      let times = record.count > 1 ? "; late \(record.count) times" : ""
+      findings.append(
+        Finding(
+          kind: .late, severity: .warning, time: record.at, action: action, related: [],
+          queue: replay.action(action).queue, duration: record.worst,
+          message:
+            "began \(TimeText.duration(record.worst)) after it was due (run \(record.run))\(times)")
+      )
+    }
+    for (slot, record) in drift {
+      let action = ActionIndex(slot)
+      let info = replay.action(action)
+      findings.append(
+        Finding(
+          kind: .timerFallingBehind, severity: .warning, time: record.at, action: action,
+          related: [], queue: info.queue, duration: record.worst,
+          message:
+            "run \(record.run) began \(TimeText.duration(record.worst)) behind its rhythm, more than one interval (\(TimeText.duration(info.delay)))"
+        ))
+    }
+    for slot in states.indices {
+      let action = ActionIndex(slot)
+      let info = replay.action(action)
+      let live = states[slot] == .pending || states[slot] == .running
+      if info.isRepeating {
+        guard live, replay.isClosed else { continue }
+        findings.append(
+          Finding(
+            kind: .leakedTimer, severity: .warning, time: info.scheduledAt, action: action,
+            related: [], queue: info.queue, duration: nil,
+            message:
+              "repeats every \(TimeText.duration(info.delay)) and was never cancelled: still live when the trace closed, after \(runs[slot]) run(s)"
+          ))
+      } else if states[slot] == .pending, runs[slot] == 0 {
+        lostWork(action, end: end)
+      }
+    }
+  }
+
+  private mutating func lostWork(_ action: ActionIndex, end: Int64) {
+    let info = replay.action(action)
+    let severity: Finding.Severity
+    let message: String
+    if !replay.isClosed {
+      severity = .info
+      message = "still pending when the recording stopped (due \(TimeText.seconds(info.due)))"
+    } else if info.due > end {
+      severity = .info
+      message =
+        "still pending when the trace closed: due \(TimeText.seconds(info.due)), after the end"
+    } else {
+      severity = .warning
+      message =
+        "due \(TimeText.seconds(info.due)), never ran and was never cancelled (the trace closed at \(TimeText.seconds(end)))"
+    }
+    findings.append(
+      Finding(
+        kind: .lostWork, severity: severity, time: min(info.due, end), action: action,
+        related: [], queue: info.queue, duration: nil, message: message))
+  }
+}

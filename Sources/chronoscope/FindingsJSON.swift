@@ -1,0 +1,39 @@
+import Analysis
+import Foundation
+import Replay
+
+/// The `--json` document of `chronoscope check`; its schema is in docs/Findings.md.
+enum FindingsJSON {
+  static func document(_ reports: [(file: String, replay: ReplayEngine, findings: [Finding])])
+    -> String
+  {
+    let files: [[String: Any]] = reports.map { report in
+      [
+        "file": report.file,
+        "findings": report.findings.map { object($0, in: report.replay) },
+      ]
+    }
+    let root: [String: Any] = ["schema": "chronoscope-findings", "version": 1, "files": files]
+    guard
+      let data = try? JSONSerialization.data(
+        withJSONObject: root, options: [.sortedKeys, .withoutEscapingSlashes])
+    else { return "{}" }
+    return String(decoding: data, as: UTF8.self)
+  }
+
+  private static func object(_ finding: Finding, in replay: ReplayEngine) -> [String: Any] {
+    let id = { (action: ActionIndex) in Int(replay.action(action).id.rawValue) }
+    var object: [String: Any] = [
+      "kind": finding.kind.rawValue, "severity": finding.severity.rawValue,
+      "time_ns": finding.time, "action": id(finding.action),
+      "related": finding.related.map(id), "queue_id": Int(finding.queue.rawValue),
+      "message": finding.message,
+    ]
+    if let queue = replay.queue(finding.queue) { object["queue"] = queue.label }
+    if let site = replay.callSite(of: finding.action) {
+      object["site"] = ["file": site.file, "line": site.line, "function": site.function]
+    }
+    if let duration = finding.duration { object["duration_ns"] = duration }
+    return object
+  }
+}

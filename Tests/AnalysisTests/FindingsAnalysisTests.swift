@@ -1,0 +1,164 @@
+import Analysis
+import Foundation
+import Replay
+import TraceFormat
+import XCTest
+
+/// Each kind of finding on a small crafted trace whose right answer is known, and no finding on
+/// the clean recordings.
+final class FindingsAnalysisTests: XCTestCase {
+  private static let ms: Int64 = 1_000_000
+
+  private static let queues: [UInt32: SchedulerRecord] = [
+    1: SchedulerRecord(id: 1, label: "main", kind: "main", family: "dispatch", time: 0),
+    2: SchedulerRecord(id: 2, label: "db", kind: "serial", family: "dispatch", time: 0),
+    3: SchedulerRecord(id: 3, label: "net", kind: "concurrent", family: "dispatch", time: 0),
+  ]
+
+  private static func findings(
+    _ events: [TraceEvent], closed: Bool = true,
+    thresholds: FindingThresholds = FindingThresholds()
+  ) -> [Finding] {
+    let trace = Trace(
+      header: TraceHeader(clock: .virtual, start: "", process: "t", pid: 1), events: events,
+      schedulers: queues, threadNames: [1: "main"],
+      closing: closed ? .init(written: Int64(events.count), dropped: 0) : nil)
+    return FindingsAnalysis.findings(in: ReplayEngine(trace: trace), thresholds: thresholds)
+  }
+
+  private static func schedule(
+    _ action: UInt32, queue: UInt32, at time: Int64, mode: TraceEvent.ScheduleMode = .async,
+    delay: Int64 = 0
+  ) -> TraceEvent {
+    .schedule(
+      time: time, action: action, scheduler: queue, mode: mode, delay: delay, due: time + delay,
+      thread: 1, parent: 0, site: 0)
+  }
+
+  private static func run(_ action: UInt32, from start: Int64, to end: Int64, run: UInt32 = 1)
+    -> [TraceEvent]
+  {
+    [
+      .begin(time: start, action: action, thread: 1, run: run),
+      .end(time: end, action: action, thread: 1, run: run, duration: end - start),
+    ]
+  }
+
+  func testWorkThatNeverRanNorWasCancelledIsLost() throws {
+    let findings = Self.findings(
+      [
+        Self.schedule(1, queue: 3, at: 0, mode: .after, delay: 5 * Self.ms),
+        Self.schedule(2, queue: 3, at: 1),
+      ] + Self.run(2, from: 2, to: 3) + [.mark(time: 20 * Self.ms, thread: 1, mark: 0)])
+    let lost = try XCTUnwrap(findings.first { $0.kind == .lostWork })
+    XCTAssertEqual(lost.severity, .warning)
+    XCTAssertEqual(lost.time, 5 * Self.ms, "marked where it was due")
+    XCTAssertEqual(findings.filter { $0.kind == .lostWork }.count, 1, "#2 ran")
+  }
+
+  func testPendingWorkInARecordingThatStoppedIsOnlyInformation() throws {
+    let findings = Self.findings(
+      [Self.schedule(1, queue: 2, at: 0, mode: .after, delay: 5 * Self.ms)], closed: false)
+    XCTAssertEqual(findings.map(\.kind), [.lostWork])
+    XCTAssertEqual(findings[0].severity, .info)
+    XCTAssertTrue(findings[0].message.contains("recording stopped"), findings[0].message)
+  }
+
+  func testABeginPastTheThresholdIsLateWithItsWorstLateness() throws {
+    let findings = Self.findings(
+      [Self.schedule(1, queue: 3, at: 0, mode: .after, delay: 10 * Self.ms)]
+        + Self.run(1, from: 35 * Self.ms, to: 36 * Self.ms)
+        + [Self.schedule(2, queue: 3, at: 0, mode: .after, delay: 10 * Self.ms)]
+        + Self.run(2, from: 19 * Self.ms, to: 20 * Self.ms))
+    let late = findings.filter { $0.kind == .late }
+    XCTAssertEqual(late.count, 1, "9 ms late is under the 10 ms threshold")
+    XCTAssertEqual(late.first?.duration, 25 * Self.ms)
+    XCTAssertTrue(late.first?.message.hasPrefix("began 25.000ms after it was due") ?? false)
+    let strict = Self.findings(
+      [Self.schedule(2, queue: 3, at: 0, mode: .after, delay: 10 * Self.ms)]
+        + Self.run(2, from: 19 * Self.ms, to: 20 * Self.ms),
+      thresholds: FindingThresholds(late: 5 * Self.ms))
+    XCTAssertEqual(strict.map(\.kind), [.late], "--late 5ms")
+  }
+
+  func testALongRunOnASerialQueueBlocksTheWorkDueBehindIt() throws {
+    let findings = Self.findings(
+      [Self.schedule(1, queue: 2, at: 0), Self.schedule(2, queue: 2, at: 10 * Self.ms)]
+        + Self.run(1, from: 0, to: 80 * Self.ms) + Self.run(2, from: 80 * Self.ms, to: 81 * Self.ms)
+    )
+    let blocking = try XCTUnwrap(findings.first { $0.kind == .headOfLineBlocking })
+    XCTAssertEqual(blocking.time, 0, "marked where the blocker began")
+    XCTAssertEqual(blocking.related.count, 1)
+    XCTAssertEqual(blocking.duration, 70 * Self.ms, "due at 10 ms, waited until 80 ms")
+    XCTAssertTrue(blocking.message.contains("on serial db"), blocking.message)
+    XCTAssertTrue(findings.contains { $0.kind == .late }, "and the waiter began 70 ms late")
+  }
+
+  func testALongRunOnAConcurrentQueueBlocksNothing() {
+    let findings = Self.findings(
+      [Self.schedule(1, queue: 3, at: 0), Self.schedule(2, queue: 3, at: 0)]
+        + Self.run(1, from: 0, to: 80 * Self.ms) + Self.run(2, from: 1, to: 2))
+    XCTAssertEqual(findings.filter { $0.kind == .headOfLineBlocking }, [])
+  }
+
+  func testAMainQueueRunOverTheHangThresholdIsAHang() throws {
+    let findings = Self.findings(
+      [Self.schedule(1, queue: 1, at: 0)] + Self.run(1, from: 0, to: 300 * Self.ms)
+        + [Self.schedule(2, queue: 1, at: 400 * Self.ms)]
+        + Self.run(2, from: 400 * Self.ms, to: 600 * Self.ms))
+    let hangs = findings.filter { $0.kind == .mainThreadHang }
+    XCTAssertEqual(hangs.count, 1, "200 ms is under 250 ms")
+    XCTAssertEqual(hangs.first?.severity, .error)
+    XCTAssertEqual(hangs.first?.duration, 300 * Self.ms)
+  }
+
+  func testATimerNeverCancelledInAClosedTraceLeaks() throws {
+    let timer: [TraceEvent] =
+      [Self.schedule(1, queue: 1, at: 0, mode: .repeating, delay: 10 * Self.ms)]
+      + Self.run(1, from: 10 * Self.ms, to: 11 * Self.ms)
+    XCTAssertEqual(Self.findings(timer).map(\.kind), [.leakedTimer])
+    XCTAssertEqual(Self.findings(timer, closed: false), [], "the recording stopped: not known")
+    let cancelled =
+      timer + [.cancel(time: 12 * Self.ms, action: 1, thread: 1, by: 0, started: true)]
+    XCTAssertEqual(Self.findings(cancelled), [])
+  }
+
+  func testATimerMoreThanOneIntervalBehindItsRhythmFallsBehind() throws {
+    // Every 10 ms from 10 ms: run 2 (due 20 ms) begins at 35 ms, 15 ms behind.
+    let events: [TraceEvent] =
+      [Self.schedule(1, queue: 3, at: 0, mode: .repeating, delay: 10 * Self.ms)]
+      + Self.run(1, from: 10 * Self.ms, to: 11 * Self.ms)
+      + Self.run(1, from: 35 * Self.ms, to: 36 * Self.ms, run: 2)
+      + [.cancel(time: 37 * Self.ms, action: 1, thread: 1, by: 0, started: true)]
+    let behind = try XCTUnwrap(Self.findings(events).first { $0.kind == .timerFallingBehind })
+    XCTAssertEqual(behind.duration, 15 * Self.ms)
+    XCTAssertTrue(behind.message.hasPrefix("run 2 began 15.000ms behind its rhythm"))
+  }
+
+  func testCancellingFinishedWorkIsANoOpCancel() throws {
+    let events: [TraceEvent] =
+      [Self.schedule(1, queue: 3, at: 0)] + Self.run(1, from: 1, to: 2)
+      + [.cancel(time: 5, action: 1, thread: 1, by: 0, started: true)]
+    let findings = Self.findings(events)
+    XCTAssertEqual(findings.map(\.kind), [.noOpCancel])
+    XCTAssertEqual(findings[0].time, 5)
+    XCTAssertEqual(findings[0].severity, .info)
+    let beforeItRan: [TraceEvent] = [
+      Self.schedule(1, queue: 3, at: 0),
+      .cancel(time: 1, action: 1, thread: 1, by: 0, started: false),
+    ]
+    XCTAssertEqual(Self.findings(beforeItRan), [], "a cancel that stopped work did something")
+  }
+
+  func testTheCleanRecordingsHaveNoFindings() throws {
+    let recordings = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Recordings")
+    for name in [
+      "contact-loader", "message-loader", "timeout-success", "timeout-timeout", "virtual-timeout",
+    ] {
+      let path = recordings.appendingPathComponent("\(name).trace").path
+      let trace = try XCTUnwrap(TraceReader.read(path: path).trace, name)
+      XCTAssertEqual(FindingsAnalysis.findings(in: ReplayEngine(trace: trace)), [], name)
+    }
+  }
+}
