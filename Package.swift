@@ -55,7 +55,7 @@ let package = Package(
     // queues, hangs…), for the CLI, the inspector and tests.
     .target(name: "Analysis", dependencies: ["Replay", "TraceFormat"]),
     // The inspector's logic: UI state, key handling and views, from replay state to a screen.
-    .target(name: "Inspector", dependencies: ["Replay", "Screen", "TraceFormat"]),
+    .target(name: "Inspector", dependencies: ["Analysis", "Replay", "Screen", "TraceFormat"]),
     // The seeds' example programs, written against `SchedulerFactory`; used by tests and recordings.
     .target(name: "Examples", dependencies: ["Scheduling"]),
     // The command-line tool: thin commands over the library modules.
@@ -74,7 +74,8 @@ let package = Package(
     .testTarget(name: "ReplayTests", dependencies: ["Replay", "TraceFormat"]),
     .testTarget(name: "AnalysisTests", dependencies: ["Analysis", "Replay", "TraceFormat"]),
     .testTarget(
-      name: "InspectorTests", dependencies: ["Inspector", "Replay", "Screen", "TraceFormat"],
+      name: "InspectorTests",
+      dependencies: ["Analysis", "Inspector", "Replay", "Screen", "TraceFormat"],
       exclude: ["Golden", "Fixtures"]),
     .testTarget(
       name: "RecordingTests",

@@ -85,30 +85,54 @@ extension InspectorApp {
     }
     lines.append(("now", "\(now) at \(TimeText.seconds(state.clock))"))
 
-    let trail = (state.history + [action]).suffix(6).map { "\(replay.action($0).id)" }
+    let followed = state.history.compactMap { mode -> ActionIndex? in
+      if case .detail(let action, _) = mode { action } else { nil }
+    }
+    let trail = (followed + [action]).suffix(6).map { "\(replay.action($0).id)" }
     grid.write(
       " Action \(info.id) · \(info.mode.name)"
-        + (state.history.isEmpty ? "" : "   (\(trail.joined(separator: " → ")))"),
+        + (followed.isEmpty ? "" : "   (\(trail.joined(separator: " → ")))"),
       row: 2, column: 1, style: theme.title)
     var row = 4
     let bottom = grid.height - 1
-    for line in lines where row < bottom {
+    drawLabelled(&grid, theme, lines, from: 4)
+    let links = detailLinks(of: action)
+    drawLinks(
+      &grid, theme, links.map { ($0.role, $0.action) }, selected: link,
+      title: "Related (\(links.count)) · j/k select · ⏎ follow · esc back",
+      from: 4 + lines.count + 1)
+  }
+
+  /// Labelled lines (`queue  app.db`) from row `top`; returns the row after them.
+  @discardableResult
+  func drawLabelled(
+    _ grid: inout ScreenGrid, _ theme: Theme, _ lines: [(String, String)], from top: Int
+  )
+    -> Int
+  {
+    var row = top
+    for line in lines where row < grid.height - 1 {
       grid.write(line.0, row: row, column: 3, style: theme.dim)
       grid.write(TextWidth.truncated(line.1, to: grid.width - 17), row: row, column: 16)
       row += 1
     }
-    let links = detailLinks(of: action)
-    guard !links.isEmpty, row + 2 < bottom else { return }
-    row += 1
-    grid.write(
-      "Related (\(links.count)) · j/k select · ⏎ follow · esc back", row: row, column: 3,
-      style: theme.title)
-    row += 1
+    return row
+  }
+
+  /// A titled list of actions with their role, one selectable, from row `top` to the status bar.
+  func drawLinks(
+    _ grid: inout ScreenGrid, _ theme: Theme, _ links: [(role: String, action: ActionIndex)],
+    selected link: Int, title: String, from top: Int
+  ) {
+    let bottom = grid.height - 1
+    guard !links.isEmpty, top + 1 < bottom else { return }
+    grid.write(title, row: top, column: 3, style: theme.title)
+    var row = top + 1
     let selected = min(max(link, 0), links.count - 1)
     for index in window(count: links.count, selected: selected, rows: bottom - row) {
-      let related = links[index]
+      let (role, action) = links[index]
       let text =
-        "\(related.role.padded(to: 13))\(label(of: related.action).padded(to: 16))\(queueLabel(of: related.action).padded(to: 20))\(site(of: related.action))"
+        "\(role.padded(to: 13))\(label(of: action).padded(to: 16))\(queueLabel(of: action).padded(to: 20))\(site(of: action))"
       grid.write(index == selected ? "▸" : " ", row: row, column: 1, style: theme.title)
       grid.write(TextWidth.truncated(text, to: grid.width - 4), row: row, column: 3)
       if index == selected {
@@ -127,7 +151,8 @@ extension InspectorApp {
     let keys: [(String, String)] = [
       ("space", clock),
       ("n p  → ←", "next / previous event"), ("] [", "next / previous event on the selected lane"),
-      ("m M", "next / previous mark"), ("+ -", "faster / slower playback"),
+      ("m M", "next / previous mark"), ("x X  !", "next / previous finding; the list of findings"),
+      ("+ -", "faster / slower playback"),
       ("t T", "time forward / back by \(TimeText.duration(state.timeStep))"),
       ("z Z", "zoom the lane strips in / out around the cursor"),
       ("g G", "start / end of the trace"),
@@ -141,7 +166,7 @@ extension InspectorApp {
     let legend: [(String, String)] = [
       ("#12  e120", "#12 is an action (its id in the trace); e120 is the 120th event"),
       ("s ▶ █", "scheduled, began, ended (a column shows the most telling event in it)"),
-      ("× ↷ ◆ │", "cancelled, hopped to another thread, marked, the cursor (now)"),
+      ("× ↷ ◆ ! │", "cancelled, hopped, marked, a finding (check's rules), the cursor (now)"),
       ("2p 1r", "a queue's pending and running actions now; a thread shows busy for how long"),
       (
         "due in/late", "when pending work is due, counted from now; repeating work keeps its rhythm"

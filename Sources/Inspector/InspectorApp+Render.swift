@@ -24,6 +24,8 @@ extension InspectorApp {
     case .main: drawMain(&grid, theme, layout)
     case .detail(let action, let link): drawDetail(&grid, theme, action: action, link: link)
     case .help: drawHelp(&grid, theme)
+    case .findings(let selected): drawFindings(&grid, theme, selected: selected)
+    case .finding(let index, let link): drawFinding(&grid, theme, index: index, link: link)
     }
     drawStatus(&grid, theme, keyHints: keyHints)
     return grid
@@ -62,8 +64,11 @@ extension InspectorApp {
       "\(TimeText.seconds(state.clock)) / \(TimeText.seconds(replay.span))  event \(replay.position)/\(replay.eventCount)  \(play) \(speed)"
     let rightWidth = TextWidth.columns(of: right)
     let clock = replay.header.clock == .virtual ? "virtual clock" : "host clock"
-    let warning =
+    let found =
+      findings.isEmpty ? "" : "  ⚑ \(findings.count) finding\(findings.count == 1 ? "" : "s")"
+    let ending =
       replay.crash.map { "  ⚠ crashed: \($0.signal)" } ?? (replay.isClosed ? "" : "  ⚠ not closed")
+    let warning = found + ending
     // The warning keeps its room first; the name and clock are cut with an ellipsis.
     let limit = max(grid.width - rightWidth - 2, 0)
     let warningWidth = min(TextWidth.columns(of: warning), limit)
@@ -83,12 +88,13 @@ extension InspectorApp {
     switch state.mode {
     case .main:
       [
-        "space play", "n/p step", "⏎ detail", "/ search", "@ seek", "f filter", "v lanes",
-        "tab panel", "[/] lane", "m/M mark", "z/Z zoom",
+        "space play", "n/p step", "⏎ detail", "x/X finding", "! findings", "/ search", "@ seek",
+        "f filter", "v lanes", "tab panel", "[/] lane", "m/M mark", "z/Z zoom",
         "t/T ±\(TimeText.duration(state.timeStep))",
         "g/G ends",
       ]
-    case .detail: ["j/k select", "⏎ follow", "esc back"]
+    case .detail, .finding: ["j/k select", "⏎ follow", "esc back"]
+    case .findings: ["j/k select", "⏎ open", "esc back"]
     case .help: ["esc back"]
     }
   }
@@ -276,7 +282,7 @@ extension InspectorApp {
         "─ \(info.title) \(served) ", row: row, column: column, style: theme.dim,
         limit: grid.width - column)
     }
-    let legend = " s schedule ▶ begin █ end × cancel ↷ hop ◆ mark │ now "
+    let legend = " s schedule ▶ begin █ end × cancel ↷ hop ◆ mark ! finding │ now "
     let legendWidth = TextWidth.columns(of: legend)
     if grid.width - column > legendWidth + 2 {
       grid.write(legend, row: row, column: grid.width - legendWidth - 1, style: theme.dim)
@@ -319,6 +325,16 @@ extension InspectorApp {
       let cell = StripCell(event.kind, future: event.time > state.clock)
       if cell.priority > strips[laneRow][column].priority { strips[laneRow][column] = cell }
     }
+    // Findings show on their queue's lane, over any event in the same column.
+    if state.grouping == .byQueue {
+      let from = findings.firstIndex { $0.time >= strip.windowStart } ?? findings.count
+      for finding in findings[from...].prefix(while: { $0.time <= strip.windowEnd }) {
+        guard let laneRow = rowOfLane[.queue(finding.queue)],
+          let column = strip.column(of: finding.time)
+        else { continue }
+        strips[laneRow][column] = .finding
+      }
+    }
     let cursorColumn = strip.column(of: state.clock)
     for (offset, index) in visible.enumerated() {
       let lane = lanes[index]
@@ -337,7 +353,8 @@ extension InspectorApp {
         } else {
           grid.write(
             cell.glyph, row: row, column: strip.start + column,
-            style: cell.future ? theme.dim : theme.style(of: cell.kind))
+            style: cell.isFinding
+              ? theme.warning : cell.future ? theme.dim : theme.style(of: cell.kind))
         }
       }
       let (counts, busy) = laneStatus(lane)
@@ -579,6 +596,11 @@ struct StripCell {
     self.priority = priority
     self.future = future
   }
+
+  /// A finding's instant: shown over any event in its column.
+  static let finding = StripCell(glyph: "!", priority: 6, future: false)
+
+  var isFinding: Bool { priority == Self.finding.priority }
 
   /// The glyph for `kind`; where several events share a column, cancels show over begins, over
   /// ends, over marks, hops and schedules.

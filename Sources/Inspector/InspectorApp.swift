@@ -1,3 +1,4 @@
+import Analysis
 import Replay
 import Screen
 import TraceFormat
@@ -41,6 +42,9 @@ public struct InspectorApp: Sendable {
   private(set) var scopedEvents: [EventIndex]?
   /// Events matching the search, in order; found once when the search is submitted.
   private(set) var matches: [EventIndex] = []
+  /// What `FindingsAnalysis` found in the trace, by time: listed with `!`, jumped to with `x`/`X`,
+  /// marked on the lanes.
+  public let findings: [Finding]
 
   /// Makes an inspector at the start of the trace.
   ///
@@ -49,6 +53,7 @@ public struct InspectorApp: Sendable {
   public init(replay: ReplayEngine, name: String, timeStep: Int64? = nil) {
     self.replay = replay
     self.name = name
+    findings = FindingsAnalysis.findings(in: replay)
     state = InspectorState(timeStep: max(timeStep ?? max(replay.span / 50, 1_000), 1))
     if let crash = replay.crash {
       state.message =
@@ -96,8 +101,15 @@ public struct InspectorApp: Sendable {
   public mutating func handle(_ key: InputKey) -> Bool {
     state.message = nil
     if let prompt = state.prompt { return handlePrompt(prompt, key) }
-    if case .detail(let action, let link) = state.mode {
-      if handleDetail(key, action: action, link: link) { return true }
+    switch state.mode {
+    case .detail(let action, let link):
+      if handleLinks(key, to: detailLinks(of: action).map(\.action), link: link) { return true }
+    case .finding(let index, let link):
+      if handleLinks(key, to: findingActions(index), link: link) { return true }
+    case .findings(let selected):
+      if handleFindingsList(key, selected: selected) { return true }
+    case .main, .help:
+      break
     }
     switch key {
     case .character("q"): return false
@@ -118,6 +130,11 @@ public struct InspectorApp: Sendable {
     case .character("p"), .left: step(forward: false)
     case .character("]"): stepOnLane(forward: true)
     case .character("["): stepOnLane(forward: false)
+    case .character("x"): jumpToFinding(forward: true)
+    case .character("X"): jumpToFinding(forward: false)
+    case .character("!"):
+      state.history = []
+      state.mode = .findings(selected: 0)
     case .character("m"): jumpToMark(forward: true)
     case .character("M"): jumpToMark(forward: false)
     case .character("+"), .character("="): setSpeed(state.speed * 2)
@@ -144,34 +161,79 @@ public struct InspectorApp: Sendable {
     return true
   }
 
-  /// Keys the detail view takes before the main ones: moving among related actions, following
-  /// one, and walking back.
-  private mutating func handleDetail(_ key: InputKey, action: ActionIndex, link: Int) -> Bool {
-    let links = detailLinks(of: action)
+  /// Keys a view with selectable actions (a detail, a finding) takes before the main ones:
+  /// moving among them, following one, and walking back.
+  private mutating func handleLinks(_ key: InputKey, to links: [ActionIndex], link: Int) -> Bool {
     switch key {
     case .character("j"), .down, .tab:
-      if !links.isEmpty {
-        state.mode = .detail(action: action, link: min(link + 1, links.count - 1))
-      }
+      if !links.isEmpty { state.mode = state.mode.selecting(min(link + 1, links.count - 1)) }
     case .character("k"), .up, .backTab:
-      state.mode = .detail(action: action, link: max(link - 1, 0))
+      state.mode = state.mode.selecting(max(link - 1, 0))
     case .enter:
       guard links.indices.contains(link) else {
-        state.message = "this action has no related actions to follow"
+        state.message = "no related action to follow"
         return true
       }
-      state.history.append(action)
-      state.mode = .detail(action: links[link].action, link: 0)
+      state.history.append(state.mode)
+      state.mode = .detail(action: links[link], link: 0)
     case .escape, .backspace:
-      if let previous = state.history.popLast() {
-        state.mode = .detail(action: previous, link: 0)
-      } else {
-        state.mode = .main
-      }
+      goBack()
     default:
       return false
     }
     return true
+  }
+
+  private mutating func handleFindingsList(_ key: InputKey, selected: Int) -> Bool {
+    switch key {
+    case .character("j"), .down:
+      state.mode = .findings(selected: min(selected + 1, max(findings.count - 1, 0)))
+    case .character("k"), .up: state.mode = .findings(selected: max(selected - 1, 0))
+    case .pageDown: state.mode = .findings(selected: min(selected + 10, max(findings.count - 1, 0)))
+    case .pageUp: state.mode = .findings(selected: max(selected - 10, 0))
+    case .enter:
+      guard findings.indices.contains(selected) else { return true }
+      state.history.append(state.mode)
+      openFinding(selected)
+    case .escape, .backspace:
+      goBack()
+    default:
+      return false
+    }
+    return true
+  }
+
+  private mutating func goBack() {
+    state.mode = state.history.popLast() ?? .main
+  }
+
+  /// The actions a finding concerns: its own, then the others involved.
+  func findingActions(_ index: Int) -> [ActionIndex] {
+    guard findings.indices.contains(index) else { return [] }
+    return [findings[index].action] + findings[index].related
+  }
+
+  /// Moves the cursor to a finding's instant and shows it.
+  private mutating func openFinding(_ index: Int) {
+    seek(time: findings[index].time)
+    state.mode = .finding(index: index, link: 0)
+  }
+
+  private mutating func jumpToFinding(forward: Bool) {
+    guard !findings.isEmpty else {
+      state.message = "no findings in this trace"
+      return
+    }
+    let now = state.clock
+    let target =
+      forward
+      ? findings.firstIndex { $0.time > now } : findings.lastIndex { $0.time < now }
+    guard let target else {
+      state.message = "no \(forward ? "later" : "earlier") finding"
+      return
+    }
+    state.history = []
+    openFinding(target)
   }
 
   /// Advances playback by `elapsed` nanoseconds of wall time.

@@ -10,6 +10,10 @@ public struct InspectorState: Sendable, Equatable {
     case detail(action: ActionIndex, link: Int)
     /// The list of keys.
     case help
+    /// Every finding, one a row; `selected` is the highlighted one.
+    case findings(selected: Int)
+    /// One finding: its explanation and the actions involved; `link` is the selected action.
+    case finding(index: Int, link: Int)
   }
 
   /// Which panel `j`/`k` and Enter act on.
@@ -31,8 +35,8 @@ public struct InspectorState: Sendable, Equatable {
 
   /// The screen showing.
   public var mode: Mode = .main
-  /// The detail views Esc and Backspace walk back through, most recent last.
-  public var history: [ActionIndex] = []
+  /// The views Esc and Backspace walk back through (details, findings), most recent last.
+  public var history: [Mode] = []
   /// The panel that `j`/`k` and Enter act on.
   public var focus: Panel = .lanes
   /// The selected row of each panel.
@@ -69,4 +73,15 @@ public struct InspectorState: Sendable, Equatable {
 
   /// The selected row of `panel`.
   public func selected(_ panel: Panel) -> Int { selection[panel] ?? 0 }
+}
+
+extension InspectorState.Mode {
+  /// The same view with another related action selected.
+  func selecting(_ link: Int) -> Self {
+    switch self {
+    case .detail(let action, _): .detail(action: action, link: link)
+    case .finding(let index, _): .finding(index: index, link: link)
+    case .main, .help, .findings: self
+    }
+  }
 }

@@ -38,6 +38,9 @@ struct Show: ParsableCommand {
   @Option(help: "Print the detail view of one action (12 or #12) instead of the main view.")
   var action: String?
 
+  @Flag(help: "Append the trace's findings (as `chronoscope check` prints them) after the frame.")
+  var findings = false
+
   static let maximumSize = 1000
 
   /// Reads `WIDTHxHEIGHT`, or says what is wrong with it.
@@ -90,6 +93,12 @@ struct Show: ParsableCommand {
     }
     print(
       app.render(width: size.width, height: size.height, colors: false, keyHints: false).plainText)
+    if findings {
+      print("\nFindings (\(app.findings.count))")
+      for finding in app.findings {
+        print(TextWidth.sanitized(Check.line(finding, in: app.replay, file: file)))
+      }
+    }
   }
 
   /// A target outside the trace is an error that names the trace's extent, not a silent clamp.

@@ -48,6 +48,19 @@ final class ScreenTruthEndToEndTests: XCTestCase {
     XCTAssertEqual(try session.waitForExit(timeout: .seconds(20)), 0)
   }
 
+  func testXOpensTheNextFindingAndEscapeComesBack() throws {
+    let session = try start(width: 120, height: 30)
+    defer { session.kill() }
+    let screen = try session.waitFor("Lanes (by queue)", timeout: .seconds(30))
+    XCTAssertTrue(screen.contains("⚑ "), "the header counts the findings")
+    session.sendKeys("x")
+    try session.waitFor("Finding 1 of ")
+    session.sendKeys("Escape", "!")
+    try session.waitFor("Findings (")
+    session.sendKeys("q")
+    XCTAssertEqual(try session.waitForExit(timeout: .seconds(20)), 0)
+  }
+
   func testTheDetailViewFollowsTheParentAndWalksBack() throws {
     let session = try start(width: 120, height: 30)
     defer { session.kill() }

@@ -37,6 +37,15 @@ final class ShowCommandTests: XCTestCase {
     XCTAssertEqual(try show(["--action", "1"]).output, try show(["--action", "#1"]).output)
   }
 
+  func testFindingsAreAppendedAfterTheFrameWhenAsked() throws {
+    let (status, output) = try show(["--findings"], recording: "retry")
+    XCTAssertEqual(status, 0, output)
+    let parts = output.components(separatedBy: "\nFindings (2)\n")
+    XCTAssertEqual(parts.count, 2, output)
+    XCTAssertTrue(parts[1].contains(": no-op-cancel: #1 retry"), output)
+    XCTAssertFalse(try show([], recording: "retry").output.contains("Findings ("))
+  }
+
   func testHashSeeksToWhereAnActionWasScheduled() throws {
     let (status, output) = try show(["--at", "#3"], recording: "virtual-timeout")
     XCTAssertEqual(status, 0, output)

@@ -113,6 +113,18 @@ final class GoldenScreenTests: XCTestCase {
     try assertGolden(app.render(width: 120, height: 30), "detail-timer-120x30")
   }
 
+  func testFindingsListOfTheBusyApp() throws {
+    var app = try Self.app("busy-app-virtual")
+    press(&app, .character("!"))
+    try assertGolden(app.render(width: 140, height: 30), "findings-list-140x30")
+  }
+
+  func testAFindingWithTheActionsInvolved() throws {
+    var app = try Self.app("busy-app-virtual")
+    press(&app, .character("x"))
+    try assertGolden(app.render(width: 120, height: 30), "finding-first-120x30")
+  }
+
   func testHelpScreen() throws {
     var app = try Self.app("virtual-timeout")
     press(&app, .character("?"))

@@ -1,0 +1,59 @@
+import Analysis
+import Replay
+import Screen
+
+extension InspectorApp {
+  /// Every finding, one a row: when, how bad, what, which action on which queue, and why.
+  func drawFindings(_ grid: inout ScreenGrid, _ theme: Theme, selected: Int) {
+    grid.write(
+      " Findings (\(findings.count)) · ⏎ open · x / X from the main view jump to the next / previous",
+      row: 2, column: 1, style: theme.title)
+    guard !findings.isEmpty else {
+      grid.write("  nothing in this trace looks like a bug", row: 4, column: 1, style: theme.dim)
+      return
+    }
+    let top = 4
+    let rows = max(grid.height - 1 - top, 1)
+    let selected = min(max(selected, 0), findings.count - 1)
+    for (offset, index) in window(count: findings.count, selected: selected, rows: rows)
+      .enumerated()
+    {
+      let finding = findings[index]
+      let row = top + offset
+      let text =
+        "\(TimeText.seconds(finding.time).leftPadded(to: 12))  \(finding.severity.rawValue.padded(to: 8))\(finding.kind.rawValue.padded(to: 22))\(label(of: finding.action).padded(to: 17))\(TextWidth.truncated(queueLabel(of: finding.action), to: 20).padded(to: 21))\(finding.message)"
+      grid.write(index == selected ? "▸" : " ", row: row, column: 1, style: theme.title)
+      grid.write(
+        TextWidth.truncated(text, to: grid.width - 4), row: row, column: 3,
+        style: finding.severity == .info ? .plain : theme.warning)
+      if index == selected {
+        grid.paint(row: row, from: 3, to: grid.width - 1, style: theme.selected)
+      }
+    }
+  }
+
+  /// One finding: what it is, when, the explanation, and the actions involved, selectable.
+  func drawFinding(_ grid: inout ScreenGrid, _ theme: Theme, index: Int, link: Int) {
+    guard findings.indices.contains(index) else { return }
+    let finding = findings[index]
+    grid.write(
+      " Finding \(index + 1) of \(findings.count) · \(finding.kind.rawValue) · \(finding.severity.rawValue)",
+      row: 2, column: 1, style: theme.title)
+    var lines: [(String, String)] = [
+      ("at", TimeText.seconds(finding.time)),
+      ("queue", replay.queue(finding.queue)?.label ?? "queue \(finding.queue.rawValue)"),
+      ("what", finding.message),
+    ]
+    if let site = replay.callSite(of: finding.action) {
+      lines.append(("call site", "\(site.file):\(site.line) in \(site.function)"))
+    }
+    let next = drawLabelled(&grid, theme, lines, from: 4)
+    let actions = findingActions(index)
+    let roles = actions.indices.map { position in
+      position == 0 ? "the action" : finding.kind == .headOfLineBlocking ? "waited" : ""
+    }
+    drawLinks(
+      &grid, theme, Array(zip(roles, actions)), selected: link,
+      title: "Actions (\(actions.count)) · j/k select · ⏎ details · esc back", from: next + 1)
+  }
+}
