@@ -20,6 +20,10 @@ public struct Finding: Sendable, Equatable {
     case timerFallingBehind = "timer-falling-behind"
     /// A cancel of an action that had already finished.
     case noOpCancel = "no-op-cancel"
+    /// A `sync` onto a scheduler its thread already held: it ran inline instead of deadlocking.
+    case inlineSync = "inline-sync"
+    /// More threads running the trace's work at once than the threshold.
+    case threadExplosion = "thread-explosion"
 
     public static func < (lhs: Kind, rhs: Kind) -> Bool {
       allCases.firstIndex(of: lhs) ?? 0 < allCases.firstIndex(of: rhs) ?? 0

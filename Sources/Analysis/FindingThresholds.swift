@@ -10,11 +10,18 @@ public struct FindingThresholds: Sendable, Equatable {
   public var block: Int64
   /// Run length past which a run on the main queue is a hang.
   public var hang: Int64
+  /// Threads running the trace's work at once past which there are too many; nil for four times
+  /// the cores in the trace's header (and no check when the header has none).
+  public var threads: Int?
 
-  /// Thresholds in nanoseconds.
-  public init(late: Int64 = 10_000_000, block: Int64 = 50_000_000, hang: Int64 = 250_000_000) {
+  /// Thresholds in nanoseconds, and a thread count.
+  public init(
+    late: Int64 = 10_000_000, block: Int64 = 50_000_000, hang: Int64 = 250_000_000,
+    threads: Int? = nil
+  ) {
     self.late = late
     self.block = block
     self.hang = hang
+    self.threads = threads
   }
 }

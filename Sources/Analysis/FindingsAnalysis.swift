@@ -39,6 +39,13 @@ private struct Pass {
   private var cancelled: [Bool]
   /// Actions pending on each queue, for head-of-line blocking.
   private var pendingOn: [QueueID: Set<ActionIndex>] = [:]
+  /// Runs under way per thread, the number of threads with one, and the episode above the
+  /// thread limit in progress (its first begin and its peak).
+  private var runningOn: [ThreadID: Int] = [:]
+  private var beganOn: [ThreadID]
+  private var busyThreads = 0
+  private let threadLimit: Int?
+  private var explosion: (action: ActionIndex, at: Int64, peak: Int)?
   private var late: [Int: (count: Int, worst: Int64, run: Int, at: Int64)] = [:]
   private var drift: [Int: (worst: Int64, run: Int, at: Int64)] = [:]
 
@@ -51,12 +58,15 @@ private struct Pass {
     runStart = [Int64](repeating: 0, count: count)
     finishedAt = [Int64?](repeating: nil, count: count)
     cancelled = [Bool](repeating: false, count: count)
+    beganOn = [ThreadID](repeating: ThreadID(rawValue: 0), count: count)
+    threadLimit = thresholds.threads ?? replay.header.cores.map { 4 * $0 }
   }
 
   mutating func apply(_ event: ReplayEvent) {
     guard let action = event.action else { return }
     let slot = action.int
     let info = replay.action(action)
+
     let prior = states[slot]
     let next = ReplayEngine.transition(event.kind, from: prior, repeating: info.isRepeating)
     if event.kind == .cancel, prior == .done, !cancelled[slot], let finished = finishedAt[slot] {
@@ -70,10 +80,13 @@ private struct Pass {
     case .begin:
       runs[slot] += 1
       runStart[slot] = event.time
+      beganOn[slot] = event.thread
       began(action, run: runs[slot], at: event.time)
+      threadStarted(event.thread, by: action, at: event.time)
     case .end:
       if next == .done, prior == .running { finishedAt[slot] = event.time }
       ended(action, at: event.time)
+      threadFinished(beganOn[slot])
     case .cancel:
       cancelled[slot] = true
     case .schedule, .hop, .mark:
@@ -82,6 +95,51 @@ private struct Pass {
   }
 
   // MARK: - Per event
+
+  private mutating func inlineSync(_ action: ActionIndex, at time: Int64) {
+    let info = replay.action(action)
+    let label = replay.queue(info.queue)?.label ?? "queue \(info.queue.rawValue)"
+    findings.append(
+      Finding(
+        kind: .inlineSync, severity: .warning, time: time, action: action,
+        related: info.parent.map { [$0] } ?? [], queue: info.queue, duration: nil,
+        message:
+          "a sync onto \(label) from code already holding it ran inline; waiting would have deadlocked"
+      ))
+  }
+
+  private mutating func threadStarted(_ thread: ThreadID, by action: ActionIndex, at time: Int64) {
+    runningOn[thread, default: 0] += 1
+    guard runningOn[thread] == 1 else { return }
+    busyThreads += 1
+    guard let limit = threadLimit, busyThreads > limit else { return }
+    if let episode = explosion {
+      explosion?.peak = max(episode.peak, busyThreads)
+    } else {
+      explosion = (action, time, busyThreads)
+    }
+  }
+
+  private mutating func threadFinished(_ thread: ThreadID) {
+    guard let running = runningOn[thread], running > 0 else { return }
+    runningOn[thread] = running - 1
+    guard running == 1 else { return }
+    busyThreads -= 1
+    if let limit = threadLimit, busyThreads <= limit { reportExplosion(limit: limit) }
+  }
+
+  private mutating func reportExplosion(limit: Int) {
+    guard let episode = explosion else { return }
+    explosion = nil
+    let cores = replay.header.cores.map { " (\($0) cores)" } ?? ""
+    findings.append(
+      Finding(
+        kind: .threadExplosion, severity: .warning, time: episode.at, action: episode.action,
+        related: [], queue: replay.action(episode.action).queue, duration: nil,
+        message:
+          "\(episode.peak) threads ran the trace's work at once, over the limit of \(limit)\(cores)"
+      ))
+  }
 
   private mutating func began(_ action: ActionIndex, run: Int, at time: Int64) {
     let info = replay.action(action)
@@ -151,6 +209,7 @@ private struct Pass {
 
   mutating func finish() {
     let end = replay.span
+    if let limit = threadLimit { reportExplosion(limit: limit) }
     for (slot, record) in late {
       let action = ActionIndex(slot)
       let times = record.count > 1 ? "; late \(record.count) times" : ""
@@ -176,6 +235,7 @@ private struct Pass {
     for slot in states.indices {
       let action = ActionIndex(slot)
       let info = replay.action(action)
+      if info.ranInline { inlineSync(action, at: info.scheduledAt) }
       let live = states[slot] == .pending || states[slot] == .running
       if info.isRepeating {
         guard live, replay.isClosed else { continue }

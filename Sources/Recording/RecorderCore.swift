@@ -51,11 +51,14 @@ final class RecorderCore: Sendable {
     origin = clock.nanoseconds()
     self.bufferCapacity = max(bufferCapacity, 2)
     // A reproducible recording leaves out the two header fields that differ from run to run.
-    let header = TraceHeader(
+    var header = TraceHeader(
       clock: clock.kind, start: reproducible ? "" : Date().formatted(.iso8601),
       process: ProcessInfo.processInfo.processName,
       pid: reproducible ? 0 : Int64(ProcessInfo.processInfo.processIdentifier),
       metadata: metadata)
+    // The core count tells a reader how many threads at once are too many; it differs from
+    // machine to machine, so a reproducible recording leaves it out.
+    if !reproducible { header.cores = ProcessInfo.processInfo.activeProcessorCount }
     var writer = TraceWriter(descriptor: descriptor, path: path, onError: onError)
     // A header that cannot be written is an error of `init`, like a file that cannot be opened:
     // `onError` is only ever called from the writer, for failures after the recorder started.

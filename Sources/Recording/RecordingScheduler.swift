@@ -82,7 +82,10 @@ public final class RecordingScheduler: Scheduler {
   public func scheduleSync<T, E: Error>(from callSite: CallSite, _ work: () throws(E) -> T)
     throws(E) -> T
   {
-    let action = recordSchedule(.sync, delay: 0, callSite: callSite, work: nil)
+    // A sync onto a scheduler this thread already holds runs inline instead of deadlocking; the
+    // trace says so (`"inline":true`), because it is a call that would have hung.
+    let action = recordSchedule(
+      .sync, delay: 0, callSite: callSite, work: nil, inline: wrapped.isCurrent)
     return try wrapped.scheduleSync(from: callSite) { () throws(E) -> T in
       let buffer = action.core.currentBuffer()
       let (run, start) = action.beginRun(on: buffer, force: true) ?? (1, 0)
@@ -95,7 +98,7 @@ public final class RecordingScheduler: Scheduler {
 
   private func recordSchedule(
     _ mode: TraceEvent.ScheduleMode, delay: Int64, callSite: CallSite,
-    work: (@Sendable () -> Void)?
+    work: (@Sendable () -> Void)?, inline: Bool = false
   ) -> RecordedAction {
     let buffer = core.currentBuffer()
     let id = buffer.makeActionID()
@@ -106,7 +109,7 @@ public final class RecordingScheduler: Scheduler {
         .schedule(
           time: time, action: id, scheduler: traceID, mode: mode, delay: delay,
           due: time &+ max(delay, 0), thread: buffer.threadID, parent: buffer.currentAction,
-          site: site))
+          site: site, inline: inline))
     }
     return RecordedAction(
       id: id, schedulingThread: buffer.threadID, isRepeating: mode == .repeating, core: core,

@@ -23,12 +23,16 @@ public struct ReplayAction: Sendable, Hashable {
   let queueSlot: UInt32
   /// How it was scheduled.
   public let mode: TraceEvent.ScheduleMode
+  /// For a `sync`: it ran inline because its thread already held the scheduler (waiting would
+  /// have deadlocked).
+  public let ranInline: Bool
 
   init(
     id: ActionID, queue: QueueID, mode: TraceEvent.ScheduleMode, scheduledAt: Int64, due: Int64,
     delay: Int64, scheduledOn: ThreadID, parent: ActionIndex?, site: UInt32,
-    scheduleEvent: EventIndex, queueSlot: Int
+    scheduleEvent: EventIndex, queueSlot: Int, ranInline: Bool = false
   ) {
+    self.ranInline = ranInline
     self.scheduledAt = scheduledAt
     self.due = due
     self.delay = delay

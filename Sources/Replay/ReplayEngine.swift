@@ -150,7 +150,8 @@ public struct ReplayEngine: Sendable {
               parent: event.parent.flatMap { tables.actionIndices[$0].map(ActionIndex.init) },
               site: event.site,
               scheduleEvent: EventIndex(tables.events.count),
-              queueSlot: queueSlots[event.scheduler] ?? queueSlots.count))
+              queueSlot: queueSlots[event.scheduler] ?? queueSlots.count,
+              ranInline: event.ranInline))
         }
       case .mark: index = nil
       case .begin, .end, .hop, .cancel:

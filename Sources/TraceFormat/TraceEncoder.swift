@@ -50,6 +50,10 @@ public struct TraceEncoder: Sendable {
     string(header.process)
     raw(",\"pid\":")
     integer(header.pid)
+    if let cores = header.cores {
+      raw(",\"cores\":")
+      integer(Int64(cores))
+    }
     raw(",\"metadata\":")
     object(header.metadata)
     raw("}\n")
@@ -120,6 +124,7 @@ public struct TraceEncoder: Sendable {
         line.field("th", Int64(event.thread))
         if let parent = event.parent { line.field("parent", Int64(parent)) }
         if event.site != 0 { line.field("site", Int64(event.site)) }
+        if event.ranInline { line.raw(",\"inline\":true") }
       case .begin:
         line.field("a", Int64(event.action))
         line.field("th", Int64(event.thread))

@@ -10,8 +10,8 @@ public struct TraceEvent: Sendable, Hashable {
   public var kind: Kind
   /// How the action was scheduled (``Kind/schedule`` only).
   public var mode: ScheduleMode
-  /// Whether the action had started when it was cancelled (``Kind/cancel`` only).
-  public var started: Bool
+  /// ``started`` for a cancel, ``ranInline`` for a schedule.
+  private var flag: Bool
   /// The action's id; 0 for events that concern no action.
   public var action: UInt32
   /// The scheduler's id (``Kind/schedule``), else 0.
@@ -98,7 +98,7 @@ public struct TraceEvent: Sendable, Hashable {
     self.time = time
     self.kind = kind
     mode = .async
-    started = false
+    flag = false
     self.action = action
     scheduler = 0
     self.thread = thread
@@ -115,11 +115,14 @@ public struct TraceEvent: Sendable, Hashable {
   /// - Parameters:
   ///   - delay: The delay (``ScheduleMode/after``) or interval (``ScheduleMode/repeating``).
   ///   - due: When it is first due, in trace time.
+  ///   - inline: For a `sync`, whether it ran inline because the calling thread already held the
+  ///     scheduler (waiting would have deadlocked).
   public static func schedule(
     time: Int64, action: UInt32, scheduler: UInt32, mode: ScheduleMode, delay: Int64, due: Int64,
-    thread: UInt32, parent: UInt32, site: UInt32
+    thread: UInt32, parent: UInt32, site: UInt32, inline: Bool = false
   ) -> TraceEvent {
     var event = TraceEvent(time: time, kind: .schedule, action: action, thread: thread)
+    event.flag = inline && mode == .sync
     event.scheduler = scheduler
     event.mode = mode
     event.first = delay
@@ -159,7 +162,7 @@ public struct TraceEvent: Sendable, Hashable {
   {
     var event = TraceEvent(time: time, kind: .cancel, action: action, thread: thread)
     event.aux = by
-    event.started = started
+    event.flag = started
     return event
   }
 
@@ -172,6 +175,11 @@ public struct TraceEvent: Sendable, Hashable {
 
   // MARK: - Reading fields
 
+  /// Whether the action had started when it was cancelled (``Kind/cancel`` only).
+  public var started: Bool { kind == .cancel && flag }
+  /// Whether a `sync` ran inline because its thread already held the scheduler: a call that
+  /// would have deadlocked (``Kind/schedule`` only).
+  public var ranInline: Bool { kind == .schedule && flag }
   /// The action running on the scheduling (or cancelling) thread at the time, if any.
   public var parent: UInt32? { (kind == .schedule || kind == .cancel) && aux != 0 ? aux : nil }
   /// The run number of a ``Kind/begin`` or ``Kind/end``.

@@ -21,6 +21,9 @@ public struct TraceHeader: Sendable, Equatable {
   public var process: String
   /// The recording process's id.
   public var pid: Int64
+  /// The processor cores of the recording machine, when the recorder wrote them (minor revision;
+  /// older traces have none).
+  public var cores: Int?
   /// Free-form key/value pairs the app passed in, sorted by key.
   public var metadata: [String: String]
 

@@ -2,7 +2,7 @@
 enum Key: UInt8, CaseIterable {
   case t, e, a, q, th, to, by, due, run, dur, pid, mode, site, from, name, kind, file, line
   case function, delay, label, start, clock, parent, family, events, format, fields, started
-  case dropped, version, process, metadata, count, signal
+  case dropped, version, process, metadata, count, signal, inline, cores
 
   /// The key as written in files.
   var name: String { self == .function ? "func" : "\(self)" }
@@ -196,6 +196,11 @@ struct Fields {
   func optionalUInt32(_ key: Key) throws(JSONLineScanner.Failure) -> UInt32? {
     guard slots.has(key) else { return nil }
     return try uint32(key, in: "")
+  }
+
+  func optionalBool(_ key: Key) throws(JSONLineScanner.Failure) -> Bool? {
+    guard slots.has(key) else { return nil }
+    return try bool(key, in: "")
   }
 
   func bool(_ key: Key, in event: String) throws(JSONLineScanner.Failure) -> Bool {

@@ -278,7 +278,8 @@ struct TraceParser {
         due: try fields.time(.due, in: "schedule"),
         thread: try fields.uint32(.th, in: "schedule"),
         parent: try fields.optionalUInt32(.parent) ?? 0,
-        site: try fields.optionalUInt32(.site) ?? 0)
+        site: try fields.optionalUInt32(.site) ?? 0,
+        inline: try fields.optionalBool(.inline) ?? false)
       append(event, line)
     case .event(.begin):
       append(
@@ -375,6 +376,12 @@ struct TraceParser {
       process: try fields.optionalString(.process) ?? "",
       pid: try fields.optionalInteger(.pid) ?? 0,
       metadata: fields.object(.metadata) ?? [:])
+    if let cores = try fields.optionalInteger(.cores) {
+      guard (1...65_536).contains(cores) else {
+        throw fields.failure(.cores, "field \"cores\" must be between 1 and 65536, found \(cores)")
+      }
+      header?.cores = Int(cores)
+    }
   }
 
   private mutating func append(_ event: TraceEvent, _ line: Int) {

@@ -28,6 +28,12 @@ struct Check: ParsableCommand {
   @Option(help: "Run length past which a main-queue run is a hang (default 250ms).")
   var hang: String = "250ms"
 
+  @Option(
+    help:
+      "Threads running the trace's work at once past which there are too many (default: 4 × the cores in the trace's header)."
+  )
+  var threads: Int?
+
   @Flag(help: "Print the findings as one JSON document.")
   var json = false
 
@@ -36,7 +42,10 @@ struct Check: ParsableCommand {
     do {
       thresholds = FindingThresholds(
         late: try Self.duration(late, "--late"), block: try Self.duration(block, "--block"),
-        hang: try Self.duration(hang, "--hang"))
+        hang: try Self.duration(hang, "--hang"), threads: threads)
+      if let threads, threads < 1 {
+        throw UsageFailure("--threads must be at least 1; got \(threads)")
+      }
     } catch let failure as UsageFailure {
       standardError("chronoscope: \(failure.description)")
       throw ExitCode(2)

@@ -162,3 +162,64 @@ final class FindingsAnalysisTests: XCTestCase {
     }
   }
 }
+
+extension FindingsAnalysisTests {
+  func testASyncThatRanInlineIsFlagged() throws {
+    let events: [TraceEvent] = [
+      .schedule(
+        time: 0, action: 1, scheduler: 2, mode: .async, delay: 0, due: 0, thread: 1, parent: 0,
+        site: 0),
+      .begin(time: 1, action: 1, thread: 1, run: 1),
+      .schedule(
+        time: 2, action: 2, scheduler: 2, mode: .sync, delay: 0, due: 2, thread: 1, parent: 1,
+        site: 0, inline: true),
+      .begin(time: 2, action: 2, thread: 1, run: 1),
+      .end(time: 3, action: 2, thread: 1, run: 1, duration: 1),
+      .end(time: 4, action: 1, thread: 1, run: 1, duration: 3),
+    ]
+    let trace = Trace(
+      header: TraceHeader(clock: .virtual, start: "", process: "t", pid: 1), events: events,
+      schedulers: [2: SchedulerRecord(id: 2, label: "db", kind: "serial", family: "v", time: 0)],
+      closing: .init(written: 6, dropped: 0))
+    let findings = FindingsAnalysis.findings(in: ReplayEngine(trace: trace))
+    XCTAssertEqual(findings.map(\.kind), [.inlineSync])
+    XCTAssertEqual(findings.first?.time, 2)
+    XCTAssertEqual(findings.first?.related.count, 1, "the action that held the queue")
+  }
+
+  func testMoreThreadsAtOnceThanFourTimesTheCoresIsAnExplosion() throws {
+    // Ten threads each begin one run before any ends, on a one-core machine (limit 4).
+    var events: [TraceEvent] = []
+    for id in UInt32(1)...10 {
+      events.append(
+        .schedule(
+          time: 0, action: id, scheduler: 3, mode: .async, delay: 0, due: 0, thread: 1,
+          parent: 0, site: 0))
+    }
+    for id in UInt32(1)...10 {
+      events.append(.begin(time: Int64(id), action: id, thread: 100 + id, run: 1))
+    }
+    for id in UInt32(1)...10 {
+      events.append(.end(time: 20 + Int64(id), action: id, thread: 100 + id, run: 1, duration: 20))
+    }
+    var header = TraceHeader(clock: .virtual, start: "", process: "t", pid: 1)
+    header.cores = 1
+    let trace = Trace(
+      header: header, events: events,
+      schedulers: [
+        3: SchedulerRecord(id: 3, label: "net", kind: "concurrent", family: "v", time: 0)
+      ],
+      closing: .init(written: 30, dropped: 0))
+    let replay = ReplayEngine(trace: trace)
+    let findings = FindingsAnalysis.findings(in: replay)
+    XCTAssertEqual(findings.map(\.kind), [.threadExplosion])
+    XCTAssertEqual(findings.first?.time, 5, "the fifth thread crossed the limit")
+    XCTAssertTrue(findings.first?.message.hasPrefix("10 threads ran") ?? false)
+    XCTAssertEqual(
+      FindingsAnalysis.findings(in: replay, thresholds: FindingThresholds(threads: 10)), [])
+    header.cores = nil
+    let unknown = Trace(
+      header: header, events: events, schedulers: trace.schedulers, closing: trace.closing)
+    XCTAssertEqual(FindingsAnalysis.findings(in: ReplayEngine(trace: unknown)), [], "no cores")
+  }
+}

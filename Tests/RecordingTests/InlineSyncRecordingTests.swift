@@ -1,0 +1,28 @@
+import Foundation
+import Recording
+import Scheduling
+import TraceFormat
+import XCTest
+
+/// A `sync` that would have deadlocked and ran inline is marked on its schedule line, and the
+/// header carries the machine's core count.
+final class InlineSyncRecordingTests: XCTestCase {
+  func testAReentrantSyncIsMarkedInlineAndAPlainOneIsNot() throws {
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("inline-\(UUID().uuidString).trace").path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let recorder = try TraceRecorder(path: path)
+    let factory = RecordingSchedulerFactory(
+      wrapping: DispatchSchedulerFactory(), recorder: recorder)
+    let queue = factory.makeSerial(label: "db")
+    queue.sync { queue.sync {} }
+    recorder.close()
+
+    let trace = try XCTUnwrap(TraceReader.read(path: path).trace)
+    let syncs = trace.events.filter { $0.kind == .schedule && $0.mode == .sync }
+    XCTAssertEqual(syncs.map(\.ranInline), [false, true])
+    XCTAssertEqual(trace.header.cores, ProcessInfo.processInfo.activeProcessorCount)
+    let text = try String(contentsOfFile: path, encoding: .utf8)
+    XCTAssertEqual(text.components(separatedBy: "\"inline\":true").count, 2, "one line says so")
+  }
+}
