@@ -623,15 +623,3 @@ extension Int64 {
   /// The magnitude as an `Int64`, `Int64.max` for `Int64.min`.
   var magnitudeSaturated: Int64 { self == .min ? .max : Swift.abs(self) }
 }
-
-extension String {
-  func padded(to width: Int) -> String {
-    let columns = TextWidth.columns(of: self)
-    return columns >= width ? self + " " : self + String(repeating: " ", count: width - columns)
-  }
-
-  func leftPadded(to width: Int) -> String {
-    let columns = TextWidth.columns(of: self)
-    return columns >= width ? self : String(repeating: " ", count: width - columns) + self
-  }
-}

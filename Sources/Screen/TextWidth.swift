@@ -80,3 +80,17 @@ extension TextWidth {
     return out + "…"
   }
 }
+
+extension String {
+  /// The text with spaces after it up to `width` columns (one space when it is as wide or wider).
+  package func padded(to width: Int) -> String {
+    let columns = TextWidth.columns(of: self)
+    return columns >= width ? self + " " : self + String(repeating: " ", count: width - columns)
+  }
+
+  /// The text with spaces before it up to `width` columns.
+  package func leftPadded(to width: Int) -> String {
+    let columns = TextWidth.columns(of: self)
+    return columns >= width ? self : String(repeating: " ", count: width - columns) + self
+  }
+}

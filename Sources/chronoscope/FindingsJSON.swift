@@ -13,12 +13,7 @@ enum FindingsJSON {
         "findings": report.findings.map { object($0, in: report.replay) },
       ]
     }
-    let root: [String: Any] = ["schema": "chronoscope-findings", "version": 1, "files": files]
-    guard
-      let data = try? JSONSerialization.data(
-        withJSONObject: root, options: [.sortedKeys, .withoutEscapingSlashes])
-    else { return "{}" }
-    return String(decoding: data, as: UTF8.self)
+    return JSONDocument.text(["schema": "chronoscope-findings", "version": 1, "files": files])
   }
 
   private static func object(_ finding: Finding, in replay: ReplayEngine) -> [String: Any] {
@@ -35,5 +30,16 @@ enum FindingsJSON {
     }
     if let duration = finding.duration { object["duration_ns"] = duration }
     return object
+  }
+}
+
+/// The commands' JSON documents: keys sorted, slashes left alone.
+enum JSONDocument {
+  static func text(_ root: [String: Any]) -> String {
+    guard
+      let data = try? JSONSerialization.data(
+        withJSONObject: root, options: [.sortedKeys, .withoutEscapingSlashes])
+    else { return "{}" }
+    return String(decoding: data, as: UTF8.self)
   }
 }

@@ -4,13 +4,7 @@ import XCTest
 
 /// `chronoscope check`: one line per finding, JSON on request, and exit status 0/1/2.
 final class CheckCommandTests: XCTestCase {
-  private static let recordings = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Recordings")
-
-  private func recording(_ name: String) -> String {
-    Self.recordings.appendingPathComponent("\(name).trace").path
-  }
+  private func recording(_ name: String) -> String { Recordings.path(name) }
 
   func testACleanTraceHasNoFindingsAndExitsZero() throws {
     let (status, output) = try CommandRun.chronoscope(["check", recording("timeout-success")])
