@@ -27,6 +27,7 @@ let package = Package(
       dependencies: [
         "BenchmarkSupport",
         .product(name: "Replay", package: "Chronoscope"),
+        .product(name: "Analysis", package: "Chronoscope"),
         .product(name: "TraceFormat", package: "Chronoscope"),
       ]
     ),

@@ -1,3 +1,4 @@
+import Analysis
 import BenchmarkSupport
 import Foundation
 import Replay
@@ -67,12 +68,22 @@ enum ReplayBenchmark {
       _ = replay.running()
       worstQuery = max(worstQuery, ContinuousClock.now - start)
     }
+    // What `chronoscope check` and `stats` add once the trace is read and prepared.
+    clock = ContinuousClock.now
+    let findings = FindingsAnalysis.findings(in: replay)
+    let analysed = ContinuousClock.now - clock
+    clock = ContinuousClock.now
+    let statistics = TraceStatistics(replay)
+    let summarised = ContinuousClock.now - clock
+    progress("\(findings.count) findings, \(statistics.queues.count) queues")
     seekTimes.sort()
     var line = JSONLine()
     line.add("benchmark", .string("replay"))
     line.add("events", .int(replay.eventCount))
     line.add("actions", .int(replay.actionCount))
     line.add("prepare_seconds", .double(rounded(seconds(prepared), places: 3)))
+    line.add("findings_seconds", .double(rounded(seconds(analysed), places: 3)))
+    line.add("stats_seconds", .double(rounded(seconds(summarised), places: 3)))
     line.add(
       "resident_bytes_per_event",
       .double(rounded(Double(resident - baseline) / Double(events), places: 1)))
