@@ -14,7 +14,7 @@
 # with -parse-as-library and -sanitize=fuzzer, and only the modules under test should carry the
 # coverage instrumentation. A second package under Fuzz/ would have to re-resolve the remote
 # dependencies into its own scratch path and could not see the Inspector module (no product).
-# Compiling our four modules straight from Sources/ with the package name `chronoscope` keeps
+# Compiling our modules straight from Sources/ with the package name `chronoscope` keeps
 # `package` access working and leaves the main .build untouched; HeapModule, which Replay uses,
 # is taken already built from the main package's debug build.
 set -euo pipefail
@@ -43,10 +43,14 @@ build_variant() {
   local flags=(-O -wmo -g -DDEBUG -sanitize="$sanitize" -parse-as-library -swift-version 6
     -package-name chronoscope -I "$dir/Modules" -I "$deps")
   local module
-  for module in TraceFormat Replay Screen Inspector; do
+  # In dependency order; once one is rebuilt, every later one is too (it imports the new module).
+  local stale=0
+  for module in TraceFormat Replay Analysis Screen Inspector; do
     local sources=(Sources/"$module"/*.swift)
     local object="$dir/$module.o"
-    if [[ ! -f "$object" ]] || [[ -n "$(find Sources/"$module" -newer "$object" -name '*.swift')" ]]; then
+    if ((stale)) || [[ ! -f "$object" ]] \
+      || [[ -n "$(find Sources/"$module" -newer "$object" -name '*.swift')" ]]; then
+      stale=1
       echo "compiling $module ($kind)" >&2
       swiftc "${flags[@]}" -c -num-threads 0 -module-name "$module" \
         -emit-module -emit-module-path "$dir/Modules/$module.swiftmodule" \
@@ -61,7 +65,10 @@ build_variant() {
     case "$name" in
       reader) objects=("$dir/TraceFormat.o") ;;
       replay) objects=("$dir/TraceFormat.o" "$dir/Replay.o" "${heap[@]}") ;;
-      *) objects=("$dir/TraceFormat.o" "$dir/Replay.o" "$dir/Screen.o" "$dir/Inspector.o" "${heap[@]}") ;;
+      *)
+        objects=("$dir/TraceFormat.o" "$dir/Replay.o" "$dir/Analysis.o" "$dir/Screen.o"
+          "$dir/Inspector.o" "${heap[@]}")
+        ;;
     esac
     local file="Fuzz/Targets/Fuzz${name^}.swift"
     local binary="$dir/fuzz-$name"

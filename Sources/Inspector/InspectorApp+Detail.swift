@@ -93,8 +93,6 @@ extension InspectorApp {
       " Action \(info.id) · \(info.mode.name)"
         + (followed.isEmpty ? "" : "   (\(trail.joined(separator: " → ")))"),
       row: 2, column: 1, style: theme.title)
-    var row = 4
-    let bottom = grid.height - 1
     drawLabelled(&grid, theme, lines, from: 4)
     let links = detailLinks(of: action)
     drawLinks(
