@@ -190,7 +190,7 @@ private struct Pass {
         kind: .headOfLineBlocking, severity: .warning, time: began, action: action,
         related: waits.map(\.action), queue: info.queue, duration: longest,
         message:
-          "ran for \(TimeText.duration(length)) on \(kind) \(label) while \(waits.count) due action(s) waited up to \(TimeText.duration(longest)) behind it (\(shown)\(waits.count > 5 ? ", …" : ""))"
+          "ran for \(TimeText.duration(length)) on \(kind == "main" ? "the main queue" : "serial \(label)") while \(waits.count) due action(s) waited up to \(TimeText.duration(longest)) behind it (\(shown)\(waits.count > 5 ? ", …" : ""))"
       ))
   }
 

@@ -218,4 +218,18 @@ enum ExampleRuns {
     clock.advance(by: .milliseconds(100))
     withExtendedLifetime(services) {}
   }
+
+  /// Runs ``FindingsDemo`` on live queues until its blocking parts are done; the recorder is
+  /// closed with the stuck queue's work still pending, as the demo means.
+  static func findingsDemo(factory: any SchedulerFactory) throws {
+    let demo = FindingsDemo(factory: factory) { duration in
+      let seconds =
+        Double(duration.components.seconds)
+        + Double(duration.components.attoseconds) / 1e18
+      Thread.sleep(forTimeInterval: seconds)
+    }
+    let finished = Locked(false)
+    demo.run { finished.withLock { $0 = true } }
+    try wait("findings-demo") { finished.value }
+  }
 }

@@ -85,6 +85,7 @@ enum ExampleProgram: String, CaseIterable, ExpressibleByArgument {
   case busyApp = "busy-app"
   case virtualTimeout = "virtual-timeout"
   case busyAppVirtual = "busy-app-virtual"
+  case findingsDemo = "findings-demo"
 
   var summary: String {
     switch self {
@@ -97,6 +98,8 @@ enum ExampleProgram: String, CaseIterable, ExpressibleByArgument {
     case .virtualTimeout: "TimeoutService's five scenarios on virtual time"
     case .busyAppVirtual:
       "The busy app on virtual time: the same trace on every run (no start time or pid in it)"
+    case .findingsDemo:
+      "FindingsDemo: a hang, late and drifting timers, a leaked timer, lost work, a no-op cancel, an inline sync"
     }
   }
 
@@ -112,6 +115,7 @@ enum ExampleProgram: String, CaseIterable, ExpressibleByArgument {
     case .contactLoader: try ExampleRuns.contactLoader(factory: factory)
     case .messageLoader: try ExampleRuns.messageLoader(factory: factory)
     case .busyApp: try ExampleRuns.busyApp(factory: factory, recorder: recorder)
+    case .findingsDemo: try ExampleRuns.findingsDemo(factory: factory)
     case .virtualTimeout, .busyAppVirtual: break
     }
   }

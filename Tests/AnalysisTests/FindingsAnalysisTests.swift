@@ -150,6 +150,16 @@ final class FindingsAnalysisTests: XCTestCase {
     XCTAssertEqual(Self.findings(beforeItRan), [], "a cancel that stopped work did something")
   }
 
+  func testTheFindingsDemoRecordingShowsEveryKindItDemonstrates() throws {
+    let recordings = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Recordings")
+    let path = recordings.appendingPathComponent("findings-demo.trace").path
+    let trace = try XCTUnwrap(TraceReader.read(path: path).trace)
+    let kinds = Set(FindingsAnalysis.findings(in: ReplayEngine(trace: trace)).map(\.kind))
+    // Live Dispatch on a small machine runs too few threads at once for an explosion.
+    XCTAssertEqual(kinds, Set(Finding.Kind.allCases).subtracting([.threadExplosion]))
+  }
+
   func testTheCleanRecordingsHaveNoFindings() throws {
     let recordings = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Recordings")

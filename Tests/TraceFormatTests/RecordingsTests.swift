@@ -22,7 +22,7 @@ final class RecordingsTests: XCTestCase {
     XCTAssertEqual(
       Set(files),
       [
-        "busy-app.trace", "busy-app-virtual.trace", "contact-loader.trace",
+        "busy-app.trace", "busy-app-virtual.trace", "contact-loader.trace", "findings-demo.trace",
         "message-loader.trace", "retry.trace",
         "timeout-success.trace", "timeout-timeout.trace", "virtual-timeout.trace",
       ])

@@ -1,0 +1,56 @@
+import Scheduling
+
+/// A small app that gets timing wrong in every way `chronoscope check` looks for, for recordings
+/// and tests: a main queue blocked long enough to hang (with work due behind it), timers made late
+/// and drifting by it, a timer never cancelled, work left on a queue that never frees up, a cancel
+/// of work that already ran, and a `sync` onto the queue it runs on.
+///
+/// ```swift
+/// let demo = FindingsDemo(factory: DispatchSchedulerFactory()) { Thread.sleep(forTimeInterval: $0.seconds) }
+/// demo.run()          // returns once the demonstrations are under way
+/// ```
+public final class FindingsDemo: Sendable {
+  private let factory: any SchedulerFactory
+  private let busy: @Sendable (Duration) -> Void
+  /// The timer it starts and never cancels: keep the demo alive past the recording.
+  private let leaked = Locked<SchedulerTask?>(nil)
+
+  /// - Parameters:
+  ///   - factory: Where the work runs.
+  ///   - busy: Work that takes `duration` (a sleep on live schedulers).
+  public init(factory: any SchedulerFactory, busy: @escaping @Sendable (Duration) -> Void) {
+    self.factory = factory
+    self.busy = busy
+  }
+
+  /// Starts every demonstration; `finished` runs on main once the blocking ones are done. Work
+  /// on the `demo.stuck` queue is still pending then, on purpose.
+  public func run(finished: @escaping @Sendable () -> Void) {
+    let main = factory.main
+    let database = factory.makeSerial(label: "demo.database")
+    let stuck = factory.makeSerial(label: "demo.stuck")
+    let busy = self.busy
+    // A leaked timer: started, never cancelled.
+    leaked.withLock { $0 = database.every(.milliseconds(30)) {} }
+    // A timer on main that the hang below makes late and pushes more than an interval behind.
+    let ticker = main.every(.milliseconds(20)) {}
+    // A cancel of work that already ran.
+    let done = database.async {}
+    database.sync {}
+    done.cancel()
+    // A sync onto the queue it runs on: it runs inline instead of deadlocking.
+    database.async { database.sync {} }
+    // A queue that never frees up: the work behind its long run is still pending at the end.
+    stuck.async { busy(.seconds(5)) }
+    stuck.after(.milliseconds(10)) {}
+    // A main-thread hang, with work due behind it.
+    main.after(.milliseconds(5)) {}
+    main.async {
+      busy(.milliseconds(300))
+      main.after(.milliseconds(50)) {
+        ticker.cancel()
+        finished()
+      }
+    }
+  }
+}
