@@ -33,13 +33,33 @@ enum FindingsJSON {
   }
 }
 
-/// The commands' JSON documents: keys sorted, slashes left alone.
+/// The commands' JSON documents: keys sorted, slashes left alone, and every character that could
+/// steer a terminal written as a `\u` escape.
 enum JSONDocument {
   static func text(_ root: [String: Any]) -> String {
     guard
       let data = try? JSONSerialization.data(
         withJSONObject: root, options: [.sortedKeys, .withoutEscapingSlashes])
     else { return "{}" }
-    return String(decoding: data, as: UTF8.self)
+    return escapingTerminalControls(String(decoding: data, as: UTF8.self))
+  }
+
+  /// JSON escapes C0 controls itself; DEL, C1 controls (0x9B is a CSI to some terminals) and
+  /// format characters such as bidi overrides it leaves raw. Inside a string their `\u` form
+  /// reads back the same; outside strings there are none.
+  static func escapingTerminalControls(_ json: String) -> String {
+    var out = ""
+    out.reserveCapacity(json.utf8.count)
+    for scalar in json.unicodeScalars {
+      if (0x7F...0x9F).contains(scalar.value)
+        || (scalar.properties.generalCategory == .format && scalar.value <= 0xFFFF)
+      {
+        let hex = String(scalar.value, radix: 16)
+        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+      } else {
+        out.unicodeScalars.append(scalar)
+      }
+    }
+    return out
   }
 }

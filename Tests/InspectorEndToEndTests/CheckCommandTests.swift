@@ -49,6 +49,37 @@ final class CheckCommandTests: XCTestCase {
     XCTAssertEqual((files[1]["findings"] as? [Any])?.count, 0)
   }
 
+  func testNothingFromTheTraceReachesTheTerminalRawInTextOrJSON() throws {
+    let lines = [
+      #"{"format":"chronoscope-trace","version":1,"clock":"host","start":"","process":"x","pid":1,"metadata":{}}"#,
+      #"{"t":0,"e":"scheduler","q":1,"label":"evil\u009b31m\u202e\u007f\u001b[2J","kind":"serial","family":"d"}"#,
+      #"{"t":1,"e":"schedule","a":1,"q":1,"mode":"async","due":1,"th":1}"#,
+      #"{"t":2,"e":"begin","a":1,"th":1,"run":1}"#,
+      #"{"t":3,"e":"end","a":1,"th":1,"run":1,"dur":1}"#,
+      #"{"t":4,"e":"cancel","a":1,"th":1,"started":true}"#,
+      #"{"t":5,"e":"close","events":4,"dropped":0}"#,
+    ]
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("evil-\(UUID().uuidString).trace").path
+    try (lines.joined(separator: "\n") + "\n").write(
+      toFile: path, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    for arguments in [["check"], ["check", "--json"], ["stats"], ["stats", "--json"]] {
+      let (_, output) = try CommandRun.chronoscope(arguments + [path])
+      XCTAssertFalse(
+        output.unicodeScalars.contains {
+          $0.value < 0x0A || (0x0B..<0x20).contains($0.value) || (0x7F...0x9F).contains($0.value)
+            || $0.value == 0x202E
+        }, "\(arguments): \(output)")
+    }
+    let (_, json) = try CommandRun.chronoscope(["check", "--json", path])
+    let root = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+    let finding = try XCTUnwrap(
+      ((root["files"] as? [[String: Any]])?.first?["findings"] as? [[String: Any]])?.first)
+    XCTAssertEqual(
+      finding["queue"] as? String, "evil\u{9b}31m\u{202e}\u{7f}\u{1b}[2J", "escaped, not lost")
+  }
+
   func testThresholdsComeFromFlagsAndBadOnesExitTwo() throws {
     let strict = try CommandRun.chronoscope([
       "check", "--late", "1ns", recording("virtual-timeout"),
