@@ -74,6 +74,23 @@ public final class VirtualClock: Sendable {
     advance(toNanoseconds: state.withLock { $0.now } &+ max(duration.clampedNanoseconds, 0))
   }
 
+  /// Work that takes `duration` of virtual time: moves time forward without running anything,
+  /// so what falls due meanwhile runs afterwards, late — as behind a slow action on a real queue.
+  /// Call it from inside an action to give that action a length. Work that fell due meanwhile
+  /// runs at the next `advance`, `step` or `run` (an `advance` already under way stops at the
+  /// instant it was asked for).
+  ///
+  /// ```swift
+  /// main.async { clock.spend(.milliseconds(300)) }   // a 300 ms run: a hang
+  /// ```
+  public func spend(_ duration: Duration) {
+    state.withLock {
+      $0.now =
+        $0.now.addingReportingOverflow(max(duration.clampedNanoseconds, 0)).overflow
+        ? .max : $0.now + max(duration.clampedNanoseconds, 0)
+    }
+  }
+
   /// Moves time forward to `instant` (measured from the clock's start), running everything that
   /// falls due on the way. An instant in the past leaves time where it is.
   public func advance(to instant: Duration) {

@@ -279,3 +279,27 @@ final class VirtualClockTests: XCTestCase {
     XCTAssertEqual(ran.value, 2000)
   }
 }
+
+extension VirtualClockTests {
+  func testSpendingTimeInsideAnActionMakesWorkDueMeanwhileRunLateAfterIt() {
+    let seen = Locked<[(String, Duration)]>([])
+    let main = factory.makeSerial(label: "main")
+    let other = factory.makeSerial(label: "other")
+    main.async { [clock] in
+      clock.spend(.milliseconds(300))
+      seen.withLock { $0.append(("long run ends", clock.now)) }
+    }
+    other.after(.milliseconds(100)) { [clock] in
+      seen.withLock { $0.append(("due at 100", clock.now)) }
+    }
+    clock.advance(by: .milliseconds(50))
+    XCTAssertEqual(seen.value.map(\.0), ["long run ends"], "the advance stops where it was asked")
+    clock.advance(by: .zero)
+    XCTAssertEqual(seen.value.map(\.0), ["long run ends", "due at 100"])
+    XCTAssertEqual(
+      seen.value.map(\.1), [.milliseconds(300), .milliseconds(300)], "late, not early")
+    XCTAssertEqual(clock.now, .milliseconds(300), "time never goes back to the 50 ms asked for")
+    clock.spend(.seconds(-1))
+    XCTAssertEqual(clock.now, .milliseconds(300), "a negative length spends nothing")
+  }
+}
