@@ -23,8 +23,9 @@ public final class FindingsDemo: Sendable {
     self.busy = busy
   }
 
-  /// Starts every demonstration; `finished` runs on main once the blocking ones are done. Work
-  /// on the `demo.stuck` queue is still pending then, on purpose.
+  /// Starts every demonstration. `finished` runs inside the last one — a long run on the
+  /// `demo.stuck` queue with work due behind it — so a recorder closed there leaves that work
+  /// pending for good: lost.
   public func run(finished: @escaping @Sendable () -> Void) {
     let main = factory.main
     let database = factory.makeSerial(label: "demo.database")
@@ -40,17 +41,15 @@ public final class FindingsDemo: Sendable {
     done.cancel()
     // A sync onto the queue it runs on: it runs inline instead of deadlocking.
     database.async { database.sync {} }
-    // A queue that never frees up: the work behind its long run is still pending at the end.
-    stuck.async { busy(.seconds(5)) }
-    stuck.after(.milliseconds(10)) {}
     // A main-thread hang, with work due behind it.
     main.after(.milliseconds(5)) {}
-    main.async {
-      busy(.milliseconds(300))
-      main.after(.milliseconds(50)) {
-        ticker.cancel()
-        finished()
-      }
+    main.async { busy(.milliseconds(300)) }
+    main.after(.milliseconds(600)) { ticker.cancel() }
+    // A queue that never frees up before the end: the work due during its long run is lost.
+    stuck.after(.milliseconds(800)) {
+      busy(.milliseconds(400))
+      finished()
     }
+    stuck.after(.milliseconds(900)) {}
   }
 }

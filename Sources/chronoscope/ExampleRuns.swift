@@ -219,17 +219,34 @@ enum ExampleRuns {
     withExtendedLifetime(services) {}
   }
 
-  /// Runs ``FindingsDemo`` on live queues until its blocking parts are done; the recorder is
-  /// closed with the stuck queue's work still pending, as the demo means.
-  static func findingsDemo(factory: any SchedulerFactory) throws {
+  /// Runs ``FindingsDemo`` on live queues; it closes the recorder from inside its last, long
+  /// run, with work due behind it still pending.
+  static func findingsDemo(factory: any SchedulerFactory, recorder: TraceRecorder) throws {
     let demo = FindingsDemo(factory: factory) { duration in
       let seconds =
-        Double(duration.components.seconds)
-        + Double(duration.components.attoseconds) / 1e18
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
       Thread.sleep(forTimeInterval: seconds)
     }
     let finished = Locked(false)
-    demo.run { finished.withLock { $0 = true } }
+    demo.run {
+      recorder.close()
+      finished.withLock { $0 = true }
+    }
     try wait("findings-demo") { finished.value }
+  }
+
+  /// ``FindingsDemo`` on virtual time: runs take time with `VirtualClock.spend`; the same trace
+  /// on every run.
+  static func findingsDemoVirtual(
+    factory: any SchedulerFactory, clock: VirtualClock, recorder: TraceRecorder
+  ) {
+    let demo = FindingsDemo(factory: factory) { clock.spend($0) }
+    let finished = Locked(false)
+    demo.run {
+      recorder.close()
+      finished.withLock { $0 = true }
+    }
+    for _ in 0..<1_000 where !finished.value { clock.advance(by: .milliseconds(10)) }
+    withExtendedLifetime(demo) {}
   }
 }

@@ -39,6 +39,13 @@ struct RecordExample: ParsableCommand {
       let factory = RecordingSchedulerFactory(
         wrapping: VirtualSchedulerFactory(clock: clock), recorder: recorder)
       ExampleRuns.busyAppVirtual(factory: factory, clock: clock, recorder: recorder)
+    } else if name == .findingsDemoVirtual {
+      let clock = VirtualClock()
+      recorder = try open(
+        path, clock: .virtual { clock.now }, metadata: metadata, reproducible: true)
+      let factory = RecordingSchedulerFactory(
+        wrapping: VirtualSchedulerFactory(clock: clock), recorder: recorder)
+      ExampleRuns.findingsDemoVirtual(factory: factory, clock: clock, recorder: recorder)
     } else {
       recorder = try open(path, clock: .host, metadata: metadata)
       let factory = RecordingSchedulerFactory(
@@ -86,6 +93,7 @@ enum ExampleProgram: String, CaseIterable, ExpressibleByArgument {
   case virtualTimeout = "virtual-timeout"
   case busyAppVirtual = "busy-app-virtual"
   case findingsDemo = "findings-demo"
+  case findingsDemoVirtual = "findings-demo-virtual"
 
   var summary: String {
     switch self {
@@ -98,6 +106,8 @@ enum ExampleProgram: String, CaseIterable, ExpressibleByArgument {
     case .virtualTimeout: "TimeoutService's five scenarios on virtual time"
     case .busyAppVirtual:
       "The busy app on virtual time: the same trace on every run (no start time or pid in it)"
+    case .findingsDemoVirtual:
+      "FindingsDemo on virtual time, runs given length with VirtualClock.spend: the same trace every run"
     case .findingsDemo:
       "FindingsDemo: a hang, late and drifting timers, a leaked timer, lost work, a no-op cancel, an inline sync"
     }
@@ -115,8 +125,10 @@ enum ExampleProgram: String, CaseIterable, ExpressibleByArgument {
     case .contactLoader: try ExampleRuns.contactLoader(factory: factory)
     case .messageLoader: try ExampleRuns.messageLoader(factory: factory)
     case .busyApp: try ExampleRuns.busyApp(factory: factory, recorder: recorder)
-    case .findingsDemo: try ExampleRuns.findingsDemo(factory: factory)
-    case .virtualTimeout, .busyAppVirtual: break
+    case .findingsDemoVirtual:
+      "FindingsDemo on virtual time, runs given length with VirtualClock.spend: the same trace every run"
+    case .findingsDemo: try ExampleRuns.findingsDemo(factory: factory, recorder: recorder)
+    case .virtualTimeout, .busyAppVirtual, .findingsDemoVirtual: break
     }
   }
 }

@@ -153,11 +153,14 @@ final class FindingsAnalysisTests: XCTestCase {
   func testTheFindingsDemoRecordingShowsEveryKindItDemonstrates() throws {
     let recordings = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Recordings")
-    let path = recordings.appendingPathComponent("findings-demo.trace").path
-    let trace = try XCTUnwrap(TraceReader.read(path: path).trace)
-    let kinds = Set(FindingsAnalysis.findings(in: ReplayEngine(trace: trace)).map(\.kind))
-    // Live Dispatch on a small machine runs too few threads at once for an explosion.
-    XCTAssertEqual(kinds, Set(Finding.Kind.allCases).subtracting([.threadExplosion]))
+    for name in ["findings-demo", "findings-demo-virtual"] {
+      let path = recordings.appendingPathComponent("\(name).trace").path
+      let trace = try XCTUnwrap(TraceReader.read(path: path).trace, name)
+      let kinds = Set(FindingsAnalysis.findings(in: ReplayEngine(trace: trace)).map(\.kind))
+      // Live Dispatch on a small machine runs too few threads at once for an explosion, and a
+      // virtual clock runs everything on one thread.
+      XCTAssertEqual(kinds, Set(Finding.Kind.allCases).subtracting([.threadExplosion]), name)
+    }
   }
 
   func testTheCleanRecordingsHaveNoFindings() throws {

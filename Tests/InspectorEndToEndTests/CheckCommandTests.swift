@@ -6,6 +6,20 @@ import XCTest
 final class CheckCommandTests: XCTestCase {
   private func recording(_ name: String) -> String { Recordings.path(name) }
 
+  func testReRecordingTheVirtualFindingsDemoReproducesTheBundledTrace() throws {
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("demo-\(UUID().uuidString).trace").path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let (status, output) = try CommandRun.chronoscope([
+      "record-example", "findings-demo-virtual", "--output", path,
+    ])
+    XCTAssertEqual(status, 0, output)
+    XCTAssertEqual(
+      try String(contentsOfFile: path, encoding: .utf8),
+      try String(contentsOfFile: recording("findings-demo-virtual"), encoding: .utf8),
+      "re-record with: chronoscope record-example findings-demo-virtual")
+  }
+
   func testACleanTraceHasNoFindingsAndExitsZero() throws {
     let (status, output) = try CommandRun.chronoscope(["check", recording("timeout-success")])
     XCTAssertEqual(status, 0, output)

@@ -119,6 +119,12 @@ final class GoldenScreenTests: XCTestCase {
     try assertGolden(app.render(width: 140, height: 30), "findings-list-140x30")
   }
 
+  func testFindingsListOfTheFindingsDemo() throws {
+    var app = try Self.app("findings-demo-virtual")
+    press(&app, .character("!"))
+    try assertGolden(app.render(width: 120, height: 24), "findings-demo-list-120x24")
+  }
+
   func testAFindingWithTheActionsInvolved() throws {
     var app = try Self.app("busy-app-virtual")
     press(&app, .character("x"))

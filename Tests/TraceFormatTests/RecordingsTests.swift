@@ -23,6 +23,7 @@ final class RecordingsTests: XCTestCase {
       Set(files),
       [
         "busy-app.trace", "busy-app-virtual.trace", "contact-loader.trace", "findings-demo.trace",
+        "findings-demo-virtual.trace",
         "message-loader.trace", "retry.trace",
         "timeout-success.trace", "timeout-timeout.trace", "virtual-timeout.trace",
       ])
