@@ -208,7 +208,9 @@ private struct Pass {
   // MARK: - At the end
 
   mutating func finish() {
-    let end = replay.span
+    // The end of the recording: its close line's time when later than the last event (the app
+    // closed the recorder during a run).
+    let end = max(replay.span, replay.closedAt ?? 0)
     if let limit = threadLimit { reportExplosion(limit: limit) }
     for (slot, record) in late {
       let action = ActionIndex(slot)

@@ -28,6 +28,8 @@ public struct ReplayEngine: Sendable {
   public let isClosed: Bool
   /// The signal and thread, when the recorder wrote what it held as the process crashed.
   public let crash: Trace.Crash?
+  /// When the recording closed, if the trace says (its `close` line).
+  public let closedAt: Int64?
   /// The queues (schedulers), by id.
   public let queues: [SchedulerRecord]
   /// The threads, by id, with titles that identify them.
@@ -69,6 +71,7 @@ public struct ReplayEngine: Sendable {
     header = trace.header
     isClosed = trace.closing != nil
     crash = trace.crash
+    closedAt = trace.closing == nil ? nil : trace.closedAt
     marks = trace.marks
     callSites = trace.callSites
     self.keyframeInterval = max(keyframeInterval, 1)

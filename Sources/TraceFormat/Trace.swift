@@ -16,6 +16,9 @@ public struct Trace: Sendable {
   public var closing: Closing?
   /// How the process died, when the recorder wrote a `crash` line.
   public var crash: Crash?
+  /// When the recording closed (the `close` line's `t`): later than the last event when the app
+  /// closed the recorder in the middle of a run.
+  public var closedAt: Int64?
   /// Events the recorder reported dropping (from its `dropped` lines), even without an end
   /// marker.
   public var droppedEvents: Int64 = 0

@@ -28,6 +28,7 @@ struct TraceParser {
   private var marks: [MarkRecord] = []
   private var closing: Trace.Closing?
   private var crash: Trace.Crash?
+  private var closedAt: Int64?
   private var droppedEvents: Int64 = 0
   private var checks = SemanticChecks()
   /// The latest `t` so far: lines are written in time order, so an earlier one is suspect.
@@ -91,6 +92,7 @@ struct TraceParser {
       threadNames: threadNames, marks: marks, closing: closing)
     trace.droppedEvents = droppedEvents
     trace.crash = crash
+    trace.closedAt = closedAt
     return TraceReading(
       trace: trace, diagnostics: diagnostics, errorCount: counts.errors,
       warningCount: counts.warnings)
@@ -328,6 +330,7 @@ struct TraceParser {
         id: id, file: try fields.string(.file, in: "site"), line: Int(line),
         function: try fields.string(.function, in: "site"))
     case .close:
+      closedAt = time
       closing = Trace.Closing(
         written: try fields.count(.events, in: "close"),
         dropped: try fields.count(.dropped, in: "close"))

@@ -236,3 +236,26 @@ extension FindingsAnalysisTests {
     XCTAssertEqual(FindingsAnalysis.findings(in: ReplayEngine(trace: unknown)), [], "no cores")
   }
 }
+
+extension FindingsAnalysisTests {
+  func testWorkDueBeforeTheCloseLineIsLostEvenAfterTheLastEvent() throws {
+    var trace = Trace(
+      header: TraceHeader(clock: .virtual, start: "", process: "t", pid: 1),
+      events: [
+        .schedule(
+          time: 0, action: 1, scheduler: 3, mode: .after, delay: 20 * Self.ms, due: 20 * Self.ms,
+          thread: 1, parent: 0, site: 0)
+      ],
+      schedulers: [
+        3: SchedulerRecord(id: 3, label: "net", kind: "concurrent", family: "v", time: 0)
+      ],
+      closing: .init(written: 1, dropped: 0))
+    XCTAssertEqual(
+      FindingsAnalysis.findings(in: ReplayEngine(trace: trace)).first?.severity, .info,
+      "due after the end as far as the events go")
+    trace.closedAt = 50 * Self.ms
+    let lost = try XCTUnwrap(FindingsAnalysis.findings(in: ReplayEngine(trace: trace)).first)
+    XCTAssertEqual(lost.kind, .lostWork)
+    XCTAssertEqual(lost.severity, .warning, "the recording went on until 50 ms")
+  }
+}
