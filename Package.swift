@@ -70,8 +70,8 @@ let package = Package(
     .testTarget(
       name: "SchedulingTests", dependencies: ["Scheduling", "VirtualTime", "Recording", "Examples"]),
     .testTarget(name: "ExamplesTests", dependencies: ["Examples", "Scheduling"]),
-    .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat"]),
-    .testTarget(name: "ReplayTests", dependencies: ["Replay", "TraceFormat"]),
+    .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat", "TestSupport"]),
+    .testTarget(name: "ReplayTests", dependencies: ["Replay", "TraceFormat", "TestSupport"]),
     .testTarget(name: "AnalysisTests", dependencies: ["Analysis", "Replay", "TraceFormat"]),
     .testTarget(
       name: "InspectorTests",

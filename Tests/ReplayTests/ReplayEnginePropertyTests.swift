@@ -1,4 +1,5 @@
 import Replay
+import TestSupport
 import TraceFormat
 import XCTest
 
@@ -7,32 +8,6 @@ import XCTest
 /// times): stepping to the end and back returns exactly to the start, every position seen on the
 /// way back is the one seen on the way forward, and a seek equals stepping. Seeds are fixed.
 final class ReplayEnginePropertyTests: XCTestCase {
-  /// Everything the replay answers about one cursor position.
-  private struct Observed: Equatable {
-    var position: Int
-    var now: Int64
-    var pending: [ActionIndex]
-    var running: [ActionIndex]
-    var states: [ActionState]
-    var nextDue: [Int64?]
-    var lastRuns: [ActionLife.Run?]
-    var currentRuns: [CurrentRun?]
-    var queues: [QueueState]
-    var threads: [ThreadState]
-  }
-
-  private func observe(_ replay: ReplayEngine) -> Observed {
-    Observed(
-      position: replay.position, now: replay.now,
-      pending: replay.pending(first: replay.pendingCount()), running: replay.running(),
-      states: replay.actionIndices.map(replay.state(of:)),
-      nextDue: replay.actionIndices.map(replay.nextDue(of:)),
-      lastRuns: replay.actionIndices.map(replay.lastRun(of:)),
-      currentRuns: replay.actionIndices.map(replay.currentRun(of:)),
-      queues: (0...4).map { replay.queueState(QueueID(rawValue: $0)) },
-      threads: (0...4).map { replay.threadState(ThreadID(rawValue: $0)) })
-  }
-
   private static func randomTrace(_ random: inout SeededGenerator) -> Trace {
     let actions = UInt32(1 + random.next() % 8)
     func pick<T>(_ values: [T]) -> T { values[Int(random.next() % UInt64(values.count))] }
@@ -86,14 +61,14 @@ final class ReplayEnginePropertyTests: XCTestCase {
       let trace = Self.randomTrace(&random)
       var replay = ReplayEngine(trace: trace, keyframeInterval: 1 + Int(random.next() % 8))
       replay._checkInvariants()
-      var forward = [observe(replay)]
+      var forward = [ReplaySnapshot(replay)]
       while replay.stepForward() {
-        forward.append(observe(replay))
+        forward.append(ReplaySnapshot(replay))
         if replay.position % 7 == 0 { replay._checkInvariants() }
       }
       replay._checkInvariants()
-      var backward = [observe(replay)]
-      while replay.stepBackward() { backward.append(observe(replay)) }
+      var backward = [ReplaySnapshot(replay)]
+      while replay.stepBackward() { backward.append(ReplaySnapshot(replay)) }
       replay._checkInvariants()
       XCTAssertEqual(replay.position, 0, "seed \(seed)")
       XCTAssertEqual(backward.last, forward.first, "seed \(seed): back at the start")
@@ -101,7 +76,7 @@ final class ReplayEnginePropertyTests: XCTestCase {
       for _ in 0..<10 {
         let target = Int(random.next() % UInt64(replay.eventCount + 1))
         replay.seek(to: target)
-        XCTAssertEqual(observe(replay), forward[target], "seed \(seed): seek to \(target)")
+        XCTAssertEqual(ReplaySnapshot(replay), forward[target], "seed \(seed): seek to \(target)")
       }
       for action in replay.actionIndices { _ = replay.life(of: action).runs.map(\.lateness) }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Replay
+import TestSupport
 import TraceFormat
 import XCTest
 
@@ -13,37 +14,15 @@ final class ReplayEngineTests: XCTestCase {
       TraceReader.read(path: recordings.appendingPathComponent("\(name).trace").path).trace)
   }
 
-  /// Everything the replay answers about one cursor position.
-  private struct Observed: Equatable {
-    var position: Int
-    var now: Int64
-    var pending: [ActionIndex]
-    var running: [ActionIndex]
-    var states: [ActionState]
-    var nextDue: [Int64?]
-    var queues: [QueueState]
-    var threads: [ThreadState]
-  }
-
-  private func observe(_ replay: ReplayEngine) -> Observed {
-    Observed(
-      position: replay.position, now: replay.now,
-      pending: replay.pending(first: replay.pendingCount()), running: replay.running(),
-      states: replay.actionIndices.map(replay.state(of:)),
-      nextDue: replay.actionIndices.map(replay.nextDue(of:)),
-      queues: replay.queues.map { replay.queueState(QueueID(rawValue: $0.id)) },
-      threads: replay.threads.map { replay.threadState($0.id) })
-  }
-
   func testSteppingForwardThenBackReturnsIdenticalStateAtEveryPosition() throws {
     for name in ["busy-app", "virtual-timeout", "timeout-timeout"] {
       var replay = ReplayEngine(trace: try Self.recording(name), keyframeInterval: 64)
-      var forward: [Observed] = [observe(replay)]
-      while replay.stepForward() { forward.append(observe(replay)) }
+      var forward: [ReplaySnapshot] = [ReplaySnapshot(replay)]
+      while replay.stepForward() { forward.append(ReplaySnapshot(replay)) }
       XCTAssertEqual(replay.position, replay.eventCount)
       XCTAssertTrue(replay.pendingCount() == 0 || name == "busy-app", name)
-      var backward: [Observed] = [observe(replay)]
-      while replay.stepBackward() { backward.append(observe(replay)) }
+      var backward: [ReplaySnapshot] = [ReplaySnapshot(replay)]
+      while replay.stepBackward() { backward.append(ReplaySnapshot(replay)) }
       XCTAssertEqual(forward, backward.reversed(), name)
     }
   }
@@ -51,14 +30,14 @@ final class ReplayEngineTests: XCTestCase {
   func testSeekingAnywhereEqualsSteppingFromTheStart() throws {
     let trace = try Self.recording("busy-app")
     var stepped = ReplayEngine(trace: trace, keyframeInterval: 100)
-    var expected: [Observed] = [observe(stepped)]
-    while stepped.stepForward() { expected.append(observe(stepped)) }
+    var expected: [ReplaySnapshot] = [ReplaySnapshot(stepped)]
+    while stepped.stepForward() { expected.append(ReplaySnapshot(stepped)) }
     var seeker = ReplayEngine(trace: trace, keyframeInterval: 100)
     var generator = SeededGenerator(seed: 7)
     for _ in 0..<300 {
       let target = Int.random(in: 0...seeker.eventCount, using: &generator)
       seeker.seek(to: target)
-      XCTAssertEqual(observe(seeker), expected[target], "seek to \(target)")
+      XCTAssertEqual(ReplaySnapshot(seeker), expected[target], "seek to \(target)")
       seeker._checkInvariants()
     }
   }
@@ -285,18 +264,5 @@ final class ReplayEngineTests: XCTestCase {
     XCTAssertGreaterThan(served.count, 2)
     XCTAssertEqual(Set(replay.threads.map(\.title)).count, replay.threads.count, "unique titles")
     XCTAssertFalse(replay.threads.contains { $0.title.utf8.count == 15 }, "no cut fragments")
-  }
-}
-
-/// A tiny deterministic generator for reproducible random seeks.
-struct SeededGenerator: RandomNumberGenerator {
-  private var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

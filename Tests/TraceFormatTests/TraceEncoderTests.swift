@@ -1,3 +1,4 @@
+import TestSupport
 import TraceFormat
 import XCTest
 
@@ -7,7 +8,7 @@ import XCTest
 final class TraceEncoderTests: XCTestCase {
   func testRandomEventsAtTheEdgesOfTheirRangesRoundTripThroughTheReader() throws {
     for seed in 1...60 {
-      var random = SplitMix(seed: UInt64(seed))
+      var random = SeededGenerator(seed: UInt64(seed))
       let original = Self.randomTrace(&random, events: seed == 1 ? 0 : Int(random.next() % 120))
       let reading = TraceReader.parse(TraceEncoder.encode(original), file: "seed-\(seed)")
       XCTAssertFalse(reading.hasErrors, "seed \(seed): \(reading.diagnostics.prefix(3))")
@@ -37,7 +38,7 @@ final class TraceEncoderTests: XCTestCase {
   // MARK: - Generating
 
   /// A value from `range`, often one of its ends.
-  private static func edgy(_ range: ClosedRange<Int64>, _ random: inout SplitMix) -> Int64 {
+  private static func edgy(_ range: ClosedRange<Int64>, _ random: inout SeededGenerator) -> Int64 {
     switch random.next() % 4 {
     case 0: range.lowerBound
     case 1: range.upperBound
@@ -45,21 +46,21 @@ final class TraceEncoderTests: XCTestCase {
     }
   }
 
-  private static func id(_ random: inout SplitMix) -> UInt32 {
+  private static func id(_ random: inout SeededGenerator) -> UInt32 {
     UInt32(edgy(1...Int64(TraceLimits.maximumID), &random))
   }
 
-  private static func thread(_ random: inout SplitMix) -> UInt32 {
+  private static func thread(_ random: inout SeededGenerator) -> UInt32 {
     UInt32(edgy(0...Int64(UInt32.max), &random))
   }
 
-  private static func text(_ random: inout SplitMix) -> String {
+  private static func text(_ random: inout SeededGenerator) -> String {
     let pieces = ["a", "é", "漢", "🦆", "\"", "\\", "\n", "\u{1}", "\u{7F}", "\u{200D}", " ", "/"]
     return (0..<random.next() % 12).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }
       .joined()
   }
 
-  static func randomTrace(_ random: inout SplitMix, events count: Int) -> Trace {
+  static func randomTrace(_ random: inout SeededGenerator, events count: Int) -> Trace {
     let times = 0...TraceLimits.maximumTime
     var trace = Trace(
       header: TraceHeader(
@@ -122,18 +123,5 @@ final class TraceEncoderTests: XCTestCase {
       trace.closing = Trace.Closing(written: edgy(counts, &random), dropped: edgy(counts, &random))
     }
     return trace
-  }
-}
-
-/// A small deterministic generator (SplitMix64), so property tests reproduce from their seed.
-struct SplitMix: RandomNumberGenerator {
-  private var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
