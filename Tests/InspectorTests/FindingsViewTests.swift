@@ -37,7 +37,7 @@ final class FindingsViewTests: XCTestCase {
 
   func testTheHeaderCountsTheFindingsAndTheLaneMarksThem() {
     var app = Self.blockedQueue()
-    XCTAssertEqual(app.findings.map(\.kind), [.late, .headOfLineBlocking].sorted().reversed())
+    XCTAssertEqual(app.findings.map(\.kind), [.headOfLineBlocking, .late], "by time")
     app.seek(to: .time(10 * Self.ms))
     let text = screen(app)
     XCTAssertTrue(text.split(separator: "\n")[0].contains("⚑ 2 findings"), text)
