@@ -45,7 +45,12 @@ private struct Pass {
   private var beganOn: [ThreadID]
   private var busyThreads = 0
   private let threadLimit: Int?
-  private var explosion: (action: ActionIndex, at: Int64, peak: Int)?
+  /// An episode over the limit: its first begin, its peak, and when the count last fell back to
+  /// the limit (nil while over it). A rise again within ``explosionGap`` continues the episode, so
+  /// one fan-out that flickers around the limit is one finding.
+  private var explosion: (action: ActionIndex, at: Int64, peak: Int, calmSince: Int64?)?
+  /// How long the count must stay at or under the limit for an explosion to be over: 10 ms.
+  static let explosionGap: Int64 = 10_000_000
   private var late: [Int: (count: Int, worst: Int64, run: Int, at: Int64)] = [:]
   private var drift: [Int: (worst: Int64, run: Int, at: Int64)] = [:]
 
@@ -86,7 +91,7 @@ private struct Pass {
     case .end:
       if next == .done, prior == .running { finishedAt[slot] = event.time }
       ended(action, at: event.time)
-      threadFinished(beganOn[slot])
+      threadFinished(beganOn[slot], at: event.time)
     case .cancel:
       cancelled[slot] = true
     case .schedule, .hop, .mark:
@@ -113,31 +118,43 @@ private struct Pass {
     guard runningOn[thread] == 1 else { return }
     busyThreads += 1
     guard let limit = threadLimit, busyThreads > limit else { return }
+    if let episode = explosion, let calm = episode.calmSince,
+      time.subtractingReportingOverflow(calm).partialValue > Self.explosionGap
+    {
+      reportExplosion(limit: limit)
+    }
     if let episode = explosion {
-      explosion?.peak = max(episode.peak, busyThreads)
+      explosion = (episode.action, episode.at, max(episode.peak, busyThreads), nil)
     } else {
-      explosion = (action, time, busyThreads)
+      explosion = (action, time, busyThreads, nil)
     }
   }
 
-  private mutating func threadFinished(_ thread: ThreadID) {
+  private mutating func threadFinished(_ thread: ThreadID, at time: Int64) {
     guard let running = runningOn[thread], running > 0 else { return }
     runningOn[thread] = running - 1
     guard running == 1 else { return }
     busyThreads -= 1
-    if let limit = threadLimit, busyThreads <= limit { reportExplosion(limit: limit) }
+    if let limit = threadLimit, busyThreads == limit, explosion?.calmSince == nil {
+      explosion?.calmSince = time
+    }
   }
 
-  private mutating func reportExplosion(limit: Int) {
+  /// Reports the episode in progress, lasting until the count last fell to the limit (or `end`).
+  private mutating func reportExplosion(limit: Int, end: Int64? = nil) {
     guard let episode = explosion else { return }
     explosion = nil
     let cores = replay.header.cores.map { " (\($0) cores)" } ?? ""
+    let until = episode.calmSince ?? end ?? episode.at
+    let difference = until.subtractingReportingOverflow(episode.at)
+    let length: Int64? = difference.overflow ? nil : max(0, difference.partialValue)
+    let lasting = length.map { " for \(TimeText.duration($0))" } ?? ""
     findings.append(
       Finding(
         kind: .threadExplosion, severity: .warning, time: episode.at, action: episode.action,
-        related: [], queue: replay.action(episode.action).queue, duration: nil,
+        related: [], queue: replay.action(episode.action).queue, duration: length,
         message:
-          "\(episode.peak) threads ran the trace's work at once, over the limit of \(limit)\(cores)"
+          "\(episode.peak) threads ran the trace's work at once\(lasting), over the limit of \(limit)\(cores)"
       ))
   }
 
@@ -211,7 +228,7 @@ private struct Pass {
     // The end of the recording: its close line's time when later than the last event (the app
     // closed the recorder during a run).
     let end = max(replay.span, replay.closedAt ?? 0)
-    if let limit = threadLimit { reportExplosion(limit: limit) }
+    if let limit = threadLimit { reportExplosion(limit: limit, end: end) }
     for (slot, record) in late {
       let action = ActionIndex(slot)
       let times = record.count > 1 ? "; late \(record.count) times" : ""

@@ -3,7 +3,9 @@ import Scheduling
 /// A small app that gets timing wrong in every way `chronoscope check` looks for, for recordings
 /// and tests: a main queue blocked long enough to hang (with work due behind it), timers made late
 /// and drifting by it, a timer never cancelled, work left on a queue that never frees up, a cancel
-/// of work that already ran, and a `sync` onto the queue it runs on.
+/// of work that already ran, a `sync` onto the queue it runs on, and a fan-out of blocking work
+/// over many serial queues at once (on Dispatch each serial queue may take a thread of its own, so
+/// blocking work there multiplies threads: a thread explosion).
 ///
 /// ```swift
 /// let demo = FindingsDemo(factory: DispatchSchedulerFactory()) { Thread.sleep(forTimeInterval: $0.seconds) }
@@ -12,14 +14,21 @@ import Scheduling
 public final class FindingsDemo: Sendable {
   private let factory: any SchedulerFactory
   private let busy: @Sendable (Duration) -> Void
+  private let fanOut: Int
   /// The timer it starts and never cancels: keep the demo alive past the recording.
   private let leaked = Locked<SchedulerTask?>(nil)
 
   /// - Parameters:
   ///   - factory: Where the work runs.
+  ///   - fanOut: How many serial queues run blocking work at once. Above four times the cores,
+  ///     live Dispatch runs more threads than `chronoscope check` allows by default.
   ///   - busy: Work that takes `duration` (a sleep on live schedulers).
-  public init(factory: any SchedulerFactory, busy: @escaping @Sendable (Duration) -> Void) {
+  public init(
+    factory: any SchedulerFactory, fanOut: Int = 10,
+    busy: @escaping @Sendable (Duration) -> Void
+  ) {
     self.factory = factory
+    self.fanOut = fanOut
     self.busy = busy
   }
 
@@ -45,6 +54,11 @@ public final class FindingsDemo: Sendable {
     main.after(.milliseconds(5)) {}
     main.async { busy(.milliseconds(300)) }
     main.after(.milliseconds(600)) { ticker.cancel() }
+    // A fan-out of blocking work, one serial queue per fetch, after the hang is over.
+    let fetchers = (0..<fanOut).map { factory.makeSerial(label: "demo.fetch.\($0)") }
+    main.after(.milliseconds(650)) {
+      for fetcher in fetchers { fetcher.async { busy(.milliseconds(1)) } }
+    }
     // A queue that never frees up before the end: the work due during its long run is lost.
     stuck.after(.milliseconds(800)) {
       busy(.milliseconds(400))

@@ -222,7 +222,9 @@ enum ExampleRuns {
   /// Runs ``FindingsDemo`` on live queues; it closes the recorder from inside its last, long
   /// run, with work due behind it still pending.
   static func findingsDemo(factory: any SchedulerFactory, recorder: TraceRecorder) throws {
-    let demo = FindingsDemo(factory: factory) { duration in
+    // More fetches than the default thread limit of the machine that records.
+    let fanOut = 4 * ProcessInfo.processInfo.activeProcessorCount + 4
+    let demo = FindingsDemo(factory: factory, fanOut: fanOut) { duration in
       let seconds =
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
       Thread.sleep(forTimeInterval: seconds)
