@@ -111,10 +111,12 @@ struct Fields {
     JSONLineScanner.Failure(column: slots[key]?.column ?? 1, message: message)
   }
 
-  private func required(_ key: Key, in event: String) throws(JSONLineScanner.Failure) -> Slot {
+  private func required(_ key: Key, in event: @autoclosure () -> String) throws(JSONLineScanner
+    .Failure) -> Slot
+  {
     guard let slot = slots[key] else {
       throw JSONLineScanner.Failure(
-        column: 1, message: "missing field \"\(key.name)\" in a \(event) line")
+        column: 1, message: "missing field \"\(key.name)\" in a \(event()) line")
     }
     return slot
   }
@@ -125,29 +127,37 @@ struct Fields {
       message: "field \"\(key.name)\" must be \(expected), found \(slot.value.typeName)")
   }
 
-  func integer(_ key: Key, in event: String) throws(JSONLineScanner.Failure) -> Int64 {
-    let slot = try required(key, in: event)
+  func integer(_ key: Key, in event: @autoclosure () -> String) throws(JSONLineScanner.Failure)
+    -> Int64
+  {
+    let slot = try required(key, in: event())
     guard case .integer(let value) = slot.value else { throw wrongType(key, "an integer", slot) }
     return value
   }
 
   /// An integer in `range`; outside it, an error that names the range.
-  func integer(_ key: Key, in event: String, range: ClosedRange<Int64>, unit: String = "")
+  func integer(
+    _ key: Key, in event: @autoclosure () -> String, range: ClosedRange<Int64>, unit: String = ""
+  )
     throws(JSONLineScanner.Failure) -> Int64
   {
-    let value = try integer(key, in: event)
+    let value = try integer(key, in: event())
     guard range.contains(value) else { throw outOfRange(key, range, unit: unit, found: value) }
     return value
   }
 
   /// A time or a span in nanoseconds: 0 ≤ value ≤ ``TraceLimits/maximumTime``.
-  func time(_ key: Key, in event: String) throws(JSONLineScanner.Failure) -> Int64 {
-    try integer(key, in: event, range: 0...TraceLimits.maximumTime, unit: " (2^62 - 1 ns)")
+  func time(_ key: Key, in event: @autoclosure () -> String) throws(JSONLineScanner.Failure)
+    -> Int64
+  {
+    try integer(key, in: event(), range: 0...TraceLimits.maximumTime, unit: " (2^62 - 1 ns)")
   }
 
   /// A count: 0 ≤ value ≤ ``TraceLimits/maximumCount``.
-  func count(_ key: Key, in event: String) throws(JSONLineScanner.Failure) -> Int64 {
-    try integer(key, in: event, range: 0...TraceLimits.maximumCount, unit: " (2^62 - 1)")
+  func count(_ key: Key, in event: @autoclosure () -> String) throws(JSONLineScanner.Failure)
+    -> Int64
+  {
+    try integer(key, in: event(), range: 0...TraceLimits.maximumCount, unit: " (2^62 - 1)")
   }
 
   /// A run number, 1 when the field is absent: 1 ≤ value ≤ ``TraceLimits/maximumRun``.
@@ -175,8 +185,10 @@ struct Fields {
     return value
   }
 
-  func uint32(_ key: Key, in event: String) throws(JSONLineScanner.Failure) -> UInt32 {
-    let value = try integer(key, in: event)
+  func uint32(_ key: Key, in event: @autoclosure () -> String) throws(JSONLineScanner.Failure)
+    -> UInt32
+  {
+    let value = try integer(key, in: event())
     guard let narrow = UInt32(exactly: value) else {
       throw failure(
         key, "field \"\(key.name)\" must be between 0 and \(UInt32.max), found \(value)")
@@ -185,8 +197,9 @@ struct Fields {
   }
 
   /// An id: a positive 32-bit integer.
-  func id(_ key: Key, in event: String) throws(JSONLineScanner.Failure) -> UInt32 {
-    let value = try uint32(key, in: event)
+  func id(_ key: Key, in event: @autoclosure () -> String) throws(JSONLineScanner.Failure) -> UInt32
+  {
+    let value = try uint32(key, in: event())
     guard value > 0 else {
       throw failure(key, "field \"\(key.name)\" must be a positive id, found 0")
     }
@@ -203,14 +216,17 @@ struct Fields {
     return try bool(key, in: "")
   }
 
-  func bool(_ key: Key, in event: String) throws(JSONLineScanner.Failure) -> Bool {
-    let slot = try required(key, in: event)
+  func bool(_ key: Key, in event: @autoclosure () -> String) throws(JSONLineScanner.Failure) -> Bool
+  {
+    let slot = try required(key, in: event())
     guard case .bool(let value) = slot.value else { throw wrongType(key, "true or false", slot) }
     return value
   }
 
-  func string(_ key: Key, in event: String) throws(JSONLineScanner.Failure) -> String {
-    let slot = try required(key, in: event)
+  func string(_ key: Key, in event: @autoclosure () -> String) throws(JSONLineScanner.Failure)
+    -> String
+  {
+    let slot = try required(key, in: event())
     guard case .string(let slice) = slot.value else { throw wrongType(key, "a string", slot) }
     let text = scanner.text(slice)
     guard text.utf8.count <= TraceLimits.maximumStringLength else {
@@ -232,7 +248,7 @@ struct Fields {
   func mode() throws(JSONLineScanner.Failure) -> TraceEvent.ScheduleMode {
     let slot = try required(.mode, in: "schedule")
     guard case .string(let slice) = slot.value else { throw wrongType(.mode, "a string", slot) }
-    for mode in TraceEvent.ScheduleMode.allCases where scanner.text(slice) == mode.name {
+    for mode in TraceEvent.ScheduleMode.allCases where scanner.equals(slice, mode.staticName) {
       return mode
     }
     throw failure(

@@ -135,6 +135,16 @@ struct TraceParser {
       return
     }
     var scanner = JSONLineScanner(bytes: bytes, lineStart: start, lineEnd: end)
+    if hasHeader, let kind = CanonicalLine.scan(scanner, into: &slots) {
+      lastLine = line
+      lineObject = nil
+      do {
+        try interpret(line, scanner, kind: .event(kind))
+      } catch {
+        reportFailure(error, line, isLastWithoutNewline: isLastWithoutNewline)
+      }
+      return
+    }
     scanner.skipWhitespace()
     if scanner.position == end { return }  // blank line
     let isFirstLine = lastLine == 0
@@ -236,9 +246,10 @@ struct TraceParser {
 
   // MARK: - Meaning
 
-  private mutating func interpret(_ line: Int, _ scanner: JSONLineScanner) throws(JSONLineScanner
-    .Failure)
-  {
+  /// Turns the slots into an event or a table entry; `kind` when the fast path already knows it.
+  private mutating func interpret(
+    _ line: Int, _ scanner: JSONLineScanner, kind known: EventName? = nil
+  ) throws(JSONLineScanner.Failure) {
     let fields = Fields(slots: slots, scanner: scanner, object: lineObject)
     guard hasHeader else {
       if slots.has(.format) {
@@ -257,7 +268,8 @@ struct TraceParser {
     if slots.has(.format) {
       throw JSONLineScanner.Failure(column: 1, message: "a second header inside the trace")
     }
-    let kind = try fields.eventName()
+    let kind: EventName
+    if let known { kind = known } else { kind = try fields.eventName() }
     let time = try fields.time(.t, in: kind.label)
     if time < latestTime {
       report(
