@@ -56,6 +56,9 @@ let package = Package(
     .target(name: "Analysis", dependencies: ["Replay", "TraceFormat"]),
     // The inspector's logic: UI state, key handling and views, from replay state to a screen.
     .target(name: "Inspector", dependencies: ["Analysis", "Replay", "Screen", "TraceFormat"]),
+    // Sharing traces: export to other tools, redaction, slices, differences, several processes
+    // on one timeline. Plain Swift over the reader, the replay model and the findings.
+    .target(name: "Sharing", dependencies: ["Analysis", "Replay", "TraceFormat"]),
     // The seeds' example programs, written against `SchedulerFactory`; used by tests and recordings.
     .target(name: "Examples", dependencies: ["Scheduling"]),
     // The command-line tool: thin commands over the library modules.
@@ -63,7 +66,7 @@ let package = Package(
       name: "chronoscope",
       dependencies: [
         "Scheduling", "VirtualTime", "Recording", "TraceFormat", "Replay", "Analysis", "Screen",
-        "Inspector", "Examples", "Terminal",
+        "Inspector", "Examples", "Terminal", "Sharing",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -73,6 +76,9 @@ let package = Package(
     .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat", "TestSupport"]),
     .testTarget(name: "ReplayTests", dependencies: ["Replay", "TraceFormat", "TestSupport"]),
     .testTarget(name: "AnalysisTests", dependencies: ["Analysis", "Replay", "TraceFormat"]),
+    .testTarget(
+      name: "SharingTests",
+      dependencies: ["Sharing", "Analysis", "Replay", "TraceFormat", "TestSupport"]),
     .testTarget(
       name: "InspectorTests",
       dependencies: ["Analysis", "Inspector", "Replay", "Screen", "TraceFormat"],

@@ -58,7 +58,13 @@ final class RecorderCore: Sendable {
       metadata: metadata)
     // The core count tells a reader how many threads at once are too many; it differs from
     // machine to machine, so a reproducible recording leaves it out.
-    if !reproducible { header.cores = ProcessInfo.processInfo.activeProcessorCount }
+    if !reproducible {
+      header.cores = ProcessInfo.processInfo.activeProcessorCount
+      // Time 0 on the wall clock, for lining this trace up with other processes' traces.
+      var now = timespec()
+      clock_gettime(CLOCK_REALTIME, &now)
+      header.startNanoseconds = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
     var writer = TraceWriter(descriptor: descriptor, path: path, onError: onError)
     // A header that cannot be written is an error of `init`, like a file that cannot be opened:
     // `onError` is only ever called from the writer, for failures after the recorder started.

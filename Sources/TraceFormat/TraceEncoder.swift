@@ -54,6 +54,10 @@ public struct TraceEncoder: Sendable {
       raw(",\"cores\":")
       integer(Int64(cores))
     }
+    if let start = header.startNanoseconds {
+      raw(",\"start_ns\":")
+      integer(start)
+    }
     raw(",\"metadata\":")
     object(header.metadata)
     raw("}\n")

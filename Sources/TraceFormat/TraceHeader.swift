@@ -24,6 +24,10 @@ public struct TraceHeader: Sendable, Equatable {
   /// The processor cores of the recording machine, when the recorder wrote them (minor revision;
   /// older traces have none).
   public var cores: Int?
+  /// The wall-clock instant of time 0 of the trace, in nanoseconds since 1970 (minor revision;
+  /// older traces and reproducible recordings have none). It lines up the traces of several
+  /// processes on one timeline.
+  public var startNanoseconds: Int64?
   /// Free-form key/value pairs the app passed in, sorted by key.
   public var metadata: [String: String]
 

@@ -2,10 +2,16 @@
 enum Key: UInt8, CaseIterable {
   case t, e, a, q, th, to, by, due, run, dur, pid, mode, site, from, name, kind, file, line
   case function, delay, label, start, clock, parent, family, events, format, fields, started
-  case dropped, version, process, metadata, count, signal, inline, cores
+  case dropped, version, process, metadata, count, signal, inline, cores, startNanoseconds
 
   /// The key as written in files.
-  var name: String { self == .function ? "func" : "\(self)" }
+  var name: String {
+    switch self {
+    case .function: "func"
+    case .startNanoseconds: "start_ns"
+    default: "\(self)"
+    }
+  }
 
   /// Every key fits in eight bytes, so its bytes packed into a `UInt64` identify it.
   private static let table: [(packed: UInt64, key: Key)?] = {

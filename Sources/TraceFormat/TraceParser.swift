@@ -397,6 +397,9 @@ struct TraceParser {
       }
       header?.cores = Int(cores)
     }
+    if slots.has(.startNanoseconds) {
+      header?.startNanoseconds = try fields.time(.startNanoseconds, in: "header")
+    }
   }
 
   private mutating func append(_ event: TraceEvent, _ line: Int) {

@@ -22,6 +22,9 @@ final class InlineSyncRecordingTests: XCTestCase {
     let syncs = trace.events.filter { $0.kind == .schedule && $0.mode == .sync }
     XCTAssertEqual(syncs.map(\.ranInline), [false, true])
     XCTAssertEqual(trace.header.cores, ProcessInfo.processInfo.activeProcessorCount)
+    let start = try XCTUnwrap(trace.header.startNanoseconds, "a live recording says when it began")
+    let now = Int64(Date().timeIntervalSince1970 * 1e9)
+    XCTAssertLessThan(abs(now - start), 600 * 1_000_000_000, "within minutes of now")
     let text = try String(contentsOfFile: path, encoding: .utf8)
     XCTAssertEqual(text.components(separatedBy: "\"inline\":true").count, 2, "one line says so")
   }

@@ -66,6 +66,8 @@ final class TraceReaderTests: XCTestCase {
       header: TraceHeader(
         clock: .virtual, start: "2026-11-21T10:00:00Z", process: "tests", pid: 7,
         metadata: ["test": "round \"trip\"\n\u{1}"]))
+    original.header.cores = 3
+    original.header.startNanoseconds = 1_795_000_000_123_456_789
     original.schedulers[1] = SchedulerRecord(
       id: 1, label: "q ✓ 漢", kind: "serial", family: "virtual", time: 0)
     original.callSites[3] = CallSiteRecord(id: 3, file: "A/B.swift", line: 9, function: "f(_:)")
@@ -95,6 +97,13 @@ final class TraceReaderTests: XCTestCase {
     XCTAssertEqual(trace.threadNames, original.threadNames)
     XCTAssertEqual(trace.marks, original.marks)
     XCTAssertEqual(trace.closing, original.closing)
+  }
+
+  func testAStartInstantOutsideItsRangeIsAnErrorNamingTheRange() {
+    let late = header.replacingOccurrences(of: #""pid":42"#, with: #""pid":42,"start_ns":-5"#)
+    XCTAssertEqual(
+      only(read([late]))?.message,
+      #"field "start_ns" must be between 0 and 4611686018427387903 (2^62 - 1 ns), found -5"#)
   }
 
   func testUnknownFieldsAndUnknownEventTypesAreIgnored() {
