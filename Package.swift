@@ -78,7 +78,10 @@ let package = Package(
     .testTarget(name: "AnalysisTests", dependencies: ["Analysis", "Replay", "TraceFormat"]),
     .testTarget(
       name: "SharingTests",
-      dependencies: ["Sharing", "Analysis", "Replay", "TraceFormat", "TestSupport"]),
+      dependencies: [
+        "Sharing", "Analysis", "Replay", "TraceFormat", "TestSupport", "Examples", "Recording",
+        "Scheduling", "VirtualTime",
+      ]),
     .testTarget(
       name: "InspectorTests",
       dependencies: ["Analysis", "Inspector", "Replay", "Screen", "TraceFormat"],

@@ -32,6 +32,18 @@ public final class FindingsDemo: Sendable {
     self.busy = busy
   }
 
+  /// Runs the demonstrations to their end on a clock the caller moves: `advance` moves it by a
+  /// step (10 ms of virtual time, say) and is called until `finished` has run, at most 1,000
+  /// times. `finished` runs inside the last demonstration, as with ``run(finished:)``.
+  public func runToEnd(advance: () -> Void, finished: @escaping @Sendable () -> Void) {
+    let done = Locked(false)
+    run {
+      finished()
+      done.withLock { $0 = true }
+    }
+    for _ in 0..<1_000 where !done.value { advance() }
+  }
+
   /// Starts every demonstration. `finished` runs inside the last one — a long run on the
   /// `demo.stuck` queue with work due behind it — so a recorder closed there leaves that work
   /// pending for good: lost.

@@ -13,7 +13,7 @@ struct Chronoscope: ParsableCommand {
       """,
     version: "0.1.0",
     subcommands: [
-      View.self, Show.self, Validate.self, Check.self, Stats.self, RecordExample.self,
+      View.self, Show.self, Validate.self, Check.self, Stats.self, Diff.self, RecordExample.self,
       RecordStress.self,
       RecordCrash.self,
     ],

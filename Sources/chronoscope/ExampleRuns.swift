@@ -243,12 +243,6 @@ enum ExampleRuns {
     factory: any SchedulerFactory, clock: VirtualClock, recorder: TraceRecorder
   ) {
     let demo = FindingsDemo(factory: factory) { clock.spend($0) }
-    let finished = Locked(false)
-    demo.run {
-      recorder.close()
-      finished.withLock { $0 = true }
-    }
-    for _ in 0..<1_000 where !finished.value { clock.advance(by: .milliseconds(10)) }
-    withExtendedLifetime(demo) {}
+    demo.runToEnd(advance: { clock.advance(by: .milliseconds(10)) }) { recorder.close() }
   }
 }
