@@ -11,13 +11,14 @@ public struct TraceEncoder: Sendable {
   /// Makes an empty encoder.
   public init() {}
 
-  /// Encodes a whole trace: header, then the tables, then the events, then the end marker.
+  /// Encodes a whole trace: header, thread names and call sites, then the events with each
+  /// scheduler defined where its time falls among them (so `t` never goes back), then the end
+  /// marker at the close time.
   public static func encode(_ trace: Trace) -> [UInt8] {
     var encoder = TraceEncoder()
     encoder.header(trace.header)
-    for scheduler in trace.schedulers.values.sorted(by: { $0.id < $1.id }) {
-      encoder.scheduler(scheduler)
-    }
+    let schedulers = trace.schedulers.values.sorted { ($0.time, $0.id) < ($1.time, $1.id) }
+    var defined = 0
     for (id, name) in trace.threadNames.sorted(by: { $0.key < $1.key }) {
       encoder.thread(id: id, name: name, time: 0)
     }
@@ -25,15 +26,21 @@ public struct TraceEncoder: Sendable {
       encoder.callSite(site, time: 0)
     }
     for event in trace.events {
+      while defined < schedulers.count, schedulers[defined].time <= event.time {
+        encoder.scheduler(schedulers[defined])
+        defined += 1
+      }
       encoder.event(
         event,
         mark: event.markIndex.flatMap { trace.marks.indices.contains($0) ? trace.marks[$0] : nil })
     }
+    for scheduler in schedulers[defined...] { encoder.scheduler(scheduler) }
+    let end = max(trace.span, trace.closedAt ?? 0, schedulers.last?.time ?? 0)
     if trace.droppedEvents > 0 {
-      encoder.dropped(time: trace.span, count: trace.droppedEvents)
+      encoder.dropped(time: end, count: trace.droppedEvents)
     }
     if let closing = trace.closing {
-      encoder.closing(time: trace.span, closing)
+      encoder.closing(time: end, closing)
     }
     return encoder.bytes
   }

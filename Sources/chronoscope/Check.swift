@@ -34,6 +34,12 @@ struct Check: ParsableCommand {
   )
   var threads: Int?
 
+  @Flag(
+    help:
+      "Treat the files as the processes of one run: one timeline, queues and threads tagged P1, P2… (as view and show do)."
+  )
+  var merge = false
+
   @Flag(help: "Print the findings as one JSON document.")
   var json = false
 
@@ -52,8 +58,9 @@ struct Check: ParsableCommand {
     }
     var reports: [(file: String, replay: ReplayEngine, findings: [Finding])] = []
     var unreadable = false
-    for file in files {
-      guard let replay = try? TraceLoading.loadReplay(file) else {
+    for file in merge ? [TraceLoading.mergedName(files)] : files {
+      let paths = merge ? files : [file]
+      guard let replay = try? TraceLoading.loadReplay(paths) else {
         unreadable = true
         continue
       }

@@ -14,8 +14,10 @@ struct Show: ParsableCommand {
       """
   )
 
-  @Argument(help: "The trace file.", completion: .file())
-  var file: String
+  @Argument(
+    help: "The trace file; several files, one per process, share one timeline.",
+    completion: .file())
+  var files: [String]
 
   // Unconditional, so that `--at -1s` reaches the check that explains it.
   @Option(
@@ -80,7 +82,7 @@ struct Show: ParsableCommand {
       throw UsageFailure(error.message)
     }
     var app: InspectorApp
-    do { app = try TraceLoading.load(file) } catch { throw ExitCode(2) }
+    do { app = try TraceLoading.load(files) } catch { throw ExitCode(2) }
     try Self.check(target, in: app.replay, text: at)
     app.seek(to: target)
     if byThread { app.group(by: .byThread) }
@@ -96,7 +98,9 @@ struct Show: ParsableCommand {
     if findings {
       print("\nFindings (\(app.findings.count))")
       for finding in app.findings {
-        print(TextWidth.sanitized(Check.line(finding, in: app.replay, file: file)))
+        print(
+          TextWidth.sanitized(
+            Check.line(finding, in: app.replay, file: files.joined(separator: " + "))))
       }
     }
   }

@@ -16,14 +16,21 @@ struct Stats: ParsableCommand {
   @Argument(help: "Trace files to summarise.", completion: .file())
   var files: [String]
 
+  @Flag(
+    help:
+      "Treat the files as the processes of one run: one timeline, queues and threads tagged P1, P2… (as view and show do)."
+  )
+  var merge = false
+
   @Flag(help: "Print the figures as one JSON document.")
   var json = false
 
   func run() throws {
     var reports: [(file: String, stats: TraceStatistics)] = []
     var unreadable = false
-    for file in files {
-      guard let replay = try? TraceLoading.loadReplay(file) else {
+    for file in merge ? [TraceLoading.mergedName(files)] : files {
+      let paths = merge ? files : [file]
+      guard let replay = try? TraceLoading.loadReplay(paths) else {
         unreadable = true
         continue
       }

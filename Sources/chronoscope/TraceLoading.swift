@@ -2,6 +2,7 @@ import Foundation
 import Inspector
 import Replay
 import Screen
+import Sharing
 import TraceFormat
 
 /// Loads a trace for the inspector, or explains on stderr why it cannot.
@@ -72,13 +73,47 @@ enum TraceLoading {
   /// Reads and prepares `path`; on errors prints them (file:line:column: message) to stderr and
   /// throws, before any terminal is touched. Shows a progress bar on stderr for large files.
   static func load(_ path: String, timeStep: Int64? = nil) throws -> InspectorApp {
+    try load([path], timeStep: timeStep)
+  }
+
+  /// Reads and prepares `paths`, one trace per process, as one timeline (see `TraceMerge`).
+  static func load(_ paths: [String], timeStep: Int64? = nil) throws -> InspectorApp {
     InspectorApp(
-      replay: try loadReplay(path), name: URL(fileURLWithPath: path).lastPathComponent,
+      replay: try loadReplay(paths),
+      name: paths.count == 1
+        ? URL(fileURLWithPath: paths[0]).lastPathComponent
+        : mergedName(paths.map { URL(fileURLWithPath: $0).lastPathComponent }),
       timeStep: timeStep)
+  }
+
+  /// How several files merged on one timeline are named: `P1 a.trace + P2 b.trace`.
+  static func mergedName(_ files: [String]) -> String {
+    files.indices.map { "\(TraceMerge.tag($0)) \(files[$0])" }.joined(separator: " + ")
+  }
+
+  /// Reads `paths`, one trace per process, and prepares them as one replay: a single file as
+  /// it is, several merged on one timeline with each queue and thread named after its process.
+  static func loadReplay(_ paths: [String]) throws -> ReplayEngine {
+    guard paths.count > 1 else { return try loadReplay(paths.first ?? bundledPath()) }
+    var traces: [Trace] = []
+    for path in paths { traces.append(try loadTrace(path)) }
+    let merged: Trace
+    do {
+      merged = try TraceMerge.merge(traces, sources: paths)
+    } catch {
+      standardError("chronoscope: \(TextWidth.sanitized(error.description))")
+      throw CleanExit.failure
+    }
+    return prepare(merged)
   }
 
   /// Reads and prepares `path` as a replay; errors as for ``load(_:timeStep:)``.
   static func loadReplay(_ path: String) throws -> ReplayEngine {
+    prepare(try loadTrace(path))
+  }
+
+  /// Reads `path`; errors as for ``load(_:timeStep:)``.
+  static func loadTrace(_ path: String) throws -> Trace {
     if let problem = fileProblem(path) {
       standardError(problem)
       throw CleanExit.failure
@@ -94,6 +129,11 @@ enum TraceLoading {
       }
       throw CleanExit.failure
     }
+    return trace
+  }
+
+  /// The replay of `trace`, with a progress bar on stderr for large ones.
+  static func prepare(_ trace: Trace) -> ReplayEngine {
     let preparing =
       trace.events.count > 1_000_000 && isatty(2) != 0 ? ProgressBar(title: "preparing") : nil
     let replay = ReplayEngine(trace: trace) { preparing?.update($0) }

@@ -14,8 +14,11 @@ struct View: ParsableCommand {
     discussion: "With no file, opens \(TraceLoading.bundledRecording). Press ? inside for the keys."
   )
 
-  @Argument(help: "The trace file (default: the bundled recording).", completion: .file())
-  var file: String?
+  @Argument(
+    help:
+      "The trace file (default: the bundled recording); several files, one per process, share one timeline.",
+    completion: .file())
+  var files: [String] = []
 
   @Option(help: "How far t / T step, e.g. 10ms (default: a fiftieth of the trace).")
   var step: String?
@@ -24,7 +27,7 @@ struct View: ParsableCommand {
   var noColor = false
 
   func run() throws {
-    let path = file ?? TraceLoading.bundledPath()
+    let paths = files.isEmpty ? [TraceLoading.bundledPath()] : files
     var timeStep: Int64?
     if let step {
       guard case .time(let value) = TimeText.parse(step), value > 0 else {
@@ -33,7 +36,7 @@ struct View: ParsableCommand {
       timeStep = value
     }
     var app: InspectorApp
-    do { app = try TraceLoading.load(path, timeStep: timeStep) } catch { throw ExitCode(2) }
+    do { app = try TraceLoading.load(paths, timeStep: timeStep) } catch { throw ExitCode(2) }
 
     let terminal: TerminalSession
     do {
