@@ -68,7 +68,8 @@ extension InspectorApp {
       findings.isEmpty ? "" : "  ⚑ \(findings.count) finding\(findings.count == 1 ? "" : "s")"
     let ending =
       replay.crash.map { "  ⚠ crashed: \($0.signal)" } ?? (replay.isClosed ? "" : "  ⚠ not closed")
-    let warning = found + ending
+    let followed = following ? (isLive ? "  ● live" : "  ◌ following · G live end") : ""
+    let warning = followed + found + (following && !replay.isClosed ? "" : ending)
     // The warning keeps its room first; the name and clock are cut with an ellipsis.
     let limit = max(grid.width - rightWidth - 2, 0)
     let warningWidth = min(TextWidth.columns(of: warning), limit)

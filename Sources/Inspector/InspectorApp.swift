@@ -44,7 +44,9 @@ public struct InspectorApp: Sendable {
   private(set) var matches: [EventIndex] = []
   /// What `FindingsAnalysis` found in the trace, by time: listed with `!`, jumped to with `x`/`X`,
   /// marked on the lanes.
-  public let findings: [Finding]
+  public private(set) var findings: [Finding]
+  /// Whether the trace is being followed as another process writes it (`view --follow`).
+  public private(set) var following = false
 
   /// Makes an inspector at the start of the trace.
   ///
@@ -62,6 +64,38 @@ public struct InspectorApp: Sendable {
       state.message = Self.unclosedWarning
     }
     refreshLanes()
+  }
+
+  // MARK: - Following a trace as it is written
+
+  /// Whether the cursor is at the end of a followed trace, so that new events move it along.
+  public var isLive: Bool { following && replay.position == replay.eventCount }
+
+  /// Starts following the trace as it is written: the cursor goes to its end, and
+  /// ``follow(_:)`` takes each newer read.
+  public mutating func startFollowing() {
+    following = true
+    seek(index: replay.eventCount)
+  }
+
+  /// Takes a newer read of the trace being followed: the UI state stays; the cursor moves to the
+  /// new end when it was at the end (live), else it stays on its event (`G` goes live again).
+  /// Findings, lanes and search matches are redone for the longer trace.
+  public mutating func follow(_ newer: ReplayEngine) {
+    let live = replay.position == replay.eventCount
+    following = true
+    let position = replay.position
+    replay = newer
+    findings = FindingsAnalysis.findings(in: replay)
+    if live {
+      replay.seek(to: replay.eventCount)
+      state.clock = replay.now
+    } else {
+      replay.seek(to: min(position, replay.eventCount))
+      state.clock = min(state.clock, replay.span)
+    }
+    refreshLanes()
+    if let search = state.search { matches = SearchQuery(search).matches(in: replay) }
   }
 
   // MARK: - Settings a command line can make

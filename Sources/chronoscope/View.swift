@@ -5,6 +5,7 @@ import Inspector
 import Replay
 import Screen
 import Terminal
+import TraceFormat
 
 /// `chronoscope view [FILE]`: the interactive inspector. With no file it opens the bundled
 /// recording, so `swift run chronoscope` shows something real at once.
@@ -26,6 +27,12 @@ struct View: ParsableCommand {
   @Flag(help: "Draw without colours (also when NO_COLOR is set).")
   var noColor = false
 
+  @Flag(
+    help:
+      "Follow a trace another process is still writing: new events appear; at the end the cursor moves with them (G goes back to the end)."
+  )
+  var follow = false
+
   func run() throws {
     let paths = files.isEmpty ? [TraceLoading.bundledPath()] : files
     var timeStep: Int64?
@@ -35,8 +42,15 @@ struct View: ParsableCommand {
       }
       timeStep = value
     }
+    if follow, paths.count != 1 {
+      throw ValidationError("--follow follows one file")
+    }
+    // The file's state is taken before it is read, so that what is written meanwhile is read
+    // at the first poll.
+    var followed = follow ? FollowedFile(path: paths[0]) : nil
     var app: InspectorApp
     do { app = try TraceLoading.load(paths, timeStep: timeStep) } catch { throw ExitCode(2) }
+    if follow { app.startFollowing() }
 
     let terminal: TerminalSession
     do {
@@ -61,6 +75,45 @@ struct View: ParsableCommand {
       app.tick(elapsed: Int64(now - last))
       last = now
       if let key, !app.handle(key) { break }
+      if let replay = followed?.poll() { app.follow(replay) }
     }
+  }
+}
+
+/// A trace file another process is still writing, read again whenever it has changed.
+///
+/// Each change reads the whole file again (about 0.1 s per 10 MB here), at most every 250 ms; a
+/// read with errors (a file being replaced, say) is skipped and the last good one stays. A final
+/// line still being written is left for the next read, as the reader ignores a cut-off last line.
+struct FollowedFile {
+  let path: String
+  private var seen: (size: Int64, modified: Date?)?
+  private var lastPoll: UInt64 = 0
+
+  /// Starts following `path` as it is now.
+  init(path: String) {
+    self.path = path
+    seen = Self.state(of: path)
+  }
+
+  private static func state(of path: String) -> (size: Int64, modified: Date?)? {
+    guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+      let size = (attributes[.size] as? NSNumber)?.int64Value
+    else { return nil }
+    return (size, attributes[.modificationDate] as? Date)
+  }
+
+  /// The replay of the file's current contents if it changed since it was last read, else nil.
+  mutating func poll() -> ReplayEngine? {
+    let now = DispatchTime.now().uptimeNanoseconds
+    guard now &- lastPoll >= 250_000_000 else { return nil }
+    lastPoll = now
+    guard let current = Self.state(of: path),
+      current.size != seen?.size || current.modified != seen?.modified
+    else { return nil }
+    let reading = TraceReader.read(path: path)
+    guard let trace = reading.trace, !reading.hasErrors else { return nil }
+    seen = current
+    return ReplayEngine(trace: trace)
   }
 }
