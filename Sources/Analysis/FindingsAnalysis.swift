@@ -37,11 +37,15 @@ private struct Pass {
   /// When a one-shot action finished, for no-op cancels.
   private var finishedAt: [Int64?]
   private var cancelled: [Bool]
-  /// Actions pending on each queue, for head-of-line blocking.
-  private var pendingOn: [QueueID: Set<ActionIndex>] = [:]
+  /// Actions pending on each queue (by queue slot), for head-of-line blocking: a doubly linked
+  /// list through `nextPending` / `previousPending` (by action slot, -1 for none), so that adding
+  /// and removing cost no hashing — they happen on nearly every event.
+  private var firstPending: [Int32]
+  private var nextPending: [Int32]
+  private var previousPending: [Int32]
   /// Runs under way per thread, the number of threads with one, and the episode above the
   /// thread limit in progress (its first begin and its peak).
-  private var runningOn: [ThreadID: Int] = [:]
+  private var runningOn: [Int32]
   private var beganOn: [ThreadID]
   private var busyThreads = 0
   private let threadLimit: Int?
@@ -64,6 +68,10 @@ private struct Pass {
     finishedAt = [Int64?](repeating: nil, count: count)
     cancelled = [Bool](repeating: false, count: count)
     beganOn = [ThreadID](repeating: ThreadID(rawValue: 0), count: count)
+    firstPending = [Int32](repeating: -1, count: replay.queueSlotCount)
+    nextPending = [Int32](repeating: -1, count: count)
+    previousPending = [Int32](repeating: -1, count: count)
+    runningOn = [Int32](repeating: 0, count: replay.threadSlotCount)
     threadLimit = thresholds.threads ?? replay.header.cores.map { 4 * $0 }
   }
 
@@ -79,8 +87,8 @@ private struct Pass {
     }
     guard next != prior else { return }
     states[slot] = next
-    if prior == .pending { pendingOn[info.queue]?.remove(action) }
-    if next == .pending { pendingOn[info.queue, default: []].insert(action) }
+    if prior == .pending { removePending(slot) }
+    if next == .pending { addPending(slot) }
     switch event.kind {
     case .begin:
       runs[slot] += 1
@@ -99,6 +107,41 @@ private struct Pass {
     }
   }
 
+  // MARK: - Pending per queue
+
+  private mutating func addPending(_ slot: Int) {
+    let queue = replay.queueSlot(of: ActionIndex(slot))
+    let head = firstPending[queue]
+    nextPending[slot] = head
+    previousPending[slot] = -1
+    if head >= 0 { previousPending[Int(head)] = Int32(slot) }
+    firstPending[queue] = Int32(slot)
+  }
+
+  private mutating func removePending(_ slot: Int) {
+    let next = nextPending[slot]
+    let previous = previousPending[slot]
+    if previous >= 0 {
+      nextPending[Int(previous)] = next
+    } else {
+      firstPending[replay.queueSlot(of: ActionIndex(slot))] = next
+    }
+    if next >= 0 { previousPending[Int(next)] = previous }
+    nextPending[slot] = -1
+    previousPending[slot] = -1
+  }
+
+  /// The actions pending on the queue of `action`'s slot, in no particular order.
+  private func pending(onQueueOf action: ActionIndex) -> [ActionIndex] {
+    var waiting: [ActionIndex] = []
+    var slot = firstPending[replay.queueSlot(of: action)]
+    while slot >= 0 {
+      waiting.append(ActionIndex(Int(slot)))
+      slot = nextPending[Int(slot)]
+    }
+    return waiting
+  }
+
   // MARK: - Per event
 
   private mutating func inlineSync(_ action: ActionIndex, at time: Int64) {
@@ -114,8 +157,9 @@ private struct Pass {
   }
 
   private mutating func threadStarted(_ thread: ThreadID, by action: ActionIndex, at time: Int64) {
-    runningOn[thread, default: 0] += 1
-    guard runningOn[thread] == 1 else { return }
+    guard let slot = replay.threadSlot(of: thread) else { return }
+    runningOn[slot] += 1
+    guard runningOn[slot] == 1 else { return }
     busyThreads += 1
     guard let limit = threadLimit, busyThreads > limit else { return }
     if let episode = explosion, let calm = episode.calmSince,
@@ -131,8 +175,9 @@ private struct Pass {
   }
 
   private mutating func threadFinished(_ thread: ThreadID, at time: Int64) {
-    guard let running = runningOn[thread], running > 0 else { return }
-    runningOn[thread] = running - 1
+    guard let slot = replay.threadSlot(of: thread), runningOn[slot] > 0 else { return }
+    let running = runningOn[slot]
+    runningOn[slot] = running - 1
     guard running == 1 else { return }
     busyThreads -= 1
     if let limit = threadLimit, busyThreads == limit, explosion?.calmSince == nil {
@@ -193,7 +238,7 @@ private struct Pass {
     guard kind == "serial" || kind == "main", length > thresholds.block else { return }
     // Who was due while it ran and still waits: the work this run held up.
     var waits: [(action: ActionIndex, wait: Int64)] = []
-    for waiter in pendingOn[info.queue] ?? [] {
+    for waiter in pending(onQueueOf: action) {
       let waiterInfo = replay.action(waiter)
       let due = waiterInfo.due(ofRun: runs[waiter.int] + 1)
       guard due < time else { continue }

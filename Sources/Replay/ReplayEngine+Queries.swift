@@ -273,3 +273,20 @@ extension ReplayEngine {
     return life
   }
 }
+
+// MARK: - Dense slots, for passes over the events that keep per-queue or per-thread state
+
+extension ReplayEngine {
+  /// How many queue slots there are: one per defined queue, plus one shared by work on queues the
+  /// trace never defined.
+  package var queueSlotCount: Int { queues.count + 1 }
+
+  /// The queue slot of the queue `action` was scheduled on, in `0..<queueSlotCount`.
+  package func queueSlot(of action: ActionIndex) -> Int { Int(actions[action.int].queueSlot) }
+
+  /// How many thread slots there are: one per thread seen in the trace.
+  package var threadSlotCount: Int { threadSlots.count }
+
+  /// The slot of `thread`, in `0..<threadSlotCount`, if the trace has it.
+  package func threadSlot(of thread: ThreadID) -> Int? { threadSlots[thread.rawValue] }
+}
