@@ -16,6 +16,10 @@ import TraceFormat
 enum ReplayBenchmark {
   static func main() throws {
     let flags = try Flags(Array(CommandLine.arguments.dropFirst()))
+    if let path = flags.string("file") {
+      try CheckPipeline.run(path: path)
+      return
+    }
     let events = Int(flags.string("events") ?? "") ?? 10_000_000
     let seeks = Int(flags.string("seeks") ?? "") ?? 2_000
     let baseline = currentResidentSetBytes() ?? 0
