@@ -24,8 +24,11 @@ final class RecordedAction: CancellationObserver {
   private let runs = Atomic<UInt32>(0)
 
   let core: RecorderCore
-  /// The wrapped work (nil for `sync`, whose work runs in place).
-  private let work: (@Sendable () -> Void)?
+  /// The wrapped work (nil for `sync`, whose work runs in place). A one-shot action lets go of it
+  /// when its run starts: the observer of a handle that is never cancelled must not keep what the
+  /// work captured. Only `fire()` touches it, and a one-shot action fires once, so it needs no
+  /// lock.
+  nonisolated(unsafe) private var work: (@Sendable () -> Void)?
 
   init(
     id: UInt32, schedulingThread: UInt32, isRepeating: Bool, core: RecorderCore,
@@ -42,6 +45,7 @@ final class RecordedAction: CancellationObserver {
   /// first, in which case the work does not run at all.
   func fire() {
     guard let work else { return }
+    if !isRepeating { self.work = nil }
     let buffer = core.currentBuffer()
     guard let (run, start) = beginRun(on: buffer) else { return }
     work()

@@ -36,9 +36,10 @@ public final class LiveScheduler: Scheduler {
   public func scheduleAsync(from callSite: CallSite, _ work: @escaping @Sendable () -> Void)
     -> SchedulerTask
   {
-    let task = SchedulerTask()
+    // The block holds the handle, not the work: a cancel lets go of the work at once.
+    let task = WorkTask(work)
     executor.execute { [self] in
-      if task.isCancelled { return }
+      guard let work = task.takeForLastRun() else { return }
       run(work)
     }
     return task
@@ -47,8 +48,9 @@ public final class LiveScheduler: Scheduler {
   public func scheduleAfter(
     _ delay: Duration, from callSite: CallSite, _ work: @escaping @Sendable () -> Void
   ) -> SchedulerTask {
-    let task = SchedulerTask()
+    let task = WorkTask(work)
     execute(notBefore: Self.deadline(after: delay, from: Self.now()), task) { [self] _ in
+      guard let work = task.takeForLastRun() else { return }
       run(work)
     }
     return task
@@ -57,10 +59,11 @@ public final class LiveScheduler: Scheduler {
   public func scheduleRepeating(
     every interval: Duration, from callSite: CallSite, _ work: @escaping @Sendable () -> Void
   ) -> SchedulerTask {
-    let task = SchedulerTask()
+    let task = WorkTask(work)
     let step = max(interval.clampedNanoseconds, 1)
     @Sendable func tick(_ due: UInt64) {
       execute(notBefore: due, task) { [self] due in
+        guard let work = task.workForRun else { return }
         run(work)
         if task.isCancelled { return }
         tick(max(due &+ UInt64(step), Self.now()))

@@ -8,7 +8,9 @@ import Synchronization
 /// ```
 ///
 /// Cancelling is idempotent and safe from any thread. Work that has not started will never run;
-/// work already running finishes (a repeating action then does not run again).
+/// work already running finishes (a repeating action then does not run again). Every family lets
+/// go of the work on cancel, so what the closure captured is released at once — not when the
+/// work would have been due — and a timer whose closure captures its owner does not keep it.
 ///
 /// The class is open so that a scheduler can keep its own bookkeeping in the handle it returns
 /// (the virtual clock does: one allocation per action instead of two); everything on it is final.
@@ -52,7 +54,13 @@ open class SchedulerTask: @unchecked Sendable {
       return handlers
     }
     Self.notify(taken)
+    didCancel()
   }
+
+  /// Called once, on the thread that first calls ``cancel()``, after the observers: a subclass
+  /// that holds the work lets go of it here. The work may be running on another thread at that
+  /// moment; it finishes with its own reference.
+  open func didCancel() {}
 
   /// Adds `handler` to what runs on the first ``cancel()``; runs it at once if that has happened.
   ///

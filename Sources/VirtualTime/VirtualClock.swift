@@ -114,8 +114,8 @@ public final class VirtualClock: Sendable {
         throw .horizonExceeded(horizon: .nanoseconds(limit), pending: pendingActions)
       }
       if steps >= maxSteps { throw .stepLimitExceeded(steps: steps, pending: pendingActions) }
-      guard let action = takeNext(upTo: limit) else { continue }
-      runAction(action)
+      guard let (action, work) = takeNext(upTo: limit) else { continue }
+      runAction(action, work)
       steps += 1
     }
   }
@@ -124,8 +124,8 @@ public final class VirtualClock: Sendable {
   /// pending.
   @discardableResult
   public func step() -> Bool {
-    guard let action = takeNext(upTo: .max) else { return false }
-    runAction(action)
+    guard let (action, work) = takeNext(upTo: .max) else { return false }
+    runAction(action, work)
     return true
   }
 
@@ -194,8 +194,8 @@ public final class VirtualClock: Sendable {
       let task = schedule(
         { borrowed.runOnce() }, on: scheduler, delay: 0, interval: nil, callSite: callSite)
       let due = state.withLock { $0.now }
-      while result == nil, let action = takeNext(upTo: due) {
-        runAction(action)
+      while result == nil, let (action, work) = takeNext(upTo: due) {
+        runAction(action, work)
       }
       task.cancel()
       borrowed.release()
@@ -211,21 +211,22 @@ public final class VirtualClock: Sendable {
     state.withLock { $0.now = max($0.now, target) }
   }
 
-  /// Takes the next live action due no later than `limit`, moving `now` to its due time.
-  private func takeNext(upTo limit: Int64) -> Action? {
+  /// Takes the next live action due no later than `limit`, and its work, moving `now` to its
+  /// due time.
+  private func takeNext(upTo limit: Int64) -> (Action, @Sendable () -> Void)? {
     state.withLock { $0.takeNext(upTo: limit) }
   }
 
-  private func runAction(_ action: Action) {
-    ExecutionContext.run(on: action.scheduler, action: action.work)
+  private func runAction(_ action: Action, _ work: @Sendable () -> Void) {
+    ExecutionContext.run(on: action.scheduler, action: work)
     state.withLock { $0.finish(action) }
   }
 
   /// Runs everything due up to `limit`, taking one lock per action.
   private func drain(upTo limit: Int64) {
     var next = takeNext(upTo: limit)
-    while let action = next {
-      ExecutionContext.run(on: action.scheduler, action: action.work)
+    while let (action, work) = next {
+      ExecutionContext.run(on: action.scheduler, action: work)
       next = state.withLock { state in
         state.finish(action)
         return state.takeNext(upTo: limit)
@@ -238,11 +239,14 @@ public final class VirtualClock: Sendable {
 
 extension VirtualClock {
   /// One piece of scheduled work, and the handle its caller gets back: one allocation per
-  /// action. A repeating action is re-queued after each run.
-  // @unchecked Sendable (as its superclass): every stored property here is immutable.
+  /// action. A repeating action is re-queued after each run. It lets go of its work after its
+  /// last run and on cancel, so that what the work captured goes at once.
+  // @unchecked Sendable (as its superclass): `work` is only touched under the clock's lock, the
+  // other stored properties are immutable.
   final class Action: SchedulerTask, @unchecked Sendable {
     let scheduler: VirtualScheduler
-    let work: @Sendable () -> Void
+    /// Under the clock's lock.
+    nonisolated(unsafe) var work: (@Sendable () -> Void)?
     /// The repeat interval in ns; 0 for one-shot work.
     let interval: Int64
     let callSite: CallSite
@@ -256,6 +260,10 @@ extension VirtualClock {
       self.interval = interval.map { max($0, 1) } ?? 0
       self.callSite = callSite
       super.init()
+    }
+
+    override func didCancel() {
+      scheduler.clock.state.withLock { _ in work = nil }
     }
   }
 
@@ -295,15 +303,17 @@ extension VirtualClock {
       }
     }
 
-    /// Removes and returns the next live action due by `limit`, moving `now` to its due time
-    /// (never to a cancelled action's), and marks its scheduler running.
-    mutating func takeNext(upTo limit: Int64) -> Action? {
+    /// Removes and returns the next live action due by `limit` and its work, moving `now` to
+    /// its due time (never to a cancelled action's), and marks its scheduler running. A one-shot
+    /// action hands over its work for good.
+    mutating func takeNext(upTo limit: Int64) -> (Action, @Sendable () -> Void)? {
       while let due = heap.min?.due, due <= limit {
         let action = heap.removeMin().action
-        if action.isCancelled { continue }
+        guard !action.isCancelled, let work = action.work else { continue }
+        if action.interval == 0 { action.work = nil }
         now = max(now, due)
         running.append(action.scheduler)
-        return action
+        return (action, work)
       }
       return nil
     }
