@@ -79,6 +79,16 @@ enum TraceLoading {
 
   /// Reads and prepares `path` as a replay; errors as for ``load(_:timeStep:)``.
   static func loadReplay(_ path: String) throws -> ReplayEngine {
+    let trace = try loadTrace(path)
+    let preparing =
+      trace.events.count > 1_000_000 && isatty(2) != 0 ? ProgressBar(title: "preparing") : nil
+    let replay = ReplayEngine(trace: trace) { preparing?.update($0) }
+    preparing?.finish()
+    return replay
+  }
+
+  /// Reads `path` as a trace; errors as for ``load(_:timeStep:)``.
+  static func loadTrace(_ path: String) throws -> Trace {
     if let problem = fileProblem(path) {
       standardError(problem)
       throw CleanExit.failure
@@ -94,11 +104,7 @@ enum TraceLoading {
       }
       throw CleanExit.failure
     }
-    let preparing =
-      trace.events.count > 1_000_000 && isatty(2) != 0 ? ProgressBar(title: "preparing") : nil
-    let replay = ReplayEngine(trace: trace) { preparing?.update($0) }
-    preparing?.finish()
-    return replay
+    return trace
   }
 }
 
