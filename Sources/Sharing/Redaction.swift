@@ -8,7 +8,7 @@ import TraceFormat
 /// ```swift
 /// let redaction = try Redaction(salt: "only-we-know", keepPattern: "main|app\\..*")
 /// let (redacted, summary) = redaction.redact(trace)
-/// redacted.schedulers[4]?.label   // "r:3f2a9c0d51e8b07c4e11", the same for every "app.cache"
+/// redacted.schedulers[4]?.label   // "r:…" (22 characters), the same for every "app.cache"
 /// summary.count(of: .label)       // labels replaced
 /// ```
 ///
@@ -20,8 +20,8 @@ import TraceFormat
 ///   alone, so redacting twice changes nothing more. A string that merely looks like a token —
 ///   `r:abcd`, or 20 hex digits with a wrong check — is original data and is replaced like any
 ///   other: only a check forged with the salt survives (one chance in 2³² by accident).
-/// - **Kept.** Empty strings (they say nothing); the header's `start`, `start_ns`, `cores`, clock
-///   and version (times and machine facts); a scheduler's kind and family, and a crash's signal,
+/// - **Kept.** Empty strings (they say nothing); the header's `start` (when it is an ISO 8601
+///   time), `start_ns`, `cores`, clock and version (times and machine facts); a scheduler's kind and family, and a crash's signal,
 ///   when they are the format's own words (others are replaced); labels that ``keep`` matches
 ///   whole; and the values of the slice keys `slice_from_ns` and `slice_to_ns` when they are
 ///   plain numbers.
@@ -29,6 +29,8 @@ import TraceFormat
 /// - Warning: A hash hides a string, not its guessable contents: with the default (empty, so
 ///   public) salt anyone can hash `"main"` and find it. Pass a secret ``salt`` for a trace that
 ///   leaves your hands.
+///
+/// Not `Sendable`: ``keep`` is a `Regex`, which is not.
 public struct Redaction {
   /// The salt every hash is keyed with; "" by default.
   public let salt: String
