@@ -237,6 +237,83 @@ final class TraceSliceTests: XCTestCase {
     XCTAssertNotNil(before.closing)
   }
 
+  /// A random trace, well-formed lives and hostile ones alike: begins without schedules, ends
+  /// without begins, duplicate ids, cancels of finished work, repeating work, times that step
+  /// back, unknown schedulers.
+  private static func randomTrace(_ random: inout SeededGenerator) -> Trace {
+    func pick<T>(_ values: [T]) -> T { values[Int(random.next() % UInt64(values.count))] }
+    let actions = UInt64(1 + random.next() % 10)
+    var time: Int64 = 0
+    var events: [TraceEvent] = []
+    var marks: [MarkRecord] = []
+    for _ in 0..<(10 + random.next() % 120) {
+      time = max(0, time + pick([0, 1, 3, 10, -5]))
+      let action = UInt32(1 + random.next() % actions)
+      let thread = UInt32(1 + random.next() % 3)
+      switch random.next() % 12 {
+      case 0, 1, 2:
+        events.append(
+          .schedule(
+            time: time, action: action, scheduler: UInt32(1 + random.next() % 3),
+            mode: pick(TraceEvent.ScheduleMode.allCases), delay: pick([0, 4, 25]),
+            due: time + pick([0, 4, 25]), thread: thread, parent: UInt32(random.next() % 3),
+            site: UInt32(random.next() % 3)))
+      case 3, 4, 5:
+        events.append(.begin(time: time, action: action, thread: thread, run: pick([1, 2, 3])))
+      case 6, 7:
+        events.append(
+          .end(time: time, action: action, thread: thread, run: pick([1, 2, 3]), duration: 2))
+      case 8: events.append(.hop(time: time, action: action, from: thread, to: thread % 3 + 1))
+      case 9:
+        events.append(
+          .cancel(
+            time: time, action: action, thread: thread, by: UInt32(random.next() % 3),
+            started: random.next() % 2 == 0))
+      default:
+        events.append(.mark(time: time, thread: thread, mark: UInt32(marks.count)))
+        marks.append(MarkRecord(name: "m\(marks.count)"))
+      }
+    }
+    var trace = Trace(
+      header: TraceHeader(clock: .virtual, start: "", process: "property", pid: 1),
+      events: events,
+      schedulers: [
+        1: SchedulerRecord(id: 1, label: "main", kind: "main", family: "virtual", time: 0),
+        2: SchedulerRecord(id: 2, label: "work", kind: "concurrent", family: "virtual", time: 0),
+      ],
+      callSites: [1: CallSiteRecord(id: 1, file: "F.swift", line: 1, function: "f()")],
+      threadNames: [1: "main", 2: "worker"], marks: marks)
+    if random.next() % 2 == 0 {
+      trace.closing = Trace.Closing(written: Int64(events.count), dropped: 0)
+      trace.closedAt = time + 1
+    }
+    return trace
+  }
+
+  func testSlicesOfRandomHostileTracesReplayAsTheOriginalInTheWindow() throws {
+    for seed in 1...300 {
+      var random = SeededGenerator(seed: UInt64(seed))
+      let original = Self.randomTrace(&random)
+      let (trace, reading) = try SharingFixtures.read(TraceFileWriter.encode(original))
+      let end = TraceSlice.end(of: trace)
+      let from = Int64(random.next() % UInt64(end + 1))
+      let to = from + Int64(random.next() % UInt64(end - from + 1))
+      let (slice, sliceReading) = try self.slice(trace, from: from, to: to)
+      let name = "seed \(seed), \(from)…\(to)"
+      XCTAssertLessThanOrEqual(sliceReading.warningCount, reading.warningCount, name)
+      var replay = (original: ReplayEngine(trace: trace), slice: ReplayEngine(trace: slice))
+      let instants = Set([from, to] + trace.events.map(\.time).filter { (from...to).contains($0) })
+      for instant in instants {
+        replay.original.seek(toTime: instant)
+        replay.slice.seek(toTime: instant)
+        let (queues, threads) = (replay.original.queues, replay.original.threads)
+        XCTAssertEqual(
+          Snapshot(replay.slice, queues: queues, threads: threads),
+          Snapshot(replay.original, queues: queues, threads: threads), "\(name) at \(instant)")
+      }
+    }
+  }
+
   // MARK: - Windows
 
   func testWindowsOutsideTheTraceOrBackwardsAreErrorsThatSaySo() throws {
