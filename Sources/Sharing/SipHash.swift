@@ -6,15 +6,18 @@
 /// output, or compute the output of a guess.
 ///
 /// ```swift
-/// var key = SipHash.Key(k0: 0x0706_0504_0302_0100, k1: 0x0F0E_0D0C_0B0A_0908)
-/// SipHash.hash(Array(0..<15), key: key)  // 0xa129ca6149be45e5, the paper's worked example
+/// let key = SipHash.Key(k0: 0x0706_0504_0302_0100, k1: 0x0F0E_0D0C_0B0A_0908)
+/// SipHash.hash((0..<15).map { UInt8($0) }, key: key)  // 0xa129ca6149be45e5, the paper's example
 /// ```
 package enum SipHash {
   /// A 128-bit key: its bytes 0–7 and 8–15, each read little-endian, as in the paper.
   package struct Key: Sendable, Equatable {
+    /// Bytes 0–7 of the key.
     package var k0: UInt64
+    /// Bytes 8–15 of the key.
     package var k1: UInt64
 
+    /// Makes a key from its two halves.
     package init(k0: UInt64, k1: UInt64) {
       self.k0 = k0
       self.k1 = k1
