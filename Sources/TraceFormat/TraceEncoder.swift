@@ -11,36 +11,70 @@ public struct TraceEncoder: Sendable {
   /// Makes an empty encoder.
   public init() {}
 
-  /// Encodes a whole trace: header, thread names and call sites, then the events with each
-  /// scheduler defined where its time falls among them (so `t` never goes back), then the end
-  /// marker at the close time.
+  /// Encodes a whole trace as a file, laid out as the recorder lays one out (docs/TraceFormat.md):
+  /// the header; each `thread`, `scheduler` and `site` line just before the first line that
+  /// refers to it, with that line's `t`; the events in their order; then the definitions nothing
+  /// used, the `dropped` count, the `crash` line and the end marker. So a recording read and
+  /// written back is the same file, byte for byte, and a redacted, sliced or merged trace reads
+  /// like one the recorder wrote.
+  ///
+  /// What a ``Trace`` does not hold cannot be written back: lines of event types this version
+  /// does not know (a newer writer's), and where `dropped` lines stood (their total is written
+  /// once, before the end).
+  ///
+  /// - Complexity: O(events + the length of the strings).
   public static func encode(_ trace: Trace) -> [UInt8] {
     var encoder = TraceEncoder()
+    encoder.bytes.reserveCapacity(trace.events.count * 64 + 4096)
     encoder.header(trace.header)
-    let schedulers = trace.schedulers.values.sorted { ($0.time, $0.id) < ($1.time, $1.id) }
-    var defined = 0
-    for (id, name) in trace.threadNames.sorted(by: { $0.key < $1.key }) {
-      encoder.thread(id: id, name: name, time: 0)
-    }
-    for site in trace.callSites.values.sorted(by: { $0.id < $1.id }) {
-      encoder.callSite(site, time: 0)
-    }
+    var threadsLeft = trace.threadNames
+    var schedulersLeft = trace.schedulers
+    var sitesLeft = trace.callSites
+    var lastThread: UInt32?
+    var lastTime: Int64 = 0
     for event in trace.events {
-      while defined < schedulers.count, schedulers[defined].time <= event.time {
-        encoder.scheduler(schedulers[defined])
-        defined += 1
+      if event.thread != lastThread {
+        lastThread = event.thread
+        if let name = threadsLeft.removeValue(forKey: event.thread) {
+          encoder.thread(id: event.thread, name: name, time: event.time)
+        }
       }
-      encoder.event(
-        event,
-        mark: event.markIndex.flatMap { trace.marks.indices.contains($0) ? trace.marks[$0] : nil })
+      if event.kind == .hop, let name = threadsLeft.removeValue(forKey: event.fromThread) {
+        encoder.thread(id: event.fromThread, name: name, time: event.time)
+      }
+      if event.kind == .schedule {
+        if var scheduler = schedulersLeft.removeValue(forKey: event.scheduler) {
+          scheduler.time = event.time
+          encoder.scheduler(scheduler)
+        }
+        if event.site != 0, let site = sitesLeft.removeValue(forKey: event.site) {
+          encoder.callSite(site, time: event.time)
+        }
+      }
+      let mark = event.markIndex.flatMap {
+        trace.marks.indices.contains($0) ? trace.marks[$0] : nil
+      }
+      encoder.event(event, mark: mark)
+      lastTime = max(lastTime, event.time)
     }
-    for scheduler in schedulers[defined...] { encoder.scheduler(scheduler) }
-    let end = max(trace.span, trace.closedAt ?? 0, schedulers.last?.time ?? 0)
-    if trace.droppedEvents > 0 {
-      encoder.dropped(time: end, count: trace.droppedEvents)
+    if trace.droppedEvents > 0 { encoder.dropped(time: lastTime, count: trace.droppedEvents) }
+    // Definitions nothing used, so that every scheduler still shows as a lane.
+    let end = max(lastTime, trace.closedAt ?? lastTime)
+    for (id, name) in threadsLeft.sorted(by: { $0.key < $1.key }) {
+      encoder.thread(id: id, name: name, time: end)
+    }
+    for var scheduler in schedulersLeft.values.sorted(by: { $0.id < $1.id }) {
+      scheduler.time = end
+      encoder.scheduler(scheduler)
+    }
+    for site in sitesLeft.values.sorted(by: { $0.id < $1.id }) {
+      encoder.callSite(site, time: end)
+    }
+    if let crash = trace.crash {
+      encoder.crash(time: crash.time, signalName: crash.signal, thread: crash.thread)
     }
     if let closing = trace.closing {
-      encoder.closing(time: end, closing)
+      encoder.closing(time: trace.closedAt ?? lastTime, closing)
     }
     return encoder.bytes
   }
@@ -175,6 +209,17 @@ public struct TraceEncoder: Sendable {
     raw(",\"signal\":\"")
     raw(signal)
     raw("\"")
+    field("th", Int64(thread))
+    raw("}\n")
+  }
+
+  /// A `crash` line read from a file, for writing a trace back out: the signal is escaped as any
+  /// string. (The recorder's own crash path uses ``crash(time:signal:thread:)``, which only copies
+  /// static text.)
+  public mutating func crash(time: Int64, signalName: String, thread: UInt32) {
+    begin(time, "crash")
+    raw(",\"signal\":")
+    string(signalName)
     field("th", Int64(thread))
     raw("}\n")
   }

@@ -13,9 +13,8 @@ struct Chronoscope: ParsableCommand {
       """,
     version: "0.1.0",
     subcommands: [
-      View.self, Show.self, Validate.self, Check.self, Stats.self, Diff.self, RecordExample.self,
-      RecordStress.self,
-      RecordCrash.self,
+      View.self, Show.self, Validate.self, Check.self, Stats.self, Diff.self, Redact.self,
+      Slice.self, RecordExample.self, RecordStress.self, RecordCrash.self,
     ],
     defaultSubcommand: View.self
   )

@@ -1,0 +1,85 @@
+import Foundation
+import TraceFormat
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Saves trace files without ever leaving a half-written one or writing over the input.
+///
+/// ```swift
+/// let bytes = TraceEncoder.encode(redacted)   // laid out as the recorder lays a file out
+/// try TraceFileWriter.save(bytes, to: "bug-redacted.trace", input: "bug.trace")
+/// ```
+public enum TraceFileWriter {
+  // MARK: - Saving
+
+  /// Why a file could not be saved.
+  public struct SaveError: Error, Sendable, CustomStringConvertible {
+    /// Whether the output would have replaced the input: a usage error, not a failure.
+    public let isOverInput: Bool
+    /// What to tell the user.
+    public let description: String
+  }
+
+  /// Writes `bytes` to `path` atomically: into a new file beside it, flushed to disk, then
+  /// renamed over `path`. Readers see the old file or the whole new one, never part of it; on a
+  /// failure the temporary file is removed and `path` is untouched.
+  ///
+  /// - Parameter input: The file the output was made from. It is never written: a `path` that
+  ///   names it — the same path, through a symbolic link, or another hard link to it — is an
+  ///   error.
+  /// - Throws: ``SaveError``.
+  public static func save(_ bytes: [UInt8], to path: String, input: String) throws(SaveError) {
+    if sameFile(path, input) {
+      throw SaveError(
+        isOverInput: true,
+        description: "the output \(path) is the input file; write the result to another file")
+    }
+    let url = URL(fileURLWithPath: path)
+    let directory = url.deletingLastPathComponent().path
+    let temporary =
+      "\(directory)/.\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    guard descriptor >= 0 else {
+      throw SaveError(isOverInput: false, description: "cannot write \(path): \(reason())")
+    }
+    var failure: String?
+    bytes.withUnsafeBytes { raw in
+      guard let base = raw.baseAddress else { return }
+      var offset = 0
+      while offset < raw.count {
+        let count = write(descriptor, base + offset, raw.count - offset)
+        if count < 0 {
+          if errno == EINTR { continue }
+          failure = reason()
+          return
+        }
+        offset += count
+      }
+    }
+    if failure == nil, fsync(descriptor) != 0 { failure = reason() }
+    if close(descriptor) != 0, failure == nil { failure = reason() }
+    if failure == nil, rename(temporary, path) != 0 { failure = reason() }
+    if let failure {
+      unlink(temporary)
+      throw SaveError(isOverInput: false, description: "cannot write \(path): \(failure)")
+    }
+  }
+
+  /// Whether two paths name one file: equal once resolved, or the same device and inode.
+  package static func sameFile(_ first: String, _ second: String) -> Bool {
+    let resolved = { (path: String) in
+      URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+    if resolved(first) == resolved(second) { return true }
+    var a = stat()
+    var b = stat()
+    guard stat(first, &a) == 0, stat(second, &b) == 0 else { return false }
+    return a.st_dev == b.st_dev && a.st_ino == b.st_ino
+  }
+
+  private static func reason() -> String { String(cString: strerror(errno)) }
+}

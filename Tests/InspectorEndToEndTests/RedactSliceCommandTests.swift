@@ -1,0 +1,193 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `chronoscope redact` and `chronoscope slice` as a user runs them: files that validate, a
+/// summary on stderr, and status 2 for every bad option or input.
+final class RedactSliceCommandTests: XCTestCase {
+  private var directory: URL!
+
+  override func setUpWithError() throws {
+    directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("share-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  }
+
+  override func tearDownWithError() throws {
+    try FileManager.default.removeItem(at: directory)
+  }
+
+  private func output(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+  private func recordings() throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: Recordings.folder.path)
+      .filter { $0.hasSuffix(".trace") }.sorted()
+  }
+
+  private func assertValidates(
+    _ path: String, file: StaticString = #filePath, line: UInt = #line
+  ) throws {
+    let (status, report) = try CommandRun.chronoscope(["validate", path])
+    XCTAssertEqual(status, 0, report, file: file, line: line)
+    XCTAssertTrue(report.contains(": ok, "), report, file: file, line: line)
+  }
+
+  // MARK: - redact
+
+  func testRedactingEveryRecordingWritesATraceThatValidatesAndSaysWhatItReplaced() throws {
+    for name in try recordings() {
+      let out = output("redacted-\(name)")
+      let (status, summary) = try CommandRun.chronoscope([
+        "redact", Recordings.folder.appendingPathComponent(name).path, "-o", out,
+      ])
+      XCTAssertEqual(status, 0, summary)
+      XCTAssertTrue(summary.hasPrefix("chronoscope: redacted "), summary)
+      XCTAssertTrue(summary.contains(" labels, "), summary)
+      XCTAssertTrue(summary.contains(" thread name"), summary)
+      XCTAssertTrue(summary.contains(" process name"), summary)
+      try assertValidates(out)
+      let text = try String(contentsOfFile: out, encoding: .utf8)
+      XCTAssertFalse(text.contains("Examples/"), "\(name): call-site files are replaced")
+      XCTAssertTrue(text.contains(#""label":"r:"#), name)
+      let (checkStatus, findings) = try CommandRun.chronoscope(["check", out])
+      XCTAssertNotEqual(checkStatus, 2, "the redacted trace replays: \(findings)")
+    }
+  }
+
+  func testRedactingTwiceChangesNothingAndKeepAndSaltDoWhatTheySay() throws {
+    let input = Recordings.path("busy-app")
+    let (once, twice) = (output("once.trace"), output("twice.trace"))
+    XCTAssertEqual(try CommandRun.chronoscope(["redact", input, "-o", once]).status, 0)
+    let second = try CommandRun.chronoscope(["redact", once, "--output", twice])
+    XCTAssertEqual(second.status, 0, second.output)
+    XCTAssertTrue(second.output.contains("already redacted"), second.output)
+    XCTAssertEqual(
+      try String(contentsOfFile: twice, encoding: .utf8),
+      try String(contentsOfFile: once, encoding: .utf8))
+
+    let kept = output("kept.trace")
+    let keep = try CommandRun.chronoscope(["redact", input, "-o", kept, "--keep", #"app\.cache"#])
+    XCTAssertEqual(keep.status, 0, keep.output)
+    XCTAssertTrue(keep.output.contains("(1 kept by --keep)"), keep.output)
+    XCTAssertTrue(try String(contentsOfFile: kept, encoding: .utf8).contains(#""app.cache""#))
+
+    let salted = output("salted.trace")
+    XCTAssertEqual(
+      try CommandRun.chronoscope(["redact", input, "-o", salted, "--salt", "secret"]).status, 0)
+    let labels = { (path: String) in
+      Set(
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+          .filter { $0.contains(#""e":"scheduler""#) })
+    }
+    XCTAssertTrue(try labels(salted).isDisjoint(with: labels(once)), "unlinkable")
+  }
+
+  func testBadRedactOptionsAndInputsExitTwoAndWriteNothing() throws {
+    let input = Recordings.path("retry")
+    let out = output("out.trace")
+    let cases: [([String], String)] = [
+      (["redact", input, "-o", out, "--keep", "(unclosed"], "--keep:"),
+      (["redact", input, "-o", input], "is the input file"),
+      (["redact", "/nonexistent.trace", "-o", out], "no such file"),
+      (["redact", input], "Missing expected argument '--output <output>'"),
+      (["redact", input, "-o", output("no/such/dir.trace")], "cannot write"),
+    ]
+    for (arguments, message) in cases {
+      let (status, printed) = try CommandRun.chronoscope(arguments)
+      XCTAssertEqual(status, 2, "\(arguments): \(printed)")
+      XCTAssertTrue(printed.contains(message), "\(arguments): \(printed)")
+    }
+    XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [])
+  }
+
+  // MARK: - slice
+
+  func testSlicingEveryRecordingWritesATraceThatValidates() throws {
+    for name in try recordings() {
+      let out = output("slice-\(name)")
+      let (status, summary) = try CommandRun.chronoscope([
+        "slice", Recordings.folder.appendingPathComponent(name).path, "--from", "e3", "--to",
+        "e10", "-o", out,
+      ])
+      XCTAssertEqual(status, 0, summary)
+      XCTAssertTrue(summary.contains("chronoscope: sliced "), summary)
+      try assertValidates(out)
+      let header = try XCTUnwrap(
+        try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").first)
+      XCTAssertTrue(header.contains(#""slice_of":"\#(name)""#), String(header))
+    }
+  }
+
+  func testASliceByTimeSaysItsWindowAndTheInspectorShowsItsStart() throws {
+    let out = output("window.trace")
+    let (status, summary) = try CommandRun.chronoscope([
+      "slice", Recordings.path("busy-app-virtual"), "--from", "300ms", "--to", "0.6s", "-o", out,
+    ])
+    XCTAssertEqual(status, 0, summary)
+    XCTAssertTrue(summary.contains("from 0.300000s to 0.600000s"), summary)
+    XCTAssertTrue(summary.contains("before the window"), summary)
+    let text = try String(contentsOfFile: out, encoding: .utf8)
+    XCTAssertTrue(text.contains(#""slice_from_ns":"300000000""#))
+    XCTAssertTrue(text.contains(#""slice_to_ns":"600000000""#))
+    let lines = text.split(separator: "\n")
+    let events = lines.filter { line in
+      ["schedule", "begin", "end", "hop", "cancel", "mark"].contains {
+        line.contains(#""e":"\#($0)""#)
+      }
+    }
+    XCTAssertEqual(
+      lines.last.map(String.init),
+      #"{"t":600000000,"e":"close","events":\#(events.count),"dropped":0}"#)
+    let original = try CommandRun.chronoscope([
+      "show", Recordings.path("busy-app-virtual"), "--at", "300ms", "--size", "100x30",
+    ])
+    let sliced = try CommandRun.chronoscope(["show", out, "--at", "300ms", "--size", "100x30"])
+    XCTAssertEqual(sliced.status, 0, sliced.output)
+    let pendingLine = { (screen: String) in
+      screen.split(separator: "\n").first { $0.contains("Pending") }.map(String.init)
+    }
+    XCTAssertNotNil(pendingLine(original.output), original.output)
+    XCTAssertEqual(pendingLine(sliced.output), pendingLine(original.output), sliced.output)
+  }
+
+  func testBadWindowsAndOptionsExitTwoWithAClearMessage() throws {
+    let input = Recordings.path("retry")
+    let out = output("out.trace")
+    let cases: [([String], String)] = [
+      (["--from", "40ms", "--to", "10ms"], "after its end"),
+      (["--from", "10s"], "after the end: the trace spans 0s to"),
+      (["--to", "10s"], "after the end"),
+      (["--from", "soon"], "--from: cannot read \"soon\""),
+      (["--to", "-1s"], "--to: times start at 0s"),
+      (["--from", "e999"], "past the last event"),
+      (["--to", "#99"], "no action #99"),
+      (["--from", "10"], "needs a unit"),
+    ]
+    for (window, message) in cases {
+      let (status, printed) = try CommandRun.chronoscope(["slice", input] + window + ["-o", out])
+      XCTAssertEqual(status, 2, "\(window): \(printed)")
+      XCTAssertTrue(printed.contains(message), "\(window): \(printed)")
+    }
+    let overInput = try CommandRun.chronoscope(["slice", input, "-o", input])
+    XCTAssertEqual(overInput.status, 2, overInput.output)
+    XCTAssertTrue(overInput.output.contains("is the input file"), overInput.output)
+    let missing = try CommandRun.chronoscope(["slice", "/nonexistent.trace", "-o", out])
+    XCTAssertEqual(missing.status, 2, missing.output)
+    XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+  }
+
+  func testBothCommandsExplainThemselves() throws {
+    for (command, words) in [
+      ("redact", ["--keep", "--salt", "--output", "docs/Sharing.md"]),
+      ("slice", ["--from", "--to", "--output", "slice_of", "e120"]),
+    ] {
+      let (status, help) = try CommandRun.chronoscope([command, "--help"])
+      XCTAssertEqual(status, 0, help)
+      for word in words { XCTAssertTrue(help.contains(word), "\(command): \(word): \(help)") }
+    }
+    let (_, help) = try CommandRun.chronoscope(["--help"])
+    XCTAssertTrue(help.contains("redact"), help)
+    XCTAssertTrue(help.contains("slice"), help)
+  }
+}

@@ -1,0 +1,307 @@
+import Foundation
+import Replay
+import Sharing
+import TestSupport
+import TraceFormat
+import XCTest
+
+final class RedactionTests: XCTestCase {
+  private func redact(_ trace: Trace, _ redaction: Redaction = Redaction()) -> (
+    bytes: [UInt8], summary: Redaction.Summary
+  ) {
+    let (redacted, summary) = redaction.redact(trace)
+    return (TraceEncoder.encode(redacted), summary)
+  }
+
+  /// Every string of `trace` that a redaction must hide: labels, files, functions, thread names,
+  /// mark names and fields, metadata keys and values, the process name.
+  private func originalStrings(of trace: Trace) -> Set<String> {
+    var strings: Set<String> = [trace.header.process]
+    for (key, value) in trace.header.metadata { strings.formUnion([key, value]) }
+    for scheduler in trace.schedulers.values { strings.insert(scheduler.label) }
+    for site in trace.callSites.values { strings.formUnion([site.file, site.function]) }
+    strings.formUnion(trace.threadNames.values)
+    for mark in trace.marks {
+      strings.insert(mark.name)
+      for (key, value) in mark.fields { strings.formUnion([key, value]) }
+    }
+    return strings
+  }
+
+  /// The format's own words: keys, event types, modes, kinds, families, signals, clocks. An
+  /// original string inside one of them ("main", "chronoscope" in "chronoscope-trace") is in
+  /// every trace and tells nothing.
+  private static let formatWords = [
+    "chronoscope-trace", "format", "version", "clock", "host", "virtual", "start", "start_ns",
+    "process", "pid", "cores", "metadata", "thread", "scheduler", "site", "schedule", "begin",
+    "end", "hop", "cancel", "mark", "dropped", "close", "crash", "label", "kind", "family",
+    "serial", "concurrent", "main", "dispatch", "operation-queue", "immediate", "file", "line",
+    "func", "mode", "async", "sync", "after", "repeating", "delay", "due", "parent", "inline",
+    "from", "run", "dur", "started", "name", "fields", "count", "events", "signal", "SIGSEGV",
+    "SIGBUS", "SIGILL", "SIGABRT", "SIGTRAP", "true", "false",
+  ]
+
+  /// Asserts that no string of `original` of 4 bytes or more survives in `output`: as a
+  /// substring of its bytes, unless it is only hex digits (a token may hold those by chance),
+  /// then as a whole JSON string.
+  private func assertNothingSurvives(
+    of original: Trace, in output: [UInt8], _ name: String, kept: Set<String> = [],
+    also extra: Set<String> = [], file: StaticString = #filePath, line: UInt = #line
+  ) throws {
+    let text = String(decoding: output, as: UTF8.self)
+    var values = Set<String>()
+    for line in text.split(separator: "\n") {
+      let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
+      collectStrings(object, into: &values)
+    }
+    let checked = originalStrings(of: original).union(extra).subtracting(kept).filter { string in
+      string.utf8.count >= 4 && !Self.formatWords.contains { $0.contains(string) }
+    }
+    XCTAssertFalse(checked.isEmpty, name, file: file, line: line)
+    for string in checked {
+      let escaped = String(decoding: TraceFileWriterProbe.jsonEscaped(string), as: UTF8.self)
+      if string.allSatisfy(\.isHexDigit) {
+        XCTAssertFalse(
+          values.contains(string), "\(name): \(string) survives", file: file, line: line)
+      } else {
+        XCTAssertFalse(
+          text.contains(string) || text.contains(escaped),
+          "\(name): \(string.debugDescription) survives",
+          file: file, line: line)
+      }
+    }
+  }
+
+  private func collectStrings(_ object: Any, into strings: inout Set<String>) {
+    switch object {
+    case let string as String: strings.insert(string)
+    case let dictionary as [String: Any]:
+      for (key, value) in dictionary {
+        strings.insert(key)
+        collectStrings(value, into: &strings)
+      }
+    case let array as [Any]: for value in array { collectStrings(value, into: &strings) }
+    default: break
+    }
+  }
+
+  // MARK: - Recordings
+
+  func testNoOriginalStringOfAnyRecordingSurvivesRedaction() throws {
+    for path in try SharingFixtures.recordings() {
+      let (trace, _) = try SharingFixtures.read(path)
+      try assertNothingSurvives(of: trace, in: redact(trace).bytes, path)
+    }
+  }
+
+  func testRedactionKeepsEveryEventIdTimeSourceLineAndCount() throws {
+    for path in try SharingFixtures.recordings() {
+      let (trace, reading) = try SharingFixtures.read(path)
+      let (bytes, _) = redact(trace)
+      let (redacted, redactedReading) = try SharingFixtures.read(bytes, path)
+      XCTAssertEqual(redacted.events, trace.events, path)
+      XCTAssertEqual(redacted.closing, trace.closing, path)
+      XCTAssertEqual(redacted.closedAt, trace.closedAt, path)
+      XCTAssertEqual(redacted.header.start, trace.header.start, "a time: \(path)")
+      XCTAssertEqual(redacted.header.startNanoseconds, trace.header.startNanoseconds, path)
+      XCTAssertEqual(redacted.header.cores, trace.header.cores, path)
+      XCTAssertEqual(redacted.header.clock, trace.header.clock, path)
+      XCTAssertEqual(Set(redacted.schedulers.keys), Set(trace.schedulers.keys), path)
+      for (id, scheduler) in trace.schedulers {
+        XCTAssertEqual(redacted.schedulers[id]?.kind, scheduler.kind, path)
+        XCTAssertEqual(redacted.schedulers[id]?.family, scheduler.family, path)
+      }
+      XCTAssertEqual(
+        redacted.callSites.mapValues(\.line), trace.callSites.mapValues(\.line), path)
+      XCTAssertEqual(Set(redacted.threadNames.keys), Set(trace.threadNames.keys), path)
+      XCTAssertEqual(redacted.marks.map(\.fields.count), trace.marks.map(\.fields.count), path)
+      SharingFixtures.assertNoNewDiagnostics(redactedReading, comparedTo: reading, path)
+      XCTAssertEqual(
+        ReplayEngine(trace: redacted).eventCount, ReplayEngine(trace: trace).eventCount, path)
+    }
+  }
+
+  func testRedactingARedactedRecordingAgainChangesNothing() throws {
+    for path in try SharingFixtures.recordings() {
+      let (trace, _) = try SharingFixtures.read(path)
+      let once = redact(trace)
+      let (twice, summary) = redact(try SharingFixtures.read(once.bytes, path).trace)
+      XCTAssertEqual(
+        String(decoding: twice, as: UTF8.self), String(decoding: once.bytes, as: UTF8.self), path)
+      XCTAssertTrue(Redaction.Field.allCases.allSatisfy { summary.count(of: $0) == 0 }, path)
+      XCTAssertGreaterThan(summary.alreadyRedacted, 0, path)
+    }
+  }
+
+  // MARK: - Tokens
+
+  func testTheSameStringGivesTheSameTokenOnEveryRunAndMachine() {
+    // Pinned: a token that changed would no longer match earlier redactions of the same app.
+    XCTAssertEqual(Redaction().token(for: "app.cache"), Redaction().token(for: "app.cache"))
+    XCTAssertEqual(Redaction().token(for: "app.cache"), "r:de267b907ab598edbe48")
+  }
+
+  func testTokensAreShortAndDifferentSaltsGiveUnrelatedOnes() {
+    let token = Redaction().token(for: "app.cache")
+    XCTAssertTrue(token.hasPrefix(Redaction.tokenPrefix))
+    XCTAssertEqual(token.count, 22)
+    XCTAssertTrue(token.dropFirst(2).allSatisfy { $0.isHexDigit && !$0.isUppercase })
+    XCTAssertNotEqual(Redaction(salt: "a").token(for: "app.cache"), token)
+    XCTAssertNotEqual(
+      Redaction(salt: "a").token(for: "app.cache"), Redaction(salt: "b").token(for: "app.cache"))
+    XCTAssertEqual(
+      Redaction(salt: "a").token(for: "app.cache"), Redaction(salt: "a").token(for: "app.cache"))
+    XCTAssertNotEqual(Redaction().token(for: "app.cache"), Redaction().token(for: "app.cachf"))
+  }
+
+  func testOnlyTokensOfTheSameSaltCountAsRedacted() {
+    let redaction = Redaction(salt: "s")
+    let token = redaction.token(for: "app.cache")
+    XCTAssertTrue(redaction.isRedacted(token))
+    XCTAssertFalse(Redaction(salt: "t").isRedacted(token), "another salt's token")
+    XCTAssertFalse(redaction.isRedacted("r:abcd"), "too short")
+    XCTAssertFalse(
+      redaction.isRedacted(token.uppercased().replacingOccurrences(of: "R:", with: "r:")))
+    // The right shape with a check that does not hold: original data, however it looks.
+    var last = token.last == "0" ? "1" : "0"
+    XCTAssertFalse(redaction.isRedacted(String(token.dropLast()) + last))
+    last = "x"
+    XCTAssertFalse(redaction.isRedacted(String(token.dropLast()) + last))
+    XCTAssertFalse(redaction.isRedacted(token + "0"))
+    XCTAssertFalse(redaction.isRedacted(" " + token))
+  }
+
+  func testAStringThatOnlyLooksRedactedIsReplacedLikeAnyOther() throws {
+    let lookalikes = ["r:abcd", "r:0123456789abcdef0123", Redaction(salt: "other").token(for: "x")]
+    var lines = [SharingFixtures.header]
+    for (index, label) in lookalikes.enumerated() {
+      lines.append(
+        #"{"t":0,"e":"scheduler","q":\#(index + 1),"label":"\#(label)","kind":"serial","family":"virtual"}"#
+      )
+    }
+    lines.append(#"{"t":0,"e":"close","events":0,"dropped":0}"#)
+    let trace = try SharingFixtures.read(SharingFixtures.trace(lines)).trace
+    let (redacted, summary) = Redaction().redact(trace)
+    XCTAssertEqual(summary.count(of: .label), 3)
+    XCTAssertEqual(summary.alreadyRedacted, 0)
+    for (index, label) in lookalikes.enumerated() {
+      XCTAssertEqual(redacted.schedulers[UInt32(index + 1)]?.label, Redaction().token(for: label))
+    }
+  }
+
+  func testThePIDBecomesANegativeNumberThatASecondRunKeeps() {
+    let redaction = Redaction()
+    let pid = redaction.redactedPID(16547)
+    XCTAssertLessThan(pid, 0, "real pids are positive")
+    XCTAssertEqual(redaction.redactedPID(16547), pid)
+    XCTAssertEqual(redaction.redactedPID(pid), pid)
+    XCTAssertNotEqual(Redaction(salt: "x").redactedPID(16547), pid)
+    XCTAssertNotEqual(Redaction(salt: "x").redactedPID(pid), pid, "another salt's pid")
+    XCTAssertEqual(redaction.redactedPID(0), 0, "no pid stays no pid")
+    XCTAssertLessThan(redaction.redactedPID(-5), 0)
+    XCTAssertNotEqual(redaction.redactedPID(-5), -5, "a negative pid that is not ours")
+    XCTAssertNotEqual(redaction.redactedPID(.min), .min)
+    XCTAssertNotEqual(redaction.redactedPID(.max), .max)
+  }
+
+  // MARK: - Keep and summary
+
+  func testKeepKeepsOnlyTheLabelsItMatchesWhole() throws {
+    let (trace, _) = try SharingFixtures.read(Recordings.path("busy-app"))
+    let redaction = try Redaction(keepPattern: #"main|app\.cache"#)
+    let (redacted, summary) = redaction.redact(trace)
+    let labels = Set(redacted.schedulers.values.map(\.label))
+    XCTAssertTrue(labels.contains("main"))
+    XCTAssertTrue(labels.contains("app.cache"))
+    XCTAssertFalse(labels.contains { $0.hasPrefix("app.request") }, "a partial match is no match")
+    XCTAssertEqual(summary.keptByPattern, 2)
+    XCTAssertEqual(summary.count(of: .label), trace.schedulers.count - 2)
+    XCTAssertEqual(
+      redacted.threadNames[1], Redaction().token(for: "main"), "--keep is for labels only")
+    let bytes = TraceEncoder.encode(redacted)
+    try assertNothingSurvives(of: trace, in: bytes, "busy-app", kept: ["main", "app.cache"])
+  }
+
+  func testAKeepPatternThatIsNotARegularExpressionIsAnError() {
+    XCTAssertThrowsError(try Redaction(keepPattern: "(unclosed")) { error in
+      XCTAssertTrue("\(error)".contains("(unclosed"), "\(error)")
+    }
+    XCTAssertNoThrow(try Redaction(keepPattern: nil))
+  }
+
+  func testTheSummaryCountsWhatWasReplacedPerKind() throws {
+    let (trace, _) = try SharingFixtures.read(Recordings.path("busy-app"))
+    let (_, summary) = Redaction().redact(trace)
+    XCTAssertEqual(summary.count(of: .label), trace.schedulers.count)
+    XCTAssertEqual(summary.count(of: .file), trace.callSites.count)
+    XCTAssertEqual(summary.count(of: .function), trace.callSites.count)
+    XCTAssertEqual(
+      summary.count(of: .threadName), trace.threadNames.values.count { !$0.isEmpty })
+    XCTAssertEqual(summary.count(of: .markName), trace.marks.count)
+    XCTAssertEqual(summary.count(of: .markField), trace.marks.reduce(0) { $0 + $1.fields.count })
+    XCTAssertEqual(summary.count(of: .metadata), trace.header.metadata.count)
+    XCTAssertEqual(summary.count(of: .process), 1)
+    XCTAssertEqual(summary.count(of: .pid), 1)
+    XCTAssertEqual(summary.count(of: .other), 0)
+    XCTAssertTrue(summary.description.hasPrefix("replaced \(trace.schedulers.count) labels, "))
+    XCTAssertTrue(summary.description.contains(", 2 metadata entries"), summary.description)
+  }
+
+  // MARK: - Hostile traces
+
+  func testHostileStringsAreReplacedAndTheOutputStillValidates() throws {
+    let long = String(repeating: "é", count: TraceLimits.maximumStringLength / 2)  // 65,536 bytes
+    let lines = [
+      #"{"format":"chronoscope-trace","version":1,"clock":"host","start":"not a date at all","process":"Secret\u0000App\u001b[2J","pid":-77,"cores":4,"start_ns":123456789,"metadata":{"user\"email":"someone@example.com","slice_from_ns":"12e3","slice_to_ns":"1000","slice_of":"/home/someone/bug.trace"}}"#,
+      #"{"t":5,"e":"thread","th":1,"name":"main"}"#,
+      #"{"t":5,"e":"thread","th":7,"name":"worker\ttab\u202eright-to-left"}"#,
+      #"{"t":5,"e":"scheduler","q":1,"label":"\#(long)","kind":"custom-kind-secret","family":"acme-family-secret"}"#,
+      #"{"t":5,"e":"site","site":1,"file":"Secret/Module/File😀.swift","line":2147483647,"func":"handle(password:)"}"#,
+      #"{"t":5,"e":"schedule","a":1,"q":1,"mode":"after","delay":10,"due":15,"th":1,"site":1}"#,
+      #"{"t":6,"e":"mark","th":1,"name":"login \"tapped\" by someone","fields":{"account\\id":"12345678","token":"r:abcd"}}"#,
+      #"{"t":15,"e":"hop","a":1,"from":1,"to":7}"#,
+      #"{"t":15,"e":"begin","a":1,"th":7,"run":1}"#,
+      #"{"t":16,"e":"crash","signal":"SIGSECRETSIGNAL","th":7}"#,
+    ]
+    let input = SharingFixtures.trace(lines)
+    let (trace, reading) = try SharingFixtures.read(input)
+    XCTAssertEqual(trace.schedulers[1]?.label.utf8.count, TraceLimits.maximumStringLength)
+    let (bytes, summary) = redact(trace)
+    let (redacted, redactedReading) = try SharingFixtures.read(bytes, "redacted")
+    // The same warnings; their texts differ where they quote the (redacted) signal.
+    XCTAssertEqual(redactedReading.warningCount, reading.warningCount)
+    XCTAssertEqual(redacted.events, trace.events)
+    XCTAssertEqual(redacted.crash?.thread, 7)
+    XCTAssertEqual(redacted.crash?.time, 16)
+    XCTAssertEqual(redacted.callSites[1]?.line, 2_147_483_647)
+    XCTAssertEqual(redacted.header.startNanoseconds, 123_456_789)
+    XCTAssertEqual(redacted.header.cores, 4)
+    XCTAssertEqual(redacted.header.metadata["slice_to_ns"], "1000", "a time, kept")
+    XCTAssertNotEqual(redacted.header.metadata["slice_from_ns"], "12e3", "not a plain number")
+    XCTAssertNotEqual(redacted.header.start, trace.header.start, "not a date: replaced")
+    XCTAssertLessThan(redacted.header.pid, 0)
+    XCTAssertNotEqual(redacted.header.pid, -77)
+    XCTAssertEqual(summary.count(of: .other), 4, "kind, family, signal, start")
+    // The slice keys and a plain-number slice time are kept by design (docs/Sharing.md).
+    try assertNothingSurvives(
+      of: trace, in: bytes, "hostile", kept: ["slice_of", "slice_from_ns", "slice_to_ns", "1000"],
+      also: [
+        "not a date at all", "custom-kind-secret", "acme-family-secret", "SIGSECRETSIGNAL",
+        "someone", "Secret", "password", "tapped", "right-to-left", "bug.trace", "12e3",
+      ])
+    let again = redact(redacted)
+    XCTAssertEqual(again.bytes, bytes, "idempotent on hostile input too")
+  }
+}
+
+/// The JSON escaping of the writer, for looking strings up in its output.
+enum TraceFileWriterProbe {
+  static func jsonEscaped(_ text: String) -> [UInt8] {
+    var encoder = TraceEncoder()
+    encoder.thread(id: 0, name: text, time: 0)
+    let line = encoder.bytes
+    // {"t":0,"e":"thread","th":0,"name":"…"}\n
+    let prefix = Array(#"{"t":0,"e":"thread","th":0,"name":""#.utf8).count
+    return Array(line[prefix..<(line.count - 3)])
+  }
+}
