@@ -302,7 +302,7 @@ private struct Pass {
       if info.ranInline { inlineSync(action, at: info.scheduledAt) }
       let live = states[slot] == .pending || states[slot] == .running
       if info.isRepeating {
-        guard live, replay.isClosed else { continue }
+        guard live, endedByApp else { continue }
         findings.append(
           Finding(
             kind: .leakedTimer, severity: .warning, time: info.scheduledAt, action: action,
@@ -316,6 +316,15 @@ private struct Pass {
     }
   }
 
+  /// Whether the trace ends where the app closed the recorder. A slice cut before the app's end
+  /// closes too (so that it validates), but what is pending or live there may have run or been
+  /// cancelled later: lost work is only a hint there, and no timer counts as leaked.
+  private var endedByApp: Bool {
+    guard replay.isClosed else { return false }
+    guard let window = replay.header.sliceWindow else { return true }
+    return (replay.closedAt ?? window.upperBound) < window.upperBound
+  }
+
   private mutating func lostWork(_ action: ActionIndex, end: Int64) {
     let info = replay.action(action)
     let severity: Finding.Severity
@@ -323,6 +332,9 @@ private struct Pass {
     if !replay.isClosed {
       severity = .info
       message = "still pending when the recording stopped (due \(TimeText.seconds(info.due)))"
+    } else if !endedByApp {
+      severity = .info
+      message = "still pending where the slice ends (due \(TimeText.seconds(info.due)))"
     } else if info.due > end {
       severity = .info
       message =

@@ -28,11 +28,11 @@ import TraceFormat
 /// `schedule` line in the slice (readers take an unknown parent as none).
 public enum TraceSlice {
   /// The metadata key that names the file a slice was cut from.
-  public static let sourceKey = "slice_of"
+  public static let sourceKey = TraceHeader.sliceSourceKey
   /// The metadata key of the window's start, in trace nanoseconds.
-  public static let fromKey = "slice_from_ns"
+  public static let fromKey = TraceHeader.sliceFromKey
   /// The metadata key of the window's end, in trace nanoseconds.
-  public static let toKey = "slice_to_ns"
+  public static let toKey = TraceHeader.sliceToKey
 
   /// The window of a slice: from `from` to `to`, both included, inside the trace.
   public struct Window: Sendable, Equatable {

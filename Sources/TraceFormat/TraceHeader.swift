@@ -44,3 +44,25 @@ public struct TraceHeader: Sendable, Equatable {
     self.metadata = metadata
   }
 }
+
+// MARK: - Slices
+
+extension TraceHeader {
+  /// The metadata key that names the file a slice was cut from (`chronoscope slice`).
+  public static let sliceSourceKey = "slice_of"
+  /// The metadata key of a slice's first instant, in trace nanoseconds.
+  public static let sliceFromKey = "slice_from_ns"
+  /// The metadata key of a slice's last instant, in trace nanoseconds.
+  public static let sliceToKey = "slice_to_ns"
+
+  /// The window a slice was cut to, when the trace is one (its metadata says so with two valid
+  /// times, the first no later than the second). Its end is where the slice stops, not where the
+  /// app stopped recording: work pending there may well have run later.
+  public var sliceWindow: ClosedRange<Int64>? {
+    guard let fromText = metadata[Self.sliceFromKey], let toText = metadata[Self.sliceToKey],
+      let from = Int64(fromText), let to = Int64(toText),
+      (0...TraceLimits.maximumTime).contains(from), (from...TraceLimits.maximumTime).contains(to)
+    else { return nil }
+    return from...to
+  }
+}

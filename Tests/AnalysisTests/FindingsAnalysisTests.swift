@@ -301,3 +301,48 @@ extension FindingsAnalysisTests {
     XCTAssertEqual(lost.severity, .warning, "the recording went on until 50 ms")
   }
 }
+
+extension FindingsAnalysisTests {
+  /// A timer and a one-shot still pending at the end of a trace closed at `closedAt`, cut as a
+  /// slice to `sliceTo` when given.
+  private static func endOfTrace(closedAt: Int64, sliceTo: Int64?) -> [Finding] {
+    var header = TraceHeader(clock: .virtual, start: "", process: "t", pid: 1)
+    if let sliceTo {
+      header.metadata = [
+        TraceHeader.sliceFromKey: "0", TraceHeader.sliceToKey: String(sliceTo),
+        TraceHeader.sliceSourceKey: "app.trace",
+      ]
+    }
+    var trace = Trace(
+      header: header,
+      events: [
+        .schedule(
+          time: 0, action: 1, scheduler: 3, mode: .repeating, delay: 10 * ms, due: 10 * ms,
+          thread: 1, parent: 0, site: 0),
+        .schedule(
+          time: 0, action: 2, scheduler: 3, mode: .after, delay: 5 * ms, due: 5 * ms, thread: 1,
+          parent: 0, site: 0),
+      ],
+      schedulers: [
+        3: SchedulerRecord(id: 3, label: "net", kind: "serial", family: "v", time: 0)
+      ],
+      closing: .init(written: 2, dropped: 0))
+    trace.closedAt = closedAt
+    return FindingsAnalysis.findings(in: ReplayEngine(trace: trace))
+  }
+
+  func testASliceCutBeforeTheAppsEndLeaksNothingAndLosesWorkOnlyAsAHint() {
+    let whole = Self.endOfTrace(closedAt: 50 * Self.ms, sliceTo: nil)
+    XCTAssertEqual(Set(whole.map(\.kind)), [.leakedTimer, .lostWork])
+    XCTAssertEqual(whole.first { $0.kind == .lostWork }?.severity, .warning)
+
+    let cut = Self.endOfTrace(closedAt: 50 * Self.ms, sliceTo: 50 * Self.ms)
+    XCTAssertEqual(cut.map(\.kind), [.lostWork], "the timer may have been cancelled later")
+    XCTAssertEqual(cut.first?.severity, .info)
+    XCTAssertTrue(cut.first?.message.contains("where the slice ends") ?? false)
+
+    let closedInside = Self.endOfTrace(closedAt: 40 * Self.ms, sliceTo: 50 * Self.ms)
+    XCTAssertEqual(
+      Set(closedInside.map(\.kind)), [.leakedTimer, .lostWork], "the app closed inside the window")
+  }
+}
