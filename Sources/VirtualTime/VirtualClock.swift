@@ -21,6 +21,12 @@ import Synchronization
 /// The rules, each checked by a test in `Tests/VirtualTimeTests`:
 /// - Pending work is ordered by (due time, order of scheduling): equal due times run first in,
 ///   first out.
+/// - A repeating action's next run is queued when its run ends, so it takes its place behind
+///   what was queued before that: at an instant two timers share, the one that ran less recently
+///   goes first (a 1 s and a 2 s timer started together run 1 s: A; 2 s: B, A; 3 s: A; 4 s: B, A).
+///   This is what live Dispatch timers do (each is re-armed after its run) and what swift-nio's
+///   `EmbeddedEventLoop` does; combine-schedulers' `TestScheduler` keeps each timer's first
+///   place instead.
 /// - ``now`` starts at zero and never goes backwards; advancing to the past only runs what is
 ///   already due. Work scheduled with a negative delay is due ``now``.
 /// - All actions due at one instant form a batch that runs before anything they schedule (as
@@ -130,13 +136,19 @@ public final class VirtualClock: Sendable {
   }
 
   /// Fails, listing what is left, if any work is still pending; call it in a test's teardown.
+  /// The error starts with the caller's file and line, so a failure points at the test.
   ///
   /// ```swift
   /// override func tearDown() { XCTAssertNoThrow(try clock.checkNoPendingWork()) }
   /// ```
-  public func checkNoPendingWork() throws(VirtualTimeError) {
+  public func checkNoPendingWork(
+    fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function
+  ) throws(VirtualTimeError) {
     let pending = pendingActions
-    if !pending.isEmpty { throw .leftoverWork(pending: pending) }
+    if !pending.isEmpty {
+      throw .leftoverWork(
+        pending: pending, checkedAt: CallSite(fileID: fileID, line: line, function: function))
+    }
   }
 
   /// Advances by `duration` in two steps and checks the world on both sides of the boundary:

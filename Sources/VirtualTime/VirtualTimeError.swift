@@ -1,3 +1,5 @@
+import Scheduling
+
 /// Why driving a ``VirtualClock`` stopped, or what a teardown check found.
 public enum VirtualTimeError: Error, CustomStringConvertible {
   /// `run(maxSteps:)` ran that many actions and work was still pending — often an endless
@@ -5,8 +7,8 @@ public enum VirtualTimeError: Error, CustomStringConvertible {
   case stepLimitExceeded(steps: Int, pending: [PendingAction])
   /// `run(horizon:)` reached the horizon with work still due after it.
   case horizonExceeded(horizon: Duration, pending: [PendingAction])
-  /// `checkNoPendingWork()` found work that would still run.
-  case leftoverWork(pending: [PendingAction])
+  /// `checkNoPendingWork()`, called at `checkedAt` (the test), found work that would still run.
+  case leftoverWork(pending: [PendingAction], checkedAt: CallSite)
 
   public var description: String {
     switch self {
@@ -14,8 +16,9 @@ public enum VirtualTimeError: Error, CustomStringConvertible {
       "virtual clock stopped after \(steps) steps with work still pending:\n" + list(pending)
     case .horizonExceeded(let horizon, let pending):
       "virtual clock reached its horizon \(horizon) with work still pending:\n" + list(pending)
-    case .leftoverWork(let pending):
-      "\(pending.count) action(s) still pending:\n" + list(pending)
+    case .leftoverWork(let pending, let checkedAt):
+      "\(checkedAt.fileID):\(checkedAt.line): \(pending.count) action(s) still pending:\n"
+        + list(pending)
     }
   }
 

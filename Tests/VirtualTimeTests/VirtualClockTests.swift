@@ -36,6 +36,23 @@ final class VirtualClockTests: XCTestCase {
     XCTAssertEqual(order.value, ["a0", "b0", "a1", "b1", "a2", "b2", "a3", "b3", "a4", "b4"])
   }
 
+  func testAtAnInstantTwoTimersShareTheOneThatRanLessRecentlyGoesFirst() {
+    let queue = factory.makeSerial(label: "timers")
+    let runs = Locked<[String]>([])
+    let clock = self.clock
+    let fast = queue.every(.seconds(1)) { runs.withLock { $0.append("A@\(clock.now)") } }
+    let slow = queue.every(.seconds(2)) { runs.withLock { $0.append("B@\(clock.now)") } }
+    clock.advance(by: .seconds(4))
+    XCTAssertEqual(
+      runs.value,
+      [
+        "A@1.0 seconds", "B@2.0 seconds", "A@2.0 seconds", "A@3.0 seconds", "B@4.0 seconds",
+        "A@4.0 seconds",
+      ])
+    fast.cancel()
+    slow.cancel()
+  }
+
   func testNowEqualsTheDueTimeWhileAnActionRuns() {
     let seen = Locked<[Duration]>([])
     let queue = factory.makeSerial(label: "q")
@@ -176,7 +193,11 @@ final class VirtualClockTests: XCTestCase {
 
   func testTeardownCheckFailsListingLeftovers() {
     let task = factory.makeSerial(label: "forgotten").after(.seconds(9)) {}
+    let line = #line + 1
     XCTAssertThrowsError(try clock.checkNoPendingWork()) { error in
+      XCTAssertTrue(
+        "\(error)".hasPrefix("VirtualTimeTests/VirtualClockTests.swift:\(line): "),
+        "the failure points at the test: \(error)")
       XCTAssertTrue("\(error)".contains("1 action(s) still pending"))
       XCTAssertTrue("\(error)".contains("\"forgotten\""))
     }
