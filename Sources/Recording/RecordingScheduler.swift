@@ -72,11 +72,28 @@ public final class RecordingScheduler: Scheduler {
   }
 
   public func scheduleRepeating(
-    every interval: Duration, from callSite: CallSite, _ work: @escaping @Sendable () -> Void
+    every interval: Duration, firstAfter firstDelay: Duration, from callSite: CallSite,
+    _ work: @escaping @Sendable () -> Void
   ) -> SchedulerTask {
+    // The trace's `delay` is the interval and its `due` the first run's.
     let action = recordSchedule(
-      .repeating, delay: interval.clampedNanoseconds, callSite: callSite, work: work)
-    return observe(action, wrapped.scheduleRepeating(every: interval, from: callSite, fire(action)))
+      .repeating, delay: interval.clampedNanoseconds, firstDelay: firstDelay.clampedNanoseconds,
+      callSite: callSite, work: work)
+    return observe(
+      action,
+      wrapped.scheduleRepeating(
+        every: interval, firstAfter: firstDelay, from: callSite, fire(action)))
+  }
+
+  public var now: SchedulerInstant { wrapped.now }
+
+  public func scheduleAt(
+    _ deadline: SchedulerInstant, from callSite: CallSite, _ work: @escaping @Sendable () -> Void
+  ) -> SchedulerTask {
+    // Recorded as `after` with the delay left until the deadline on the wrapped clock.
+    let delay = max((deadline - wrapped.now).clampedNanoseconds, 0)
+    let action = recordSchedule(.after, delay: delay, callSite: callSite, work: work)
+    return observe(action, wrapped.scheduleAt(deadline, from: callSite, fire(action)))
   }
 
   public func scheduleSync<T, E: Error>(from callSite: CallSite, _ work: () throws(E) -> T)
@@ -97,19 +114,24 @@ public final class RecordingScheduler: Scheduler {
   // MARK: - Recording
 
   private func recordSchedule(
-    _ mode: TraceEvent.ScheduleMode, delay: Int64, callSite: CallSite,
+    _ mode: TraceEvent.ScheduleMode, delay: Int64, firstDelay: Int64? = nil, callSite: CallSite,
     work: (@Sendable () -> Void)?, inline: Bool = false
   ) -> RecordedAction {
     let buffer = core.currentBuffer()
     let id = buffer.makeActionID()
     let site = buffer.siteID(callSite)
+    // The format's spans and times stop at 2^62 - 1 ns: a delay of `.seconds(.max)` is written
+    // as the longest the format holds, not as a value the reader would reject.
+    let limit = TraceLimits.maximumTime
+    let written = min(max(delay, 0), limit)
+    let untilFirst = min(max(firstDelay ?? delay, 0), limit)
     buffer.stamp {
       let time = core.now()
       buffer.append(
         .schedule(
-          time: time, action: id, scheduler: traceID, mode: mode, delay: delay,
-          due: time &+ max(delay, 0), thread: buffer.threadID, parent: buffer.currentAction,
-          site: site, inline: inline))
+          time: time, action: id, scheduler: traceID, mode: mode, delay: written,
+          due: min(time &+ untilFirst, limit), thread: buffer.threadID,
+          parent: buffer.currentAction, site: site, inline: inline))
     }
     return RecordedAction(
       id: id, schedulingThread: buffer.threadID, isRepeating: mode == .repeating, core: core,

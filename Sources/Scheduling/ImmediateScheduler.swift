@@ -40,7 +40,18 @@ public final class ImmediateScheduler: Scheduler {
   }
 
   public func scheduleRepeating(
-    every interval: Duration, from callSite: CallSite, _ work: @escaping @Sendable () -> Void
+    every interval: Duration, firstAfter firstDelay: Duration, from callSite: CallSite,
+    _ work: @escaping @Sendable () -> Void
+  ) -> SchedulerTask {
+    ExecutionContext.run(on: self, work)
+    return .finished()
+  }
+
+  /// The host's monotonic time: the immediate family keeps no clock of its own.
+  public var now: SchedulerInstant { LiveScheduler.hostNow }
+
+  public func scheduleAt(
+    _ deadline: SchedulerInstant, from callSite: CallSite, _ work: @escaping @Sendable () -> Void
   ) -> SchedulerTask {
     ExecutionContext.run(on: self, work)
     return .finished()

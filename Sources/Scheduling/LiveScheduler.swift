@@ -56,8 +56,27 @@ public final class LiveScheduler: Scheduler {
     return task
   }
 
+  public var now: SchedulerInstant { Self.hostNow }
+
+  /// The host's monotonic time, as `DispatchTime` counts it.
+  package static var hostNow: SchedulerInstant {
+    SchedulerInstant(nanoseconds: Int64(clamping: now()))
+  }
+
+  public func scheduleAt(
+    _ deadline: SchedulerInstant, from callSite: CallSite, _ work: @escaping @Sendable () -> Void
+  ) -> SchedulerTask {
+    let task = WorkTask(work)
+    execute(notBefore: UInt64(max(deadline.nanoseconds, 0)), task) { [self] _ in
+      guard let work = task.takeForLastRun() else { return }
+      run(work)
+    }
+    return task
+  }
+
   public func scheduleRepeating(
-    every interval: Duration, from callSite: CallSite, _ work: @escaping @Sendable () -> Void
+    every interval: Duration, firstAfter firstDelay: Duration, from callSite: CallSite,
+    _ work: @escaping @Sendable () -> Void
   ) -> SchedulerTask {
     let task = WorkTask(work)
     let step = max(interval.clampedNanoseconds, 1)
@@ -69,7 +88,7 @@ public final class LiveScheduler: Scheduler {
         tick(max(due &+ UInt64(step), Self.now()))
       }
     }
-    tick(Self.deadline(after: interval, from: Self.now()))
+    tick(Self.deadline(after: firstDelay, from: Self.now()))
     return task
   }
 

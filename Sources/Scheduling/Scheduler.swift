@@ -43,10 +43,18 @@ public protocol Scheduler: AnyObject, Sendable {
   func scheduleAfter(
     _ delay: Duration, from callSite: CallSite, _ work: @escaping @Sendable () -> Void
   ) -> SchedulerTask
-  /// Schedules `work` to run every `interval`, the first time one interval after this call,
+  /// Schedules `work` to run every `interval`, the first time `firstDelay` after this call,
   /// until the returned task is cancelled.
   func scheduleRepeating(
-    every interval: Duration, from callSite: CallSite, _ work: @escaping @Sendable () -> Void
+    every interval: Duration, firstAfter firstDelay: Duration, from callSite: CallSite,
+    _ work: @escaping @Sendable () -> Void
+  ) -> SchedulerTask
+  /// The current instant on this scheduler's clock (see ``SchedulerInstant``).
+  var now: SchedulerInstant { get }
+  /// Schedules `work` to run once, no sooner than `deadline` on this scheduler's clock; a
+  /// deadline already passed is due at once.
+  func scheduleAt(
+    _ deadline: SchedulerInstant, from callSite: CallSite, _ work: @escaping @Sendable () -> Void
   ) -> SchedulerTask
   /// Runs `work` on this scheduler's context, waits for it, and returns its value or rethrows its
   /// error.
@@ -82,14 +90,37 @@ extension Scheduler {
     scheduleAfter(delay, from: CallSite(fileID: fileID, line: line, function: function), work)
   }
 
-  /// Runs `work` every `interval` until the returned task is cancelled.
+  /// Runs `work` every `interval` until the returned task is cancelled, the first time one
+  /// interval from now, or after `firstDelay` when given (Combine's `schedule(after:interval:)`,
+  /// swift-nio's `initialDelay`).
+  ///
+  /// ```swift
+  /// let poll = scheduler.every(.seconds(30), firstAfter: .zero) { refresh() }  // now, then every 30 s
+  /// ```
   @discardableResult
   public func every(
-    _ interval: Duration, fileID: StaticString = #fileID, line: UInt = #line,
-    function: StaticString = #function, _ work: @escaping @Sendable () -> Void
+    _ interval: Duration, firstAfter firstDelay: Duration? = nil, fileID: StaticString = #fileID,
+    line: UInt = #line, function: StaticString = #function,
+    _ work: @escaping @Sendable () -> Void
   ) -> SchedulerTask {
     scheduleRepeating(
-      every: interval, from: CallSite(fileID: fileID, line: line, function: function), work)
+      every: interval, firstAfter: firstDelay ?? interval,
+      from: CallSite(fileID: fileID, line: line, function: function), work)
+  }
+
+  /// Runs `work` once, no sooner than `deadline` on this scheduler's clock (take it from
+  /// ``now``), and returns a handle that can cancel it.
+  ///
+  /// ```swift
+  /// let deadline = scheduler.now + .seconds(5)
+  /// scheduler.at(deadline) { giveUp() }
+  /// ```
+  @discardableResult
+  public func at(
+    _ deadline: SchedulerInstant, fileID: StaticString = #fileID, line: UInt = #line,
+    function: StaticString = #function, _ work: @escaping @Sendable () -> Void
+  ) -> SchedulerTask {
+    scheduleAt(deadline, from: CallSite(fileID: fileID, line: line, function: function), work)
   }
 
   /// Runs `work` on this scheduler, waits for it, and returns its result.

@@ -194,6 +194,21 @@ public final class VirtualClock: Sendable {
     return action
   }
 
+  /// Queues `work` on `scheduler`, due at `instant` ns (at least now, as the clock reads when it
+  /// is queued: no race with another thread moving the clock).
+  func schedule(
+    _ work: @escaping @Sendable () -> Void, on scheduler: VirtualScheduler, at instant: Int64,
+    callSite: CallSite
+  ) -> SchedulerTask {
+    let action = Action(scheduler: scheduler, work: work, interval: nil, callSite: callSite)
+    state.withLock { state in
+      // A timer in the future is as late as the clock's jitter makes any timer.
+      let jitter = instant > state.now ? state.nextJitter() : 0
+      state.push(action, due: instant &+ jitter)
+    }
+    return action
+  }
+
   /// Runs `work` on `scheduler` after everything already due now, and returns its result.
   func runSync<T, E: Error>(
     on scheduler: VirtualScheduler, callSite: CallSite, _ work: () throws(E) -> T

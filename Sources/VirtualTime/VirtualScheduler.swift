@@ -35,10 +35,21 @@ public final class VirtualScheduler: Scheduler {
   }
 
   public func scheduleRepeating(
-    every interval: Duration, from callSite: CallSite, _ work: @escaping @Sendable () -> Void
+    every interval: Duration, firstAfter firstDelay: Duration, from callSite: CallSite,
+    _ work: @escaping @Sendable () -> Void
   ) -> SchedulerTask {
-    let step = interval.clampedNanoseconds
-    return clock.schedule(work, on: self, delay: step, interval: step, callSite: callSite)
+    clock.schedule(
+      work, on: self, delay: firstDelay.clampedNanoseconds, interval: interval.clampedNanoseconds,
+      callSite: callSite)
+  }
+
+  /// The clock's time.
+  public var now: SchedulerInstant { SchedulerInstant(nanoseconds: clock.now.clampedNanoseconds) }
+
+  public func scheduleAt(
+    _ deadline: SchedulerInstant, from callSite: CallSite, _ work: @escaping @Sendable () -> Void
+  ) -> SchedulerTask {
+    clock.schedule(work, on: self, at: deadline.nanoseconds, callSite: callSite)
   }
 
   public func scheduleSync<T, E: Error>(from callSite: CallSite, _ work: () throws(E) -> T)
