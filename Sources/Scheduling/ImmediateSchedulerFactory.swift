@@ -22,3 +22,8 @@ public struct ImmediateSchedulerFactory: SchedulerFactory {
 
   private static let mainScheduler = ImmediateScheduler(label: "main", kind: .main)
 }
+
+extension SchedulerFactory where Self == ImmediateSchedulerFactory {
+  /// Everything inline: `ContactLoader(factory: .immediate)`.
+  public static var immediate: ImmediateSchedulerFactory { ImmediateSchedulerFactory() }
+}

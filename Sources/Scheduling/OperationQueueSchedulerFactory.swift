@@ -30,7 +30,24 @@ public struct OperationQueueSchedulerFactory: SchedulerFactory {
   /// `OperationQueue.main`.
   public var main: any Scheduler { Self.mainScheduler }
 
+  /// A scheduler over an `OperationQueue` the app already has (a URLSession delegate queue): its
+  /// work runs there as operations. Serial when the queue runs one operation at a time.
+  public static func scheduler(wrapping queue: OperationQueue) -> any Scheduler {
+    if queue === OperationQueue.main { return mainScheduler }
+    return LiveScheduler(
+      label: queue.name ?? "operation queue",
+      kind: queue.maxConcurrentOperationCount == 1 ? .serial : .concurrent,
+      family: .operationQueue, executor: OperationQueueExecutor(queue: queue))
+  }
+
   private static let mainScheduler = LiveScheduler(
     label: "main", kind: .main, family: .operationQueue,
     executor: OperationQueueExecutor(queue: .main))
+}
+
+extension SchedulerFactory where Self == OperationQueueSchedulerFactory {
+  /// Operation queues: `AppRoot(factory: .operationQueue)`.
+  public static var operationQueue: OperationQueueSchedulerFactory {
+    OperationQueueSchedulerFactory()
+  }
 }

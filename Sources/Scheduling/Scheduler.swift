@@ -82,6 +82,10 @@ extension Scheduler {
   /// ```swift
   /// let retry = scheduler.after(.milliseconds(250)) { connect() }
   /// ```
+  ///
+  /// On an ``ImmediateScheduler`` the delay is ignored and `work` runs before this returns — so
+  /// a timeout set up before the work it guards fires first. Test timeouts on virtual time
+  /// (`VirtualSchedulerFactory`), where the test decides when the deadline passes.
   @discardableResult
   public func after(
     _ delay: Duration, fileID: StaticString = #fileID, line: UInt = #line,

@@ -30,3 +30,10 @@ public struct VirtualSchedulerFactory: SchedulerFactory {
   /// The clock's virtual main context: the same scheduler for every factory over one clock.
   public var main: any Scheduler { mainScheduler }
 }
+
+extension SchedulerFactory where Self == VirtualSchedulerFactory {
+  /// Schedulers on `clock`'s virtual time: `MessageLoader(factory: .virtual(clock))`.
+  public static func virtual(_ clock: VirtualClock) -> VirtualSchedulerFactory {
+    VirtualSchedulerFactory(clock: clock)
+  }
+}
