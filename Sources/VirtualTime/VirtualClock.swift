@@ -48,14 +48,22 @@ import Synchronization
 public final class VirtualClock: Sendable {
   private let state: Mutex<State>
 
-  /// Makes a clock at time zero.
+  /// Makes a clock at `start` (zero by default).
   ///
-  /// - Parameter jitter: Opt-in random lateness for timers; see ``Jitter``.
-  public init(jitter: Jitter? = nil) {
-    state = Mutex(State(jitter: jitter))
+  /// ```swift
+  /// let clock = VirtualClock(start: .seconds(1_700_000_000))   // "now" as Unix time, say
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - start: Where time starts; a negative start is taken as zero.
+  ///   - jitter: Opt-in random lateness for timers; see ``Jitter``.
+  public init(start: Duration = .zero, jitter: Jitter? = nil) {
+    var state = State(jitter: jitter)
+    state.now = max(start.clampedNanoseconds, 0)
+    self.state = Mutex(state)
   }
 
-  /// The virtual time elapsed since the clock was made.
+  /// The clock's time: its start plus the virtual time that passed since.
   public var now: Duration { .nanoseconds(state.withLock { $0.now }) }
 
   /// The virtual scheduler whose action is running right now, or nil between actions.
@@ -73,6 +81,12 @@ public final class VirtualClock: Sendable {
       state.heap.unordered.filter { !$0.action.isCancelled }.sorted()
         .map { PendingAction($0.action, due: $0.due) }
     }
+  }
+
+  /// Runs what is due now — work scheduled without a delay, and what that schedules for now —
+  /// without moving time.
+  public func advance() {
+    advance(by: .zero)
   }
 
   /// Moves time forward by `duration`, running everything that falls due on the way.

@@ -53,6 +53,23 @@ final class VirtualClockTests: XCTestCase {
     slow.cancel()
   }
 
+  func testAClockCanStartAtAGivenInstantAndAdvanceRunsWhatIsDueNow() throws {
+    let clock = VirtualClock(start: .seconds(1_000))
+    let queue = VirtualSchedulerFactory(clock: clock).makeSerial(label: "q")
+    XCTAssertEqual(clock.now, .seconds(1_000))
+    XCTAssertEqual(queue.now, SchedulerInstant(nanoseconds: 1_000_000_000_000))
+    let ran = Locked<[Duration]>([])
+    queue.async { ran.withLock { $0.append(clock.now) } }
+    queue.after(.seconds(1)) { ran.withLock { $0.append(clock.now) } }
+    clock.advance()
+    XCTAssertEqual(ran.value, [.seconds(1_000)], "only what is due now; time stays")
+    XCTAssertEqual(clock.now, .seconds(1_000))
+    clock.advance(by: .seconds(1))
+    XCTAssertEqual(ran.value, [.seconds(1_000), .seconds(1_001)])
+    XCTAssertEqual(VirtualClock(start: .seconds(-5)).now, .zero, "time is never negative")
+    XCTAssertNoThrow(try clock.checkNoPendingWork())
+  }
+
   func testNowEqualsTheDueTimeWhileAnActionRuns() {
     let seen = Locked<[Duration]>([])
     let queue = factory.makeSerial(label: "q")
