@@ -104,6 +104,10 @@ public final class TraceRecorder: Sendable {
   /// the file. Later events are ignored; calling it again does nothing.
   public func close() { core.close() }
 
+  /// Closes the recorder when the process exits normally (returning from `main` or `exit()`),
+  /// so that a recorder the app never holds still ends its trace with a `close` line.
+  public func closeAtExit() { RecorderRegistry.shared.closeAtExit(core) }
+
   /// Counts so far: events written to the file and events dropped.
   public var counts: (written: Int64, dropped: Int64) { core.counts }
 }

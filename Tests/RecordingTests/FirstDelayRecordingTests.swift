@@ -54,3 +54,15 @@ final class FirstDelayRecordingTests: XCTestCase {
     XCTAssertEqual(schedule.due, TraceLimits.maximumTime)
   }
 }
+
+/// `recordingIfRequested` without the variable: the factory itself, not a wrapper.
+final class RecordingIfRequestedTests: XCTestCase {
+  func testWithoutTheVariableTheFactoryIsReturnedUntouched() {
+    let factory = RecordingSchedulerFactory.recordingIfRequested(
+      wrapping: .immediate, environment: ["PATH": "/bin"])
+    XCTAssertTrue(factory is ImmediateSchedulerFactory, "\(type(of: factory))")
+    XCTAssertTrue(
+      RecordingSchedulerFactory.recordingIfRequested(
+        wrapping: .immediate, environment: ["CHRONOSCOPE_TRACE": ""]) is ImmediateSchedulerFactory)
+  }
+}

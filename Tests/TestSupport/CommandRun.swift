@@ -2,14 +2,18 @@ import Foundation
 
 /// Runs the built `chronoscope` as a user would, for tests of its output and exit status.
 public enum CommandRun {
-  /// Runs `chronoscope` with `arguments` (in `directory` if given) and returns its exit status
-  /// and what it printed to stdout and stderr together.
-  public static func chronoscope(_ arguments: [String], in directory: URL? = nil) throws -> (
-    status: Int32, output: String
-  ) {
+  /// Runs `chronoscope` with `arguments` (in `directory` if given, with `environment` added to
+  /// the test's own) and returns its exit status and what it printed to stdout and stderr
+  /// together.
+  public static func chronoscope(
+    _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]
+  ) throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = try ProductsDirectory.executable("chronoscope")
     process.arguments = arguments
+    if !environment.isEmpty {
+      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     if let directory { process.currentDirectoryURL = directory }
     let output = Pipe()
     process.standardOutput = output

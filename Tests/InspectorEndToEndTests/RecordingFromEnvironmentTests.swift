@@ -1,0 +1,51 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `CHRONOSCOPE_TRACE`: an app that builds its factory with `recordingIfRequested` records when
+/// the variable names a path, and runs untouched when it does not.
+final class RecordingFromEnvironmentTests: XCTestCase {
+  func testAChildProcessRecordsWhenTheVariableNamesAPathAndTheTraceClosesAtExit() throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("env-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let template = folder.appendingPathComponent("app-%p.trace").path
+    let run = try CommandRun.chronoscope(
+      ["run-example", "message-loader"], environment: ["CHRONOSCOPE_TRACE": template])
+    XCTAssertEqual(run.status, 0, run.output)
+    XCTAssertTrue(run.output.contains("recorded"), run.output)
+    let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+    XCTAssertEqual(files.count, 1, "\(files)")
+    let name = try XCTUnwrap(files.first)
+    XCTAssertTrue(name.hasPrefix("app-") && !name.contains("%p"), "the pid replaced %p: \(name)")
+    let path = folder.appendingPathComponent(name).path
+
+    let validate = try CommandRun.chronoscope(["validate", path])
+    XCTAssertEqual(validate.status, 0, "closed at exit, no warning: \(validate.output)")
+    let show = try CommandRun.chronoscope(["show", path, "--size", "100x24"])
+    XCTAssertEqual(show.status, 0, show.output)
+    XCTAssertTrue(show.output.contains("messages.fetch"), show.output)
+  }
+
+  func testWithoutTheVariableNothingIsRecorded() throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("noenv-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let run = try CommandRun.chronoscope(
+      ["run-example", "contact-loader"], in: folder, environment: ["CHRONOSCOPE_TRACE": ""])
+    XCTAssertEqual(run.status, 0, run.output)
+    XCTAssertTrue(run.output.contains("not recorded"), run.output)
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [])
+  }
+
+  func testAPathThatCannotBeOpenedIsSaidOnceAndTheAppRunsUnrecorded() throws {
+    let run = try CommandRun.chronoscope(
+      ["run-example", "retry"],
+      environment: ["CHRONOSCOPE_TRACE": "/nonexistent/folder/app.trace"])
+    XCTAssertEqual(run.status, 0, run.output)
+    XCTAssertTrue(run.output.contains("CHRONOSCOPE_TRACE: not recording"), run.output)
+    XCTAssertTrue(run.output.contains("not recorded"), run.output)
+  }
+}
