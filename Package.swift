@@ -51,6 +51,9 @@ let package = Package(
     // copies a screen grid to it and turns keys into events. No pkgConfig: see the shim header.
     .systemLibrary(name: "CNCursesW", path: "Sources/CNCursesW"),
     .target(name: "Terminal", dependencies: ["CNCursesW", "Screen"]),
+    // zlib, for `chronoscope export --gzip` (a system library: no build cost; Debian's
+    // zlib1g-dev, which .ci/run installs when missing).
+    .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
     // Findings: what in a replayed trace points at a bug (lost work, late timers, blocked
     // queues, hangs…), for the CLI, the inspector and tests.
     .target(name: "Analysis", dependencies: ["Replay", "TraceFormat"]),
@@ -66,7 +69,7 @@ let package = Package(
       name: "chronoscope",
       dependencies: [
         "Scheduling", "VirtualTime", "Recording", "TraceFormat", "Replay", "Analysis", "Screen",
-        "Inspector", "Examples", "Terminal", "Sharing",
+        "Inspector", "Examples", "Terminal", "Sharing", "CZlib",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

@@ -13,7 +13,8 @@ struct Chronoscope: ParsableCommand {
       """,
     version: "0.1.0",
     subcommands: [
-      View.self, Show.self, Validate.self, Check.self, Stats.self, Diff.self, Redact.self,
+      View.self, Show.self, Validate.self, Check.self, Stats.self, Diff.self, Export.self,
+      Redact.self,
       Slice.self, RecordExample.self, RecordStress.self, RecordCrash.self, RunExample.self,
     ],
     defaultSubcommand: View.self

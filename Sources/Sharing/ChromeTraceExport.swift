@@ -1,0 +1,553 @@
+import Analysis
+import Replay
+import TraceFormat
+
+/// Traces as Chrome Trace Event Format JSON, which Perfetto UI (ui.perfetto.dev) and
+/// `chrome://tracing` open — for whoever receives a trace without Chronoscope.
+///
+/// What maps to what (docs/Export.md):
+/// - each trace is a process (`pid` 1, 2… in the order given; its name says process, pid and
+///   file), lined up with the others by ``ProcessTimeline``;
+/// - each queue is a track (a `tid`); where a queue's runs overlap in time (a concurrent queue),
+///   the later ones go to more tracks of the same queue (`net (2)`), so that slices on one track
+///   never overlap — only nest, as an inline `sync` inside the run that made it does;
+/// - each run is a complete slice (`X`) with its action id, mode, run number, call site, thread,
+///   and lateness in `args`; a run still going when the trace ends lasts to the end and says so;
+/// - the wait from schedule to begin is an async slice (`b`/`e`, category `wait`), and so is a
+///   repeating action's lateness before each later run; work cancelled before it ran waits until
+///   the cancel, and work that never ran until the end;
+/// - a flow arrow (`s`/`f`) goes from each schedule — inside the run that scheduled it, when
+///   there was one — to the action's first begin;
+/// - cancels, marks and findings are instants (`i`).
+///
+/// Times are microseconds with the nanoseconds kept as three decimals, written from integers.
+///
+/// ```swift
+/// let json = ChromeTraceExport.export([(replay, "app.trace")])
+/// ```
+public enum ChromeTraceExport {
+  /// What was written, for a summary.
+  public struct Summary: Sendable, Equatable {
+    public var processes = 0
+    public var tracks = 0
+    public var slices = 0
+    public var waits = 0
+    public var flows = 0
+    public var instants = 0
+  }
+
+  /// The JSON for `traces` (a replay and the name of its file each), one process per trace.
+  ///
+  /// - Parameter progress: Called now and then with the fraction of events done.
+  public static func export(
+    _ traces: [(replay: ReplayEngine, file: String)], progress: ((Double) -> Void)? = nil
+  ) -> (json: [UInt8], summary: Summary) {
+    var out = JSONOutput()
+    var summary = Summary()
+    let timeline = ProcessTimeline(headers: traces.map(\.replay.header))
+    let totalEvents = max(traces.reduce(0) { $0 + $1.replay.eventCount }, 1)
+    var doneEvents = 0
+    out.raw("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"exporter\":\"chronoscope\"},")
+    out.raw("\"traceEvents\":[")
+    for (index, trace) in traces.enumerated() {
+      var process = ProcessExport(
+        replay: trace.replay, file: trace.file, pid: index + 1, offset: timeline.offsets[index])
+      process.write(into: &out, summary: &summary) { done in
+        progress?(Double(doneEvents + done) / Double(totalEvents))
+      }
+      doneEvents += trace.replay.eventCount
+    }
+    out.raw("]}\n")
+    summary.processes = traces.count
+    progress?(1)
+    return (out.bytes, summary)
+  }
+}
+
+/// One trace's events, written as one process.
+private struct ProcessExport {
+  let replay: ReplayEngine
+  let file: String
+  let pid: Int
+  /// Nanoseconds added to every time: where the trace starts on the shared timeline.
+  let offset: Int64
+
+  /// One run of an action, from its begin to its end (or the trace's end).
+  struct Run {
+    var action: ActionIndex
+    var number: Int
+    var thread: ThreadID
+    var begin: Int64
+    var end: Int64
+    var finished: Bool
+    var track = 0
+  }
+
+  /// The end of the trace: its close time when later than its last event.
+  var traceEnd: Int64 { max(replay.span, replay.closedAt ?? 0) }
+
+  mutating func write(
+    into out: inout JSONOutput, summary: inout ProcessExportSummary, progress: (Int) -> Void
+  ) {
+    let runs = collectRuns()
+    var tracks = TrackTable(queueCount: replay.queueSlotCount)
+    var placed = runs
+    for index in placed.indices {
+      let run = placed[index]
+      placed[index].track = tracks.place(
+        queue: replay.queueSlot(of: run.action), begin: run.begin, end: run.end)
+    }
+    writeMetadata(into: &out, tracks: tracks, summary: &summary)
+    // Each action's first run, for its wait and flow; and where each action's runs are.
+    var firstRun = [Int32](repeating: -1, count: replay.actionCount)
+    for (index, run) in placed.enumerated() where firstRun[run.action.int] < 0 {
+      firstRun[run.action.int] = Int32(index)
+    }
+    var cancelledAt = [Int64?](repeating: nil, count: replay.actionCount)
+    for position in replay.eventIndices {
+      let event = replay.event(position)
+      if event.kind == .cancel, let action = event.action, cancelledAt[action.int] == nil {
+        cancelledAt[action.int] = event.time
+      }
+    }
+    for (index, run) in placed.enumerated() {
+      writeSlice(run, into: &out, tracks: tracks)
+      summary.slices += 1
+      if index & 0xFFFF == 0 { progress(index) }
+    }
+    for action in replay.actionIndices {
+      let first = firstRun[action.int]
+      summary.waits += writeWaits(
+        action, firstRun: first >= 0 ? placed[Int(first)] : nil, runs: placed,
+        cancelledAt: cancelledAt[action.int], into: &out, tracks: tracks)
+      if first >= 0 {
+        writeFlow(action, to: placed[Int(first)], runs: placed, into: &out, tracks: tracks)
+        summary.flows += 1
+      }
+    }
+    summary.instants += writeInstants(into: &out, tracks: tracks, runs: placed)
+    progress(replay.eventCount)
+  }
+
+  // MARK: - Runs and tracks
+
+  private func collectRuns() -> [Run] {
+    var runs: [Run] = []
+    var open = [Int32](repeating: -1, count: replay.actionCount)
+    for position in replay.eventIndices {
+      let event = replay.event(position)
+      guard let action = event.action else { continue }
+      switch event.kind {
+      case .begin:
+        open[action.int] = Int32(runs.count)
+        runs.append(
+          Run(
+            action: action, number: Int(event.run ?? 1), thread: event.thread, begin: event.time,
+            end: traceEnd, finished: false))
+      case .end:
+        let index = open[action.int]
+        guard index >= 0 else { continue }
+        runs[Int(index)].end = max(event.time, runs[Int(index)].begin)
+        runs[Int(index)].finished = true
+        open[action.int] = -1
+      default:
+        break
+      }
+    }
+    return runs
+  }
+
+  // MARK: - Writing
+
+  private func writeMetadata(
+    into out: inout JSONOutput, tracks: TrackTable, summary: inout ProcessExportSummary
+  ) {
+    let header = replay.header
+    let process = header.process.isEmpty ? "process" : header.process
+    out.metadata(
+      "process_name", pid: pid, tid: 0, name: "\(process) (pid \(header.pid)) — \(file)")
+    out.metadataSort("process_sort_index", pid: pid, tid: 0, index: pid)
+    for (queueSlot, lanes) in tracks.lanes.enumerated() where lanes > 0 {
+      let label = queueLabel(slot: queueSlot)
+      for lane in 0..<lanes {
+        let tid = tracks.tid(queue: queueSlot, lane: lane)
+        out.metadata(
+          "thread_name", pid: pid, tid: tid, name: lane == 0 ? label : "\(label) (\(lane + 1))")
+        out.metadataSort("thread_sort_index", pid: pid, tid: tid, index: tid)
+        summary.tracks += 1
+      }
+    }
+  }
+
+  private func queueLabel(slot: Int) -> String {
+    guard slot < replay.queues.count else { return "undefined queue" }
+    return replay.queues[slot].label
+  }
+
+  private func time(_ nanoseconds: Int64) -> Int64 {
+    let (sum, overflow) = nanoseconds.addingReportingOverflow(offset)
+    return overflow ? Int64.max : sum
+  }
+
+  private func siteText(_ action: ActionIndex) -> String? {
+    replay.callSite(of: action).map { "\($0.file):\($0.line) \($0.function)" }
+  }
+
+  private func sliceName(_ action: ActionIndex) -> String {
+    let info = replay.action(action)
+    if let site = replay.callSite(of: action) {
+      let file = site.file.split(separator: "/").last.map(String.init) ?? site.file
+      return "\(info.id) \(file):\(site.line)"
+    }
+    return "\(info.id) \(info.mode.name)"
+  }
+
+  private func writeSlice(_ run: Run, into out: inout JSONOutput, tracks: TrackTable) {
+    let info = replay.action(run.action)
+    out.eventStart(phase: "X", name: sliceName(run.action), category: "run")
+    out.field("ts", microseconds: time(run.begin))
+    out.field("dur", microseconds: run.end.subtracting(saturating: run.begin))
+    out.field("pid", pid)
+    out.field("tid", tracks.tid(queue: replay.queueSlot(of: run.action), lane: run.track))
+    out.raw(",\"args\":{")
+    out.key("action", first: true)
+    out.integer(Int64(info.id.rawValue))
+    out.key("mode")
+    out.string(info.mode.name)
+    out.key("run")
+    out.integer(Int64(run.number))
+    if let site = siteText(run.action) {
+      out.key("site")
+      out.string(site)
+    }
+    out.key("thread")
+    out.string(replay.thread(run.thread)?.title ?? "thread \(run.thread.rawValue)")
+    out.key("lateness_ns")
+    out.integer(run.begin.subtracting(saturating: info.due(ofRun: run.number)))
+    if !run.finished {
+      out.key("unfinished")
+      out.raw("true")
+    }
+    out.raw("}}")
+  }
+
+  /// The waits of `action`: schedule → first begin (or cancel, or the end); and for a repeating
+  /// action, due → begin of each later run that began late. Returns how many were written.
+  private func writeWaits(
+    _ action: ActionIndex, firstRun: Run?, runs: [Run], cancelledAt: Int64?,
+    into out: inout JSONOutput, tracks: TrackTable
+  ) -> Int {
+    let info = replay.action(action)
+    let track = tracks.tid(queue: replay.queueSlot(of: action), lane: firstRun?.track ?? 0)
+    let id = "\(pid).\(info.id.rawValue)"
+    let end: Int64
+    var outcome = "began"
+    if let firstRun {
+      end = firstRun.begin
+    } else if let cancelledAt {
+      end = cancelledAt
+      outcome = "cancelled"
+    } else {
+      end = traceEnd
+      outcome = "never ran"
+    }
+    let start = min(info.scheduledAt, end)
+    out.eventStart(phase: "b", name: "wait \(info.id)", category: "wait")
+    out.field("id", string: id)
+    out.field("ts", microseconds: time(start))
+    out.field("pid", pid)
+    out.field("tid", track)
+    out.raw(",\"args\":{")
+    out.key("due_ns", first: true)
+    out.integer(info.due)
+    out.key("outcome")
+    out.string(outcome)
+    out.raw("}}")
+    out.eventStart(phase: "e", name: "wait \(info.id)", category: "wait")
+    out.field("id", string: id)
+    out.field("ts", microseconds: time(end))
+    out.field("pid", pid)
+    out.field("tid", track)
+    out.raw("}")
+    return 1
+  }
+
+  private func writeFlow(
+    _ action: ActionIndex, to run: Run, runs: [Run], into out: inout JSONOutput,
+    tracks: TrackTable
+  ) {
+    let info = replay.action(action)
+    let flowID = "\(pid).\(info.id.rawValue)"
+    // From inside the run that scheduled it, if one did: that run's track binds the arrow's tail.
+    var sourceTrack = tracks.tid(queue: replay.queueSlot(of: action), lane: run.track)
+    if let parent = info.parent,
+      let parentTrack = parentRunTrack(parent, at: info.scheduledAt, runs: runs, tracks: tracks)
+    {
+      sourceTrack = parentTrack
+    }
+    out.eventStart(phase: "s", name: "scheduled", category: "flow")
+    out.field("id", string: flowID)
+    out.field("ts", microseconds: time(min(info.scheduledAt, run.begin)))
+    out.field("pid", pid)
+    out.field("tid", sourceTrack)
+    out.raw("}")
+    out.eventStart(phase: "f", name: "scheduled", category: "flow")
+    out.field("id", string: flowID)
+    out.raw(",\"bp\":\"e\"")
+    out.field("ts", microseconds: time(run.begin))
+    out.field("pid", pid)
+    out.field("tid", tracks.tid(queue: replay.queueSlot(of: action), lane: run.track))
+    out.raw("}")
+  }
+
+  /// The track of `parent`'s run that was under way at `time`.
+  private func parentRunTrack(
+    _ parent: ActionIndex, at time: Int64, runs: [Run], tracks: TrackTable
+  )
+    -> Int?
+  {
+    guard let lastRun = replay.lastRunIndex(of: parent, in: runs, at: time) else { return nil }
+    let run = runs[lastRun]
+    return tracks.tid(queue: replay.queueSlot(of: parent), lane: run.track)
+  }
+
+  private func writeInstants(into out: inout JSONOutput, tracks: TrackTable, runs: [Run]) -> Int {
+    var count = 0
+    for position in replay.eventIndices {
+      let event = replay.event(position)
+      switch event.kind {
+      case .cancel:
+        guard let action = event.action else { continue }
+        let info = replay.action(action)
+        out.eventStart(phase: "i", name: "cancel \(info.id)", category: "cancel")
+        out.field("ts", microseconds: time(event.time))
+        out.field("pid", pid)
+        out.field("tid", tracks.tid(queue: replay.queueSlot(of: action), lane: 0))
+        out.raw(",\"s\":\"t\",\"args\":{")
+        out.key("after_start", first: true)
+        out.raw(event.cancelledAfterStart == true ? "true" : "false")
+        out.raw("}}")
+        count += 1
+      case .mark:
+        let mark = replay.mark(of: event)
+        out.eventStart(phase: "i", name: mark?.name ?? "mark", category: "mark")
+        out.field("ts", microseconds: time(event.time))
+        out.field("pid", pid)
+        out.field("tid", 0)
+        out.raw(",\"s\":\"p\",\"args\":{")
+        var first = true
+        for (key, value) in (mark?.fields ?? [:]).sorted(by: { $0.key < $1.key }) {
+          out.key(key, first: first)
+          out.string(value)
+          first = false
+        }
+        out.raw("}}")
+        count += 1
+      default:
+        break
+      }
+    }
+    for finding in FindingsAnalysis.findings(in: replay) {
+      let info = replay.action(finding.action)
+      out.eventStart(phase: "i", name: "\(finding.kind.rawValue) \(info.id)", category: "finding")
+      out.field("ts", microseconds: time(finding.time))
+      out.field("pid", pid)
+      out.field("tid", tracks.tid(queue: replay.queueSlot(of: finding.action), lane: 0))
+      out.raw(",\"s\":\"p\",\"args\":{")
+      out.key("severity", first: true)
+      out.string(finding.severity.rawValue)
+      out.key("message")
+      out.string(finding.message)
+      out.raw("}}")
+      count += 1
+    }
+    return count
+  }
+}
+
+private typealias ProcessExportSummary = ChromeTraceExport.Summary
+
+extension ReplayEngine {
+  /// The index in `runs` of `action`'s run under way at `time` (begun at or before it, ended at
+  /// or after it), if any. `runs` are in begin order.
+  fileprivate func lastRunIndex(
+    of action: ActionIndex, in runs: [ProcessExport.Run], at time: Int64
+  ) -> Int? {
+    // Runs are few per action and in begin order: search back from the last run begun by `time`.
+    var low = 0
+    var high = runs.count
+    while low < high {
+      let middle = (low + high) / 2
+      if runs[middle].begin <= time { low = middle + 1 } else { high = middle }
+    }
+    var index = low - 1
+    var looked = 0
+    while index >= 0, looked < 4_096 {
+      let run = runs[index]
+      if run.action == action { return run.end >= time ? index : nil }
+      index -= 1
+      looked += 1
+    }
+    return nil
+  }
+}
+
+/// Where each queue's runs go: lanes (tracks) of a queue, each a stack of the runs open on it,
+/// so that a run goes on the first lane where it does not overlap what is there — or nests
+/// inside it.
+private struct TrackTable {
+  /// Per queue slot: its lanes, each a stack of open runs' end times.
+  private var open: [[[Int64]]]
+  /// The first tid of each queue slot's lanes is given out as lanes appear.
+  private var tids: [[Int]]
+  private var nextTid = 1
+
+  init(queueCount: Int) {
+    open = Array(repeating: [], count: queueCount)
+    tids = Array(repeating: [], count: queueCount)
+  }
+
+  /// How many lanes each queue slot has.
+  var lanes: [Int] { open.map(\.count) }
+
+  func tid(queue: Int, lane: Int) -> Int {
+    guard queue < tids.count, lane < tids[queue].count else { return 0 }
+    return tids[queue][lane]
+  }
+
+  /// The lane a run from `begin` to `end` on `queue` goes on.
+  mutating func place(queue: Int, begin: Int64, end: Int64) -> Int {
+    for lane in open[queue].indices {
+      while let top = open[queue][lane].last, top <= begin { open[queue][lane].removeLast() }
+      if let top = open[queue][lane].last, end > top { continue }
+      open[queue][lane].append(end)
+      return lane
+    }
+    open[queue].append([end])
+    tids[queue].append(nextTid)
+    nextTid += 1
+    return open[queue].count - 1
+  }
+}
+
+/// JSON written straight into bytes: no `String` per event, no `JSONSerialization`.
+struct JSONOutput {
+  var bytes: [UInt8] = []
+  private var firstEvent = true
+
+  mutating func raw(_ text: StaticString) {
+    text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+  }
+
+  mutating func eventStart(phase: StaticString, name: String, category: StaticString) {
+    if !firstEvent { bytes.append(UInt8(ascii: ",")) }
+    firstEvent = false
+    bytes.append(UInt8(ascii: "\n"))
+    raw("{\"ph\":\"")
+    raw(phase)
+    raw("\",\"cat\":\"")
+    raw(category)
+    raw("\",\"name\":")
+    string(name)
+  }
+
+  mutating func metadata(_ kind: StaticString, pid: Int, tid: Int, name: String) {
+    eventStart(phase: "M", name: "", category: "__metadata")
+    rewriteName(kind)
+    field("pid", pid)
+    field("tid", tid)
+    raw(",\"args\":{\"name\":")
+    string(name)
+    raw("}}")
+  }
+
+  mutating func metadataSort(_ kind: StaticString, pid: Int, tid: Int, index: Int) {
+    eventStart(phase: "M", name: "", category: "__metadata")
+    rewriteName(kind)
+    field("pid", pid)
+    field("tid", tid)
+    raw(",\"args\":{\"sort_index\":")
+    integer(Int64(index))
+    raw("}}")
+  }
+
+  /// Replaces the empty name just written (`""`) with `kind`.
+  private mutating func rewriteName(_ kind: StaticString) {
+    bytes.removeLast(2)
+    bytes.append(UInt8(ascii: "\""))
+    raw(kind)
+    bytes.append(UInt8(ascii: "\""))
+  }
+
+  mutating func key(_ name: String, first: Bool = false) {
+    if !first { bytes.append(UInt8(ascii: ",")) }
+    string(name)
+    bytes.append(UInt8(ascii: ":"))
+  }
+
+  mutating func field(_ name: StaticString, _ value: Int) {
+    bytes.append(UInt8(ascii: ","))
+    bytes.append(UInt8(ascii: "\""))
+    raw(name)
+    raw("\":")
+    integer(Int64(value))
+  }
+
+  mutating func field(_ name: StaticString, string value: String) {
+    bytes.append(UInt8(ascii: ","))
+    bytes.append(UInt8(ascii: "\""))
+    raw(name)
+    raw("\":")
+    string(value)
+  }
+
+  /// `nanoseconds` as microseconds with three decimals, exactly.
+  mutating func field(_ name: StaticString, microseconds nanoseconds: Int64) {
+    bytes.append(UInt8(ascii: ","))
+    bytes.append(UInt8(ascii: "\""))
+    raw(name)
+    raw("\":")
+    let value = max(nanoseconds, 0)
+    integer(value / 1_000)
+    let fraction = Int(value % 1_000)
+    bytes.append(UInt8(ascii: "."))
+    bytes.append(UInt8(48 + fraction / 100))
+    bytes.append(UInt8(48 + fraction / 10 % 10))
+    bytes.append(UInt8(48 + fraction % 10))
+  }
+
+  mutating func integer(_ value: Int64) {
+    if value < 0 { bytes.append(UInt8(ascii: "-")) }
+    var magnitude = value.magnitude
+    var divisor: UInt64 = 1
+    while magnitude / divisor >= 10 { divisor *= 10 }
+    while divisor > 0 {
+      bytes.append(UInt8(48 + magnitude / divisor))
+      magnitude %= divisor
+      divisor /= 10
+    }
+  }
+
+  /// `text` as a JSON string: quotes, backslashes and control characters escaped; everything
+  /// else as UTF-8 (a Swift string is valid Unicode, so nothing else needs escaping).
+  mutating func string(_ text: String) {
+    bytes.append(UInt8(ascii: "\""))
+    let hex: StaticString = "0123456789abcdef"
+    for byte in text.utf8 {
+      switch byte {
+      case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+        bytes.append(UInt8(ascii: "\\"))
+        bytes.append(byte)
+      case 0..<0x20, 0x7F:
+        raw("\\u00")
+        hex.withUTF8Buffer { digits in
+          bytes.append(digits[Int(byte >> 4)])
+          bytes.append(digits[Int(byte & 0xF)])
+        }
+      default:
+        bytes.append(byte)
+      }
+    }
+    bytes.append(UInt8(ascii: "\""))
+  }
+}
