@@ -13,6 +13,7 @@ let package = Package(
     .library(name: "Recording", targets: ["Recording"]),
     .library(name: "Replay", targets: ["Replay"]),
     .library(name: "Analysis", targets: ["Analysis"]),
+    .library(name: "Sharing", targets: ["Sharing"]),
     .library(name: "Screen", targets: ["Screen"]),
     .library(name: "Terminal", targets: ["Terminal"]),
     .executable(name: "chronoscope", targets: ["chronoscope"]),

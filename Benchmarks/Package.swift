@@ -28,6 +28,7 @@ let package = Package(
         "BenchmarkSupport",
         .product(name: "Replay", package: "Chronoscope"),
         .product(name: "Analysis", package: "Chronoscope"),
+        .product(name: "Sharing", package: "Chronoscope"),
         .product(name: "TraceFormat", package: "Chronoscope"),
       ]
     ),

@@ -16,7 +16,7 @@ public struct ReplayAction: Sendable, Hashable {
   /// The thread that scheduled it (not necessarily the one it runs on: see
   /// ``ReplayEngine/runningThread(of:)`` and ``ActionLife/Run/thread``).
   public let scheduledOn: ThreadID
-  let site: UInt32
+  package let site: UInt32
   private let parentSlot: UInt32
   private let scheduleOffset: UInt32
   /// The queue's slot in the replay's tallies.

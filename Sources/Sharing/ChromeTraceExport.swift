@@ -42,7 +42,25 @@ public enum ChromeTraceExport {
   public static func export(
     _ traces: [(replay: ReplayEngine, file: String)], progress: ((Double) -> Void)? = nil
   ) -> (json: [UInt8], summary: Summary) {
-    var out = JSONOutput()
+    var json: [UInt8] = []
+    let summary = export(traces, progress: progress) { json.append(contentsOf: $0) }
+    return (json, summary)
+  }
+
+  /// Writes the JSON for `traces` to `sink` in chunks of a few megabytes, as it is made: a
+  /// 10M-event export never holds its gigabytes of JSON at once.
+  public static func export(
+    _ traces: [(replay: ReplayEngine, file: String)], progress: ((Double) -> Void)? = nil,
+    to sink: (UnsafeBufferPointer<UInt8>) -> Void
+  ) -> Summary {
+    withoutActuallyEscaping(sink) { sink in write(traces, progress: progress, to: sink) }
+  }
+
+  private static func write(
+    _ traces: [(replay: ReplayEngine, file: String)], progress: ((Double) -> Void)?,
+    to sink: @escaping (UnsafeBufferPointer<UInt8>) -> Void
+  ) -> Summary {
+    let out = JSONOutput(sink: sink)
     var summary = Summary()
     let timeline = ProcessTimeline(headers: traces.map(\.replay.header))
     let totalEvents = max(traces.reduce(0) { $0 + $1.replay.eventCount }, 1)
@@ -52,15 +70,16 @@ public enum ChromeTraceExport {
     for (index, trace) in traces.enumerated() {
       var process = ProcessExport(
         replay: trace.replay, file: trace.file, pid: index + 1, offset: timeline.offsets[index])
-      process.write(into: &out, summary: &summary) { done in
+      process.write(into: out, summary: &summary) { done in
         progress?(Double(doneEvents + done) / Double(totalEvents))
       }
       doneEvents += trace.replay.eventCount
     }
     out.raw("]}\n")
+    out.flush()
     summary.processes = traces.count
     progress?(1)
-    return (out.bytes, summary)
+    return summary
   }
 }
 
@@ -71,6 +90,16 @@ private struct ProcessExport {
   let pid: Int
   /// Nanoseconds added to every time: where the trace starts on the shared timeline.
   let offset: Int64
+  /// JSON bytes made once per call site and thread rather than once per run.
+  private var siteBytes: [UInt32: (name: [UInt8], site: [UInt8])] = [:]
+  private var threadBytes: [UInt32: [UInt8]] = [:]
+
+  init(replay: ReplayEngine, file: String, pid: Int, offset: Int64) {
+    self.replay = replay
+    self.file = file
+    self.pid = pid
+    self.offset = offset
+  }
 
   /// One run of an action, from its begin to its end (or the trace's end).
   struct Run {
@@ -87,7 +116,7 @@ private struct ProcessExport {
   var traceEnd: Int64 { max(replay.span, replay.closedAt ?? 0) }
 
   mutating func write(
-    into out: inout JSONOutput, summary: inout ProcessExportSummary, progress: (Int) -> Void
+    into out: JSONOutput, summary: inout ProcessExportSummary, progress: (Int) -> Void
   ) {
     let runs = collectRuns()
     var tracks = TrackTable(queueCount: replay.queueSlotCount)
@@ -97,7 +126,7 @@ private struct ProcessExport {
       placed[index].track = tracks.place(
         queue: replay.queueSlot(of: run.action), begin: run.begin, end: run.end)
     }
-    writeMetadata(into: &out, tracks: tracks, summary: &summary)
+    writeMetadata(into: out, tracks: tracks, summary: &summary)
     // Each action's first run, for its wait and flow; and where each action's runs are.
     var firstRun = [Int32](repeating: -1, count: replay.actionCount)
     for (index, run) in placed.enumerated() where firstRun[run.action.int] < 0 {
@@ -111,7 +140,7 @@ private struct ProcessExport {
       }
     }
     for (index, run) in placed.enumerated() {
-      writeSlice(run, into: &out, tracks: tracks)
+      writeSlice(run, into: out, tracks: tracks)
       summary.slices += 1
       if index & 0xFFFF == 0 { progress(index) }
     }
@@ -119,13 +148,13 @@ private struct ProcessExport {
       let first = firstRun[action.int]
       summary.waits += writeWaits(
         action, firstRun: first >= 0 ? placed[Int(first)] : nil, runs: placed,
-        cancelledAt: cancelledAt[action.int], into: &out, tracks: tracks)
+        cancelledAt: cancelledAt[action.int], into: out, tracks: tracks)
       if first >= 0 {
-        writeFlow(action, to: placed[Int(first)], runs: placed, into: &out, tracks: tracks)
+        writeFlow(action, to: placed[Int(first)], runs: placed, into: out, tracks: tracks)
         summary.flows += 1
       }
     }
-    summary.instants += writeInstants(into: &out, tracks: tracks, runs: placed)
+    summary.instants += writeInstants(into: out, tracks: tracks, runs: placed)
     progress(replay.eventCount)
   }
 
@@ -160,7 +189,7 @@ private struct ProcessExport {
   // MARK: - Writing
 
   private func writeMetadata(
-    into out: inout JSONOutput, tracks: TrackTable, summary: inout ProcessExportSummary
+    into out: JSONOutput, tracks: TrackTable, summary: inout ProcessExportSummary
   ) {
     let header = replay.header
     let process = header.process.isEmpty ? "process" : header.process
@@ -189,22 +218,47 @@ private struct ProcessExport {
     return overflow ? Int64.max : sum
   }
 
-  private func siteText(_ action: ActionIndex) -> String? {
-    replay.callSite(of: action).map { "\($0.file):\($0.line) \($0.function)" }
+  /// The call site of `action` as JSON bytes: the end of a slice's name (` File.swift:12"`) and
+  /// the `site` argument (`"Dir/File.swift:12 f()"`); nil without a call site.
+  private mutating func site(of action: ActionIndex) -> (name: [UInt8], site: [UInt8])? {
+    let id = replay.action(action).site
+    guard id != 0 else { return nil }
+    if let cached = siteBytes[id] { return cached }
+    guard let site = replay.callSite(of: action) else { return nil }
+    let file = site.file.split(separator: "/").last.map(String.init) ?? site.file
+    var name = JSONOutput.encoded(" \(file):\(site.line)")
+    name.removeFirst()  // the name's opening quote is written with its id
+    let bytes = (name, JSONOutput.encoded("\(site.file):\(site.line) \(site.function)"))
+    siteBytes[id] = bytes
+    return bytes
   }
 
-  private func sliceName(_ action: ActionIndex) -> String {
+  private mutating func threadTitle(_ thread: ThreadID) -> [UInt8] {
+    if let cached = threadBytes[thread.rawValue] { return cached }
+    let bytes = JSONOutput.encoded(
+      replay.thread(thread)?.title ?? "thread \(thread.rawValue)")
+    threadBytes[thread.rawValue] = bytes
+    return bytes
+  }
+
+  /// A slice's name: `"#12 File.swift:40"`, or `"#12 async"` without a call site.
+  private mutating func writeName(_ action: ActionIndex, into out: JSONOutput) {
     let info = replay.action(action)
-    if let site = replay.callSite(of: action) {
-      let file = site.file.split(separator: "/").last.map(String.init) ?? site.file
-      return "\(info.id) \(file):\(site.line)"
+    out.raw("\"#")
+    out.integer(Int64(info.id.rawValue))
+    if let site = site(of: action) {
+      out.append(site.name)
+    } else {
+      out.raw(" ")
+      out.raw(info.mode.staticName)
+      out.raw("\"")
     }
-    return "\(info.id) \(info.mode.name)"
   }
 
-  private func writeSlice(_ run: Run, into out: inout JSONOutput, tracks: TrackTable) {
+  private mutating func writeSlice(_ run: Run, into out: JSONOutput, tracks: TrackTable) {
     let info = replay.action(run.action)
-    out.eventStart(phase: "X", name: sliceName(run.action), category: "run")
+    out.eventStart(phase: "X", category: "run")
+    writeName(run.action, into: out)
     out.field("ts", microseconds: time(run.begin))
     out.field("dur", microseconds: run.end.subtracting(saturating: run.begin))
     out.field("pid", pid)
@@ -212,16 +266,16 @@ private struct ProcessExport {
     out.raw(",\"args\":{")
     out.key("action", first: true)
     out.integer(Int64(info.id.rawValue))
-    out.key("mode")
-    out.string(info.mode.name)
-    out.key("run")
+    out.raw(",\"mode\":\"")
+    out.raw(info.mode.staticName)
+    out.raw("\",\"run\":")
     out.integer(Int64(run.number))
-    if let site = siteText(run.action) {
-      out.key("site")
-      out.string(site)
+    if let site = site(of: run.action) {
+      out.raw(",\"site\":")
+      out.append(site.site)
     }
-    out.key("thread")
-    out.string(replay.thread(run.thread)?.title ?? "thread \(run.thread.rawValue)")
+    out.raw(",\"thread\":")
+    out.append(threadTitle(run.thread))
     out.key("lateness_ns")
     out.integer(run.begin.subtracting(saturating: info.due(ofRun: run.number)))
     if !run.finished {
@@ -235,13 +289,12 @@ private struct ProcessExport {
   /// action, due → begin of each later run that began late. Returns how many were written.
   private func writeWaits(
     _ action: ActionIndex, firstRun: Run?, runs: [Run], cancelledAt: Int64?,
-    into out: inout JSONOutput, tracks: TrackTable
+    into out: JSONOutput, tracks: TrackTable
   ) -> Int {
     let info = replay.action(action)
     let track = tracks.tid(queue: replay.queueSlot(of: action), lane: firstRun?.track ?? 0)
-    let id = "\(pid).\(info.id.rawValue)"
     let end: Int64
-    var outcome = "began"
+    var outcome: StaticString = "began"
     if let firstRun {
       end = firstRun.begin
     } else if let cancelledAt {
@@ -252,32 +305,35 @@ private struct ProcessExport {
       outcome = "never ran"
     }
     let start = min(info.scheduledAt, end)
-    out.eventStart(phase: "b", name: "wait \(info.id)", category: "wait")
-    out.field("id", string: id)
-    out.field("ts", microseconds: time(start))
-    out.field("pid", pid)
-    out.field("tid", track)
-    out.raw(",\"args\":{")
-    out.key("due_ns", first: true)
-    out.integer(info.due)
-    out.key("outcome")
-    out.string(outcome)
-    out.raw("}}")
-    out.eventStart(phase: "e", name: "wait \(info.id)", category: "wait")
-    out.field("id", string: id)
-    out.field("ts", microseconds: time(end))
-    out.field("pid", pid)
-    out.field("tid", track)
+    for phase in [0, 1] {
+      out.eventStart(phase: phase == 0 ? "b" : "e", category: "wait")
+      out.raw("\"wait #")
+      out.integer(Int64(info.id.rawValue))
+      out.raw("\",\"id\":\"")
+      out.integer(Int64(pid))
+      out.raw(".")
+      out.integer(Int64(info.id.rawValue))
+      out.raw("\"")
+      out.field("ts", microseconds: time(phase == 0 ? start : end))
+      out.field("pid", pid)
+      out.field("tid", track)
+      if phase == 0 {
+        out.raw(",\"args\":{\"due_ns\":")
+        out.integer(info.due)
+        out.raw(",\"outcome\":\"")
+        out.raw(outcome)
+        out.raw("\"}}")
+      }
+    }
     out.raw("}")
     return 1
   }
 
   private func writeFlow(
-    _ action: ActionIndex, to run: Run, runs: [Run], into out: inout JSONOutput,
+    _ action: ActionIndex, to run: Run, runs: [Run], into out: JSONOutput,
     tracks: TrackTable
   ) {
     let info = replay.action(action)
-    let flowID = "\(pid).\(info.id.rawValue)"
     // From inside the run that scheduled it, if one did: that run's track binds the arrow's tail.
     var sourceTrack = tracks.tid(queue: replay.queueSlot(of: action), lane: run.track)
     if let parent = info.parent,
@@ -285,14 +341,20 @@ private struct ProcessExport {
     {
       sourceTrack = parentTrack
     }
-    out.eventStart(phase: "s", name: "scheduled", category: "flow")
-    out.field("id", string: flowID)
-    out.field("ts", microseconds: time(min(info.scheduledAt, run.begin)))
-    out.field("pid", pid)
-    out.field("tid", sourceTrack)
-    out.raw("}")
-    out.eventStart(phase: "f", name: "scheduled", category: "flow")
-    out.field("id", string: flowID)
+    for phase in [0, 1] {
+      out.eventStart(phase: phase == 0 ? "s" : "f", category: "flow")
+      out.raw("\"scheduled\",\"id\":\"")
+      out.integer(Int64(pid))
+      out.raw(".")
+      out.integer(Int64(info.id.rawValue))
+      out.raw("\"")
+      if phase == 0 {
+        out.field("ts", microseconds: time(min(info.scheduledAt, run.begin)))
+        out.field("pid", pid)
+        out.field("tid", sourceTrack)
+        out.raw("}")
+      }
+    }
     out.raw(",\"bp\":\"e\"")
     out.field("ts", microseconds: time(run.begin))
     out.field("pid", pid)
@@ -311,7 +373,7 @@ private struct ProcessExport {
     return tracks.tid(queue: replay.queueSlot(of: parent), lane: run.track)
   }
 
-  private func writeInstants(into out: inout JSONOutput, tracks: TrackTable, runs: [Run]) -> Int {
+  private func writeInstants(into out: JSONOutput, tracks: TrackTable, runs: [Run]) -> Int {
     var count = 0
     for position in replay.eventIndices {
       let event = replay.event(position)
@@ -430,30 +492,91 @@ private struct TrackTable {
   }
 }
 
-/// JSON written straight into bytes: no `String` per event, no `JSONSerialization`.
-struct JSONOutput {
-  var bytes: [UInt8] = []
+/// JSON written straight into a buffer: no `String` per event, no `JSONSerialization`; handed
+/// to a sink a few megabytes at a time. (A raw buffer rather than `[UInt8]`: appending to an
+/// array byte by byte was a third of the export's time, in its uniqueness and capacity checks.)
+final class JSONOutput {
+  private static let chunk = 4 << 20
+  private let capacity = JSONOutput.chunk + 65_536
+  private let buffer: UnsafeMutablePointer<UInt8>
+  private var count = 0
   private var firstEvent = true
+  private let sink: (UnsafeBufferPointer<UInt8>) -> Void
 
-  mutating func raw(_ text: StaticString) {
-    text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+  init(sink: @escaping (UnsafeBufferPointer<UInt8>) -> Void) {
+    self.sink = sink
+    buffer = .allocate(capacity: capacity)
   }
 
-  mutating func eventStart(phase: StaticString, name: String, category: StaticString) {
-    if !firstEvent { bytes.append(UInt8(ascii: ",")) }
+  deinit { buffer.deallocate() }
+
+  /// What is written and not yet handed to the sink.
+  var bytes: [UInt8] { Array(UnsafeBufferPointer(start: buffer, count: count)) }
+
+  /// `text` as JSON string bytes, quotes included, to append many times.
+  static func encoded(_ text: String) -> [UInt8] {
+    let output = JSONOutput { _ in }
+    output.string(text)
+    return output.bytes
+  }
+
+  /// Hands what is written so far to the sink.
+  func flush() {
+    if count > 0 { sink(UnsafeBufferPointer(start: buffer, count: count)) }
+    count = 0
+  }
+
+  @inline(__always)
+  private func byte(_ value: UInt8) {
+    if count == capacity { flush() }
+    buffer[count] = value
+    count += 1
+  }
+
+  private func append(_ source: UnsafePointer<UInt8>, _ length: Int) {
+    if count + length > capacity { flush() }
+    if length > capacity {
+      sink(UnsafeBufferPointer(start: source, count: length))
+      return
+    }
+    (buffer + count).update(from: source, count: length)
+    count += length
+  }
+
+  /// Appends bytes prepared beforehand (a name already escaped, say).
+  func append(_ prepared: [UInt8]) {
+    prepared.withUnsafeBufferPointer { if let base = $0.baseAddress { append(base, $0.count) } }
+  }
+
+  func raw(_ text: StaticString) {
+    append(text.utf8Start, text.utf8CodeUnitCount)
+  }
+
+  func eventStart(phase: StaticString, name: String, category: StaticString) {
+    eventStart(phase: phase, category: category)
+    string(name)
+  }
+
+  /// Starts an event up to its name's value, which the caller writes.
+  func eventStart(phase: StaticString, category: StaticString) {
+    if count >= Self.chunk { flush() }
+    if firstEvent {
+      raw("\n{\"ph\":\"")
+    } else {
+      raw(",\n{\"ph\":\"")
+    }
     firstEvent = false
-    bytes.append(UInt8(ascii: "\n"))
-    raw("{\"ph\":\"")
     raw(phase)
     raw("\",\"cat\":\"")
     raw(category)
     raw("\",\"name\":")
-    string(name)
   }
 
-  mutating func metadata(_ kind: StaticString, pid: Int, tid: Int, name: String) {
-    eventStart(phase: "M", name: "", category: "__metadata")
-    rewriteName(kind)
+  func metadata(_ kind: StaticString, pid: Int, tid: Int, name: String) {
+    eventStart(phase: "M", category: "__metadata")
+    byte(UInt8(ascii: "\""))
+    raw(kind)
+    byte(UInt8(ascii: "\""))
     field("pid", pid)
     field("tid", tid)
     raw(",\"args\":{\"name\":")
@@ -461,9 +584,11 @@ struct JSONOutput {
     raw("}}")
   }
 
-  mutating func metadataSort(_ kind: StaticString, pid: Int, tid: Int, index: Int) {
-    eventStart(phase: "M", name: "", category: "__metadata")
-    rewriteName(kind)
+  func metadataSort(_ kind: StaticString, pid: Int, tid: Int, index: Int) {
+    eventStart(phase: "M", category: "__metadata")
+    byte(UInt8(ascii: "\""))
+    raw(kind)
+    byte(UInt8(ascii: "\""))
     field("pid", pid)
     field("tid", tid)
     raw(",\"args\":{\"sort_index\":")
@@ -471,83 +596,103 @@ struct JSONOutput {
     raw("}}")
   }
 
-  /// Replaces the empty name just written (`""`) with `kind`.
-  private mutating func rewriteName(_ kind: StaticString) {
-    bytes.removeLast(2)
-    bytes.append(UInt8(ascii: "\""))
-    raw(kind)
-    bytes.append(UInt8(ascii: "\""))
-  }
-
-  mutating func key(_ name: String, first: Bool = false) {
-    if !first { bytes.append(UInt8(ascii: ",")) }
+  func key(_ name: String, first: Bool = false) {
+    if !first { byte(UInt8(ascii: ",")) }
     string(name)
-    bytes.append(UInt8(ascii: ":"))
+    byte(UInt8(ascii: ":"))
   }
 
-  mutating func field(_ name: StaticString, _ value: Int) {
-    bytes.append(UInt8(ascii: ","))
-    bytes.append(UInt8(ascii: "\""))
+  /// `,"name":value`.
+  func field(_ name: StaticString, _ value: Int) {
+    raw(",\"")
     raw(name)
     raw("\":")
     integer(Int64(value))
   }
 
-  mutating func field(_ name: StaticString, string value: String) {
-    bytes.append(UInt8(ascii: ","))
-    bytes.append(UInt8(ascii: "\""))
+  func field(_ name: StaticString, string value: String) {
+    raw(",\"")
     raw(name)
     raw("\":")
     string(value)
   }
 
   /// `nanoseconds` as microseconds with three decimals, exactly.
-  mutating func field(_ name: StaticString, microseconds nanoseconds: Int64) {
-    bytes.append(UInt8(ascii: ","))
-    bytes.append(UInt8(ascii: "\""))
+  func field(_ name: StaticString, microseconds nanoseconds: Int64) {
+    raw(",\"")
     raw(name)
     raw("\":")
     let value = max(nanoseconds, 0)
     integer(value / 1_000)
     let fraction = Int(value % 1_000)
-    bytes.append(UInt8(ascii: "."))
-    bytes.append(UInt8(48 + fraction / 100))
-    bytes.append(UInt8(48 + fraction / 10 % 10))
-    bytes.append(UInt8(48 + fraction % 10))
+    if count + 4 > capacity { flush() }
+    buffer[count] = UInt8(ascii: ".")
+    buffer[count + 1] = UInt8(48 + fraction / 100)
+    buffer[count + 2] = UInt8(48 + fraction / 10 % 10)
+    buffer[count + 3] = UInt8(48 + fraction % 10)
+    count += 4
   }
 
-  mutating func integer(_ value: Int64) {
-    if value < 0 { bytes.append(UInt8(ascii: "-")) }
-    var magnitude = value.magnitude
-    var divisor: UInt64 = 1
-    while magnitude / divisor >= 10 { divisor *= 10 }
-    while divisor > 0 {
-      bytes.append(UInt8(48 + magnitude / divisor))
-      magnitude %= divisor
-      divisor /= 10
+  func integer(_ value: Int64) {
+    if count + 21 > capacity { flush() }
+    if value < 0 {
+      buffer[count] = UInt8(ascii: "-")
+      count += 1
     }
+    var magnitude = value.magnitude
+    if magnitude < 10 {
+      buffer[count] = UInt8(48 + magnitude)
+      count += 1
+      return
+    }
+    // Digits from the right into the room ahead, then in place.
+    var digits = 0
+    var probe = magnitude
+    while probe > 0 {
+      digits += 1
+      probe /= 10
+    }
+    var position = count + digits - 1
+    while magnitude > 0 {
+      buffer[position] = UInt8(48 + magnitude % 10)
+      magnitude /= 10
+      position -= 1
+    }
+    count += digits
   }
 
   /// `text` as a JSON string: quotes, backslashes and control characters escaped; everything
   /// else as UTF-8 (a Swift string is valid Unicode, so nothing else needs escaping).
-  mutating func string(_ text: String) {
-    bytes.append(UInt8(ascii: "\""))
-    let hex: StaticString = "0123456789abcdef"
-    for byte in text.utf8 {
-      switch byte {
-      case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-        bytes.append(UInt8(ascii: "\\"))
-        bytes.append(byte)
-      case 0..<0x20, 0x7F:
-        raw("\\u00")
-        hex.withUTF8Buffer { digits in
-          bytes.append(digits[Int(byte >> 4)])
-          bytes.append(digits[Int(byte & 0xF)])
-        }
-      default:
-        bytes.append(byte)
+  func string(_ text: String) {
+    var text = text
+    text.withUTF8 { utf8 in
+      guard let base = utf8.baseAddress else {
+        raw("\"\"")
+        return
       }
+      // Most strings need no escape: copy them whole.
+      if !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) {
+        byte(UInt8(ascii: "\""))
+        append(base, utf8.count)
+        byte(UInt8(ascii: "\""))
+        return
+      }
+      byte(UInt8(ascii: "\""))
+      let hex: StaticString = "0123456789abcdef"
+      for value in utf8 {
+        switch value {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+          byte(UInt8(ascii: "\\"))
+          byte(value)
+        case 0..<0x20, 0x7F:
+          raw("\\u00")
+          byte(hex.utf8Start[Int(value >> 4)])
+          byte(hex.utf8Start[Int(value & 0xF)])
+        default:
+          byte(value)
+        }
+      }
+      byte(UInt8(ascii: "\""))
     }
-    bytes.append(UInt8(ascii: "\""))
   }
 }

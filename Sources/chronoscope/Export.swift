@@ -41,66 +41,125 @@ struct Export: ParsableCommand {
       replays.append((replay, URL(fileURLWithPath: file).lastPathComponent))
     }
     let progress = isatty(2) != 0 ? ProgressBar(title: "exporting") : nil
-    let (json, summary) = ChromeTraceExport.export(replays) { progress?.update($0) }
-    progress?.finish()
-    let bytes: [UInt8]
-    do {
-      bytes = gzip ? try Gzip.compress(json) : json
-      if output == "-" {
-        FileHandle.standardOutput.write(Data(bytes))
+    // Written as it is made, into a file beside the output renamed over it at the end (or to
+    // standard output), through gzip when asked.
+    let destination = output == "-" ? nil : URL(fileURLWithPath: output)
+    let temporary = destination.map {
+      $0.deletingLastPathComponent().appendingPathComponent(
+        ".\($0.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).partial")
+    }
+    let handle: FileHandle
+    if let temporary {
+      guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
+        let opened = try? FileHandle(forWritingTo: temporary)
+      else {
+        standardError("chronoscope: cannot write \(TextWidth.sanitized(output))")
+        throw ExitCode(2)
+      }
+      handle = opened
+    } else {
+      handle = FileHandle.standardOutput
+    }
+    var written = 0
+    var failure: (any Error)?
+    let compressor = gzip ? GzipStream() : nil
+    let write = { (bytes: UnsafeBufferPointer<UInt8>) in
+      guard failure == nil, let base = bytes.baseAddress, bytes.count > 0 else { return }
+      do {
+        // No copy: the bytes outlive the write.
+        let data = Data(
+          bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count,
+          deallocator: .none)
+        try handle.write(contentsOf: data)
+        written += bytes.count
+      } catch {
+        failure = error
+      }
+    }
+    let summary = ChromeTraceExport.export(replays, progress: { progress?.update($0) }) { chunk in
+      if let compressor {
+        compressor.compress(chunk, finish: false, into: write)
       } else {
-        try Data(bytes).write(to: URL(fileURLWithPath: output), options: .atomic)
+        write(chunk)
+      }
+    }
+    compressor?.compress(UnsafeBufferPointer(start: nil, count: 0), finish: true, into: write)
+    progress?.finish()
+    do {
+      if let failure { throw failure }
+      if let problem = compressor?.problem { throw problem }
+      if let temporary, let destination {
+        try handle.synchronize()
+        try handle.close()
+        guard rename(temporary.path, destination.path) == 0 else {
+          throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination.path])
+        }
       }
     } catch {
+      if let temporary { try? FileManager.default.removeItem(at: temporary) }
       standardError("chronoscope: cannot write \(TextWidth.sanitized(output)): \(error)")
       throw ExitCode(2)
     }
     standardError(
-      "chronoscope: exported \(summary.processes) process(es) to \(TextWidth.sanitized(output)): \(summary.tracks) tracks, \(summary.slices) runs, \(summary.waits) waits, \(summary.flows) flows, \(summary.instants) instants, \(bytes.count) bytes"
+      "chronoscope: exported \(summary.processes) process(es) to \(TextWidth.sanitized(output)): \(summary.tracks) tracks, \(summary.slices) runs, \(summary.waits) waits, \(summary.flows) flows, \(summary.instants) instants, \(written) bytes"
     )
   }
 }
 
-/// gzip with zlib.
-enum Gzip {
+/// gzip with zlib, chunk by chunk.
+final class GzipStream {
   struct Failure: Error, CustomStringConvertible {
     var description: String
   }
 
-  /// `bytes` in the gzip format.
-  static func compress(_ bytes: [UInt8], level: Int32 = 6) throws -> [UInt8] {
-    var stream = z_stream()
-    guard czlib_deflate_init_gzip(&stream, level) == Z_OK else {
-      throw Failure(description: "zlib could not start")
+  /// zlib's state points back at its stream, so the stream must not move: it lives on the heap.
+  private let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+  private var output = [UInt8](repeating: 0, count: 1 << 18)
+  private var open = false
+  /// Why compressing stopped, if it did.
+  private(set) var problem: Failure?
+
+  init() {
+    stream.initialize(to: z_stream())
+    if czlib_deflate_init_gzip(stream, 6) == Z_OK {
+      open = true
+    } else {
+      problem = Failure(description: "zlib could not start")
     }
-    defer { deflateEnd(&stream) }
-    var output: [UInt8] = []
-    output.reserveCapacity(bytes.count / 4 + 1_024)
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    var input = bytes
-    let status: Int32 = input.withUnsafeMutableBufferPointer { source in
-      stream.next_in = source.baseAddress
-      var consumed = 0
-      var result = Z_OK
-      repeat {
-        // zlib counts input in 32 bits: feed it at most 1 GiB at a time.
-        if stream.avail_in == 0, consumed < source.count {
-          let size = min(source.count - consumed, 1 << 30)
-          stream.next_in = source.baseAddress.map { $0 + consumed }
-          stream.avail_in = UInt32(size)
-          consumed += size
-        }
-        let flush = consumed == source.count ? Z_FINISH : Z_NO_FLUSH
-        chunk.withUnsafeMutableBufferPointer { buffer in
-          stream.next_out = buffer.baseAddress
-          stream.avail_out = UInt32(buffer.count)
-          result = deflate(&stream, flush)
-          output.append(contentsOf: buffer.prefix(buffer.count - Int(stream.avail_out)))
-        }
-      } while result == Z_OK || result == Z_BUF_ERROR && stream.avail_in > 0
-      return result
+  }
+
+  deinit {
+    if open { deflateEnd(stream) }
+    stream.deinitialize(count: 1)
+    stream.deallocate()
+  }
+
+  /// Compresses `input` and hands the compressed bytes to `write`; `finish` ends the stream.
+  func compress(
+    _ input: UnsafeBufferPointer<UInt8>, finish: Bool,
+    into write: (UnsafeBufferPointer<UInt8>) -> Void
+  ) {
+    guard problem == nil else { return }
+    stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
+    stream.pointee.avail_in = UInt32(input.count)  // chunks are a few megabytes
+    var result: Int32
+    repeat {
+      result = output.withUnsafeMutableBufferPointer { buffer -> Int32 in
+        stream.pointee.next_out = buffer.baseAddress
+        stream.pointee.avail_out = UInt32(buffer.count)
+        let result = deflate(stream, finish ? Z_FINISH : Z_NO_FLUSH)
+        let produced = buffer.count - Int(stream.pointee.avail_out)
+        write(UnsafeBufferPointer(rebasing: buffer.prefix(produced)))
+        return result
+      }
+    } while result == Z_OK
+      && (stream.pointee.avail_in > 0 || stream.pointee.avail_out == 0 || finish)
+    if finish {
+      if result != Z_STREAM_END { problem = Failure(description: "zlib failed (\(result))") }
+      deflateEnd(stream)
+      open = false
+    } else if result != Z_OK && result != Z_BUF_ERROR {
+      problem = Failure(description: "zlib failed (\(result))")
     }
-    guard status == Z_STREAM_END else { throw Failure(description: "zlib failed (\(status))") }
-    return output
   }
 }
