@@ -1,0 +1,42 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Reports a failure to the test that is running, without linking XCTest into the library: when
+/// XCTest is loaded in the process (any XCTest run), through its `XCTFail`, found at run time;
+/// otherwise on standard error. (pointfreeco's IssueReporting does this for XCTest and Swift
+/// Testing alike, but its version on this machine needs a newer toolchain and a package that is
+/// not available here.)
+package enum TestFailure {
+  /// `XCTFail(_:file:line:)`, called through its symbol.
+  private typealias XCTFail = @convention(thin) (String, StaticString, UInt) -> Void
+
+  private static let xctFail: XCTFail? = {
+    guard let process = dlopen(nil, RTLD_NOW),
+      let symbol = dlsym(process, "$s6XCTest7XCTFail_4file4lineySS_s12StaticStringVSutF")
+    else { return nil }
+    return unsafeBitCast(symbol, to: XCTFail.self)
+  }()
+
+  /// Whether failures reach XCTest: it is loaded in this process.
+  package static var reachesXCTest: Bool { xctFail != nil }
+
+  /// Where failures go instead, while set (the tests of the stand-ins themselves).
+  package static let override = Locked<(@Sendable (String, StaticString, UInt) -> Void)?>(nil)
+
+  /// Fails the running XCTest test at `file`:`line` with `message`, or prints it to standard
+  /// error when no XCTest test runs in the process.
+  package static func report(_ message: String, file: StaticString, line: UInt) {
+    if let override = override.value {
+      override(message, file, line)
+    } else if let xctFail {
+      xctFail(message, file, line)
+    } else {
+      FileHandle.standardError.write(Data("\(file):\(line): error: \(message)\n".utf8))
+    }
+  }
+}
