@@ -5,7 +5,8 @@ import PackageDescription
 // screen model → terminal. Each stage is one target, named by what it does (see docs/Architecture.md).
 let package = Package(
   name: "Chronoscope",
-  platforms: [.macOS(.v15)],
+  // `Mutex` and `Atomic` (Synchronization) need these.
+  platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
     .library(name: "Scheduling", targets: ["Scheduling"]),
     .library(name: "VirtualTime", targets: ["VirtualTime"]),
