@@ -125,8 +125,6 @@ enum ExampleProgram: String, CaseIterable, ExpressibleByArgument {
     case .contactLoader: try ExampleRuns.contactLoader(factory: factory)
     case .messageLoader: try ExampleRuns.messageLoader(factory: factory)
     case .busyApp: try ExampleRuns.busyApp(factory: factory, recorder: recorder)
-    case .findingsDemoVirtual:
-      "FindingsDemo on virtual time, runs given length with VirtualClock.spend: the same trace every run"
     case .findingsDemo: try ExampleRuns.findingsDemo(factory: factory, recorder: recorder)
     case .virtualTimeout, .busyAppVirtual, .findingsDemoVirtual: break
     }
