@@ -22,6 +22,8 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+    // `swift package generate-documentation` for the DocC catalogs; a plugin, built only when run.
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
   ],
   targets: [
     // Stage 1: the scheduler abstraction and its live and immediate families.

@@ -11,10 +11,10 @@
 /// let count = queue.sync { cache.count }
 /// ```
 ///
-/// Conformers implement the four `schedule…` requirements; callers use the conveniences
+/// Conformers implement the `schedule…` requirements and ``now``; callers use the conveniences
 /// ``async(fileID:line:function:_:)``, ``after(_:fileID:line:function:_:)``,
-/// ``every(_:fileID:line:function:_:)`` and ``sync(fileID:line:function:_:)``, which capture the
-/// call site for recordings.
+/// ``at(_:fileID:line:function:_:)``, ``every(_:firstAfter:fileID:line:function:_:)`` and
+/// ``sync(fileID:line:function:_:)``, which capture the call site for recordings.
 ///
 /// Every conformer keeps these rules (the contract suite in `Tests/SchedulingTests` checks them):
 /// - A cancelled action that has not started never runs; cancelling a repeating action stops
