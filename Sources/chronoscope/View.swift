@@ -111,7 +111,12 @@ struct FollowedFile {
     guard let current = Self.state(of: path),
       current.size != seen?.size || current.modified != seen?.modified
     else { return nil }
-    let reading = TraceReader.read(path: path)
+    // Copied, not mapped: a followed file is one another process writes, and may truncate (a
+    // recorder starting again at the same path), which would fault a mapping under the parser.
+    guard let data = FileManager.default.contents(atPath: path) else { return nil }
+    let reading = data.withUnsafeBytes { raw in
+      TraceReader.parse(raw.bindMemory(to: UInt8.self), file: path)
+    }
     guard let trace = reading.trace, !reading.hasErrors else { return nil }
     seen = current
     return ReplayEngine(trace: trace)
