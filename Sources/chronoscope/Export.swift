@@ -35,6 +35,12 @@ struct Export: ParsableCommand {
   var gzip = false
 
   func run() throws {
+    if output != "-", let input = files.first(where: { TraceFileWriter.sameFile($0, output) }) {
+      standardError(
+        "chronoscope: the output \(TextWidth.sanitized(output)) is the input \(TextWidth.sanitized(input)): choose another -o"
+      )
+      throw ExitCode(2)
+    }
     var replays: [(replay: ReplayEngine, file: String)] = []
     for file in files {
       guard let replay = try? TraceLoading.loadReplay(file) else { throw ExitCode(2) }

@@ -47,6 +47,15 @@ final class ExportCommandTests: XCTestCase {
     ])
     XCTAssertEqual(unwritable.status, 2, unwritable.output)
     XCTAssertTrue(unwritable.output.contains("cannot write"), unwritable.output)
+    let copy = FileManager.default.temporaryDirectory
+      .appendingPathComponent("export-input-\(UUID().uuidString).trace").path
+    try FileManager.default.copyItem(atPath: Recordings.path("retry"), toPath: copy)
+    defer { try? FileManager.default.removeItem(atPath: copy) }
+    let overInput = try CommandRun.chronoscope(["export", copy, "-o", copy])
+    XCTAssertEqual(overInput.status, 2, overInput.output)
+    XCTAssertEqual(
+      try String(contentsOfFile: copy, encoding: .utf8),
+      try String(contentsOfFile: Recordings.path("retry"), encoding: .utf8), "the input is intact")
     let help = try CommandRun.chronoscope(["export", "--help"])
     XCTAssertEqual(help.status, 0)
     XCTAssertTrue(help.output.contains("--gzip"), help.output)
