@@ -91,7 +91,8 @@ public final class VirtualClock: Sendable {
 
   /// Moves time forward by `duration`, running everything that falls due on the way.
   public func advance(by duration: Duration) {
-    advance(toNanoseconds: state.withLock { $0.now } &+ max(duration.clampedNanoseconds, 0))
+    advance(
+      toNanoseconds: saturated(state.withLock { $0.now }, max(duration.clampedNanoseconds, 0)))
   }
 
   /// Work that takes `duration` of virtual time: moves time forward without running anything,
@@ -176,7 +177,7 @@ public final class VirtualClock: Sendable {
     by duration: Duration, epsilon: Duration = .microseconds(1), justBefore: () -> Void,
     justAfter: () -> Void
   ) {
-    let target = state.withLock { $0.now } &+ max(duration.clampedNanoseconds, 0)
+    let target = saturated(state.withLock { $0.now }, max(duration.clampedNanoseconds, 0))
     advance(toNanoseconds: target - min(max(epsilon.clampedNanoseconds, 1), target))
     justBefore()
     advance(toNanoseconds: target)
@@ -203,7 +204,7 @@ public final class VirtualClock: Sendable {
     let action = Action(scheduler: scheduler, work: work, interval: interval, callSite: callSite)
     state.withLock { state in
       let jitter = delay > 0 || interval != nil ? state.nextJitter() : 0
-      state.push(action, due: state.now &+ max(delay, 0) &+ jitter)
+      state.push(action, due: saturated(saturated(state.now, max(delay, 0)), jitter))
     }
     return action
   }
@@ -218,7 +219,7 @@ public final class VirtualClock: Sendable {
     state.withLock { state in
       // A timer in the future is as late as the clock's jitter makes any timer.
       let jitter = instant > state.now ? state.nextJitter() : 0
-      state.push(action, due: instant &+ jitter)
+      state.push(action, due: saturated(instant, jitter))
     }
     return action
   }
@@ -362,9 +363,11 @@ extension VirtualClock {
     /// Records that `action` has run; re-queues it if it repeats.
     mutating func finish(_ action: Action) {
       running.removeLast()
-      if action.interval > 0, !action.isCancelled {
-        push(action, due: now &+ action.interval &+ nextJitter())
-      }
+      // A next run past the end of time (the clock saturated there) never comes: not re-queued,
+      // or the clock would run it at the same instant for ever.
+      guard action.interval > 0, !action.isCancelled else { return }
+      let next = saturated(saturated(now, action.interval), nextJitter())
+      if next > now { push(action, due: next) }
     }
 
     mutating func push(_ action: Action, due: Int64) {
@@ -387,4 +390,11 @@ private final class BorrowedWork: @unchecked Sendable {
     work?()
   }
   func release() { work = nil }
+}
+
+/// `time + span`, stopping at the ends of `Int64` instead of wrapping: work an hour or `.max`
+/// away stays in the future however far the clock has run.
+private func saturated(_ time: Int64, _ span: Int64) -> Int64 {
+  let (sum, overflow) = time.addingReportingOverflow(span)
+  return overflow ? (span > 0 ? .max : .min) : sum
 }

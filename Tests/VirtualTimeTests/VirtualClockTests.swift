@@ -70,6 +70,27 @@ final class VirtualClockTests: XCTestCase {
     XCTAssertNoThrow(try clock.checkNoPendingWork())
   }
 
+  func testWorkAsFarAwayAsDurationAllowsStaysInTheFuture() {
+    for clock in [
+      VirtualClock(start: .seconds(5)),
+      VirtualClock(jitter: Jitter(seed: 1, maximum: .milliseconds(5))),
+    ] {
+      let queue = VirtualSchedulerFactory(clock: clock).makeSerial(label: "far")
+      let ran = Locked(0)
+      let tasks = [
+        queue.after(.seconds(Int64.max)) { ran.withLock { $0 += 1 } },
+        queue.at(queue.now + .seconds(Int64.max)) { ran.withLock { $0 += 1 } },
+        queue.every(.seconds(Int64.max), firstAfter: .seconds(1)) { ran.withLock { $0 += 1 } },
+      ]
+      clock.advance(by: .seconds(3_600))
+      XCTAssertEqual(ran.value, 1, "only the timer's first run, never the far work")
+      clock.advance(by: .seconds(Int64.max))
+      XCTAssertEqual(
+        ran.value, 4, "each runs once at the end of time, where the timer stops; nothing loops")
+      for task in tasks { task.cancel() }
+    }
+  }
+
   func testNowEqualsTheDueTimeWhileAnActionRuns() {
     let seen = Locked<[Duration]>([])
     let queue = factory.makeSerial(label: "q")
