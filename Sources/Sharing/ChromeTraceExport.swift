@@ -13,11 +13,12 @@ import TraceFormat
 ///   never overlap — only nest, as an inline `sync` inside the run that made it does;
 /// - each run is a complete slice (`X`) with its action id, mode, run number, call site, thread,
 ///   and lateness in `args`; a run still going when the trace ends lasts to the end and says so;
-/// - the wait from schedule to begin is an async slice (`b`/`e`, category `wait`), and so is a
-///   repeating action's lateness before each later run; work cancelled before it ran waits until
-///   the cancel, and work that never ran until the end;
-/// - a flow arrow (`s`/`f`) goes from each schedule — inside the run that scheduled it, when
-///   there was one — to the action's first begin;
+/// - the wait from schedule to first begin is an async slice (`b`/`e`, category `wait`, its id
+///   local to the process); work cancelled before it ran waits until the cancel, and work that
+///   never ran until the end;
+/// - a flow arrow (`s`/`f`, a numeric id) goes from the run that scheduled an action to the
+///   action's first begin — only where such a run encloses the schedule, since a viewer binds an
+///   arrow's tail to the slice under it (the wait slice already shows every schedule → begin);
 /// - cancels, marks and findings are instants (`i`).
 ///
 /// Times are microseconds with the nanoseconds kept as three decimals, written from integers.
@@ -126,6 +127,8 @@ private struct ProcessExport {
       placed[index].track = tracks.place(
         queue: replay.queueSlot(of: run.action), begin: run.begin, end: run.end)
     }
+    // A queue whose work never ran still gets a track, for its waits and cancels.
+    for action in replay.actionIndices { tracks.ensureLane(queue: replay.queueSlot(of: action)) }
     writeMetadata(into: out, tracks: tracks, summary: &summary)
     // Each action's first run, for its wait and flow; and where each action's runs are.
     var firstRun = [Int32](repeating: -1, count: replay.actionCount)
@@ -149,8 +152,9 @@ private struct ProcessExport {
       summary.waits += writeWaits(
         action, firstRun: first >= 0 ? placed[Int(first)] : nil, runs: placed,
         cancelledAt: cancelledAt[action.int], into: out, tracks: tracks)
-      if first >= 0 {
+      if first >= 0,
         writeFlow(action, to: placed[Int(first)], runs: placed, into: out, tracks: tracks)
+      {
         summary.flows += 1
       }
     }
@@ -309,11 +313,10 @@ private struct ProcessExport {
       out.eventStart(phase: phase == 0 ? "b" : "e", category: "wait")
       out.raw("\"wait #")
       out.integer(Int64(info.id.rawValue))
-      out.raw("\",\"id\":\"")
-      out.integer(Int64(pid))
-      out.raw(".")
+      // A local id: Perfetto groups it per process, so files' waits never pair across processes.
+      out.raw("\",\"id2\":{\"local\":\"")
       out.integer(Int64(info.id.rawValue))
-      out.raw("\"")
+      out.raw("\"}")
       out.field("ts", microseconds: time(phase == 0 ? start : end))
       out.field("pid", pid)
       out.field("tid", track)
@@ -329,25 +332,24 @@ private struct ProcessExport {
     return 1
   }
 
+  /// The arrow from the run that scheduled `action` to its first run; false (and nothing
+  /// written) when no run of its parent encloses the schedule: an arrow's tail binds to the slice
+  /// under it, and one with nothing under it is dropped by viewers as unbound.
   private func writeFlow(
     _ action: ActionIndex, to run: Run, runs: [Run], into out: JSONOutput,
     tracks: TrackTable
-  ) {
+  ) -> Bool {
     let info = replay.action(action)
-    // From inside the run that scheduled it, if one did: that run's track binds the arrow's tail.
-    var sourceTrack = tracks.tid(queue: replay.queueSlot(of: action), lane: run.track)
-    if let parent = info.parent,
-      let parentTrack = parentRunTrack(parent, at: info.scheduledAt, runs: runs, tracks: tracks)
-    {
-      sourceTrack = parentTrack
-    }
+    guard let parent = info.parent,
+      let sourceTrack = parentRunTrack(parent, at: info.scheduledAt, runs: runs, tracks: tracks)
+    else { return false }
+    // A JSON number, unique across the export: the process above 32 bits, the action below.
+    // (Perfetto rejects a flow id that is neither a number nor a hex string.)
+    let id = Int64(pid) << 32 | Int64(action.int)
     for phase in [0, 1] {
       out.eventStart(phase: phase == 0 ? "s" : "f", category: "flow")
-      out.raw("\"scheduled\",\"id\":\"")
-      out.integer(Int64(pid))
-      out.raw(".")
-      out.integer(Int64(info.id.rawValue))
-      out.raw("\"")
+      out.raw("\"scheduled\",\"id\":")
+      out.integer(id)
       if phase == 0 {
         out.field("ts", microseconds: time(min(info.scheduledAt, run.begin)))
         out.field("pid", pid)
@@ -360,6 +362,7 @@ private struct ProcessExport {
     out.field("pid", pid)
     out.field("tid", tracks.tid(queue: replay.queueSlot(of: action), lane: run.track))
     out.raw("}")
+    return true
   }
 
   /// The track of `parent`'s run that was under way at `time`.
@@ -462,7 +465,9 @@ private struct TrackTable {
   private var open: [[[Int64]]]
   /// The first tid of each queue slot's lanes is given out as lanes appear.
   private var tids: [[Int]]
-  private var nextTid = 1
+  /// Tids start well above the pids: a viewer marks the track whose tid equals its pid as the
+  /// process's main thread, which no queue is.
+  private var nextTid = 1_000
 
   init(queueCount: Int) {
     open = Array(repeating: [], count: queueCount)
@@ -475,6 +480,14 @@ private struct TrackTable {
   func tid(queue: Int, lane: Int) -> Int {
     guard queue < tids.count, lane < tids[queue].count else { return 0 }
     return tids[queue][lane]
+  }
+
+  /// Gives `queue` its first lane if it has none yet.
+  mutating func ensureLane(queue: Int) {
+    guard queue < open.count, open[queue].isEmpty else { return }
+    open[queue].append([])
+    tids[queue].append(nextTid)
+    nextTid += 1
   }
 
   /// The lane a run from `begin` to `end` on `queue` goes on.

@@ -20,18 +20,21 @@ final class ChromeTraceExportTests: XCTestCase {
     return (events, String(decoding: json, as: UTF8.self))
   }
 
-  /// The format's rules: keys each phase needs, matched flows, no partial overlap on a track.
+  /// The format's rules as Perfetto applies them: keys each phase needs, waits with a
+  /// process-local id, numeric flow ids matched in pairs whose tail lies inside a slice on its
+  /// track, no partial overlap on a track, and no track whose tid is its pid.
   private static func checkRules(
     _ events: [[String: Any]], file: StaticString = #filePath, line: UInt = #line
   ) {
-    var flows: [String: [String]] = [:]
+    var flows: [Int: [String]] = [:]
+    var flowTails: [(track: String, ts: Double)] = []
     var slices: [String: [(start: Double, end: Double)]] = [:]
     for event in events {
       let phase = event["ph"] as? String ?? "?"
       var required = ["ph", "name", "pid", "tid"]
       switch phase {
       case "X": required += ["ts", "dur"]
-      case "b", "e": required += ["ts", "id", "cat"]
+      case "b", "e": required += ["ts", "id2", "cat"]
       case "s", "f": required += ["ts", "id"]
       case "i": required += ["ts", "s"]
       case "M": required += ["args"]
@@ -44,8 +47,22 @@ final class ChromeTraceExportTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(ts, 0, file: file, line: line)
       }
       if phase == "f" { XCTAssertEqual(event["bp"] as? String, "e", file: file, line: line) }
-      if phase == "s" || phase == "f", let id = event["id"] as? String {
-        flows[id, default: []].append(phase)
+      if phase == "b" || phase == "e" {
+        XCTAssertNotNil(
+          (event["id2"] as? [String: Any])?["local"] as? String, "a process-local wait id",
+          file: file, line: line)
+      }
+      if phase == "s" || phase == "f" {
+        let id = event["id"] as? Int
+        XCTAssertNotNil(id, "a flow id is a JSON number: \(event)", file: file, line: line)
+        flows[id ?? -1, default: []].append(phase)
+        if phase == "s", let ts = event["ts"] as? Double {
+          flowTails.append(("\(event["pid"] ?? 0).\(event["tid"] ?? 0)", ts))
+        }
+      }
+      if let pid = event["pid"] as? Int, let tid = event["tid"] as? Int, tid != 0 {
+        XCTAssertNotEqual(
+          pid, tid, "a track that looks like the main thread", file: file, line: line)
       }
       if phase == "X", let ts = event["ts"] as? Double, let dur = event["dur"] as? Double {
         XCTAssertGreaterThanOrEqual(dur, 0, file: file, line: line)
@@ -54,6 +71,12 @@ final class ChromeTraceExportTests: XCTestCase {
     }
     for (id, phases) in flows {
       XCTAssertEqual(phases.sorted(), ["f", "s"], "flow \(id)", file: file, line: line)
+    }
+    for tail in flowTails {
+      XCTAssert(
+        slices[tail.track, default: []].contains { $0.start <= tail.ts && tail.ts <= $0.end },
+        "a flow whose tail no slice encloses, on \(tail.track) at \(tail.ts)", file: file,
+        line: line)
     }
     for (track, list) in slices {
       // Sorted by start, longest first: each slice must end before the next starts or contain it.
@@ -158,6 +181,33 @@ final class ChromeTraceExportTests: XCTestCase {
     XCTAssertTrue(events.contains { ($0["name"] as? String)?.hasPrefix("lost-work") ?? false })
   }
 
+  func testArrowsGoOnlyFromTheRunThatScheduledTheWork() throws {
+    // #1 runs and schedules #2 inside its run; #3 is scheduled from outside any run, and #4 by
+    // #1 after #1's run ended: neither has a slice for an arrow's tail to bind to.
+    let trace = Self.trace(
+      [
+        Self.schedule(1, at: 0),
+        .begin(time: 1 * Self.ms, action: 1, thread: 2, run: 1),
+        Self.schedule(2, at: 2 * Self.ms, parent: 1),
+        .end(time: 3 * Self.ms, action: 1, thread: 2, run: 1, duration: 0),
+        Self.schedule(3, at: 3 * Self.ms),
+        Self.schedule(4, at: 4 * Self.ms, parent: 1),
+        .begin(time: 5 * Self.ms, action: 2, thread: 2, run: 1),
+        .end(time: 6 * Self.ms, action: 2, thread: 2, run: 1, duration: 0),
+        .begin(time: 7 * Self.ms, action: 3, thread: 2, run: 1),
+        .end(time: 8 * Self.ms, action: 3, thread: 2, run: 1, duration: 0),
+        .begin(time: 9 * Self.ms, action: 4, thread: 2, run: 1),
+        .end(time: 10 * Self.ms, action: 4, thread: 2, run: 1, duration: 0),
+      ], kind: "serial")
+    let (events, _) = try Self.export([(trace, "t.trace")])
+    Self.checkRules(events)
+    let tails = events.filter { $0["ph"] as? String == "s" }
+    XCTAssertEqual(tails.compactMap { $0["ts"] as? Double }, [2_000], "only #1 → #2")
+    let heads = events.filter { $0["ph"] as? String == "f" }
+    XCTAssertEqual(heads.compactMap { $0["ts"] as? Double }, [5_000])
+    XCTAssertEqual(events.filter { $0["ph"] as? String == "b" }.count, 4, "every action waits")
+  }
+
   func testHostileLabelsStayValidJSONAndComeBackIntact() throws {
     let label = "q\"\\\n\u{1}\u{7F}\u{202E}漢🦆"
     let trace = Self.trace(
@@ -177,5 +227,8 @@ final class ChromeTraceExportTests: XCTestCase {
     let waits = events.filter { $0["ph"] as? String == "b" }
     XCTAssertEqual(waits.compactMap { $0["pid"] as? Int }, [1, 2])
     XCTAssertEqual(waits.compactMap { $0["ts"] as? Double }, [0, 3_000], "3 ms apart")
+    XCTAssertEqual(
+      waits.compactMap { ($0["id2"] as? [String: Any])?["local"] as? String }, ["1", "1"],
+      "the same action id in two files: local ids, which a viewer scopes to their process")
   }
 }
