@@ -95,7 +95,10 @@ let package = Package(
       exclude: ["Golden", "Fixtures"]),
     .testTarget(
       name: "RecordingTests",
-      dependencies: ["Recording", "TraceFormat", "Scheduling", "VirtualTime", "TestSupport"]),
+      dependencies: [
+        "Recording", "TraceFormat", "Scheduling", "VirtualTime", "TestSupport", "Replay",
+        "Analysis",
+      ]),
     .testTarget(name: "VirtualTimeTests", dependencies: ["VirtualTime", "Scheduling", "Examples"]),
     // Helpers shared by the test targets that run the built binary.
     .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -91,7 +91,9 @@ private struct Pass {
     if next == .pending { addPending(slot) }
     switch event.kind {
     case .begin:
-      runs[slot] += 1
+      // The run's own number: a window (a slice, a flight recorder's dump) may start after
+      // runs it no longer holds.
+      runs[slot] = max(runs[slot] + 1, Int(event.run ?? 0))
       runStart[slot] = event.time
       beganOn[slot] = event.thread
       began(action, run: runs[slot], at: event.time)
@@ -334,7 +336,8 @@ private struct Pass {
       message = "still pending when the recording stopped (due \(TimeText.seconds(info.due)))"
     } else if !endedByApp {
       severity = .info
-      message = "still pending where the slice ends (due \(TimeText.seconds(info.due)))"
+      message =
+        "still pending where the window ends, the app going on (due \(TimeText.seconds(info.due)))"
     } else if info.due > end {
       severity = .info
       message =

@@ -33,14 +33,44 @@ final class RecorderCore: Sendable {
     var markCount: UInt32 = 0
   }
 
-  init(
+  /// A recorder writing to the file at `path`, which it creates or truncates.
+  convenience init(
     path: String, clock: TraceClock, metadata: [String: String], bufferCapacity: Int,
-    onError: @escaping @Sendable (String) -> Void, reproducible: Bool = false
+    onError: @escaping @Sendable (String) -> Void, reproducible: Bool = false,
+    rotation: TraceRotation? = nil
   ) throws(TraceRecorderError) {
     let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else {
       throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
     }
+    let header = Self.header(clock: clock, metadata: metadata, reproducible: reproducible)
+    var writer =
+      rotation.map {
+        TraceWriter(descriptor: descriptor, path: path, rotation: $0, onError: onError)
+      } ?? TraceWriter(descriptor: descriptor, path: path, onError: onError)
+    // A header that cannot be written is an error of `init`, like a file that cannot be opened:
+    // `onError` is only ever called from the writer, for failures after the recorder started.
+    guard writer.writeHeader(header) else {
+      let reason = String(cString: strerror(errno))
+      writer.close(time: 0)
+      throw .cannotWrite(path: path, reason: reason)
+    }
+    self.init(writer: writer, clock: clock, bufferCapacity: bufferCapacity)
+  }
+
+  /// A flight recorder's core: it keeps `window` in memory and writes it on ``dump(to:)`` and,
+  /// to `crashDumpPath` if given, on a crash.
+  convenience init(
+    window: FlightRecorderWindow, crashDumpPath: String?, clock: TraceClock,
+    metadata: [String: String], bufferCapacity: Int
+  ) {
+    let writer = TraceWriter(
+      window: window, header: Self.header(clock: clock, metadata: metadata, reproducible: false),
+      crashDumpPath: crashDumpPath, onError: { _ in })
+    self.init(writer: writer, clock: clock, bufferCapacity: bufferCapacity)
+  }
+
+  private init(writer: TraceWriter, clock: TraceClock, bufferCapacity: Int) {
     var key = pthread_key_t()
     // Each thread's slot points at its buffer without owning it: `buffers` owns every buffer, so
     // a finished thread's events stay until drained, and all buffers go with the recorder (a
@@ -50,6 +80,12 @@ final class RecorderCore: Sendable {
     self.clock = clock
     origin = clock.nanoseconds()
     self.bufferCapacity = max(bufferCapacity, 2)
+    self.writer = Mutex(writer)
+  }
+
+  private static func header(
+    clock: TraceClock, metadata: [String: String], reproducible: Bool
+  ) -> TraceHeader {
     // A reproducible recording leaves out the two header fields that differ from run to run.
     var header = TraceHeader(
       clock: clock.kind, start: reproducible ? "" : Date().formatted(.iso8601),
@@ -65,16 +101,7 @@ final class RecorderCore: Sendable {
       clock_gettime(CLOCK_REALTIME, &now)
       header.startNanoseconds = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
-    var writer = TraceWriter(descriptor: descriptor, path: path, onError: onError)
-    // A header that cannot be written is an error of `init`, like a file that cannot be opened:
-    // `onError` is only ever called from the writer, for failures after the recorder started.
-    guard writer.writeHeader(header) else {
-      let reason = String(cString: strerror(errno))
-      writer.close(time: 0)
-      pthread_key_delete(key)
-      throw .cannotWrite(path: path, reason: reason)
-    }
-    self.writer = Mutex(writer)
+    return header
   }
 
   deinit {
@@ -160,6 +187,14 @@ final class RecorderCore: Sendable {
       writer.close(time: now())
     }
     RecorderRegistry.shared.remove(self)
+  }
+
+  /// Writes a flight recorder's window, everything recorded until now included, to `path`.
+  func dump(to path: String) throws(TraceRecorderError) {
+    try writer.withLock { (writer: inout TraceWriter) throws(TraceRecorderError) in
+      drain(into: &writer)
+      try writer.dump(to: path, time: now())
+    }
   }
 
   var counts: (written: Int64, dropped: Int64) {

@@ -50,17 +50,20 @@ public final class TraceRecorder: Sendable {
   ///   - clock: Host time, or a virtual clock for traces of tests.
   ///   - metadata: Free-form key/values for the header (app version, test name…).
   ///   - bufferCapacity: The most events one thread buffers between flushes before dropping.
+  ///   - rotation: Keeps the file under a size: past it, the file is closed and renamed
+  ///     (`app.trace` → `app.1.trace`), and a new one starts; nil to let it grow.
   ///   - onError: Called once, from the writer's thread (or the thread calling `flush()` or
   ///     `close()`), if a write fails after the header; the events that did not reach the file
   ///     are counted as dropped.
   /// - Throws: ``TraceRecorderError`` if the file cannot be opened or its header written.
   public convenience init(
     path: String, clock: TraceClock = .host, metadata: [String: String] = [:],
-    bufferCapacity: Int = 1 << 16, onError: @escaping @Sendable (String) -> Void = { _ in }
+    bufferCapacity: Int = 1 << 16, rotation: TraceRotation? = nil,
+    onError: @escaping @Sendable (String) -> Void = { _ in }
   ) throws(TraceRecorderError) {
     try self.init(
       path: path, clock: clock, metadata: metadata, bufferCapacity: bufferCapacity,
-      onError: onError, backgroundWriter: true)
+      onError: onError, backgroundWriter: true, rotation: rotation)
   }
 
   /// Opens `path` for a recording that comes out the same byte for byte every time it is made
@@ -77,14 +80,20 @@ public final class TraceRecorder: Sendable {
 
   /// Makes a recorder; without a background writer only `flush()` and `close()` write, which
   /// lets tests fill buffers deterministically.
-  init(
+  convenience init(
     path: String, clock: TraceClock, metadata: [String: String], bufferCapacity: Int,
     onError: @escaping @Sendable (String) -> Void, backgroundWriter: Bool,
-    reproducible: Bool = false
+    reproducible: Bool = false, rotation: TraceRotation? = nil
   ) throws(TraceRecorderError) {
-    core = try RecorderCore(
-      path: path, clock: clock, metadata: metadata, bufferCapacity: bufferCapacity,
-      onError: onError, reproducible: reproducible)
+    self.init(
+      core: try RecorderCore(
+        path: path, clock: clock, metadata: metadata, bufferCapacity: bufferCapacity,
+        onError: onError, reproducible: reproducible, rotation: rotation),
+      backgroundWriter: backgroundWriter)
+  }
+
+  init(core: RecorderCore, backgroundWriter: Bool) {
+    self.core = core
     if backgroundWriter { core.startWriterThread(interval: Self.flushInterval) }
     RecorderRegistry.shared.add(core)
     CrashFlush.register(core)
@@ -124,5 +133,32 @@ public enum TraceRecorderError: Error, CustomStringConvertible {
     case .cannotOpen(let path, let reason): "cannot open \(path) for writing: \(reason)"
     case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
     }
+  }
+}
+
+/// A size cap for a recording to a file: past `maxBytes`, the file is closed and renamed, and a
+/// new one starts in its place. The newest file always has the recorder's path; older ones are
+/// numbered from 1, newest first (`app.trace`, `app.1.trace`, `app.2.trace`…), and the oldest
+/// beyond `keep` is deleted.
+///
+/// ```swift
+/// let recorder = try TraceRecorder(
+///   path: "/var/log/server.trace", rotation: TraceRotation(maxBytes: 64 << 20, keep: 3))
+/// ```
+///
+/// Each file is a trace of its own that validates and replays: it opens with the definitions
+/// and the live work it refers to (as a ``FlightRecorder``'s dump does), and its header marks
+/// it as a window (`slice_from_ns` to `slice_to_ns`), so that a file rotated out does not claim
+/// that the app stopped where it ends. A file may pass `maxBytes` by what one flush writes (the
+/// check comes after each), and action ids are the recorder's own rather than renumbered.
+public struct TraceRotation: Sendable, Equatable {
+  /// The size past which the file is rotated.
+  public var maxBytes: Int
+  /// How many older files to keep; 0 keeps only the current one.
+  public var keep: Int
+
+  public init(maxBytes: Int, keep: Int = 1) {
+    self.maxBytes = max(maxBytes, 4_096)
+    self.keep = max(keep, 0)
   }
 }

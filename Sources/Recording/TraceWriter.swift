@@ -1,3 +1,4 @@
+import Foundation
 import HeapModule
 import Scheduling
 import TraceFormat
@@ -21,6 +22,10 @@ import TraceFormat
 ///   the end marker.
 /// - **Dense action ids.** Recorders hand out ids in per-thread blocks; the file numbers actions
 ///   1, 2, 3… in order of first appearance, with `parent` and `by` mapped the same way.
+///
+/// A flight recorder's writer keeps the lines in memory instead (``FlightMemory``) and writes
+/// them out on a dump or a crash; there, action ids are the recorder's own, since a table mapping
+/// them would grow with every action ever recorded.
 ///
 /// Only ever used under the recorder's writer lock.
 struct TraceWriter {
@@ -52,6 +57,17 @@ struct TraceWriter {
   private var eventEnds: [Int] = []
   private(set) var dropped: Int64 = 0
 
+  // A flight recorder's state: the window, the live work and every definition written, for the
+  // contexts; the header, and the crash dump's path and header, made ready outside any crash.
+  private var memory: FlightMemory?
+  private var live = LiveActions()
+  private var definedThreads: [(id: UInt32, name: String)] = []
+  private var definedSchedulers: [SchedulerRecord] = []
+  private var definedSites: [CallSiteRecord] = []
+  private var header: TraceHeader?
+  private var crashPath: [CChar]?
+  private var crashHeader: [UInt8] = []
+
   /// Reserves room up front, so the crash path can encode a full chunk without allocating.
   init(descriptor: Int32, path: String, onError: @escaping @Sendable (String) -> Void) {
     self.descriptor = descriptor
@@ -61,12 +77,124 @@ struct TraceWriter {
     eventEnds.reserveCapacity(1 << 16)
   }
 
-  var isOpen: Bool { descriptor >= 0 }
+  /// A rotating file's writer: when the file at `path` passes `rotation.maxBytes`, it is closed
+  /// and renamed, and a new file opens with the context it needs.
+  init(
+    descriptor: Int32, path: String, rotation: TraceRotation,
+    onError: @escaping @Sendable (String) -> Void
+  ) {
+    self.init(descriptor: descriptor, path: path, onError: onError)
+    self.rotation = (rotation, TraceHeader(clock: .host, start: "", process: "", pid: 0))
+  }
+
+  /// A flight recorder's writer: lines go to memory; `crashDumpPath`, if any, receives the
+  /// window when the process crashes.
+  init(
+    window: FlightRecorderWindow, header: TraceHeader, crashDumpPath: String?,
+    onError: @escaping @Sendable (String) -> Void
+  ) {
+    self.init(descriptor: -1, path: "memory", onError: onError)
+    memory = FlightMemory(window: window)
+    self.header = header
+    crashPath = crashDumpPath.map { Array($0.utf8CString) }
+    prepareCrashHeader()
+  }
+
+  var isOpen: Bool { descriptor >= 0 || memory != nil }
+  /// Whether the writer follows what a context needs: a flight recorder does, and so does a
+  /// rotating file. Both keep the recorder's ids (see the type's comment), since their files do
+  /// not start from the recording's start anyway.
+  private var tracksContext: Bool { (memory != nil || rotation != nil) && !crashing }
+  private var keepsIDs: Bool { memory != nil || rotation != nil }
+
+  // A rotating file's state: the limits and the header; where this file began (the counts and
+  // the context's events at its start); its size; where its header's `slice_to_ns` placeholder
+  // is, to be filled in when the file is rotated out.
+  private var rotation: (limits: TraceRotation, header: TraceHeader)?
+  private var fileBytes = 0
+  private var fileStart: (written: Int64, dropped: Int64, contextEvents: Int64) = (0, 0, 0)
+  private var placeholderOffset: Int?
 
   /// Writes the header; false, with the reason in `errno`, if the file takes nothing.
   mutating func writeHeader(_ header: TraceHeader) -> Bool {
+    if let limits = rotation?.limits {
+      rotation = (limits, header)
+      return writeRotatingHeader(from: 0)
+    }
     encoder.header(header)
     return emit(reporting: false)
+  }
+
+  // MARK: - Rotation
+
+  /// The header of a rotating file: the recorder's, marked as a window from `from` to a
+  /// placeholder end (the largest time, as long as any end) that ``rotate()`` fills in.
+  private mutating func writeRotatingHeader(from: Int64) -> Bool {
+    guard var header = rotation?.header else { return false }
+    header.metadata[TraceHeader.sliceSourceKey] = (path as NSString).lastPathComponent
+    header.metadata[TraceHeader.sliceFromKey] = String(from)
+    header.metadata[TraceHeader.sliceToKey] = String(TraceLimits.maximumTime)
+    encoder.header(header)
+    let value = String(TraceLimits.maximumTime)
+    let placeholder = Array("\"\(TraceHeader.sliceToKey)\":\"\(value)\"".utf8)
+    placeholderOffset = encoder.bytes.firstRange(of: placeholder).map {
+      $0.upperBound - 1 - value.utf8.count
+    }
+    return emit(reporting: false)
+  }
+
+  /// The file name of the `generation`th older file: `app.2.trace` for `app.trace`.
+  private func rotatedPath(_ generation: Int) -> String {
+    let url = URL(fileURLWithPath: path)
+    let ext = url.pathExtension
+    let name = (ext.isEmpty ? url : url.deletingPathExtension()).path + ".\(generation)"
+    return ext.isEmpty ? name : name + "." + ext
+  }
+
+  /// Ends the file (its end marker, its header's window end), shifts the older files along,
+  /// and starts a new file with the context of the work live now.
+  private mutating func rotate() {
+    guard let limits = rotation?.limits, descriptor >= 0, !failed else { return }
+    let end = lastTime
+    encoder.closing(
+      time: end,
+      Trace.Closing(
+        written: written - fileStart.written + fileStart.contextEvents,
+        dropped: dropped - fileStart.dropped))
+    emit()
+    if let placeholderOffset {
+      // Zero-padded to the placeholder's width: readers take "0000000001234" as 1234.
+      let width = String(TraceLimits.maximumTime).utf8.count
+      let text = String(end)
+      let padded = Array(
+        (String(repeating: "0", count: max(width - text.utf8.count, 0)) + text).utf8)
+      _ = padded.withUnsafeBytes {
+        pwrite(descriptor, $0.baseAddress, $0.count, off_t(placeholderOffset))
+      }
+    }
+    _ = systemClose(descriptor)
+    descriptor = -1
+    if limits.keep > 0 {
+      for generation in stride(from: limits.keep - 1, through: 1, by: -1) {
+        rename(rotatedPath(generation), rotatedPath(generation + 1))
+      }
+      rename(path, rotatedPath(1))
+    } else {
+      unlink(path)
+    }
+    descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    fileBytes = 0
+    guard descriptor >= 0, writeRotatingHeader(from: end) else {
+      failed = true
+      onError(
+        "chronoscope: starting a new \(path) failed: \(String(cString: strerror(errno))); recording stopped"
+      )
+      return
+    }
+    let context = contextLines(at: end)
+    encoder.bytes.append(contentsOf: context.bytes)
+    fileStart = (written, dropped, context.events)
+    emit()
   }
 
   /// Takes scheduler and call-site definitions and mark texts; each is written with the first
@@ -80,7 +208,7 @@ struct TraceWriter {
   /// Makes room, outside any crash, for what the crash path may need: ids up to `maxActionID`
   /// and `threads` thread names.
   mutating func reserveForCrash(maxActionID: UInt32, threads: Int) {
-    actionIDs.reserve(upTo: maxActionID)
+    if !keepsIDs { actionIDs.reserve(upTo: maxActionID) }
     namedThreads.reserveCapacity(threads + 16)
   }
 
@@ -108,7 +236,10 @@ struct TraceWriter {
       encoder.bytes.removeAll(keepingCapacity: true)
       return
     }
-    if dropped > 0 { encoder.dropped(time: lastTime, count: dropped) }
+    if dropped > 0 {
+      encoder.dropped(time: lastTime, count: dropped)
+      memory?.noteDropped(dropped)
+    }
     encoder.bytes.reserveCapacity((1 << 20) + (1 << 12))
     if runs.count == 1 {
       for event in runs[0] { encode(event) }
@@ -116,6 +247,87 @@ struct TraceWriter {
       merge(runs)
     }
     emit()
+    if let memory, memory.newestIsFull(at: lastTime) { startSegment() }
+    if let limits = rotation?.limits, fileBytes >= limits.maxBytes { rotate() }
+  }
+
+  // MARK: - Flight recorder
+
+  /// Closes the newest segment and opens one whose context describes the work live now.
+  private mutating func startSegment() {
+    let context = contextLines(at: lastTime)
+    memory?.startSegment(at: lastTime, context: context.bytes, contextEvents: context.events)
+    prepareCrashHeader()
+  }
+
+  /// The lines that make what follows `start` a trace of its own: every definition written so
+  /// far, then the lines of the work live at `start` (see ``FlightMemory``), in time order.
+  private func contextLines(at start: Int64) -> (bytes: [UInt8], events: Int64) {
+    let events = live.events
+    let time = events.first?.time ?? start
+    var context = TraceEncoder()
+    for thread in definedThreads { context.thread(id: thread.id, name: thread.name, time: time) }
+    for var scheduler in definedSchedulers {
+      scheduler.time = time
+      context.scheduler(scheduler)
+    }
+    for site in definedSites { context.callSite(site, time: time) }
+    for event in events { context.event(event) }
+    return (context.bytes, Int64(events.count))
+  }
+
+  /// The header of a dump whose window starts at the oldest segment and ends at `end`.
+  private func dumpHeader(end: Int64) -> TraceHeader? {
+    guard var header, let memory else { return nil }
+    let process = header.process.isEmpty ? "process" : header.process
+    header.metadata[TraceHeader.sliceSourceKey] =
+      "flight recorder of \(process) (pid \(header.pid))"
+    header.metadata[TraceHeader.sliceFromKey] = String(memory.segments[0].start)
+    header.metadata[TraceHeader.sliceToKey] = String(max(end, memory.segments[0].start))
+    return header
+  }
+
+  /// The crash dump's header, made whenever the oldest segment changes: a crash must not
+  /// allocate. Its window runs to the end of time: the dump ends where the process did.
+  private mutating func prepareCrashHeader() {
+    guard crashPath != nil, let header = dumpHeader(end: TraceLimits.maximumTime) else { return }
+    var encoder = TraceEncoder()
+    encoder.header(header)
+    crashHeader = encoder.bytes
+  }
+
+  /// Writes the window to `path` as a trace of its own, closed at `time`: a header saying which
+  /// window it holds, the oldest segment's context, every segment's lines, the definitions
+  /// nothing used yet, and an end marker. Written to a temporary file renamed into place, so a
+  /// reader never sees half a dump.
+  func dump(to path: String, time: Int64) throws(TraceRecorderError) {
+    guard let memory, let header = dumpHeader(end: max(time, lastTime)) else {
+      throw .cannotWrite(path: path, reason: "the recorder is closed")
+    }
+    let end = max(time, lastTime)
+    var head = TraceEncoder()
+    head.header(header)
+    var tail = TraceEncoder()
+    for var scheduler in pendingSchedulers.values.sorted(by: { $0.id < $1.id }) {
+      scheduler.time = end
+      tail.scheduler(scheduler)
+    }
+    for site in pendingSites.values.sorted(by: { $0.id < $1.id }) { tail.callSite(site, time: end) }
+    let counts = memory.counts
+    tail.closing(time: end, Trace.Closing(written: counts.events, dropped: counts.dropped))
+    let temporary = path + ".partial-\(getpid())"
+    let file = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard file >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+    var complete = writeAll(file, head.bytes) && writeAll(file, memory.segments[0].context)
+    for segment in memory.segments where complete { complete = writeAll(file, segment.lines) }
+    complete = complete && writeAll(file, tail.bytes)
+    let reason = String(cString: strerror(errno))
+    _ = systemClose(file)
+    guard complete, rename(temporary, path) == 0 else {
+      let reason = complete ? String(cString: strerror(errno)) : reason
+      unlink(temporary)
+      throw .cannotWrite(path: path, reason: reason)
+    }
   }
 
   /// Writes what the threads have buffered and what the last flush held back, merged by time,
@@ -124,8 +336,18 @@ struct TraceWriter {
   mutating func writeAfterCrash(
     buffers: [ThreadBuffer], signal: StaticString, thread: UInt32, time: Int64
   ) {
-    guard descriptor >= 0, !failed else { return }
     crashing = true
+    if let memory, let crashPath {
+      // A flight recorder writes its window to the crash dump, then carries on as a file would.
+      let file = crashPath.withUnsafeBufferPointer { name in
+        name.baseAddress.map { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) } ?? -1
+      }
+      guard file >= 0 else { return }
+      var complete = writeAll(file, crashHeader) && writeAll(file, memory.segments[0].context)
+      for segment in memory.segments where complete { complete = writeAll(file, segment.lines) }
+      descriptor = file
+    }
+    guard descriptor >= 0, !failed else { return }
     let held = carried.count
     let sources = held + buffers.count
     // Two numbers per source: the next position and the end.
@@ -178,8 +400,9 @@ struct TraceWriter {
   }
 
   private mutating func encode(_ recorded: TraceEvent) {
-    let event = recorded.mappingActionIDs { actionIDs.fileID(for: $0) }
+    let event = keepsIDs ? recorded : recorded.mappingActionIDs { actionIDs.fileID(for: $0) }
     lastTime = max(lastTime, event.time)
+    if tracksContext { live.note(event) }
     defineWhatIsUsed(by: event)
     if event.kind == .mark {
       encoder.event(event, mark: pendingMarks.removeValue(forKey: event.site))
@@ -197,18 +420,20 @@ struct TraceWriter {
     if event.thread != lastThread {
       lastThread = event.thread
       if namedThreads.insert(event.thread).inserted {
-        encoder.thread(
-          id: event.thread, name: threadNames.removeValue(forKey: event.thread) ?? "",
-          time: event.time)
+        let name = threadNames.removeValue(forKey: event.thread) ?? ""
+        encoder.thread(id: event.thread, name: name, time: event.time)
+        if tracksContext { definedThreads.append((event.thread, name)) }
       }
     }
     guard event.kind == .schedule else { return }
     if var scheduler = pendingSchedulers.removeValue(forKey: event.scheduler) {
       scheduler.time = event.time
       encoder.scheduler(scheduler)
+      if tracksContext { definedSchedulers.append(scheduler) }
     }
     if event.site != 0, let site = pendingSites.removeValue(forKey: event.site) {
       encoder.callSite(site, time: event.time)
+      if tracksContext { definedSites.append(site) }
     }
   }
 
@@ -225,6 +450,7 @@ struct TraceWriter {
   }
 
   mutating func close(time: Int64) {
+    memory = nil
     guard descriptor >= 0 else { return }
     let time = max(time, lastTime)
     // Definitions nothing used, so that every scheduler made still shows as a lane.
@@ -239,7 +465,10 @@ struct TraceWriter {
     pendingSites.removeAll()
     // The end marker counts the events of this last write too: it is in the same write.
     encoder.closing(
-      time: time, Trace.Closing(written: written + Int64(eventEnds.count), dropped: dropped))
+      time: time,
+      Trace.Closing(
+        written: written + Int64(eventEnds.count) - fileStart.written + fileStart.contextEvents,
+        dropped: dropped - fileStart.dropped))
     emit()
     _ = systemClose(descriptor)
     descriptor = -1
@@ -253,6 +482,11 @@ struct TraceWriter {
     defer {
       encoder.bytes.removeAll(keepingCapacity: true)
       eventEnds.removeAll(keepingCapacity: true)
+    }
+    if memory != nil, !crashing {
+      memory?.append(encoder.bytes, events: eventEnds.count)
+      written += Int64(eventEnds.count)
+      return true
     }
     guard descriptor >= 0, !failed, !encoder.bytes.isEmpty else {
       dropped += Int64(eventEnds.count)
@@ -271,6 +505,7 @@ struct TraceWriter {
       }
       return offset
     }
+    fileBytes += reached
     // Count by what is in the file: a line cut short by the failure is not written.
     let complete = eventEnds.prefix { $0 <= reached }.count
     written += Int64(complete)
@@ -293,6 +528,24 @@ private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ coun
 
 private func systemClose(_ descriptor: Int32) -> Int32 {
   close(descriptor)
+}
+
+/// Writes all of `bytes`, retrying short and interrupted writes; false on a failure, with the
+/// reason in `errno`. Allocates nothing: the crash path uses it.
+private func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
+  bytes.withUnsafeBytes { raw in
+    guard let base = raw.baseAddress else { return true }
+    var offset = 0
+    while offset < raw.count {
+      let count = systemWrite(descriptor, base + offset, raw.count - offset)
+      if count < 0 {
+        if errno == EINTR { continue }
+        return false
+      }
+      offset += count
+    }
+    return true
+  }
 }
 
 /// The recorder's action ids mapped to the file's: 1, 2, 3… in order of first appearance.

@@ -23,6 +23,10 @@ struct SemanticChecks {
   private static let denseLimit = 1 << 26
   private var dense: [ActionState] = []
   private var sparse: [UInt32: ActionState] = [:]
+  /// Where a window's history starts (a slice's or a flight recorder dump's `slice_from_ns`):
+  /// lines up to it are context, which may skip the runs of a repeating action that the window
+  /// let go of.
+  var windowStart: Int64?
 
   private mutating func withState<R>(_ action: UInt32, _ body: (inout ActionState) -> R) -> R {
     let index = Int(action)
@@ -68,7 +72,7 @@ struct SemanticChecks {
       } else if state.flags.contains(.cancelled) {
         warnings.append("action \(action) begins after it was cancelled")
       }
-      if Int(event.run) > Int(state.lastRun) + 1 {
+      if Int(event.run) > Int(state.lastRun) + 1, event.time > windowStart ?? -1 {
         warnings.append(Self.missingRuns(action, run: event.run, after: state.lastRun))
       }
     case .end:

@@ -400,6 +400,7 @@ struct TraceParser {
     if slots.has(.startNanoseconds) {
       header?.startNanoseconds = try fields.time(.startNanoseconds, in: "header")
     }
+    checks.windowStart = header?.sliceWindow?.lowerBound
   }
 
   private mutating func append(_ event: TraceEvent, _ line: Int) {

@@ -15,7 +15,8 @@ struct Chronoscope: ParsableCommand {
     subcommands: [
       View.self, Show.self, Validate.self, Check.self, Stats.self, Diff.self, Export.self,
       Redact.self,
-      Slice.self, RecordExample.self, RecordStress.self, RecordCrash.self, RunExample.self,
+      Slice.self, RecordExample.self, RecordStress.self, RecordCrash.self, RecordFlight.self,
+      RunExample.self,
     ],
     defaultSubcommand: View.self
   )

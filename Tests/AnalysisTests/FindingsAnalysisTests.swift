@@ -339,7 +339,7 @@ extension FindingsAnalysisTests {
     let cut = Self.endOfTrace(closedAt: 50 * Self.ms, sliceTo: 50 * Self.ms)
     XCTAssertEqual(cut.map(\.kind), [.lostWork], "the timer may have been cancelled later")
     XCTAssertEqual(cut.first?.severity, .info)
-    XCTAssertTrue(cut.first?.message.contains("where the slice ends") ?? false)
+    XCTAssertTrue(cut.first?.message.contains("where the window ends") ?? false)
 
     let closedInside = Self.endOfTrace(closedAt: 40 * Self.ms, sliceTo: 50 * Self.ms)
     XCTAssertEqual(
