@@ -91,6 +91,16 @@ public final class FlightRecorder: Sendable {
     source.resume()
   }
 
+  /// Dumps the window to `path` when the process exits normally (returning from `main` or
+  /// `exit()`), for a process whose last moments are wanted whatever happens. `%p` in the path
+  /// becomes the process id.
+  public func dumpAtExit(to path: String) {
+    RecorderRegistry.shared.dumpAtExit(
+      recorder.core,
+      to: path.replacingOccurrences(
+        of: "%p", with: String(ProcessInfo.processInfo.processIdentifier)))
+  }
+
   /// Stops recording and lets go of the window; later dumps throw. Calling it again does nothing.
   public func close() {
     for source in sources.withLock({ sources in

@@ -14,6 +14,8 @@ final class RecorderRegistry: Sendable {
   private let recorders = Mutex<[ObjectIdentifier: RecorderCore]>([:])
   /// Recorders that close (not only flush) when the process exits: the ones the app never sees.
   private let closing = Mutex<[ObjectIdentifier: RecorderCore]>([:])
+  /// Flight recorders' dumps to write when the process exits, by core.
+  private let dumps = Mutex<[ObjectIdentifier: (core: RecorderCore, path: String)]>([:])
 
   private init() {
     atexit { RecorderRegistry.shared.flushAll() }
@@ -25,6 +27,7 @@ final class RecorderRegistry: Sendable {
 
   func remove(_ core: RecorderCore) {
     recorders.withLock { $0[ObjectIdentifier(core)] = nil }
+    dumps.withLock { $0[ObjectIdentifier(core)] = nil }
   }
 
   /// Closes `core` at exit, so that its trace ends with a `close` line.
@@ -32,7 +35,20 @@ final class RecorderRegistry: Sendable {
     closing.withLock { $0[ObjectIdentifier(core)] = core }
   }
 
+  /// Dumps flight recorder `core` to `path` when the process exits normally.
+  func dumpAtExit(_ core: RecorderCore, to path: String) {
+    dumps.withLock { $0[ObjectIdentifier(core)] = (core, path) }
+  }
+
   private func flushAll() {
+    for (core, path) in dumps.withLock({ Array($0.values) }) {
+      do {
+        try core.dump(to: path)
+      } catch {
+        let message = "chronoscope: flight recorder: \(error)\n"
+        _ = message.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+      }
+    }
     for core in closing.withLock({ Array($0.values) }) { core.close() }
     for core in recorders.withLock({ Array($0.values) }) {
       core.flush()

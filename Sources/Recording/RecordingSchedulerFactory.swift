@@ -1,5 +1,6 @@
 import Foundation
 import Scheduling
+import Synchronization
 
 /// Wraps a factory so that every scheduler it makes is recorded: one line at the composition
 /// root records a whole app.
@@ -41,19 +42,31 @@ public struct RecordingSchedulerFactory: SchedulerFactory {
 extension RecordingSchedulerFactory {
   /// The environment variable that switches recording on: a trace path.
   public static let environmentVariable = "CHRONOSCOPE_TRACE"
+  /// With ``environmentVariable``: a size (`64M`; `K`, `M`, `G` are binary) past which the file
+  /// rotates (see ``TraceRotation``); in flight mode, the most the window keeps.
+  public static let maxBytesVariable = "CHRONOSCOPE_TRACE_MAX_BYTES"
+  /// With ``maxBytesVariable``: how many older files rotation keeps (1 if unset).
+  public static let keepVariable = "CHRONOSCOPE_TRACE_KEEP"
+  /// With ``environmentVariable``: flight mode, keeping this many seconds in memory (see
+  /// ``FlightRecorder``) and writing them to the trace path on SIGUSR1, on a crash and at exit.
+  public static let flightVariable = "CHRONOSCOPE_TRACE_FLIGHT"
 
-  /// `factory`, recording to the file that `CHRONOSCOPE_TRACE` names when it is set, and
-  /// `factory` itself — untouched, at no cost — when it is not. The way to record an app in the
-  /// field or in CI without changing its code: build its factory with this once.
+  /// `factory`, recording as the environment asks when `CHRONOSCOPE_TRACE` names a trace path,
+  /// and `factory` itself — untouched, at no cost — when it does not. The way to record an app
+  /// in the field or in CI without changing its code: build its factory with this once.
   ///
   /// ```swift
   /// let factory = RecordingSchedulerFactory.recordingIfRequested(wrapping: .dispatch)
-  /// // CHRONOSCOPE_TRACE=/tmp/app-%p.trace ./App   → /tmp/app-4242.trace
+  /// // CHRONOSCOPE_TRACE=/tmp/app-%p.trace ./App                   → /tmp/app-4242.trace
+  /// // … CHRONOSCOPE_TRACE_MAX_BYTES=64M CHRONOSCOPE_TRACE_KEEP=3   → rotates at 64 MiB
+  /// // … CHRONOSCOPE_TRACE_FLIGHT=30 ./Server                       → the last 30 s, on
+  /// //   `kill -USR1 <pid>`, on a crash and at exit
   /// ```
   ///
   /// `%p` in the path becomes the process id, so that several processes write several files.
-  /// The recorder closes when the process exits normally and flushes on a crash. A path that
-  /// cannot be opened is reported once on standard error, and the app runs unrecorded.
+  /// A file recording closes when the process exits normally and flushes on a crash. A path
+  /// that cannot be opened, or a setting that cannot be read, is reported once on standard
+  /// error, and the app runs unrecorded.
   ///
   /// - Parameters:
   ///   - environment: Where to look (the process's environment by default).
@@ -69,7 +82,20 @@ extension RecordingSchedulerFactory {
     let path = template.replacingOccurrences(
       of: "%p", with: String(ProcessInfo.processInfo.processIdentifier))
     do {
-      let recorder = try TraceRecorder(path: path, metadata: metadata)
+      let settings = try RequestedRecording(environment)
+      if let seconds = settings.flightSeconds {
+        let flight = FlightRecorder(
+          keeping: FlightRecorderWindow(
+            keeping: .seconds(seconds), maxBytes: settings.maxBytes ?? (16 << 20)),
+          crashDumpPath: path, metadata: metadata)
+        flight.dump(on: SIGUSR1, to: path)
+        flight.dumpAtExit(to: path)
+        RequestedRecording.keepAlive(flight)
+        return RecordingSchedulerFactory(wrapping: factory, recorder: flight.recorder)
+      }
+      let recorder = try TraceRecorder(
+        path: path, metadata: metadata,
+        rotation: settings.maxBytes.map { TraceRotation(maxBytes: $0, keep: settings.keep) })
       recorder.closeAtExit()
       return RecordingSchedulerFactory(wrapping: factory, recorder: recorder)
     } catch {
@@ -77,5 +103,68 @@ extension RecordingSchedulerFactory {
         Data("chronoscope: \(environmentVariable): not recording: \(error)\n".utf8))
       return factory
     }
+  }
+}
+
+/// What the environment asks of a recording switched on from outside.
+private struct RequestedRecording {
+  var maxBytes: Int?
+  var keep = 1
+  var flightSeconds: Int64?
+
+  struct Invalid: Error, CustomStringConvertible {
+    let description: String
+  }
+
+  init(_ environment: [String: String]) throws(Invalid) {
+    typealias Factory = RecordingSchedulerFactory
+    if let text = environment[Factory.maxBytesVariable], !text.isEmpty {
+      guard let bytes = Self.size(text), bytes >= 4_096 else {
+        throw Invalid(
+          description:
+            "\(Factory.maxBytesVariable)=\(text.debugDescription): expected a size of 4K or more, such as 64M"
+        )
+      }
+      maxBytes = bytes
+    }
+    if let text = environment[Factory.keepVariable], !text.isEmpty {
+      guard let keep = Int(text), (0...1_000).contains(keep) else {
+        throw Invalid(
+          description:
+            "\(Factory.keepVariable)=\(text.debugDescription): expected a count of files from 0 to 1000"
+        )
+      }
+      self.keep = keep
+    }
+    if let text = environment[Factory.flightVariable], !text.isEmpty {
+      guard let seconds = Int64(text), (1...86_400).contains(seconds) else {
+        throw Invalid(
+          description:
+            "\(Factory.flightVariable)=\(text.debugDescription): expected seconds to keep, from 1 to 86400"
+        )
+      }
+      flightSeconds = seconds
+    }
+  }
+
+  /// `64M` as 67108864: digits and an optional binary `K`, `M` or `G`.
+  static func size(_ text: String) -> Int? {
+    let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+    var digits = Substring(text)
+    var unit = 1
+    if let last = text.last?.uppercased().first, let scale = units[last] {
+      digits = digits.dropLast()
+      unit = scale
+    }
+    guard let count = Int(digits), count >= 0 else { return nil }
+    let (bytes, overflow) = count.multipliedReportingOverflow(by: unit)
+    return overflow ? nil : bytes
+  }
+
+  /// Flight recorders made from the environment live as long as the process.
+  private static let alive = Mutex<[FlightRecorder]>([])
+
+  static func keepAlive(_ flight: FlightRecorder) {
+    alive.withLock { $0.append(flight) }
   }
 }

@@ -48,4 +48,40 @@ final class RecordingFromEnvironmentTests: XCTestCase {
     XCTAssertTrue(run.output.contains("CHRONOSCOPE_TRACE: not recording"), run.output)
     XCTAssertTrue(run.output.contains("not recorded"), run.output)
   }
+
+  func testFlightModeWritesTheLastSecondsAtExit() throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("flight-env-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let path = folder.appendingPathComponent("server.trace").path
+    let run = try CommandRun.chronoscope(
+      ["run-example", "message-loader"],
+      environment: ["CHRONOSCOPE_TRACE": path, "CHRONOSCOPE_TRACE_FLIGHT": "10"])
+    XCTAssertEqual(run.status, 0, run.output)
+    XCTAssertTrue(run.output.contains("recorded"), run.output)
+    let validate = try CommandRun.chronoscope(["validate", path])
+    XCTAssertEqual(validate.status, 0, "a dump at exit, no warning: \(validate.output)")
+    let header = try XCTUnwrap(
+      String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").first)
+    XCTAssertTrue(header.contains("\"slice_of\":\"flight recorder of"), String(header))
+    let show = try CommandRun.chronoscope(["show", path, "--size", "100x24"])
+    XCTAssertEqual(show.status, 0, show.output)
+    XCTAssertTrue(show.output.contains("messages.fetch"), show.output)
+  }
+
+  func testASettingThatCannotBeReadIsSaidAndTheAppRunsUnrecorded() throws {
+    for (name, value) in [
+      ("CHRONOSCOPE_TRACE_MAX_BYTES", "lots"), ("CHRONOSCOPE_TRACE_MAX_BYTES", "99999999999G"),
+      ("CHRONOSCOPE_TRACE_KEEP", "-1"), ("CHRONOSCOPE_TRACE_FLIGHT", "1e3"),
+    ] {
+      let run = try CommandRun.chronoscope(
+        ["run-example", "retry"],
+        environment: ["CHRONOSCOPE_TRACE": "/tmp/never-\(UUID().uuidString).trace", name: value])
+      XCTAssertEqual(run.status, 0, run.output)
+      XCTAssertTrue(
+        run.output.contains("CHRONOSCOPE_TRACE: not recording: \(name)=\"\(value)\""), run.output)
+      XCTAssertTrue(run.output.contains("not recorded"), run.output)
+    }
+  }
 }

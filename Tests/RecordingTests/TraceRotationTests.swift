@@ -99,4 +99,28 @@ final class TraceRotationTests: XCTestCase {
     let trace = try read(folder.appendingPathComponent("solo"))
     XCTAssertGreaterThan(trace.header.sliceWindow?.lowerBound ?? 0, 0, "a later file")
   }
+
+  func testTheEnvironmentCanAskForRotation() throws {
+    let folder = try folder()
+    let path = folder.appendingPathComponent("env.trace").path
+    let factory = RecordingSchedulerFactory.recordingIfRequested(
+      wrapping: .immediate,
+      environment: [
+        "CHRONOSCOPE_TRACE": path, "CHRONOSCOPE_TRACE_MAX_BYTES": "8K",
+        "CHRONOSCOPE_TRACE_KEEP": "1",
+      ])
+    let recording = try XCTUnwrap(factory as? RecordingSchedulerFactory)
+    let queue = recording.makeSerial(label: "env")
+    for _ in 0..<20 {
+      for _ in 0..<50 { queue.async {} }
+      recording.recorder.flush()
+    }
+    recording.recorder.close()
+    XCTAssertEqual(
+      try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted(),
+      ["env.1.trace", "env.trace"])
+    for name in ["env.1.trace", "env.trace"] {
+      _ = try read(folder.appendingPathComponent(name))
+    }
+  }
 }
