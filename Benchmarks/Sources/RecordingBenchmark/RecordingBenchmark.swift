@@ -172,7 +172,7 @@ enum RecordingBenchmark {
     func variant(at index: Int) throws -> Variant? {
       guard index < rest.count else { return nil }
       guard let variant = Variant(rawValue: rest[index]) else {
-        throw Flags.UsageError("--child \(kind): '\(rest[index])' is neither bare nor recorded")
+        throw Flags.UsageError("--child \(kind): '\(rest[index])' is not bare, recorded or flight")
       }
       return variant
     }
@@ -209,6 +209,8 @@ enum RecordingBenchmark {
 enum Variant: String {
   case bare
   case recorded
+  /// Recorded into a flight recorder's memory (the throughput benchmark only).
+  case flight
 }
 
 /// A duration in seconds.

@@ -13,6 +13,9 @@ import Synchronization
 /// begin and end on the queue's thread). `ratio = bare_seconds / recorded_seconds`, the fraction
 /// of bare throughput kept while recording. The recorder's close (draining what is left) is not
 /// in the timed span; it is reported as `close_seconds`.
+///
+/// The third side is a ``FlightRecorder`` (a 16 MiB window in memory instead of a file):
+/// `flight_ratio = bare_seconds / flight_seconds`, timed the same way in the same runs.
 enum Throughput {
   static let eventsPerAction = 4
   static let targetRatio = 0.8
@@ -39,7 +42,8 @@ enum Throughput {
     -> JSONLine
   {
     let timesBare = only != .recorded
-    let timesRecorded = only != .bare
+    let timesRecorded = only != .bare && only != .flight
+    let timesFlight = only == nil || only == .flight
     if timesBare { _ = timeBare(actions: min(actions, warmUpActions)) }
     if timesRecorded {
       _ = try timeRecorded(
@@ -48,6 +52,7 @@ enum Throughput {
 
     var bare = Double.infinity
     var best: RecordedRun?
+    var bestFlight: RecordedRun?
     var dropped: Int64 = 0
     for index in 1...repeats {
       var progress = "  run \(index):"
@@ -64,6 +69,13 @@ enum Throughput {
           " recorded \(format(seconds: run.seconds)) (+ close \(format(seconds: run.closeSeconds)))"
           + ", written \(run.written), dropped \(run.dropped)"
       }
+      if timesFlight {
+        let run = try timeRecorded(
+          actions: actions, bufferCapacity: bufferCapacity, index: index, flight: true)
+        if run.seconds < bestFlight?.seconds ?? .infinity { bestFlight = run }
+        dropped = max(dropped, run.dropped)
+        progress += " flight \(format(seconds: run.seconds)), dropped \(run.dropped)"
+      }
       printError(progress)
     }
 
@@ -79,6 +91,10 @@ enum Throughput {
       "recorded_actions_per_second", best.map { .int(Int(Double(actions) / $0.seconds)) })
     line.add(
       "ratio", best.flatMap { timesBare ? .double(rounded(bare / $0.seconds, places: 3)) : nil })
+    line.add("flight_seconds", bestFlight.map { .double(rounded($0.seconds, places: 6)) })
+    line.add(
+      "flight_ratio",
+      bestFlight.flatMap { timesBare ? .double(rounded(bare / $0.seconds, places: 3)) : nil })
     line.add("events", timesRecorded ? .int(eventsPerAction * actions) : nil)
     line.add("dropped", timesRecorded ? .int(Int(dropped)) : nil)
     line.add("peak_rss_bytes", peakResidentSetBytes().map { .int($0) })
@@ -97,12 +113,20 @@ enum Throughput {
     var dropped: Int64
   }
 
-  static func timeRecorded(actions: Int, bufferCapacity: Int, index: Int) throws -> RecordedRun {
+  static func timeRecorded(
+    actions: Int, bufferCapacity: Int, index: Int, flight: Bool = false
+  ) throws -> RecordedRun {
     let path = temporaryPath("throughput", index)
     defer { try? FileManager.default.removeItem(atPath: path) }
-    let recorder = try TraceRecorder(
-      path: path, metadata: ["benchmark": "recording-throughput"], bufferCapacity: bufferCapacity,
-      onError: { printError("recorder: \($0)") })
+    let metadata = ["benchmark": "recording-throughput"]
+    // The flight recorder is held to the end: releasing it closes its recorder.
+    let flightRecorder =
+      flight ? FlightRecorder(metadata: metadata, bufferCapacity: bufferCapacity) : nil
+    let recorder =
+      try flightRecorder?.recorder
+      ?? TraceRecorder(
+        path: path, metadata: metadata, bufferCapacity: bufferCapacity,
+        onError: { printError("recorder: \($0)") })
     let queue = DispatchSchedulerFactory().makeSerial(label: "throughput")
     let scheduler = RecordingScheduler(wrapping: queue, recorder: recorder)
     let elapsed = timeActions(on: scheduler, count: actions)
@@ -113,6 +137,7 @@ enum Throughput {
     let closeStart = ContinuousClock.now
     recorder.close()
     let closeElapsed = closeStart.duration(to: .now)
+    withExtendedLifetime(flightRecorder) {}
     let counts = recorder.counts
     let expected = Int64(eventsPerAction * actions)
     guard counts.written + counts.dropped == expected else {
