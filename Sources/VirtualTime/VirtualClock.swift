@@ -261,14 +261,31 @@ public final class VirtualClock: Sendable {
 
   private func runAction(_ action: Action, _ work: @Sendable () -> Void) {
     ExecutionContext.run(on: action.scheduler, action: work)
+    settleAfterAction()
     state.withLock { $0.finish(action) }
   }
+
+  /// Called after each action: a ``VirtualAsyncClock`` runs the async code the action made
+  /// runnable, so that it runs before the next action, on the same timeline.
+  private let afterEachAction = Mutex<(@Sendable () -> Void)?>(nil)
+
+  func setAfterEachAction(_ body: (@Sendable () -> Void)?) {
+    afterEachAction.withLock { $0 = body }
+  }
+
+  private func settleAfterAction() {
+    afterEachAction.withLock { $0 }?()
+  }
+
+  /// The time of the earliest live action, if any.
+  var nextDue: Duration? { state.withLock { $0.nextDue }.map { .nanoseconds($0) } }
 
   /// Runs everything due up to `limit`, taking one lock per action.
   private func drain(upTo limit: Int64) {
     var next = takeNext(upTo: limit)
     while let (action, work) = next {
       ExecutionContext.run(on: action.scheduler, action: work)
+      settleAfterAction()
       next = state.withLock { state in
         state.finish(action)
         return state.takeNext(upTo: limit)

@@ -9,6 +9,10 @@ public enum VirtualTimeError: Error, CustomStringConvertible {
   case horizonExceeded(horizon: Duration, pending: [PendingAction])
   /// `checkNoPendingWork()`, called at `checkedAt` (the test), found work that would still run.
   case leftoverWork(pending: [PendingAction], checkedAt: CallSite)
+  /// `VirtualAsyncClock.checkNoPendingWork()`, called at `checkedAt`, found tasks it started
+  /// that have not finished — waiting in a sleep (listed in `pending` with the other work) or
+  /// for something that will not come, such as a stream's next element. It cancelled them.
+  case unfinishedTasks(count: Int, pending: [PendingAction], checkedAt: CallSite)
 
   public var description: String {
     switch self {
@@ -19,6 +23,9 @@ public enum VirtualTimeError: Error, CustomStringConvertible {
     case .leftoverWork(let pending, let checkedAt):
       "\(checkedAt.fileID):\(checkedAt.line): \(pending.count) action(s) still pending:\n"
         + list(pending)
+    case .unfinishedTasks(let count, let pending, let checkedAt):
+      "\(checkedAt.fileID):\(checkedAt.line): \(count) task(s) started on the virtual clock have not finished (now cancelled)"
+        + (pending.isEmpty ? "" : "; pending:\n" + list(pending))
     }
   }
 
