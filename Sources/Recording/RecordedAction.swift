@@ -1,5 +1,6 @@
 import Scheduling
 import Synchronization
+import TraceFormat
 
 /// The recorder's view of one scheduled action: its id, where it was scheduled, and a small
 /// state machine that makes "cancelled before it started" and "began" mutually exclusive.
@@ -120,5 +121,35 @@ final class RecordedAction: CancellationObserver {
   func cancel() -> Bool {
     state.exchange(State.cancelled.rawValue, ordering: .acquiringAndReleasing)
       != State.fresh.rawValue
+  }
+}
+
+extension RecorderCore {
+  /// Records a `schedule` of a new action on scheduler `scheduler` from the calling thread, with
+  /// the action running on it (if any) as its parent, and returns the action to record its runs
+  /// and cancel.
+  func recordSchedule(
+    on scheduler: UInt32, _ mode: TraceEvent.ScheduleMode, delay: Int64, firstDelay: Int64? = nil,
+    callSite: CallSite, work: (@Sendable () -> Void)?, inline: Bool = false
+  ) -> RecordedAction {
+    let buffer = currentBuffer()
+    let id = buffer.makeActionID()
+    let site = buffer.siteID(callSite)
+    // The format's spans and times stop at 2^62 - 1 ns: a delay of `.seconds(.max)` is written
+    // as the longest the format holds, not as a value the reader would reject.
+    let limit = TraceLimits.maximumTime
+    let written = min(max(delay, 0), limit)
+    let untilFirst = min(max(firstDelay ?? delay, 0), limit)
+    buffer.stamp {
+      let time = now()
+      buffer.append(
+        .schedule(
+          time: time, action: id, scheduler: scheduler, mode: mode, delay: written,
+          due: min(time &+ untilFirst, limit), thread: buffer.threadID,
+          parent: buffer.currentAction, site: site, inline: inline))
+    }
+    return RecordedAction(
+      id: id, schedulingThread: buffer.threadID, isRepeating: mode == .repeating, core: self,
+      work: work)
   }
 }

@@ -117,25 +117,9 @@ public final class RecordingScheduler: Scheduler {
     _ mode: TraceEvent.ScheduleMode, delay: Int64, firstDelay: Int64? = nil, callSite: CallSite,
     work: (@Sendable () -> Void)?, inline: Bool = false
   ) -> RecordedAction {
-    let buffer = core.currentBuffer()
-    let id = buffer.makeActionID()
-    let site = buffer.siteID(callSite)
-    // The format's spans and times stop at 2^62 - 1 ns: a delay of `.seconds(.max)` is written
-    // as the longest the format holds, not as a value the reader would reject.
-    let limit = TraceLimits.maximumTime
-    let written = min(max(delay, 0), limit)
-    let untilFirst = min(max(firstDelay ?? delay, 0), limit)
-    buffer.stamp {
-      let time = core.now()
-      buffer.append(
-        .schedule(
-          time: time, action: id, scheduler: traceID, mode: mode, delay: written,
-          due: min(time &+ untilFirst, limit), thread: buffer.threadID,
-          parent: buffer.currentAction, site: site, inline: inline))
-    }
-    return RecordedAction(
-      id: id, schedulingThread: buffer.threadID, isRepeating: mode == .repeating, core: core,
-      work: work)
+    core.recordSchedule(
+      on: traceID, mode, delay: delay, firstDelay: firstDelay, callSite: callSite, work: work,
+      inline: inline)
   }
 
   private func observe(_ action: RecordedAction, _ task: SchedulerTask) -> SchedulerTask {
