@@ -121,3 +121,55 @@ public actor Player<C: Clock<Duration>> {
     return [hit] + (try await opponent.receive(remaining: remaining - 1))
   }
 }
+
+/// A search field, end to end with async/await: keystrokes come in, are debounced, and each
+/// query that survives is searched with a time limit and retried with backoff against a backend
+/// actor whose first answer for "swift" is too slow. Three clocks (of one kind) time the three
+/// parts, so a recording shows each as a lane of its own.
+public enum AsyncSearchDemo {
+  /// The backend: answers after `latency`, except the first "swift" request, which takes 200 ms.
+  public actor Backend<C: Clock<Duration>> {
+    private let clock: C
+    private var slowOnce: Set<String> = ["swift"]
+
+    public init(clock: C) { self.clock = clock }
+
+    public func search(_ query: String) async throws -> String {
+      let slow = slowOnce.remove(query) != nil
+      try await clock.sleep(for: slow ? .milliseconds(200) : .milliseconds(40))
+      return "\(query): \(query.count * 7) results"
+    }
+  }
+
+  /// Types, debounces and searches; returns what the field showed, in order.
+  public static func run<C: Clock<Duration>>(typing: C, debounce: C, search: C) async -> [String] {
+    let (keystrokes, field) = AsyncStream.makeStream(of: String.self)
+    let typist = Task {
+      for (pause, text) in [
+        (0, "s"), (80, "sw"), (80, "swi"), (80, "swift"), (400, "swiftui"), (60, "swiftu"),
+      ] {
+        try await typing.sleep(for: .milliseconds(pause))
+        field.yield(text)
+      }
+      try await typing.sleep(for: .milliseconds(300))
+      field.finish()
+    }
+    let backend = Backend(clock: search)
+    var shown: [String] = []
+    for await query in debounced(keystrokes, for: .milliseconds(150), clock: debounce) {
+      do {
+        let answer = try await retrying(attempts: 3, firstDelay: .milliseconds(50), clock: search) {
+          _ in
+          try await withTimeout(.milliseconds(120), clock: search) {
+            try await backend.search(query)
+          }
+        }
+        shown.append(answer)
+      } catch {
+        shown.append("\(query): failed (\(error))")
+      }
+    }
+    _ = await typist.result
+    return shown
+  }
+}

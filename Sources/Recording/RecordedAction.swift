@@ -127,14 +127,14 @@ final class RecordedAction: CancellationObserver {
 extension RecorderCore {
   /// Records a `schedule` of a new action on scheduler `scheduler` from the calling thread, with
   /// the action running on it (if any) as its parent, and returns the action to record its runs
-  /// and cancel.
+  /// and cancel. Without a call site, the line has none (`site` 0).
   func recordSchedule(
     on scheduler: UInt32, _ mode: TraceEvent.ScheduleMode, delay: Int64, firstDelay: Int64? = nil,
-    callSite: CallSite, work: (@Sendable () -> Void)?, inline: Bool = false
+    callSite: CallSite?, work: (@Sendable () -> Void)?, inline: Bool = false
   ) -> RecordedAction {
     let buffer = currentBuffer()
     let id = buffer.makeActionID()
-    let site = buffer.siteID(callSite)
+    let site = callSite.map { buffer.siteID($0) } ?? 0
     // The format's spans and times stop at 2^62 - 1 ns: a delay of `.seconds(.max)` is written
     // as the longest the format holds, not as a value the reader would reject.
     let limit = TraceLimits.maximumTime

@@ -12,8 +12,9 @@ import TraceFormat
 ///
 /// In the trace, the clock is a lane (its label, kind `concurrent`, family `clock`), and each
 /// sleep is an action on it:
-/// - `schedule` (mode `after`, `delay` the time left until the deadline, the call site of
-///   `sleep(until:)`), with the recorded action running on the sleeping thread, if any, as parent;
+/// - `schedule` (mode `after`, `delay` the time left until the deadline, no call site: `Clock`'s
+///   `sleep` has no way to pass the caller's), with the recorded action running on the sleeping
+///   thread, if any, as parent;
 /// - when the sleep returns, `begin` and `end` at once on the thread the task resumed on — with a
 ///   `hop` when that is another thread than the one it slept on, as a task's resumption often is;
 /// - when the sleep throws (the task was cancelled), `cancel`, not started.
@@ -47,7 +48,7 @@ public struct RecordingClock<Wrapped: Clock>: Clock where Wrapped.Duration == Du
     let core = recorder.core
     let action = core.recordSchedule(
       on: traceID, .after, delay: now.duration(to: deadline).clampedNanoseconds,
-      callSite: CallSite(fileID: #fileID, line: #line, function: #function), work: nil)
+      callSite: nil, work: nil)
     do {
       try await wrapped.sleep(until: deadline, tolerance: tolerance)
     } catch {

@@ -237,7 +237,10 @@ public struct Redaction {
 
   /// The words of the format that are kept: they tell nothing about the app.
   static let kinds: Set<String> = ["serial", "concurrent", "main"]
-  static let families: Set<String> = ["dispatch", "operation-queue", "immediate", "virtual"]
+  // The families Chronoscope's own schedulers and `RecordingClock` write (`SchedulerFamily`).
+  static let families: Set<String> = [
+    "dispatch", "operation-queue", "immediate", "virtual", "clock",
+  ]
   static let signals: Set<String> = ["SIGSEGV", "SIGBUS", "SIGILL", "SIGABRT", "SIGTRAP"]
   /// The metadata keys a slice adds: the format's words, kept.
   static let sliceKeys: Set<String> = [TraceSlice.sourceKey, TraceSlice.fromKey, TraceSlice.toKey]

@@ -221,6 +221,40 @@ enum ExampleRuns {
 
   /// Runs ``FindingsDemo`` on live queues; it closes the recorder from inside its last, long
   /// run, with work due behind it still pending.
+  /// The async search demo, its three clocks recorded: on `ContinuousClock`, or on a
+  /// `VirtualAsyncClock` moved until nothing is pending. Returns the recorder, still open.
+  static func asyncSearch(
+    virtual: Bool, open: (TraceClock) throws -> TraceRecorder
+  ) throws -> TraceRecorder {
+    if virtual {
+      let clock = VirtualAsyncClock()
+      let recorder = try open(.virtual { clock.now.offset })
+      let demo = clock.task {
+        await AsyncSearchDemo.run(
+          typing: RecordingClock(wrapping: clock, recorder: recorder, label: "typing"),
+          debounce: RecordingClock(wrapping: clock, recorder: recorder, label: "debounce"),
+          search: RecordingClock(wrapping: clock, recorder: recorder, label: "search"))
+      }
+      try clock.run()
+      guard case .success(let shown)? = demo.result, shown.count == 2 else {
+        throw ExampleTimedOut(example: "async-search-virtual")
+      }
+      return recorder
+    }
+    let recorder = try open(.host)
+    let clock = ContinuousClock()
+    let done = Locked<[String]?>(nil)
+    Task {
+      let shown = await AsyncSearchDemo.run(
+        typing: RecordingClock(wrapping: clock, recorder: recorder, label: "typing"),
+        debounce: RecordingClock(wrapping: clock, recorder: recorder, label: "debounce"),
+        search: RecordingClock(wrapping: clock, recorder: recorder, label: "search"))
+      done.withLock { $0 = shown }
+    }
+    try wait("async-search") { done.value != nil }
+    return recorder
+  }
+
   static func findingsDemo(factory: any SchedulerFactory, recorder: TraceRecorder) throws {
     // More fetches than the default thread limit of the machine that records.
     let fanOut = 4 * ProcessInfo.processInfo.activeProcessorCount + 4

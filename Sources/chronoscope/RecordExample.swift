@@ -39,6 +39,13 @@ struct RecordExample: ParsableCommand {
       let factory = RecordingSchedulerFactory(
         wrapping: VirtualSchedulerFactory(clock: clock), recorder: recorder)
       ExampleRuns.busyAppVirtual(factory: factory, clock: clock, recorder: recorder)
+    } else if name == .asyncSearch || name == .asyncSearchVirtual {
+      recorder = try ExampleRuns.asyncSearch(
+        virtual: name == .asyncSearchVirtual,
+        open: { clock in
+          try open(
+            path, clock: clock, metadata: metadata, reproducible: name == .asyncSearchVirtual)
+        })
     } else if name == .findingsDemoVirtual {
       let clock = VirtualClock()
       recorder = try open(
@@ -94,6 +101,8 @@ enum ExampleProgram: String, CaseIterable, ExpressibleByArgument {
   case busyAppVirtual = "busy-app-virtual"
   case findingsDemo = "findings-demo"
   case findingsDemoVirtual = "findings-demo-virtual"
+  case asyncSearch = "async-search"
+  case asyncSearchVirtual = "async-search-virtual"
 
   var summary: String {
     switch self {
@@ -106,6 +115,10 @@ enum ExampleProgram: String, CaseIterable, ExpressibleByArgument {
     case .virtualTimeout: "TimeoutService's five scenarios on virtual time"
     case .busyAppVirtual:
       "The busy app on virtual time: the same trace on every run (no start time or pid in it)"
+    case .asyncSearch:
+      "A search field with async/await: debounce, timeout, retry with backoff (ContinuousClock)"
+    case .asyncSearchVirtual:
+      "The async search field on a VirtualAsyncClock: the same run, byte for byte, every time"
     case .findingsDemoVirtual:
       "FindingsDemo on virtual time, runs given length with VirtualClock.spend: the same trace every run"
     case .findingsDemo:
@@ -126,7 +139,9 @@ enum ExampleProgram: String, CaseIterable, ExpressibleByArgument {
     case .messageLoader: try ExampleRuns.messageLoader(factory: factory)
     case .busyApp: try ExampleRuns.busyApp(factory: factory, recorder: recorder)
     case .findingsDemo: try ExampleRuns.findingsDemo(factory: factory, recorder: recorder)
-    case .virtualTimeout, .busyAppVirtual, .findingsDemoVirtual: break
+    case .virtualTimeout, .busyAppVirtual, .findingsDemoVirtual, .asyncSearch,
+      .asyncSearchVirtual:
+      break
     }
   }
 }

@@ -1,0 +1,46 @@
+import Foundation
+import TestSupport
+import TraceFormat
+import XCTest
+
+/// The async search demo, recorded through `RecordingClock`s: live on `ContinuousClock` and on a
+/// `VirtualAsyncClock`, bundled in `Recordings/`, and shown by the inspector.
+final class AsyncRecordingTests: XCTestCase {
+  func testReRecordingTheVirtualAsyncSearchReproducesTheBundledTrace() throws {
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("async-\(UUID().uuidString).trace").path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let (status, output) = try CommandRun.chronoscope([
+      "record-example", "async-search-virtual", "--output", path,
+    ])
+    XCTAssertEqual(status, 0, output)
+    XCTAssertEqual(
+      try String(contentsOfFile: path, encoding: .utf8),
+      try String(contentsOfFile: Recordings.path("async-search-virtual"), encoding: .utf8),
+      "re-record with: chronoscope record-example async-search-virtual")
+  }
+
+  func testTheLiveRecordingHasAClockLaneForEachPartWithCancelledSleeps() throws {
+    let trace = try XCTUnwrap(TraceReader.read(path: Recordings.path("async-search")).trace)
+    XCTAssertEqual(trace.header.clock, .host)
+    XCTAssertEqual(
+      Set(trace.schedulers.values.map(\.label)), ["typing", "debounce", "search"])
+    XCTAssertTrue(trace.schedulers.values.allSatisfy { $0.family == "clock" })
+    // Keystrokes cancel the debounce's sleeps; the slow first answer's timeout cancels its work.
+    let cancels = trace.events.filter { $0.kind == .cancel }
+    XCTAssertGreaterThanOrEqual(cancels.count, 5)
+    XCTAssertTrue(cancels.allSatisfy { !$0.started }, "a sleep is cancelled before it wakes")
+  }
+
+  func testTheInspectorShowsSleepsAsPendingWorkOnTheClocksLanes() throws {
+    let (status, output) = try CommandRun.chronoscope([
+      "show", Recordings.path("async-search-virtual"), "--at", "400ms", "--size", "100x30",
+    ])
+    XCTAssertEqual(status, 0, output)
+    for lane in ["typing", "debounce", "search"] {
+      XCTAssertTrue(output.contains(lane), "lane \(lane):\n\(output)")
+    }
+    XCTAssertTrue(output.contains("── Pending (3)"), output)
+    XCTAssertTrue(output.contains("#11 after       search           due 0.510000s"), output)
+  }
+}
