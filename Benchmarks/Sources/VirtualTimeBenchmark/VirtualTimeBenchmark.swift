@@ -17,13 +17,15 @@ enum VirtualTimeBenchmark {
 
   static let usage = """
     usage: VirtualTimeBenchmark [--n 1000,4000,16000] [--ours-only-n 100000,1000000]
-                                [--libraries ours,combine-schedulers,swift-clocks]
+                                [--libraries ours,combine-schedulers,swift-clocks,ours-async]
 
       --n            action counts run by every selected library (default 1000,4000,16000)
       --ours-only-n  larger counts run by ours alone (default 100000,1000000; 0 or '' for none)
-      --libraries    libraries to run (default: ours,combine-schedulers,swift-clocks)
+      --libraries    libraries to run (default: all four)
 
-    Writes one JSON line per (library, n) to stdout; for ours, "ratio" is the faster other
+    Writes one JSON line per (library, n) to stdout; for ours-async (VirtualAsyncClock, a
+    sleeping task per action), "ratio" is swift-clocks' ns_per_action divided by its own; for
+    ours, "ratio" is the faster other
     library's ns_per_action at that n divided by ours.
     """
 
@@ -54,17 +56,26 @@ enum VirtualTimeBenchmark {
       }
       if !libraries.contains(library) { libraries.append(library) }
     }
-    let competitors = Library.allCases.filter { $0 != .ours && libraries.contains($0) }
+    let competitors = Library.allCases.filter {
+      $0 != .ours && $0 != .oursAsync && libraries.contains($0)
+    }
     let runOurs = libraries.contains(.ours)
 
     var ratios: [(n: Int, ratio: Double)] = []
     for n in counts {
       // The others first, so that ours can be reported against the faster of them.
       var competitorNanosPerAction: [Double] = []
+      var swiftClocksNanosPerAction: Double?
       for library in competitors {
         let report = try measure(library, n: n)
         competitorNanosPerAction.append(report.nsPerAction)
+        if library == .swiftClocks { swiftClocksNanosPerAction = report.nsPerAction }
         emit(report, ratio: nil)
+      }
+      // The async clock against its async peer, swift-clocks' TestClock, in the same run.
+      if libraries.contains(.oursAsync) {
+        let report = try measure(.oursAsync, n: n)
+        emit(report, ratio: swiftClocksNanosPerAction.map { $0 / report.nsPerAction })
       }
       if runOurs {
         let report = try measure(.ours, n: n)

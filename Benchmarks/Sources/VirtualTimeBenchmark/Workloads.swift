@@ -14,6 +14,9 @@ enum Library: String, CaseIterable, Sendable {
   case combineSchedulers = "combine-schedulers"
   /// Point-Free's swift-clocks `TestClock`, one sleeping task per action.
   case swiftClocks = "swift-clocks"
+  /// Chronoscope's `VirtualAsyncClock`, one sleeping task per action: the same shape as
+  /// swift-clocks', for async code.
+  case oursAsync = "ours-async"
 }
 
 /// What every action does: one relaxed atomic increment, the same counter type for every library.
@@ -42,7 +45,29 @@ func runWorkload(_ library: Library, delays: [Int64]) throws -> WorkloadRun {
   case .combineSchedulers: return runOnTestScheduler(delays)
   case .swiftClocks:
     return try runBlocking { try await runOnTestClock(delays) }
+  case .oursAsync: return runOnVirtualAsyncClock(delays)
   }
+}
+
+/// One task per action, each sleeping its delay on a `VirtualAsyncClock`, started from this
+/// thread; one advance of 1 s wakes them all, and returns once every resumed task has run. No
+/// waiting on the pool: the clock runs the tasks' jobs itself.
+private func runOnVirtualAsyncClock(_ delays: [Int64]) -> WorkloadRun {
+  let counter = ActionCounter()
+  let start = ContinuousClock.now
+  let clock = VirtualAsyncClock()
+  clock.task {
+    await withTaskGroup(of: Void.self) { group in
+      for delay in delays {
+        group.addTask {
+          try? await clock.sleep(for: .nanoseconds(delay))
+          counter.increment()
+        }
+      }
+    }
+  }
+  clock.advance(by: .seconds(1))
+  return WorkloadRun(elapsed: start.duration(to: .now), actionsRun: counter.value)
 }
 
 private func runOnVirtualClock(_ delays: [Int64]) -> WorkloadRun {
