@@ -49,6 +49,7 @@ let package = Package(
         .product(name: "Scheduling", package: "Chronoscope"),
         .product(name: "Recording", package: "Chronoscope"),
         .product(name: "TraceFormat", package: "Chronoscope"),
+        .product(name: "VirtualTime", package: "Chronoscope"),
       ]
     ),
   ],

@@ -83,7 +83,7 @@ final class JobRouter: SerialExecutor, @unchecked Sendable {
   private typealias MainQueueDrain = @convention(c) (UnsafeMutableRawPointer?) -> Void
 
   /// `_dispatch_main_queue_callback_4CF`, exported by libdispatch for run loops to call.
-  nonisolated(unsafe) private static let drainMainQueue: MainQueueDrain? = {
+  private static let drainMainQueue: MainQueueDrain? = {
     guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "_dispatch_main_queue_callback_4CF") else {
       return nil
     }

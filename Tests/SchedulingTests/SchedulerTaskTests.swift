@@ -49,3 +49,16 @@ final class SchedulerTaskTests: XCTestCase {
     }
   }
 }
+
+/// A handle's work stays the closure it was given however often it is read: a closure kept as a
+/// Mutex's bare value used to gain a reabstraction thunk on every read, so a timer's work grew a
+/// level deeper each run until calling it overflowed the stack.
+final class WorkTaskDepthTests: XCTestCase {
+  func testReadingTheWorkForEveryRunDoesNotDeepenIt() {
+    let runs = Locked(0)
+    let task = WorkTask { runs.withLock { $0 += 1 } }
+    for _ in 0..<300_000 { _ = task.workForRun }
+    task.workForRun?()
+    XCTAssertEqual(runs.value, 1, "called without a 600,000-deep chain of thunks")
+  }
+}

@@ -185,6 +185,8 @@ enum RecordingBenchmark {
       writeLine(
         try Throughput.run(
           actions: count(0), repeats: count(1), bufferCapacity: count(2), only: variant(at: 3)))
+    case "clock-sleep":
+      writeLine(try ClockSleep.run(sleeps: count(0), repeats: count(1)))
     case "generate":
       guard rest.count == 2 else { throw Flags.UsageError("--child generate PATH EVENTS") }
       writeLine(try TraceGeneration.run(path: rest[0], events: count(1)))
