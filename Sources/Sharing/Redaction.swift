@@ -237,9 +237,10 @@ public struct Redaction {
 
   /// The words of the format that are kept: they tell nothing about the app.
   static let kinds: Set<String> = ["serial", "concurrent", "main"]
-  // The families Chronoscope's own schedulers and `RecordingClock` write (`SchedulerFamily`).
+  // The families Chronoscope's own schedulers, `RecordingClock` and `RecordingSerialExecutor`
+  // write (`SchedulerFamily`).
   static let families: Set<String> = [
-    "dispatch", "operation-queue", "immediate", "virtual", "clock",
+    "dispatch", "operation-queue", "immediate", "virtual", "clock", "actor",
   ]
   static let signals: Set<String> = ["SIGSEGV", "SIGBUS", "SIGILL", "SIGABRT", "SIGTRAP"]
   /// The metadata keys a slice adds: the format's words, kept.

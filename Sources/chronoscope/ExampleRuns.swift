@@ -255,6 +255,23 @@ enum ExampleRuns {
     return recorder
   }
 
+  /// Two actors whose jobs are recorded by their executors rally a ball six times, each
+  /// thinking on a recorded `ContinuousClock` before it hits back: actor hops between lanes,
+  /// thread hops, and sleeps, live.
+  static func asyncActors(recorder: TraceRecorder) throws {
+    let clock = RecordingClock(wrapping: ContinuousClock(), recorder: recorder, label: "think")
+    let ping = RallyPlayer(name: "ping", think: .milliseconds(30), clock: clock, recorder: recorder)
+    let pong = RallyPlayer(name: "pong", think: .milliseconds(45), clock: clock, recorder: recorder)
+    let hits = Locked<[String]?>(nil)
+    Task.detached {
+      await ping.face(pong)
+      await pong.face(ping)
+      let rally = try await ping.receive(6)
+      hits.withLock { $0 = rally }
+    }
+    try wait("async-actors") { hits.value != nil }
+  }
+
   static func findingsDemo(factory: any SchedulerFactory, recorder: TraceRecorder) throws {
     // More fetches than the default thread limit of the machine that records.
     let fanOut = 4 * ProcessInfo.processInfo.activeProcessorCount + 4
@@ -278,5 +295,34 @@ enum ExampleRuns {
   ) {
     let demo = FindingsDemo(factory: factory) { clock.spend($0) }
     demo.runToEnd(advance: { clock.advance(by: .milliseconds(10)) }) { recorder.close() }
+  }
+}
+
+/// A player of the `async-actors` example: an actor that opts into a recording executor.
+actor RallyPlayer {
+  let name: String
+  private let think: Duration
+  private let clock: RecordingClock<ContinuousClock>
+  private let executor: RecordingSerialExecutor
+  private var opponent: RallyPlayer?
+  nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+  init(
+    name: String, think: Duration, clock: RecordingClock<ContinuousClock>,
+    recorder: TraceRecorder
+  ) {
+    self.name = name
+    self.think = think
+    self.clock = clock
+    executor = RecordingSerialExecutor(label: name, recorder: recorder)
+  }
+
+  func face(_ opponent: RallyPlayer) { self.opponent = opponent }
+
+  /// Thinks, hits back, and returns the hits from here to the end of the rally.
+  func receive(_ remaining: Int) async throws -> [String] {
+    guard remaining > 0, let opponent else { return [] }
+    try await clock.sleep(for: think)
+    return [name] + (try await opponent.receive(remaining - 1))
   }
 }

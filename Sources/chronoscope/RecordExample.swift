@@ -103,6 +103,7 @@ enum ExampleProgram: String, CaseIterable, ExpressibleByArgument {
   case findingsDemoVirtual = "findings-demo-virtual"
   case asyncSearch = "async-search"
   case asyncSearchVirtual = "async-search-virtual"
+  case asyncActors = "async-actors"
 
   var summary: String {
     switch self {
@@ -119,6 +120,8 @@ enum ExampleProgram: String, CaseIterable, ExpressibleByArgument {
       "A search field with async/await: debounce, timeout, retry with backoff (ContinuousClock)"
     case .asyncSearchVirtual:
       "The async search field on a VirtualAsyncClock: the same run, byte for byte, every time"
+    case .asyncActors:
+      "Two actors on recording executors rally a ball, thinking with a recorded clock between hits"
     case .findingsDemoVirtual:
       "FindingsDemo on virtual time, runs given length with VirtualClock.spend: the same trace every run"
     case .findingsDemo:
@@ -139,6 +142,7 @@ enum ExampleProgram: String, CaseIterable, ExpressibleByArgument {
     case .messageLoader: try ExampleRuns.messageLoader(factory: factory)
     case .busyApp: try ExampleRuns.busyApp(factory: factory, recorder: recorder)
     case .findingsDemo: try ExampleRuns.findingsDemo(factory: factory, recorder: recorder)
+    case .asyncActors: try ExampleRuns.asyncActors(recorder: recorder)
     case .virtualTimeout, .busyAppVirtual, .findingsDemoVirtual, .asyncSearch,
       .asyncSearchVirtual:
       break

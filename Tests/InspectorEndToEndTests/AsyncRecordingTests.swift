@@ -43,4 +43,27 @@ final class AsyncRecordingTests: XCTestCase {
     XCTAssertTrue(output.contains("── Pending (3)"), output)
     XCTAssertTrue(output.contains("#11 after       search           due 0.510000s"), output)
   }
+
+  func testRecordedActorsAreLanesAndTheirCallsCrossBetweenThem() throws {
+    let trace = try XCTUnwrap(TraceReader.read(path: Recordings.path("async-actors")).trace)
+    let actors = trace.schedulers.values.filter { $0.family == "actor" }
+    XCTAssertEqual(Set(actors.map(\.label)), ["ping", "pong"])
+    let lane = Dictionary(uniqueKeysWithValues: trace.schedulers.values.map { ($0.id, $0.label) })
+    let schedules = trace.events.filter { $0.kind == .schedule }
+    let laneOf = Dictionary(
+      uniqueKeysWithValues: schedules.map { ($0.action, lane[$0.scheduler] ?? "?") })
+    let arrows = schedules.compactMap { schedule -> String? in
+      guard let parent = schedule.parent, parent != 0, let from = laneOf[parent],
+        let to = laneOf[schedule.action], from != to
+      else { return nil }
+      return "\(from)→\(to)"
+    }
+    XCTAssertTrue(arrows.contains("ping→pong") && arrows.contains("pong→ping"), "\(arrows)")
+    // The players think on a recorded clock. Its `sleep` is nonisolated, so Swift leaves the
+    // actor to call it: the sleep is scheduled on the pool, after the actor's job has ended.
+    let thinking = schedules.filter { laneOf[$0.action] == "think" }
+    XCTAssertEqual(thinking.count, 6)
+    XCTAssertTrue(thinking.allSatisfy { $0.parent == nil || $0.parent == 0 }, "off the actor")
+    XCTAssertGreaterThan(trace.events.filter { $0.kind == .hop }.count, 0, "thread hops")
+  }
 }

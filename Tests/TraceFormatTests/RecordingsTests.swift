@@ -22,7 +22,7 @@ final class RecordingsTests: XCTestCase {
     XCTAssertEqual(
       Set(files),
       [
-        "async-search.trace", "async-search-virtual.trace",
+        "async-actors.trace", "async-search.trace", "async-search-virtual.trace",
         "busy-app.trace", "busy-app-virtual.trace", "contact-loader.trace", "findings-demo.trace",
         "findings-demo-virtual.trace",
         "message-loader.trace", "retry.trace",
