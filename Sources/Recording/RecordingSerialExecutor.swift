@@ -52,6 +52,13 @@ public final class RecordingSerialExecutor: SerialExecutor, @unchecked Sendable 
     }
   }
 
+  /// Returns once every job enqueued so far has run, and its `end` has been recorded: call it
+  /// before closing the recorder, since a job still finishing when the caller of the actor
+  /// resumes would otherwise end after the close.
+  public func waitForEnqueuedJobs() {
+    queue.sync {}
+  }
+
   public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
     UnownedSerialExecutor(ordinary: self)
   }

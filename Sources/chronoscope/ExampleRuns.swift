@@ -270,6 +270,8 @@ enum ExampleRuns {
       hits.withLock { $0 = rally }
     }
     try wait("async-actors") { hits.value != nil }
+    ping.executor.waitForEnqueuedJobs()
+    pong.executor.waitForEnqueuedJobs()
   }
 
   static func findingsDemo(factory: any SchedulerFactory, recorder: TraceRecorder) throws {
@@ -303,7 +305,7 @@ actor RallyPlayer {
   let name: String
   private let think: Duration
   private let clock: RecordingClock<ContinuousClock>
-  private let executor: RecordingSerialExecutor
+  nonisolated let executor: RecordingSerialExecutor
   private var opponent: RallyPlayer?
   nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 

@@ -12,7 +12,7 @@ import XCTest
 final class RecordingSerialExecutorTests: XCTestCase {
   actor Player {
     let name: String
-    private let executor: RecordingSerialExecutor
+    nonisolated let executor: RecordingSerialExecutor
     private var opponent: Player?
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -46,6 +46,9 @@ final class RecordingSerialExecutorTests: XCTestCase {
       done.signal()
     }
     XCTAssertEqual(done.wait(timeout: .now() + 60), .success)
+    // The last job may still be recording its end when the rally's caller resumes.
+    ping.executor.waitForEnqueuedJobs()
+    pong.executor.waitForEnqueuedJobs()
     recorder.close()
     XCTAssertEqual(rally.value, ["ping", "pong", "ping", "pong", "ping", "pong"])
 
