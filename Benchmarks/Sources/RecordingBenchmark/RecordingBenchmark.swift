@@ -14,21 +14,22 @@ enum RecordingBenchmark {
   static let defaultEvents = 1_000_000
   static let defaultRepeats = 5
   static let defaultThreads = [1, 2]
-  static let allBenchmarks = ["hot-path", "throughput", "reader"]
+  static let allBenchmarks = ["hot-path", "throughput", "clock-sleep", "reader"]
 
   static let usage = """
     usage: RecordingBenchmark [--actions 1000000] [--events 1000000] [--repeat 5]
                               [--threads 1,2] [--buffer-capacity N]
-                              [--benchmarks hot-path,throughput,reader] [--keep-trace]
+                              [--benchmarks hot-path,throughput,clock-sleep,reader] [--keep-trace]
 
       --actions          recorded actions per thread (hot path) and in the throughput run
-                         (default 1000000)
+                         (default 1000000); a fifth of it is the sleeps of clock-sleep
       --events           events in the generated trace the readers read (default 1000000)
       --repeat           timed runs per measurement; the best is reported (default 5)
       --threads          thread counts for the hot-path benchmark (default 1,2)
       --buffer-capacity  the recorder's per-thread buffer in the throughput run (default: large
                          enough that nothing is dropped, 4 x --actions)
-      --benchmarks       which of hot-path, throughput, reader to run (default: all)
+      --benchmarks       which of hot-path, throughput, clock-sleep (what recording adds to
+                         an async sleep, on a VirtualAsyncClock), reader to run (default: all)
       --keep-trace       keep the generated trace file and print its path on stderr
 
     Writes one JSON line per measurement to stdout; progress goes to stderr.
@@ -72,6 +73,10 @@ enum RecordingBenchmark {
       printError("[recording-throughput] actions=\(actions) buffer_capacity=\(bufferCapacity) …")
       try forward(
         measure(["throughput", String(actions), String(repeats), String(bufferCapacity)]))
+    }
+    if selected.contains("clock-sleep") {
+      printError("[recording-clock-sleep] sleeps=\(actions / 5) …")
+      try forward(measure(["clock-sleep", String(actions / 5), String(repeats)]))
     }
     if selected.contains("reader") {
       let path = temporaryPath("reader")
