@@ -31,8 +31,11 @@ import Synchronization
 ///   and leaves nothing pending. ``VirtualTask/cancel()`` cancels and lets the task react.
 /// - **Leftovers**: ``checkNoPendingWork(fileID:line:)`` reports sleepers, scheduler work and
 ///   unfinished tasks.
-/// - Drive it from one thread, from synchronous code (an XCTest test method): code inside a job
-///   that moves the clock only moves it, and the outer call runs what that made runnable.
+/// - Drive it from one thread. From a synchronous test method, jobs are routed between moves
+///   too, so what the test wakes (a stream it feeds) waits for the next move. From an `async`
+///   test method, only during moves — the test's own jobs must run when it awaits — so what it
+///   wakes between moves may run on the pool at once. Code inside a job that moves the clock only
+///   moves it; the outer call runs what that made runnable.
 public final class VirtualAsyncClock: Clock, Sendable {
   /// A point on the clock: its offset from the clock's origin, as ``VirtualClock/now`` reads.
   public struct Instant: InstantProtocol, Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -55,10 +58,20 @@ public final class VirtualAsyncClock: Clock, Sendable {
   public let clock: VirtualClock
   private let router = JobRouter()
   private let sleeps: VirtualScheduler
-  /// Unfinished tasks started by ``task(_:)`` (how to cancel each), and drives under way: the
-  /// clock routes jobs while there is either.
-  private let activity = Mutex<(tasks: [ObjectIdentifier: @Sendable () -> Void], drives: Int)>(
-    ([:], 0))
+  /// Unfinished tasks started by ``task(_:)`` (how to cancel each), drives under way, and
+  /// whether a drive ever came from inside a task (an `async` test method): the clock routes jobs
+  /// while a drive is under way, and between drives while it has unfinished tasks — unless it is
+  /// driven from a task, whose own jobs would then wait in the clock's queue with nobody to run
+  /// them the moment the test awaits anything.
+  private let activity = Mutex<Activity>(Activity())
+
+  private struct Activity {
+    var tasks: [ObjectIdentifier: @Sendable () -> Void] = [:]
+    var drives = 0
+    var drivenFromATask = false
+
+    var routes: Bool { drives > 0 || (!tasks.isEmpty && !drivenFromATask) }
+  }
 
   /// A clock on `clock`'s timeline (a new one by default).
   public init(clock: VirtualClock = VirtualClock()) {
@@ -172,7 +185,11 @@ public final class VirtualAsyncClock: Clock, Sendable {
 
   /// Runs `body` with jobs routed here, then runs what is runnable until nothing is.
   private func drive(_ body: () -> Void) {
-    changeActivity { $0.drives += 1 }
+    let fromATask = withUnsafeCurrentTask { $0 != nil }
+    changeActivity {
+      $0.drives += 1
+      if fromATask { $0.drivenFromATask = true }
+    }
     router.runUntilIdle()
     body()
     settle()
@@ -190,13 +207,11 @@ public final class VirtualAsyncClock: Clock, Sendable {
 
   /// Changes what keeps the clock active, and starts or stops routing jobs here as that changes
   /// (under the same lock, so that two threads' changes cannot cross).
-  private func changeActivity(
-    _ change: (inout (tasks: [ObjectIdentifier: @Sendable () -> Void], drives: Int)) -> Void
-  ) {
+  private func changeActivity(_ change: (inout Activity) -> Void) {
     activity.withLock { activity in
-      let was = !activity.tasks.isEmpty || activity.drives > 0
+      let was = activity.routes
       change(&activity)
-      let now = !activity.tasks.isEmpty || activity.drives > 0
+      let now = activity.routes
       if !was, now { GlobalJobRouting.activate(router) }
       if was, !now { GlobalJobRouting.deactivate(router) }
     }

@@ -184,6 +184,23 @@ final class VirtualAsyncClockTests: XCTestCase {
     try clock.checkNoPendingWork()
   }
 
+  /// From an async test method the clock routes jobs only during moves, so the test can await
+  /// between them (its own jobs would otherwise wait in the clock's queue).
+  func testAnAsyncTestMethodCanAwaitBetweenMoves() async throws {
+    let clock = VirtualAsyncClock()
+    let sleeper = clock.task { () -> Duration in
+      try await clock.sleep(for: .seconds(1))
+      return clock.now.offset
+    }
+    await Task.yield()
+    clock.advance(by: .seconds(1) - .nanoseconds(1))
+    await Task.yield()
+    XCTAssertNil(sleeper.result)
+    clock.advance(by: .nanoseconds(1))
+    XCTAssertEqual(try sleeper.result?.get(), .seconds(1))
+    try clock.checkNoPendingWork()
+  }
+
   func testUnstructuredTasksAndMainActorWorkRunBeforeAMoveReturns() throws {
     let clock = VirtualAsyncClock()
     let log = Locked<[String]>([])
