@@ -75,8 +75,7 @@ public final class FlightRecorder: Sendable {
   /// The signal's default action (for `SIGUSR1`, ending the process) is turned off. A dump that
   /// fails is reported on standard error.
   public func dump(on signalNumber: Int32, to path: String) {
-    let path = path.replacingOccurrences(
-      of: "%p", with: String(ProcessInfo.processInfo.processIdentifier))
+    let path = withProcessID(path)
     let source = DispatchSource.makeSignalSource(
       signal: signalNumber, queue: DispatchQueue(label: "chronoscope.flight-recorder.signal"))
     source.setEventHandler { [core = recorder.core] in
@@ -95,10 +94,7 @@ public final class FlightRecorder: Sendable {
   /// `exit()`), for a process whose last moments are wanted whatever happens. `%p` in the path
   /// becomes the process id.
   public func dumpAtExit(to path: String) {
-    RecorderRegistry.shared.dumpAtExit(
-      recorder.core,
-      to: path.replacingOccurrences(
-        of: "%p", with: String(ProcessInfo.processInfo.processIdentifier)))
+    RecorderRegistry.shared.dumpAtExit(recorder.core, to: withProcessID(path))
   }
 
   /// Stops recording and lets go of the window; later dumps throw. Calling it again does nothing.

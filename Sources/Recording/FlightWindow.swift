@@ -1,3 +1,4 @@
+import Scheduling
 import TraceFormat
 
 /// How much of the recent past a ``FlightRecorder`` keeps in memory.
@@ -21,11 +22,7 @@ public struct FlightRecorderWindow: Sendable, Equatable {
     self.maxBytes = maxBytes
   }
 
-  var nanoseconds: Int64 {
-    let (seconds, attoseconds) = duration.components
-    let (whole, overflow) = max(seconds, 0).multipliedReportingOverflow(by: 1_000_000_000)
-    return overflow ? .max : whole.addingReportingOverflow(max(attoseconds, 0) / 1_000_000_000).0
-  }
+  var nanoseconds: Int64 { max(duration.clampedNanoseconds, 0) }
 }
 
 /// The trace kept in memory: segments of encoded lines, each opening with a *context* that

@@ -79,8 +79,7 @@ extension RecordingSchedulerFactory {
     guard let template = environment[environmentVariable], !template.isEmpty else {
       return factory
     }
-    let path = template.replacingOccurrences(
-      of: "%p", with: String(ProcessInfo.processInfo.processIdentifier))
+    let path = withProcessID(template)
     do {
       let settings = try RequestedRecording(environment)
       if let seconds = settings.flightSeconds {
@@ -167,4 +166,10 @@ private struct RequestedRecording {
   static func keepAlive(_ flight: FlightRecorder) {
     alive.withLock { $0.append(flight) }
   }
+}
+
+/// `path` with each `%p` replaced by this process's id: how every trace path the recorder is
+/// given from outside (environment, signal dumps, exit dumps) names one file per process.
+func withProcessID(_ path: String) -> String {
+  path.replacingOccurrences(of: "%p", with: String(ProcessInfo.processInfo.processIdentifier))
 }

@@ -46,7 +46,9 @@ public final class RecordingSerialExecutor: SerialExecutor, @unchecked Sendable 
       on: traceID, .async, delay: 0, callSite: nil, work: nil)
     queue.async { [self] in
       let buffer = core.currentBuffer()
-      guard let (run, start) = action.beginRun(on: buffer, force: true) else { return }
+      // Forced, as a `sync` run is: the job must run whatever the record says, or the actor
+      // would stop.
+      let (run, start) = action.beginRun(on: buffer, force: true) ?? (1, 0)
       job.runSynchronously(on: asUnownedSerialExecutor())
       action.endRun(run, startedAt: start, on: buffer)
     }

@@ -301,10 +301,10 @@ struct TraceWriter {
   /// nothing used yet, and an end marker. Written to a temporary file renamed into place, so a
   /// reader never sees half a dump.
   func dump(to path: String, time: Int64) throws(TraceRecorderError) {
-    guard let memory, let header = dumpHeader(end: max(time, lastTime)) else {
+    let end = max(time, lastTime)
+    guard let memory, let header = dumpHeader(end: end) else {
       throw .cannotWrite(path: path, reason: "the recorder is closed")
     }
-    let end = max(time, lastTime)
     var head = TraceEncoder()
     head.header(header)
     var tail = TraceEncoder()
@@ -318,9 +318,7 @@ struct TraceWriter {
     let temporary = path + ".partial-\(getpid())"
     let file = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard file >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
-    var complete = writeAll(file, head.bytes) && writeAll(file, memory.segments[0].context)
-    for segment in memory.segments where complete { complete = writeAll(file, segment.lines) }
-    complete = complete && writeAll(file, tail.bytes)
+    let complete = writeWindow(memory, after: head.bytes, to: file) && writeAll(file, tail.bytes)
     let reason = String(cString: strerror(errno))
     _ = systemClose(file)
     guard complete, rename(temporary, path) == 0 else {
@@ -328,6 +326,13 @@ struct TraceWriter {
       unlink(temporary)
       throw .cannotWrite(path: path, reason: reason)
     }
+  }
+
+  /// Writes `header`, the oldest segment's context and every segment's lines to `file`; false
+  /// when a write fails. Allocates nothing: the crash path uses it.
+  private func writeWindow(_ memory: FlightMemory, after header: [UInt8], to file: Int32) -> Bool {
+    guard writeAll(file, header), writeAll(file, memory.segments[0].context) else { return false }
+    return memory.segments.allSatisfy { writeAll(file, $0.lines) }
   }
 
   /// Writes what the threads have buffered and what the last flush held back, merged by time,
@@ -343,8 +348,7 @@ struct TraceWriter {
         name.baseAddress.map { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) } ?? -1
       }
       guard file >= 0 else { return }
-      var complete = writeAll(file, crashHeader) && writeAll(file, memory.segments[0].context)
-      for segment in memory.segments where complete { complete = writeAll(file, segment.lines) }
+      _ = writeWindow(memory, after: crashHeader, to: file)
       descriptor = file
     }
     guard descriptor >= 0, !failed else { return }
@@ -492,19 +496,7 @@ struct TraceWriter {
       dropped += Int64(eventEnds.count)
       return !failed
     }
-    let reached = encoder.bytes.withUnsafeBytes { raw -> Int in
-      guard let base = raw.baseAddress else { return 0 }
-      var offset = 0
-      while offset < raw.count {
-        let count = systemWrite(descriptor, base + offset, raw.count - offset)
-        if count < 0 {
-          if errno == EINTR { continue }
-          break
-        }
-        offset += count
-      }
-      return offset
-    }
+    let reached = writeReached(descriptor, encoder.bytes)
     fileBytes += reached
     // Count by what is in the file: a line cut short by the failure is not written.
     let complete = eventEnds.prefix { $0 <= reached }.count
@@ -530,22 +522,28 @@ private func systemClose(_ descriptor: Int32) -> Int32 {
   close(descriptor)
 }
 
-/// Writes all of `bytes`, retrying short and interrupted writes; false on a failure, with the
-/// reason in `errno`. Allocates nothing: the crash path uses it.
-private func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
+/// Writes `bytes`, retrying short and interrupted writes, and returns how many reached the file:
+/// fewer than `bytes.count` on a failure, with the reason in `errno`. Allocates nothing: the
+/// crash path uses it.
+private func writeReached(_ descriptor: Int32, _ bytes: [UInt8]) -> Int {
   bytes.withUnsafeBytes { raw in
-    guard let base = raw.baseAddress else { return true }
+    guard let base = raw.baseAddress else { return 0 }
     var offset = 0
     while offset < raw.count {
       let count = systemWrite(descriptor, base + offset, raw.count - offset)
       if count < 0 {
         if errno == EINTR { continue }
-        return false
+        break
       }
       offset += count
     }
-    return true
+    return offset
   }
+}
+
+/// Writes all of `bytes` (see ``writeReached(_:_:)``); false on a failure.
+private func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
+  writeReached(descriptor, bytes) == bytes.count
 }
 
 /// The recorder's action ids mapped to the file's: 1, 2, 3… in order of first appearance.

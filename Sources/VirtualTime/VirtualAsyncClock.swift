@@ -44,7 +44,9 @@ public final class VirtualAsyncClock: Clock, Sendable {
     public init(offset: Duration) { self.offset = offset }
 
     public func advanced(by duration: Duration) -> Instant {
-      Instant(offset: offset.addingSaturated(duration))
+      // SchedulerInstant's `+` saturates at the ends of the range instead of wrapping.
+      let later = SchedulerInstant(nanoseconds: offset.clampedNanoseconds) + duration
+      return Instant(offset: .nanoseconds(later.nanoseconds))
     }
 
     public func duration(to other: Instant) -> Duration { other.offset - offset }
@@ -305,12 +307,5 @@ private final class Sleeper: Sendable {
     }
     wake?.cancel()
     continuation?.resume(throwing: CancellationError())
-  }
-}
-
-extension Duration {
-  fileprivate func addingSaturated(_ other: Duration) -> Duration {
-    let (sum, overflow) = clampedNanoseconds.addingReportingOverflow(other.clampedNanoseconds)
-    return .nanoseconds(overflow ? (other < .zero ? .min : .max) : sum)
   }
 }
