@@ -33,6 +33,8 @@ private struct Pass {
 
   private var states: [ActionState]
   private var runs: [Int]
+  /// Begins seen per action slot: the ordinal from which `runs` takes the run's number.
+  private var begins: [Int]
   private var runStart: [Int64]
   /// When a one-shot action finished, for no-op cancels.
   private var finishedAt: [Int64?]
@@ -64,6 +66,7 @@ private struct Pass {
     let count = replay.actionCount
     states = [ActionState](repeating: .unscheduled, count: count)
     runs = [Int](repeating: 0, count: count)
+    begins = [Int](repeating: 0, count: count)
     runStart = [Int64](repeating: 0, count: count)
     finishedAt = [Int64?](repeating: nil, count: count)
     cancelled = [Bool](repeating: false, count: count)
@@ -91,9 +94,10 @@ private struct Pass {
     if next == .pending { addPending(slot) }
     switch event.kind {
     case .begin:
-      // The run's own number: a window (a slice, a flight recorder's dump) may start after
-      // runs it no longer holds.
-      runs[slot] = max(runs[slot] + 1, Int(event.run ?? 0))
+      // Numbered as the replay numbers it: a window (a slice, a flight recorder's dump) may
+      // start after runs it no longer holds.
+      begins[slot] += 1
+      runs[slot] = replay.runNumber(ordinal: begins[slot], of: action)
       runStart[slot] = event.time
       beganOn[slot] = event.thread
       began(action, run: runs[slot], at: event.time)

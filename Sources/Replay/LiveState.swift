@@ -71,13 +71,15 @@ extension ReplayEngine {
       switch (event.kind, forward) {
       case (.end, true):
         let begin = links[offset]
-        entry = .init(due: info.due(ofRun: runOrdinal(begin) + 1), lastBegin: begin)
+        entry = .init(due: info.due(ofRun: runNumber(begin) + 1), lastBegin: begin)
       case (.begin, false):
-        entry = .init(
-          due: info.due(ofRun: runOrdinal(UInt32(offset))), lastBegin: previousBegin(offset))
+        // Undoing the first begin restores what the schedule set, whatever that run's number.
+        let begin = UInt32(offset)
+        let due = runOrdinal(begin) == 1 ? info.due : info.due(ofRun: runNumber(begin))
+        entry = .init(due: due, lastBegin: previousBegin(offset))
       case (.cancel, false):
         let begin = links[offset]
-        entry = .init(due: info.due(ofRun: runOrdinal(begin) + 1), lastBegin: begin)
+        entry = .init(due: info.due(ofRun: runNumber(begin) + 1), lastBegin: begin)
       default:
         entry = .init(due: info.due, lastBegin: Self.none)
       }
@@ -143,9 +145,26 @@ extension ReplayEngine {
     return begins[run - 2]
   }
 
-  /// The run ordinal of the begin event at `offset`; 0 for none.
+  /// The run ordinal of the begin event at `offset` — 1 for the action's first begin in the
+  /// trace, 2 for its second… — for finding earlier begins; 0 for none.
   func runOrdinal(_ begin: UInt32) -> Int {
     begin == Self.none ? 0 : Int(links[Int(begin)])
+  }
+
+  /// The number of the run begun at `offset`, as the trace numbers it; 0 for none. Runs are
+  /// numbered on from the action's first begin in the trace: in a window (a slice, a flight
+  /// recorder's dump) that starts after runs it no longer holds, that is the trace's number for
+  /// it, not 1. A run's due time follows this number.
+  func runNumber(_ begin: UInt32) -> Int {
+    let ordinal = runOrdinal(begin)
+    guard ordinal > 0, let action = events[Int(begin)].action else { return ordinal }
+    return runNumber(ordinal: ordinal, of: action)
+  }
+
+  /// The number of `action`'s `ordinal`th run in the trace (see ``runNumber(_:)``): the one
+  /// rule for numbering runs, which the findings pass follows too.
+  package func runNumber(ordinal: Int, of action: ActionIndex) -> Int {
+    ordinal + Int(firstRuns[action.rawValue] ?? 1) - 1
   }
 
   func threadSlot(_ thread: ThreadID) -> Int { threadSlots[thread.rawValue] ?? 0 }

@@ -182,13 +182,13 @@ extension ReplayEngine {
   public func currentRun(of action: ActionIndex) -> CurrentRun? {
     guard let begin = live.running[action.rawValue] else { return nil }
     let event = events[Int(begin)]
-    return CurrentRun(number: runOrdinal(begin), began: event.time, thread: event.thread)
+    return CurrentRun(number: runNumber(begin), began: event.time, thread: event.thread)
   }
 
   private func run(begunAt begin: UInt32) -> ActionLife.Run {
     let event = events[Int(begin)]
     guard let action = event.action else { preconditionFailure("a begin without an action") }
-    let number = runOrdinal(begin)
+    let number = runNumber(begin)
     return ActionLife.Run(
       number: number, due: actions[action.int].due(ofRun: number), began: event.time, ended: nil,
       thread: event.thread, hoppedFrom: nil)
@@ -257,7 +257,7 @@ extension ReplayEngine {
       case .end:
         let begin = links[offset]
         if begin != Self.none, priorStates[offset].isRunning,
-          let last = life.runs.indices.last, life.runs[last].number == runOrdinal(begin)
+          let last = life.runs.indices.last, life.runs[last].number == runNumber(begin)
         {
           life.runs[last].ended = event.time
         }

@@ -51,6 +51,10 @@ public struct ReplayEngine: Sendable {
   /// The begins of every action that ran more than once, in order, by action slot: undoing run
   /// k finds run k − 1 here. Kept apart because most actions run once (4 bytes an event saved).
   let repeatedBegins: [UInt32: [UInt32]]
+  /// By action slot, the run number of its first begin in the trace when that is above 1: a
+  /// window (a slice, a flight recorder's dump) that starts after runs it no longer holds.
+  /// Runs are numbered on from it.
+  let firstRuns: [UInt32: UInt32]
   let keyframeInterval: Int
   private(set) var keyframes: [Keyframe] = []
 
@@ -89,6 +93,7 @@ public struct ReplayEngine: Sendable {
     priorStates = history.priors
     links = history.links
     repeatedBegins = history.repeatedBegins
+    firstRuns = history.firstRuns
 
     let titles = ThreadInfo.titles(
       for: threadIDs.map { (ThreadID(rawValue: $0), trace.threadNames[$0]) })
@@ -178,6 +183,7 @@ public struct ReplayEngine: Sendable {
     var priors: [ActionState]
     var links: [UInt32]
     var repeatedBegins: [UInt32: [UInt32]] = [:]
+    var firstRuns: [UInt32: UInt32] = [:]
     /// By thread slot.
     var served: [Set<QueueID>]
   }
@@ -208,6 +214,9 @@ public struct ReplayEngine: Sendable {
       case .begin:
         runsBegun[slot] &+= 1
         history.links[offset] = runsBegun[slot]
+        if runsBegun[slot] == 1, let run = event.run, run > 1 {
+          history.firstRuns[UInt32(slot)] = run
+        }
         if runsBegun[slot] == 2 {
           history.repeatedBegins[UInt32(slot)] = [
             lastBegin[slot], UInt32(truncatingIfNeeded: offset),

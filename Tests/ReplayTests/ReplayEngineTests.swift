@@ -199,6 +199,34 @@ final class ReplayEngineTests: XCTestCase {
     replay._checkInvariants()
   }
 
+  func testAWindowThatStartsAfterEarlierRunsNumbersRunsAsTheTraceDoes() throws {
+    // A flight recorder's dump: the timer (every 10 ns from 10) is held from its run 60 on.
+    var replay = ReplayEngine(
+      trace: Self.trace([
+        .schedule(
+          time: 0, action: 1, scheduler: 1, mode: .repeating, delay: 10, due: 10, thread: 1,
+          parent: 0, site: 0),
+        .begin(time: 602, action: 1, thread: 1, run: 60),
+        .end(time: 603, action: 1, thread: 1, run: 60, duration: 1),
+        .begin(time: 611, action: 1, thread: 1, run: 61),
+        .end(time: 612, action: 1, thread: 1, run: 61, duration: 1),
+      ]))
+    let timer = try XCTUnwrap(replay.index(of: ActionID(rawValue: 1)))
+    replay.seek(to: 2)
+    XCTAssertEqual(replay.currentRun(of: timer)?.number, 60, "the Running panel's run number")
+    replay.seek(to: 3)
+    XCTAssertEqual(replay.nextDue(of: timer), 610, "run 61's due, on the rhythm")
+    XCTAssertEqual(replay.lastRun(of: timer)?.lateness, 2, "run 60 was due at 600")
+    replay.seek(to: 5)
+    XCTAssertEqual(replay.life(of: timer).runs.map(\.number), [60, 61])
+    XCTAssertEqual(replay.life(of: timer).runs.map(\.due), [600, 610])
+    replay.stepBackward()
+    XCTAssertEqual(replay.currentRun(of: timer)?.number, 61)
+    replay.stepBackward()
+    XCTAssertEqual(replay.nextDue(of: timer), 610, "stepping back over run 61's begin")
+    replay._checkInvariants()
+  }
+
   func testEventsOfActionsNeverScheduledDoNotShiftPositions() throws {
     // The reader warns about the stray begin and end; the replay leaves them out, and the real
     // action's schedule position must count only what it kept.
