@@ -164,7 +164,9 @@ extension ReplayEngine {
   /// The number of `action`'s `ordinal`th run in the trace (see ``runNumber(_:)``): the one
   /// rule for numbering runs, which the findings pass follows too.
   package func runNumber(ordinal: Int, of action: ActionIndex) -> Int {
-    ordinal + Int(firstRuns[action.rawValue] ?? 1) - 1
+    // Most traces are not windows: no hashing per begin on the findings pass's hot loop.
+    guard !firstRuns.isEmpty, let first = firstRuns[action.rawValue] else { return ordinal }
+    return ordinal + Int(first) - 1
   }
 
   func threadSlot(_ thread: ThreadID) -> Int { threadSlots[thread.rawValue] ?? 0 }
