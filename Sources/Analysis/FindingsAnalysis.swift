@@ -108,7 +108,7 @@ private struct Pass {
       threadFinished(beganOn[slot], at: event.time)
     case .cancel:
       cancelled[slot] = true
-    case .schedule, .hop, .mark:
+    case .schedule, .hop, .mark, .task:
       break
     }
   }

@@ -154,7 +154,7 @@ public struct TraceStatistics: Sendable {
         }
       case .cancel:
         perQueue[info.queue, default: QueueAccumulator()].cancelled += 1
-      case .schedule, .hop, .mark:
+      case .schedule, .hop, .mark, .task:
         break
       }
     }

@@ -35,6 +35,9 @@ extension InspectorApp {
       ?? "queue \(info.queue.rawValue)"
     var lines: [(String, String)] = []
     lines.append(("queue", queue))
+    if let task = replay.task(of: action), let work = replay.task(task)?.actionCount {
+      lines.append(("task", "\(task), whose work is \(work == 1 ? "1 action" : "\(work) actions")"))
+    }
     lines.append(
       ("scheduled", "at \(TimeText.seconds(info.scheduledAt)) on \(threadTitle(info.scheduledOn))"))
     if let site = replay.callSite(of: action) {
@@ -157,7 +160,7 @@ extension InspectorApp {
       ("@", "seek: a time (1.25s, 300ms, 40us), an event (e120) or an action (#12)"),
       ("/", "search labels, call sites, marks, threads; label: site: mark: thread: #12; n N"),
       ("f", "filter lanes by name (Pending, Running, Events follow)"),
-      ("v", "lanes by queue / by thread"), ("j k tab", "move the selection / next panel"),
+      ("v", "lanes by queue / thread / task"), ("j k tab", "move the selection / next panel"),
       ("enter", "details of the selected action; there, follow a related action"),
       ("esc", "back (through followed actions); clear the search"), ("? q", "this help / quit"),
     ]

@@ -270,23 +270,35 @@ extension InspectorApp {
   private func drawLanesTitle(
     _ grid: inout ScreenGrid, _ theme: Theme, row: Int, strip: StripGeometry
   ) {
-    let grouping = state.grouping == .byQueue ? "by queue" : "by thread"
     var column = drawTitle(
-      &grid, theme, row: row, "Lanes (\(grouping))", count: lanes.count, panel: .lanes)
-    if state.grouping == .byThread, !lanes.isEmpty,
-      case .thread(let id) = lanes[min(state.selected(.lanes), lanes.count - 1)].key,
-      let info = replay.thread(id)
-    {
-      let queues = info.queues.compactMap { replay.queue($0)?.label }
-      let served = queues.isEmpty ? "ran no queue's work" : "ran " + queues.joined(separator: ", ")
+      &grid, theme, row: row, "Lanes (\(state.grouping.title))", count: lanes.count,
+      panel: .lanes)
+    if !lanes.isEmpty, let about = aboutLane(lanes[min(state.selected(.lanes), lanes.count - 1)]) {
       column = grid.write(
-        "─ \(info.title) \(served) ", row: row, column: column, style: theme.dim,
-        limit: grid.width - column)
+        "─ \(about) ", row: row, column: column, style: theme.dim, limit: grid.width - column)
     }
     let legend = " s schedule ▶ begin █ end × cancel ↷ hop ◆ mark ! finding │ now "
     let legendWidth = TextWidth.columns(of: legend)
     if grid.width - column > legendWidth + 2 {
       grid.write(legend, row: row, column: grid.width - legendWidth - 1, style: theme.dim)
+    }
+  }
+
+  /// What the title says about the selected lane: for a thread, whose work it ran; for a task,
+  /// where its work was.
+  private func aboutLane(_ lane: Lane) -> String? {
+    switch lane.key {
+    case .queue: return nil
+    case .thread(let id):
+      guard let info = replay.thread(id) else { return nil }
+      let queues = info.queues.compactMap { replay.queue($0)?.label }
+      let served = queues.isEmpty ? "ran no queue's work" : "ran " + queues.joined(separator: ", ")
+      return "\(info.title) \(served)"
+    case .task(let id):
+      guard let info = replay.task(id) else { return nil }
+      let queues = info.queues.map { replay.queue($0)?.label ?? "queue \($0.rawValue)" }
+      let work = info.actionCount == 1 ? "1 action" : "\(info.actionCount) actions"
+      return "\(info.title): \(work) on " + queues.joined(separator: ", ")
     }
   }
 
@@ -319,6 +331,9 @@ extension InspectorApp {
         guard let action = event.action else { continue }
         key = .queue(replay.action(action).queue)
       case .byThread: key = .thread(event.thread)
+      case .byTask:
+        guard let action = event.action, let task = replay.task(of: action) else { continue }
+        key = .task(task)
       }
       guard let laneRow = rowOfLane[key], let column = strip.column(of: event.time) else {
         continue
@@ -374,6 +389,9 @@ extension InspectorApp {
     switch lane.key {
     case .queue(let id):
       let status = replay.queueState(id)
+      return ("\(status.pending)p \(status.running)r", status.running > 0)
+    case .task(let id):
+      let status = replay.taskState(id)
       return ("\(status.pending)p \(status.running)r", status.running > 0)
     case .thread(let id):
       let status = replay.threadState(id)
@@ -565,7 +583,7 @@ extension InspectorApp {
         case .cancel: extra = event.cancelledAfterStart == true ? "after start" : "before start"
         case .begin, .end:
           if replay.action(action).isRepeating { extra = event.run.map { "run \($0)" } ?? "" }
-        case .schedule, .mark: break
+        case .schedule, .mark, .task: break
         }
         columns.append((extra, layout.label + 4, .plain))
       }
@@ -608,7 +626,7 @@ struct StripCell {
   init(_ kind: TraceEvent.Kind, future: Bool) {
     (glyph, priority) =
       switch kind {
-      case .schedule: ("s", 0)
+      case .schedule, .task: ("s", 0)
       case .hop: ("↷", 1)
       case .mark: ("◆", 2)
       case .end: ("█", 3)

@@ -100,7 +100,7 @@ public struct InspectorApp: Sendable {
 
   // MARK: - Settings a command line can make
 
-  /// Groups the lanes by queue or by thread.
+  /// Groups the lanes by queue, by thread or by task.
   public mutating func group(by grouping: InspectorState.Grouping) {
     state.grouping = grouping
     state.selection[.lanes] = 0
@@ -182,7 +182,7 @@ public struct InspectorApp: Sendable {
     case .character("@"): state.prompt = .seek("")
     case .character("/"): state.prompt = .search("")
     case .character("f"): state.prompt = .filter(state.laneFilter)
-    case .character("v"): group(by: state.grouping == .byQueue ? .byThread : .byQueue)
+    case .character("v"): group(by: nextGrouping)
     case .character("j"), .down: moveSelection(by: 1)
     case .character("k"), .up: moveSelection(by: -1)
     case .pageDown: moveSelection(by: 10)
@@ -453,15 +453,27 @@ public struct InspectorApp: Sendable {
 
   /// Pending actions the panel shows: on the kept queues. Pending work is on no thread yet, so
   /// grouping by thread keeps all of it.
-  var pendingCount: Int { replay.pendingCount(in: scope.queues) }
+  var pendingCount: Int { replay.pendingCount(in: scope.queues, of: scope.tasks) }
 
   /// The `count` soonest-due pending actions the panel shows.
   func pendingActions(first count: Int) -> [ActionIndex] {
-    replay.pending(first: count, in: scope.queues)
+    replay.pending(first: count, in: scope.queues, of: scope.tasks)
   }
 
-  /// Running actions the panel shows: on the kept queues, or running on the kept threads.
-  var runningActions: [ActionIndex] { replay.running(in: scope.queues, on: scope.threads) }
+  /// Running actions the panel shows: on the kept queues, running on the kept threads, or work
+  /// of the kept tasks.
+  var runningActions: [ActionIndex] {
+    replay.running(in: scope.queues, on: scope.threads, of: scope.tasks)
+  }
+
+  /// What `v` turns to: queue, thread, then task when the trace names tasks.
+  private var nextGrouping: InspectorState.Grouping {
+    switch state.grouping {
+    case .byQueue: .byThread
+    case .byThread: replay.tasks.isEmpty ? .byQueue : .byTask
+    case .byTask: .byQueue
+    }
+  }
 
   /// The action the focused panel's selection points at.
   var selectedAction: ActionIndex? {

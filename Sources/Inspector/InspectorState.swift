@@ -28,9 +28,19 @@ public struct InspectorState: Sendable, Equatable {
     case filter(String)
   }
 
-  /// How lanes are grouped.
+  /// How lanes are grouped: by queue (scheduler, actor, clock), by thread, or by Swift task —
+  /// the last only for a trace whose recording named tasks.
   public enum Grouping: Sendable, Equatable {
-    case byQueue, byThread
+    case byQueue, byThread, byTask
+
+    /// How the lanes panel's title says it.
+    var title: String {
+      switch self {
+      case .byQueue: "by queue"
+      case .byThread: "by thread"
+      case .byTask: "by task"
+      }
+    }
   }
 
   /// The screen showing.
@@ -43,7 +53,7 @@ public struct InspectorState: Sendable, Equatable {
   public var selection: [Panel: Int] = [:]
   /// The line being typed, if any.
   public var prompt: Prompt?
-  /// Lanes by queue or by thread.
+  /// Lanes by queue, by thread or by task.
   public var grouping: Grouping = .byQueue
   /// Lanes whose names contain this (case-insensitively); empty for all. Pending, Running and
   /// Events follow it.

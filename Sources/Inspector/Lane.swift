@@ -1,31 +1,38 @@
 import Replay
 import TraceFormat
 
-/// One row of the lanes panel: a queue or a thread.
+/// One row of the lanes panel: a queue, a thread or a Swift task.
 struct Lane: Equatable, Sendable {
   enum Key: Equatable, Hashable, Sendable {
     case queue(QueueID)
     case thread(ThreadID)
+    case task(TaskID)
   }
 
   let key: Key
   let title: String
 }
 
-/// Which queues or threads the lane filter keeps; nil sets keep everything.
+/// Which queues, threads or tasks the lane filter keeps; nil sets keep everything.
 struct LaneScope: Equatable, Sendable {
   var queues: Set<QueueID>?
   var threads: Set<ThreadID>?
+  var tasks: Set<TaskID>?
 
-  static let everything = LaneScope(queues: nil, threads: nil)
+  static let everything = LaneScope()
 
-  var isEverything: Bool { queues == nil && threads == nil }
+  var isEverything: Bool { queues == nil && threads == nil && tasks == nil }
 
-  /// Whether `event` belongs to a kept lane: its action's queue, or the thread it happened on.
+  /// Whether `event` belongs to a kept lane: its action's queue or task, or the thread it
+  /// happened on.
   func contains(_ event: ReplayEvent, _ replay: ReplayEngine) -> Bool {
     if let queues {
       guard let action = event.action else { return false }
       return queues.contains(replay.action(action).queue)
+    }
+    if let tasks {
+      guard let action = event.action, let task = replay.task(of: action) else { return false }
+      return tasks.contains(task)
     }
     if let threads { return threads.contains(event.thread) }
     return true
@@ -46,6 +53,8 @@ extension Lane {
       }
     case .byThread:
       all = replay.threads.map { Lane(key: .thread($0.id), title: $0.title) }
+    case .byTask:
+      all = replay.tasks.map { Lane(key: .task($0.id), title: $0.title) }
     }
     let filter = filter.lowercased()
     return filter.isEmpty ? all : all.filter { $0.title.lowercased().contains(filter) }
@@ -59,12 +68,13 @@ extension Lane {
     switch grouping {
     case .byQueue:
       return LaneScope(
-        queues: Set(lanes.compactMap { if case .queue(let id) = $0.key { id } else { nil } }),
-        threads: nil)
+        queues: Set(lanes.compactMap { if case .queue(let id) = $0.key { id } else { nil } }))
     case .byThread:
       return LaneScope(
-        queues: nil,
         threads: Set(lanes.compactMap { if case .thread(let id) = $0.key { id } else { nil } }))
+    case .byTask:
+      return LaneScope(
+        tasks: Set(lanes.compactMap { if case .task(let id) = $0.key { id } else { nil } }))
     }
   }
 }

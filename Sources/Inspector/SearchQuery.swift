@@ -80,7 +80,7 @@ struct SearchQuery: Equatable, Sendable {
         let found = matches(site)
         sites[site.id] = found
         return found
-      case .end, .hop, .cancel:
+      case .end, .hop, .cancel, .task:
         return false
       }
     }

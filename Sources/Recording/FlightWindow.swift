@@ -106,6 +106,8 @@ struct LiveActions {
     var begin: TraceEvent?
     var end: TraceEvent?
     var cancel: TraceEvent?
+    /// Its `task` line, when it is work of a Swift task.
+    var task: TraceEvent?
     var running: Bool { begin != nil && end == nil }
   }
 
@@ -133,6 +135,8 @@ struct LiveActions {
     case .cancel:
       guard let life = lives[action] else { return }
       if life.running { lives[action]?.cancel = event } else { lives[action] = nil }
+    case .task:
+      lives[action]?.task = event
     case .hop, .mark:
       break
     }
@@ -145,16 +149,17 @@ struct LiveActions {
     events.reserveCapacity(lives.count * 2)
     for life in lives.values {
       events.append(life.schedule)
-      for event in [life.begin, life.end, life.cancel] {
+      for event in [life.task, life.begin, life.end, life.cancel] {
         if let event { events.append(event) }
       }
     }
     func rank(_ kind: TraceEvent.Kind) -> Int {
       switch kind {
       case .schedule: 0
-      case .begin: 1
-      case .cancel: 2
-      default: 3
+      case .task: 1
+      case .begin: 2
+      case .cancel: 3
+      default: 4
       }
     }
     return events.sorted {

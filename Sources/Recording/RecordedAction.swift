@@ -127,10 +127,11 @@ final class RecordedAction: CancellationObserver {
 extension RecorderCore {
   /// Records a `schedule` of a new action on scheduler `scheduler` from the calling thread, with
   /// the action running on it (if any) as its parent, and returns the action to record its runs
-  /// and cancel. Without a call site, the line has none (`site` 0).
+  /// and cancel. Without a call site, the line has none (`site` 0). With `task` (a Swift task's
+  /// runtime id), a `task` line follows the schedule: the action is that task's work.
   func recordSchedule(
     on scheduler: UInt32, _ mode: TraceEvent.ScheduleMode, delay: Int64, firstDelay: Int64? = nil,
-    callSite: CallSite?, work: (@Sendable () -> Void)?, inline: Bool = false
+    callSite: CallSite?, work: (@Sendable () -> Void)?, inline: Bool = false, task: UInt64? = nil
   ) -> RecordedAction {
     let buffer = currentBuffer()
     let id = buffer.makeActionID()
@@ -147,6 +148,7 @@ extension RecorderCore {
           time: time, action: id, scheduler: scheduler, mode: mode, delay: written,
           due: min(time &+ untilFirst, limit), thread: buffer.threadID,
           parent: buffer.currentAction, site: site, inline: inline))
+      if let task { buffer.append(.task(time: time, action: id, task: task)) }
     }
     return RecordedAction(
       id: id, schedulingThread: buffer.threadID, isRepeating: mode == .repeating, core: self,

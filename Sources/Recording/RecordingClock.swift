@@ -17,7 +17,8 @@ import TraceFormat
 ///   thread, if any, as parent;
 /// - when the sleep returns, `begin` and `end` at once on the thread the task resumed on — with a
 ///   `hop` when that is another thread than the one it slept on, as a task's resumption often is;
-/// - when the sleep throws (the task was cancelled), `cancel`, not started.
+/// - when the sleep throws (the task was cancelled), `cancel`, not started;
+/// - a `task` line after the schedule, naming the sleeping task by the runtime's id.
 ///
 /// So the inspector shows each sleep as pending work on the clock's lane until it is due, and
 /// `check` finds sleeps that woke late. What it does not see: time spent between sleeps, and the
@@ -48,7 +49,7 @@ public struct RecordingClock<Wrapped: Clock>: Clock where Wrapped.Duration == Du
     let core = recorder.core
     let action = core.recordSchedule(
       on: traceID, .after, delay: now.duration(to: deadline).clampedNanoseconds,
-      callSite: nil, work: nil)
+      callSite: nil, work: nil, task: TaskIdentity.current)
     do {
       try await wrapped.sleep(until: deadline, tolerance: tolerance)
     } catch {

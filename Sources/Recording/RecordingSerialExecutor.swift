@@ -18,11 +18,12 @@ import TraceFormat
 /// `schedule` on the thread that enqueued it, with the recorded action running there (another
 /// such actor's job, or a scheduler's action) as its parent; then `hop`, `begin` and `end` on the
 /// queue's thread. So a call from one recorded actor to another shows as an arrow between their
-/// lanes, and the thread hops of async code show as hops.
+/// lanes, and the thread hops of async code show as hops. A `task` line after each schedule names
+/// the Swift task the job runs, so the inspector can show tasks as lanes.
 ///
 /// What it does not see: jobs of actors that did not opt in, and of tasks off any actor (the
-/// global executor's), the gaps between an actor's jobs while a method is suspended, and which
-/// task a job belongs to (the runtime does not say). See docs/AsyncVirtualTime.md.
+/// global executor's), and the gaps between an actor's jobs while a method is suspended. See
+/// docs/AsyncVirtualTime.md.
 public final class RecordingSerialExecutor: SerialExecutor, @unchecked Sendable {
   // @unchecked Sendable: every stored property is immutable and itself thread-safe.
   /// The recorder writing the trace.
@@ -43,7 +44,7 @@ public final class RecordingSerialExecutor: SerialExecutor, @unchecked Sendable 
     let job = UnownedJob(job)
     let core = recorder.core
     let action = core.recordSchedule(
-      on: traceID, .async, delay: 0, callSite: nil, work: nil)
+      on: traceID, .async, delay: 0, callSite: nil, work: nil, task: TaskIdentity.task(of: job))
     queue.async { [self] in
       let buffer = core.currentBuffer()
       // Forced, as a `sync` run is: the job must run whatever the record says, or the actor

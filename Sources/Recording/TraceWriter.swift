@@ -421,6 +421,7 @@ struct TraceWriter {
   /// Writes the definitions `event` refers to that are not in the file yet, dated with it.
   @inline(__always)
   private mutating func defineWhatIsUsed(by event: TraceEvent) {
+    guard event.kind != .task else { return }  // it names no thread, and follows its schedule
     if event.thread != lastThread {
       lastThread = event.thread
       if namedThreads.insert(event.thread).inserted {

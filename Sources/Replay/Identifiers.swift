@@ -67,3 +67,18 @@ public struct ThreadID: RawRepresentable, Hashable, Comparable, Sendable {
 
   public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
+
+/// A Swift task's id as the runtime numbers it (the `task` lines of a trace), which users see as
+/// `task 42`, as `ExecutorJob`'s description prints it.
+public struct TaskID: RawRepresentable, Hashable, Comparable, Sendable, CustomStringConvertible {
+  /// The runtime's id.
+  public let rawValue: UInt64
+
+  /// Wraps an id read from a trace.
+  public init(rawValue: UInt64) { self.rawValue = rawValue }
+
+  /// `task 42`.
+  public var description: String { "task \(rawValue)" }
+
+  public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}

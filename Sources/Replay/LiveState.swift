@@ -19,8 +19,13 @@ struct LiveState: Sendable, Equatable {
   var runningByQueue: [Int32]
   /// Running actions per thread slot, in the order their runs began (outermost first).
   var runningByThread: [[UInt32]]
+  /// Pending and running actions per task slot.
+  var pendingByTask: [Int32]
+  var runningByTask: [Int32]
 
-  init(queues: Int, threads: Int) {
+  init(queues: Int, threads: Int, tasks: Int) {
+    pendingByTask = [Int32](repeating: 0, count: tasks)
+    runningByTask = [Int32](repeating: 0, count: tasks)
     // One more slot for actions on a queue the trace never defined.
     pendingByQueue = [Int32](repeating: 0, count: queues + 1)
     runningByQueue = [Int32](repeating: 0, count: queues + 1)
@@ -85,14 +90,26 @@ extension ReplayEngine {
       }
       live.pending[slot] = entry
       live.pendingByQueue[Int(info.queueSlot)] += 1
+      tallyTask(of: slot, pending: 1)
     case .running, .runningCancelled:
       let begin = forward ? UInt32(truncatingIfNeeded: offset) : links[offset]
       live.running[slot] = begin
       if to == .runningCancelled { live.cancelled.insert(slot) }
       live.runningByQueue[Int(info.queueSlot)] += 1
+      tallyTask(of: slot, running: 1)
       insertRunning(slot, begin: begin)
     case .unscheduled, .done: break
     }
+  }
+
+  /// Counts a change in the pending or running work of the task action `slot` is work of, if any.
+  @inline(__always)
+  private mutating func tallyTask(of slot: UInt32, pending: Int32 = 0, running: Int32 = 0) {
+    guard !taskSlots.isEmpty else { return }
+    let task = taskSlots[Int(slot)]
+    guard task != Self.none else { return }
+    live.pendingByTask[Int(task)] += pending
+    live.runningByTask[Int(task)] += running
   }
 
   /// Adds a running action to its thread's list, which stays in the order runs began.
@@ -108,6 +125,7 @@ extension ReplayEngine {
     case .pending:
       live.pending[slot] = nil
       live.pendingByQueue[queueSlot] -= 1
+      tallyTask(of: slot, pending: -1)
     case .running, .runningCancelled:
       if let begin = live.running.removeValue(forKey: slot) {
         let thread = threadSlot(events[Int(begin)].thread)
@@ -117,21 +135,24 @@ extension ReplayEngine {
       }
       live.cancelled.remove(slot)
       live.runningByQueue[queueSlot] -= 1
+      tallyTask(of: slot, running: -1)
     case .unscheduled, .done: break
     }
   }
 
   /// Restores a keyframe and rebuilds the tallies from it.
   mutating func restore(_ keyframe: Keyframe) {
-    live = LiveState(queues: queues.count, threads: threads.count)
+    live = LiveState(queues: queues.count, threads: threads.count, tasks: tasks.count)
     live.pending = keyframe.pending
     live.running = keyframe.running
     live.cancelled = keyframe.cancelled
     for slot in keyframe.pending.keys {
       live.pendingByQueue[Int(actions[Int(slot)].queueSlot)] += 1
+      tallyTask(of: slot, pending: 1)
     }
     for (slot, begin) in keyframe.running {
       live.runningByQueue[Int(actions[Int(slot)].queueSlot)] += 1
+      tallyTask(of: slot, running: 1)
       insertRunning(slot, begin: begin)
     }
   }

@@ -6,7 +6,7 @@ extension ReplayEngine {
   public func _checkInvariants() {
     checkTallies()
     var fresh = self
-    fresh.live = LiveState(queues: queues.count, threads: threads.count)
+    fresh.live = LiveState(queues: queues.count, threads: threads.count, tasks: tasks.count)
     fresh.position = 0
     while fresh.position < position {
       fresh.apply(fresh.position, forward: true)
@@ -20,6 +20,9 @@ extension ReplayEngine {
       fresh.live.cancelled == live.cancelled, "cancelled differs from a replay from the start")
     precondition(
       fresh.live.runningByThread == live.runningByThread, "per-thread running differs")
+    precondition(
+      fresh.live.pendingByTask == live.pendingByTask
+        && fresh.live.runningByTask == live.runningByTask, "per-task tallies differ")
   }
 
   /// The checks cheap enough for every step of a debug build: O(queues + threads + live).
@@ -36,8 +39,13 @@ extension ReplayEngine {
       live.runningByThread.reduce(0) { $0 + $1.count } == live.running.count,
       "per-thread running disagrees")
     precondition(
-      live.pendingByQueue.allSatisfy { $0 >= 0 } && live.runningByQueue.allSatisfy { $0 >= 0 },
+      live.pendingByQueue.allSatisfy { $0 >= 0 } && live.runningByQueue.allSatisfy { $0 >= 0 }
+        && live.pendingByTask.allSatisfy { $0 >= 0 } && live.runningByTask.allSatisfy { $0 >= 0 },
       "a negative tally")
+    precondition(
+      live.pendingByTask.reduce(0, +)
+        == live.pending.keys.count { task(of: ActionIndex($0)) != nil },
+      "per-task pending tallies disagree")
   }
 
   /// In debug builds, the O(1) checks after every step.

@@ -95,25 +95,30 @@ extension ReplayEngine {
   /// The time of the last event.
   public var span: Int64 { events.last?.time ?? 0 }
 
-  /// How many actions are pending, on every queue or on those in `queues`.
+  /// How many actions are pending, on every queue, on those in `queues`, or that are work of the
+  /// tasks in `tasks`.
   ///
-  /// - Complexity: O(1), or O(`queues.count`).
-  public func pendingCount(in queues: Set<QueueID>? = nil) -> Int {
+  /// - Complexity: O(1), or O(`queues.count` + `tasks.count`).
+  public func pendingCount(in queues: Set<QueueID>? = nil, of tasks: Set<TaskID>? = nil) -> Int {
+    if let tasks { return tasks.reduce(0) { $0 + taskState($1).pending } }
     guard let queues else { return live.pending.count }
     return queues.reduce(0) { $0 + queueState($1).pending }
   }
 
-  /// The `count` soonest-due pending actions (then by when they were scheduled), on every queue
-  /// or on those in `queues`.
+  /// The `count` soonest-due pending actions (then by when they were scheduled), on every queue,
+  /// on those in `queues`, or that are work of the tasks in `tasks`.
   ///
   /// - Complexity: O(p + count log p) for p pending actions: a view of the next few stays fast
   ///   whatever the size of the pending set.
-  public func pending(first count: Int, in queues: Set<QueueID>? = nil) -> [ActionIndex] {
+  public func pending(
+    first count: Int, in queues: Set<QueueID>? = nil, of tasks: Set<TaskID>? = nil
+  ) -> [ActionIndex] {
     var keys: [PendingKey] = []
-    keys.reserveCapacity(queues == nil ? live.pending.count : 0)
+    keys.reserveCapacity(queues == nil && tasks == nil ? live.pending.count : 0)
     for (slot, entry) in live.pending {
       let action = actions[Int(slot)]
       if let queues, !queues.contains(action.queue) { continue }
+      if let tasks, !isWork(slot, of: tasks) { continue }
       keys.append(PendingKey(due: entry.due, scheduledAt: action.scheduledAt, slot: slot))
     }
     guard count < keys.count / 4 else {
@@ -136,18 +141,55 @@ extension ReplayEngine {
     }
   }
 
-  /// Actions running now, in the order they were scheduled; only those on `queues` or running on
-  /// `threads` when given.
+  /// Actions running now, in the order they were scheduled; only those on `queues`, running on
+  /// `threads` or that are work of `tasks`, when given.
   ///
   /// - Complexity: O(r log r) for r running actions.
-  public func running(in queues: Set<QueueID>? = nil, on threads: Set<ThreadID>? = nil)
-    -> [ActionIndex]
-  {
+  public func running(
+    in queues: Set<QueueID>? = nil, on threads: Set<ThreadID>? = nil, of tasks: Set<TaskID>? = nil
+  ) -> [ActionIndex] {
     live.running.compactMap { slot, begin -> ActionIndex? in
       if let queues, !queues.contains(actions[Int(slot)].queue) { return nil }
       if let threads, !threads.contains(events[Int(begin)].thread) { return nil }
+      if let tasks, !isWork(slot, of: tasks) { return nil }
       return ActionIndex(slot)
     }.sorted()
+  }
+
+  /// The task `action` is work of, if the trace says.
+  public func task(of action: ActionIndex) -> TaskID? {
+    guard !taskSlots.isEmpty else { return nil }
+    let slot = taskSlots[action.int]
+    return slot == Self.none ? nil : tasks[Int(slot)].id
+  }
+
+  private func isWork(_ slot: UInt32, of tasks: Set<TaskID>) -> Bool {
+    task(of: ActionIndex(slot)).map(tasks.contains) ?? false
+  }
+
+  /// The task with id `id`, if the trace names it.
+  public func task(_ id: TaskID) -> TaskInfo? {
+    taskSlot(id).map { tasks[$0] }
+  }
+
+  private func taskSlot(_ id: TaskID) -> Int? {
+    // `tasks` is sorted by id.
+    var (low, high) = (0, tasks.count)
+    while low < high {
+      let middle = (low + high) / 2
+      if tasks[middle].id < id { low = middle + 1 } else { high = middle }
+    }
+    return low < tasks.count && tasks[low].id == id ? low : nil
+  }
+
+  /// How `task`'s work stands at the cursor: its actions pending and running (its sleeps waiting,
+  /// its jobs queued or under way).
+  ///
+  /// - Complexity: O(log t) for t tasks.
+  public func taskState(_ task: TaskID) -> QueueState {
+    guard let slot = taskSlot(task) else { return QueueState(pending: 0, running: 0) }
+    return QueueState(
+      pending: Int(live.pendingByTask[slot]), running: Int(live.runningByTask[slot]))
   }
 
   /// The number of actions running now.
@@ -267,7 +309,7 @@ extension ReplayEngine {
           life.cancelledBy = event.cancelledBy
           life.cancelledAfterStart = event.cancelledAfterStart ?? false
         }
-      case .schedule, .mark: break
+      case .schedule, .mark, .task: break
       }
     }
     return life

@@ -36,6 +36,8 @@ public struct ReplayEngine: Sendable {
   public let threads: [ThreadInfo]
   /// The marks; ``ReplayEvent/markIndex`` indexes them.
   public let marks: [MarkRecord]
+  /// The Swift tasks the trace names, by id: empty for a trace without `task` lines.
+  public let tasks: [TaskInfo]
 
   let events: [ReplayEvent]
   let actions: [ReplayAction]
@@ -55,6 +57,9 @@ public struct ReplayEngine: Sendable {
   /// window (a slice, a flight recorder's dump) that starts after runs it no longer holds.
   /// Runs are numbered on from it.
   let firstRuns: [UInt32: UInt32]
+  /// By action slot, the slot in ``tasks`` of the task it is work of, or `none`; empty when the
+  /// trace names no task.
+  let taskSlots: [UInt32]
   let keyframeInterval: Int
   private(set) var keyframes: [Keyframe] = []
 
@@ -86,6 +91,7 @@ public struct ReplayEngine: Sendable {
     events = tables.events
     actions = tables.actions
     indexByID = tables.actionIndices
+    (tasks, taskSlots) = Self.tasks(tables.taskOfAction, actions: actions)
 
     let threadIDs = tables.threads.union(trace.threadNames.keys).sorted()
     threadSlots = SlotTable(threadIDs)
@@ -106,7 +112,7 @@ public struct ReplayEngine: Sendable {
 
     // The keyframes come from the stepping code itself, so a seek restores exactly what steps
     // would have built.
-    live = LiveState(queues: queues.count, threads: threadIDs.count)
+    live = LiveState(queues: queues.count, threads: threadIDs.count, tasks: tasks.count)
     var keyframes = [Keyframe(live)]
     keyframes.reserveCapacity(events.count / self.keyframeInterval + 1)
     while position < events.count {
@@ -120,7 +126,7 @@ public struct ReplayEngine: Sendable {
       }
     }
     self.keyframes = keyframes
-    live = LiveState(queues: queues.count, threads: threadIDs.count)
+    live = LiveState(queues: queues.count, threads: threadIDs.count, tasks: tasks.count)
     position = 0
     progress?(1)
   }
@@ -132,6 +138,30 @@ public struct ReplayEngine: Sendable {
     var actions: [ReplayAction] = []
     var actionIndices = SlotTable()
     var threads = Set<UInt32>()
+    /// Action slot → the runtime id of the task it is work of (its `task` line).
+    var taskOfAction: [UInt32: UInt64] = [:]
+  }
+
+  /// The tasks named by `taskOfAction`, in order of id, and each action's task slot.
+  private static func tasks(_ taskOfAction: [UInt32: UInt64], actions: [ReplayAction])
+    -> ([TaskInfo], [UInt32])
+  {
+    guard !taskOfAction.isEmpty else { return ([], []) }
+    let ids = Set(taskOfAction.values).sorted()
+    let slotOf = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, UInt32($0)) })
+    var slots = [UInt32](repeating: none, count: actions.count)
+    var queues = [Set<QueueID>](repeating: [], count: ids.count)
+    var counts = [Int](repeating: 0, count: ids.count)
+    for (action, task) in taskOfAction {
+      guard let slot = slotOf[task] else { continue }
+      slots[Int(action)] = slot
+      queues[Int(slot)].insert(actions[Int(action)].queue)
+      counts[Int(slot)] += 1
+    }
+    let infos = ids.indices.map {
+      TaskInfo(id: TaskID(rawValue: ids[$0]), queues: queues[$0].sorted(), actionCount: counts[$0])
+    }
+    return (infos, slots)
   }
 
   /// The replay's events and actions, with every action reference made a dense index.
@@ -162,6 +192,12 @@ public struct ReplayEngine: Sendable {
               ranInline: event.ranInline))
         }
       case .mark: index = nil
+      case .task:
+        // Not a step of the action's life: it says whose work the action is.
+        if let known = tables.actionIndices[id.rawValue], let task = event.task {
+          tables.taskOfAction[UInt32(known)] = task
+        }
+        continue
       case .begin, .end, .hop, .cancel:
         guard let known = tables.actionIndices[id.rawValue] else { continue }  // never scheduled
         index = ActionIndex(known)
@@ -232,7 +268,7 @@ public struct ReplayEngine: Sendable {
           history.served[thread].insert(actions[slot].queue)
         }
       case .end, .cancel: history.links[offset] = lastBegin[slot]
-      case .schedule, .hop, .mark: break
+      case .schedule, .hop, .mark, .task: break
       }
     }
     return history

@@ -36,7 +36,7 @@ public struct ReplayEvent: Sendable, Hashable {
       case .hop: event.fromThread
       case .mark: UInt32(truncatingIfNeeded: event.markIndex ?? Int(Self.none))
       case .cancel: cancelledBy?.rawValue ?? Self.none
-      case .schedule: 0
+      case .schedule, .task: 0
       }
     self.init(
       time: event.time, kind: event.kind, action: event.kind == .mark ? nil : action,

@@ -40,7 +40,7 @@ public enum TraceMerge {
     let timeline = ProcessTimeline(headers: traces.map(\.header))
     let names = traces.indices.map(tag)
     var shifts: [Shift] = []
-    var next = Shift(time: 0, action: 0, queue: 0, thread: 0, site: 0, mark: 0)
+    var next = Shift(time: 0, action: 0, queue: 0, thread: 0, site: 0, mark: 0, task: 0)
     for (index, trace) in traces.enumerated() {
       next.time = timeline.offsets[index]
       shifts.append(next)
@@ -50,6 +50,12 @@ public enum TraceMerge {
       next.thread = try advance(next.thread, past: used.thread, "thread ids")
       next.site = try advance(next.site, past: used.site, "call-site ids")
       next.mark = try advance(next.mark, past: UInt32(clamping: trace.marks.count), "marks")
+      // Two processes' runtimes both count tasks from 1: the ids move apart as the others do.
+      let (task, overflow) = next.task.addingReportingOverflow(used.task)
+      guard !overflow, task <= UInt64(TraceLimits.maximumTime) else {
+        throw Failure(description: "too many task ids to merge: they pass 2^62 - 1 together")
+      }
+      next.task = task
     }
 
     var header = first.header
@@ -85,7 +91,7 @@ public enum TraceMerge {
       // Every thread gets a name: its title in its own trace (`worker 5` for a nameless one or
       // a cut-off fragment, with its id there), after the process tag.
       var threads = Set(trace.threadNames.keys)
-      for event in trace.events {
+      for event in trace.events where event.kind != .task {
         threads.insert(event.thread)
         if event.kind == .hop { threads.insert(event.fromThread) }
       }
@@ -130,6 +136,7 @@ public enum TraceMerge {
     var thread: UInt32
     var site: UInt32
     var mark: UInt32
+    var task: UInt64
 
     func moved(_ time: Int64) throws(Failure) -> Int64 {
       let (sum, overflow) = time.addingReportingOverflow(self.time)
@@ -170,6 +177,9 @@ public enum TraceMerge {
         return .mark(
           time: time, thread: event.thread &+ thread,
           mark: UInt32(truncatingIfNeeded: event.markIndex ?? 0) &+ mark)
+      case .task:
+        // Both ids are within the limits that ``merge(_:sources:)`` checked.
+        return .task(time: time, action: event.action &+ action, task: (event.task ?? 0) &+ task)
       }
     }
   }
@@ -180,10 +190,16 @@ public enum TraceMerge {
     var queue: UInt32 = 0
     var thread: UInt32 = 0
     var site: UInt32 = 0
+    var task: UInt64 = 0
 
     init(_ trace: Trace) {
       func thread(_ id: UInt32) -> UInt32 { id == .max ? .max : id + 1 }
       for event in trace.events {
+        if let task = event.task {
+          action = max(action, event.action)
+          self.task = max(self.task, task)
+          continue  // it names no thread
+        }
         action = max(action, event.action, event.parent ?? 0)
         queue = max(queue, event.scheduler)
         self.thread = max(self.thread, thread(event.thread), thread(event.fromThread))

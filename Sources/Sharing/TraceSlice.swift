@@ -134,7 +134,7 @@ public enum TraceSlice {
         marks.append(
           trace.marks.indices.contains(index) ? trace.marks[index] : MarkRecord(name: ""))
       }
-      threads.insert(event.thread)
+      if event.kind != .task { threads.insert(event.thread) }
       if event.kind == .hop { threads.insert(event.fromThread) }
       if event.kind == .schedule {
         schedulers.insert(event.scheduler)

@@ -26,6 +26,7 @@ enum CanonicalLine {
     case .hop: hopFields
     case .cancel: cancelFields
     case .mark: []
+    case .task: taskFields
     }
   }
 
@@ -51,6 +52,10 @@ enum CanonicalLine {
     Field(key: .a, prefix: ",\"a\":", value: .integer, optional: false),
     Field(key: .from, prefix: ",\"from\":", value: .integer, optional: false),
     Field(key: .to, prefix: ",\"to\":", value: .integer, optional: false),
+  ]
+  private static let taskFields: [Field] = [
+    Field(key: .a, prefix: ",\"a\":", value: .integer, optional: false),
+    Field(key: .task, prefix: ",\"task\":", value: .integer, optional: false),
   ]
   private static let cancelFields: [Field] = [
     Field(key: .a, prefix: ",\"a\":", value: .integer, optional: false),

@@ -86,6 +86,11 @@ struct SemanticChecks {
       }
     case .cancel:
       _ = withState(action) { $0.flags.insert(.cancelled) }
+    case .task:
+      if !withState(action, { $0 }).flags.contains(.scheduled) {
+        warnings.append(
+          "action \(action) is named work of task \(event.task ?? 0) but was never scheduled")
+      }
     case .hop, .mark:
       break
     }

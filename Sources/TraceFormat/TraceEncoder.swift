@@ -188,6 +188,9 @@ public struct TraceEncoder: Sendable {
         line.field("th", Int64(event.thread))
         if let by = event.parent { line.field("by", Int64(by)) }
         line.raw(event.started ? ",\"started\":true" : ",\"started\":false")
+      case .task:
+        line.field("a", Int64(event.action))
+        line.field("task", Int64(truncatingIfNeeded: event.task ?? 0))
       case .mark:
         break
       }

@@ -38,6 +38,9 @@ public struct TraceEvent: Sendable, Hashable {
     case cancel
     /// The app marked a moment (`mark("login tapped")`).
     case mark
+    /// The action is work of a Swift task — an actor's job, a sleep — written just after its
+    /// schedule. Not an event in the action's life: it names who the work belongs to.
+    case task
 
     /// The name used in trace files: the one table of event names. The encoder writes it, the
     /// reader looks names up through ``init(name:)``, and ``name`` derives from it, so a new kind
@@ -50,6 +53,7 @@ public struct TraceEvent: Sendable, Hashable {
       case .hop: "hop"
       case .cancel: "cancel"
       case .mark: "mark"
+      case .task: "task"
       }
     }
 
@@ -173,6 +177,13 @@ public struct TraceEvent: Sendable, Hashable {
     return event
   }
 
+  /// `action` is work of the Swift task whose runtime id is `task` (1 … 2⁶² − 1).
+  public static func task(time: Int64, action: UInt32, task: UInt64) -> TraceEvent {
+    var event = TraceEvent(time: time, kind: .task, action: action, thread: 0)
+    event.first = Int64(truncatingIfNeeded: task)
+    return event
+  }
+
   // MARK: - Reading fields
 
   /// Whether the action had started when it was cancelled (``Kind/cancel`` only).
@@ -192,6 +203,8 @@ public struct TraceEvent: Sendable, Hashable {
   public var due: Int64 { kind == .schedule ? second : 0 }
   /// How long an ``Kind/end``ed run took, in ns.
   public var duration: Int64 { kind == .end ? first : 0 }
+  /// The runtime id of the Swift task a ``Kind/task`` line names.
+  public var task: UInt64? { kind == .task ? UInt64(truncatingIfNeeded: first) : nil }
   /// The index into ``Trace/marks`` of a ``Kind/mark``.
   public var markIndex: Int? { kind == .mark ? Int(site) : nil }
 

@@ -2,7 +2,7 @@
 enum Key: UInt8, CaseIterable {
   case t, e, a, q, th, to, by, due, run, dur, pid, mode, site, from, name, kind, file, line
   case function, delay, label, start, clock, parent, family, events, format, fields, started
-  case dropped, version, process, metadata, count, signal, inline, cores, startNanoseconds
+  case dropped, version, process, metadata, count, signal, inline, cores, startNanoseconds, task
 
   /// The key as written in files.
   var name: String {

@@ -324,6 +324,12 @@ struct TraceParser {
       let name = try fields.string(.name, in: "mark")
       marks.append(MarkRecord(name: name, fields: fields.object(.fields) ?? [:]))
       append(.mark(time: time, thread: thread, mark: UInt32(marks.count - 1)), line)
+    case .event(.task):
+      append(
+        .task(
+          time: time, action: try fields.id(.a, in: "task"),
+          task: UInt64(try fields.integer(.task, in: "task", range: 1...TraceLimits.maximumTime))),
+        line)
     case .scheduler:
       let id = try fields.id(.q, in: "scheduler")
       let record = SchedulerRecord(

@@ -34,6 +34,12 @@ struct Show: ParsableCommand {
   @Flag(help: "Lanes by thread instead of by queue.")
   var byThread = false
 
+  @Flag(
+    help:
+      "Lanes by Swift task instead of by queue (a trace recorded with RecordingClock or RecordingSerialExecutor)."
+  )
+  var byTask = false
+
   @Option(help: "Keep only lanes whose names contain TEXT (Pending, Running and Events follow).")
   var filter: String?
 
@@ -85,7 +91,16 @@ struct Show: ParsableCommand {
     do { app = try TraceLoading.load(files) } catch { throw ExitCode(2) }
     try Self.check(target, in: app.replay, text: at)
     app.seek(to: target)
+    if byThread, byTask { throw UsageFailure("--by-thread and --by-task: choose one") }
     if byThread { app.group(by: .byThread) }
+    if byTask {
+      guard !app.replay.tasks.isEmpty else {
+        throw UsageFailure(
+          "--by-task: the trace names no Swift task (its recording used no RecordingClock or RecordingSerialExecutor)"
+        )
+      }
+      app.group(by: .byTask)
+    }
     if let filter { app.filterLanes(filter) }
     if let action {
       let digits = action.hasPrefix("#") ? action.dropFirst() : action[...]

@@ -44,6 +44,21 @@ final class AsyncRecordingTests: XCTestCase {
     XCTAssertTrue(output.contains("#11 after       search           due 0.510000s"), output)
   }
 
+  func testShowByTaskDrawsATaskPerLaneWithItsPendingAndRunningWork() throws {
+    let (status, output) = try CommandRun.chronoscope([
+      "show", Recordings.path("async-actors"), "--at", "e30", "--size", "100x30", "--by-task",
+    ])
+    XCTAssertEqual(status, 0, output)
+    XCTAssertTrue(output.contains("Lanes (by task) (1)"), "one task rallies:\n\(output)")
+    XCTAssertTrue(
+      output.contains("on think, ping, pong"), "its work is on both actors and the clock")
+    let (refused, message) = try CommandRun.chronoscope([
+      "show", Recordings.path("busy-app-virtual"), "--by-task",
+    ])
+    XCTAssertEqual(refused, 2)
+    XCTAssertTrue(message.contains("the trace names no Swift task"), message)
+  }
+
   func testRecordedActorsAreLanesAndTheirCallsCrossBetweenThem() throws {
     let trace = try XCTUnwrap(TraceReader.read(path: Recordings.path("async-actors")).trace)
     let actors = trace.schedulers.values.filter { $0.family == "actor" }

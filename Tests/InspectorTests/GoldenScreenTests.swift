@@ -92,6 +92,22 @@ final class GoldenScreenTests: XCTestCase {
     try assertGolden(app.render(width: 100, height: 30), "worker-hops-by-thread-100x30")
   }
 
+  /// The async search's tasks as lanes (`v` twice): the typing loop's task sleeps between
+  /// keystrokes, each keystroke's debounce task sleeps until a later keystroke cancels it, and
+  /// each search races its work against a timeout in child tasks.
+  func testLanesByTask() throws {
+    var app = try Self.app("async-search-virtual")
+    app.seek(to: .time(400_000_000))
+    press(&app, .character("v"), .character("v"), .character("j"))
+    try assertGolden(app.render(width: 100, height: 30), "async-search-by-task-100x30")
+  }
+
+  func testTheLanesKeyOffersTasksOnlyWhenTheTraceNamesThem() throws {
+    var app = try Self.app("virtual-timeout")
+    press(&app, .character("v"), .character("v"))
+    XCTAssertEqual(app.state.grouping, .byQueue, "queue → thread → queue: no task lanes to show")
+  }
+
   func testDetailOfAPendingAction() throws {
     var app = try Self.app("virtual-timeout")
     app.seek(to: .event(5))

@@ -134,3 +134,41 @@ final class FlightRecorderTests: XCTestCase {
     XCTAssertEqual(try readClean(second).events.count, 6)
   }
 }
+
+/// A flight recorder's dump keeps the task of a sleep that began before its window.
+final class FlightRecorderTaskTests: XCTestCase {
+  func testASleepPendingAtTheWindowsStartKeepsItsTask() throws {
+    let virtual = VirtualAsyncClock()
+    let flight = FlightRecorder(
+      keeping: FlightRecorderWindow(keeping: .seconds(5), maxBytes: 1 << 20),
+      clock: .virtual { virtual.now.offset })
+    defer { flight.close() }
+    let clock = RecordingClock(wrapping: virtual, recorder: flight.recorder, label: "sleeps")
+    // A long sleep starts at 0; a ticking task sleeps a second at a time for a minute.
+    virtual.task { try await clock.sleep(for: .seconds(3_600)) }
+    virtual.task {
+      for _ in 0..<60 { try await clock.sleep(for: .seconds(1)) }
+    }
+    for _ in 0..<60 {
+      virtual.advance(by: .seconds(1))
+      flight.recorder.flush()
+    }
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("flight-task-\(UUID().uuidString).trace").path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try flight.dump(to: path)
+    let reading = TraceReader.read(path: path)
+    XCTAssertEqual(reading.diagnostics.map(\.description), [])
+    let trace = try XCTUnwrap(reading.trace)
+    XCTAssertGreaterThan(try XCTUnwrap(trace.header.sliceWindow).lowerBound, 0)
+
+    var replay = ReplayEngine(trace: trace)
+    replay.seek(to: replay.eventCount)
+    let long = try XCTUnwrap(
+      replay.pending(first: 10).first { replay.action($0).delay == 3_600 * 1_000_000_000 },
+      "the hour-long sleep, scheduled before the window, is pending at its end")
+    XCTAssertNotNil(replay.task(of: long), "its task line came with its schedule")
+    XCTAssertEqual(replay.tasks.count, 2, "the long sleeper and the ticker")
+    XCTAssertThrowsError(try virtual.checkNoPendingWork(), "the hour-long sleeper is cancelled")
+  }
+}

@@ -294,3 +294,79 @@ final class ReplayEngineTests: XCTestCase {
     XCTAssertFalse(replay.threads.contains { $0.title.utf8.count == 15 }, "no cut fragments")
   }
 }
+
+/// Task lines: not steps, but what the replay groups work by when asked for task lanes.
+final class ReplayTaskTests: XCTestCase {
+  func testTaskTalliesFollowEveryStepBothWays() {
+    // Task 7 sleeps (#1) and, woken, runs a job (#3); task 9 runs a job (#2) meanwhile. #4 is
+    // nobody's task; a task line of an action never scheduled is ignored.
+    let trace = Trace(
+      header: TraceHeader(clock: .virtual, start: "", process: "t", pid: 1),
+      events: [
+        .schedule(
+          time: 0, action: 1, scheduler: 1, mode: .after, delay: 50, due: 50, thread: 1,
+          parent: 0, site: 0),
+        .task(time: 0, action: 1, task: 7),
+        .schedule(
+          time: 10, action: 2, scheduler: 2, mode: .async, delay: 0, due: 10, thread: 1,
+          parent: 0, site: 0),
+        .task(time: 10, action: 2, task: 9),
+        .task(time: 10, action: 99, task: 9),
+        .begin(time: 20, action: 2, thread: 1, run: 1),
+        .end(time: 30, action: 2, thread: 1, run: 1, duration: 10),
+        .begin(time: 50, action: 1, thread: 1, run: 1),
+        .end(time: 50, action: 1, thread: 1, run: 1, duration: 0),
+        .schedule(
+          time: 50, action: 3, scheduler: 2, mode: .async, delay: 0, due: 50, thread: 1,
+          parent: 1, site: 0),
+        .task(time: 50, action: 3, task: 7),
+        .schedule(
+          time: 60, action: 4, scheduler: 2, mode: .async, delay: 0, due: 60, thread: 1,
+          parent: 0, site: 0),
+        .begin(time: 70, action: 3, thread: 1, run: 1),
+      ],
+      schedulers: [
+        1: SchedulerRecord(id: 1, label: "sleeps", kind: "concurrent", family: "clock", time: 0),
+        2: SchedulerRecord(id: 2, label: "actor", kind: "serial", family: "actor", time: 0),
+      ])
+    var replay = ReplayEngine(trace: trace, keyframeInterval: 2)
+    XCTAssertEqual(replay.eventCount, 9, "task lines are not steps")
+    XCTAssertEqual(replay.tasks.map(\.id), [TaskID(rawValue: 7), TaskID(rawValue: 9)])
+    XCTAssertEqual(replay.tasks.map(\.actionCount), [2, 1])
+    XCTAssertEqual(
+      replay.task(TaskID(rawValue: 7))?.queues, [QueueID(rawValue: 1), QueueID(rawValue: 2)])
+    let (seven, nine) = (TaskID(rawValue: 7), TaskID(rawValue: 9))
+    func states() -> [String] {
+      [seven, nine].map {
+        let state = replay.taskState($0)
+        return "\(state.pending)p \(state.running)r"
+      }
+    }
+    var forward: [[String]] = [states()]
+    while replay.stepForward() {
+      replay._checkInvariants()
+      forward.append(states())
+    }
+    XCTAssertEqual(
+      forward,
+      [
+        ["0p 0r", "0p 0r"], ["1p 0r", "0p 0r"], ["1p 0r", "1p 0r"], ["1p 0r", "0p 1r"],
+        ["1p 0r", "0p 0r"], ["0p 1r", "0p 0r"], ["0p 0r", "0p 0r"], ["1p 0r", "0p 0r"],
+        ["1p 0r", "0p 0r"], ["0p 1r", "0p 0r"],
+      ])
+    XCTAssertEqual(replay.pendingCount(of: [seven]), 0)
+    XCTAssertEqual(replay.pendingCount(), 1, "#4, nobody's task")
+    XCTAssertEqual(replay.running(of: [seven]).map { replay.action($0).id.rawValue }, [3])
+    XCTAssertNil(replay.task(of: replay.index(of: ActionID(rawValue: 4))!))
+    var backward: [[String]] = [states()]
+    while replay.stepBackward() {
+      replay._checkInvariants()
+      backward.append(states())
+    }
+    XCTAssertEqual(backward, forward.reversed())
+    for position in [7, 2, 9, 0, 5] {
+      replay.seek(to: position)
+      XCTAssertEqual(states(), forward[position], "seek to \(position)")
+    }
+  }
+}

@@ -68,6 +68,21 @@ final class TraceMergeTests: XCTestCase {
     replay._checkInvariants()
   }
 
+  func testTwoProcessesTasksStayTwoTasks() throws {
+    var client = Self.process("client", pid: 10, startNanoseconds: 1_000 * Self.ms)
+    var server = Self.process("server", pid: 20, startNanoseconds: 1_000 * Self.ms)
+    // Both runtimes number their first task 1.
+    client.events.insert(.task(time: 0, action: 1, task: 1), at: 1)
+    server.events.insert(.task(time: 0, action: 1, task: 1), at: 1)
+    let merged = try TraceMerge.merge([client, server])
+    let replay = ReplayEngine(trace: merged)
+    XCTAssertEqual(replay.tasks.map(\.id.rawValue), [1, 2])
+    XCTAssertEqual(
+      replay.actionIndices.map { replay.task(of: $0)?.rawValue }, [1, 2],
+      "each process's action is work of its own task")
+    XCTAssertEqual(merged.threadNames.count, 4, "a task line names no thread")
+  }
+
   func testTracesThatCannotBeLinedUpOrWouldOverflowAreRefused() {
     let host = Self.process("a", pid: 1, startNanoseconds: 0)
     let virtual = Self.process("b", pid: 2, startNanoseconds: nil, clock: .virtual)

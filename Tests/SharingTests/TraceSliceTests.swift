@@ -23,14 +23,18 @@ final class TraceSliceTests: XCTestCase {
     var pending: [ActionID: Int64] = [:]
     var running: [ActionID: CurrentRun] = [:]
     var threads: [ThreadID: [ActionID]] = [:]
+    /// The Swift task each live action is work of, when the trace names it.
+    var tasks: [ActionID: TaskID] = [:]
 
     init(_ replay: ReplayEngine, queues: [SchedulerRecord], threads: [ThreadInfo]) {
       for queue in queues { self.queues[queue.id] = replay.queueState(QueueID(rawValue: queue.id)) }
       for action in replay.pending(first: .max) {
         pending[replay.action(action).id] = replay.nextDue(of: action)
+        tasks[replay.action(action).id] = replay.task(of: action)
       }
       for action in replay.running() {
         running[replay.action(action).id] = replay.currentRun(of: action)
+        tasks[replay.action(action).id] = replay.task(of: action)
       }
       for thread in threads {
         let work = replay.threadState(thread.id).running.map { replay.action($0).id }

@@ -15,6 +15,7 @@ final class TraceEventTests: XCTestCase {
     case .hop: .hop(time: 6, action: 1, from: 1, to: 2)
     case .cancel: .cancel(time: 8, action: 1, thread: 1, by: 0, started: true)
     case .mark: .mark(time: 9, thread: 1, mark: 0)
+    case .task: .task(time: 1, action: 1, task: 42)
     }
   }
 

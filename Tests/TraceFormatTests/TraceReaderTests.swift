@@ -80,13 +80,14 @@ final class TraceReaderTests: XCTestCase {
       .schedule(
         time: 1, action: 2, scheduler: 1, mode: .sync, delay: 0, due: 1, thread: 1, parent: 1,
         site: 0),
+      .task(time: 1, action: 2, task: 42),
       .begin(time: 100, action: 1, thread: 1, run: 1),
       .end(time: 110, action: 1, thread: 1, run: 1, duration: 10),
       .hop(time: 120, action: 2, from: 1, to: 3),
       .cancel(time: 130, action: 1, thread: 1, by: 2, started: true),
       .mark(time: 140, thread: 1, mark: 0),
     ]
-    original.closing = Trace.Closing(written: 7, dropped: 1)
+    original.closing = Trace.Closing(written: 8, dropped: 1)
     let reading = TraceReader.parse(TraceEncoder.encode(original), file: "round-trip")
     XCTAssertEqual(reading.diagnostics, [])
     let trace = try XCTUnwrap(reading.trace)
@@ -97,6 +98,32 @@ final class TraceReaderTests: XCTestCase {
     XCTAssertEqual(trace.threadNames, original.threadNames)
     XCTAssertEqual(trace.marks, original.marks)
     XCTAssertEqual(trace.closing, original.closing)
+  }
+
+  func testATaskLineSaysWhoseWorkAnActionIsAndIsCheckedLikeAnyLine() throws {
+    let reading = read([header, scheduler, schedule, #"{"t":10,"e":"task","a":1,"task":7}"#])
+    XCTAssertEqual(reading.diagnostics, [])
+    let events = try XCTUnwrap(reading.trace?.events)
+    XCTAssertEqual(events.map(\.kind), [.schedule, .task])
+    XCTAssertEqual(events[1].action, 1)
+    XCTAssertEqual(events[1].task, 7)
+    XCTAssertNil(events[0].task, "a schedule names no task")
+
+    XCTAssertEqual(
+      only(read([header, scheduler, schedule, #"{"t":10,"e":"task","a":1,"task":0}"#]))?.message,
+      #"field "task" must be between 1 and 4611686018427387903, found 0"#)
+    XCTAssertEqual(
+      only(
+        read([
+          header, scheduler, schedule, #"{"t":10,"e":"task","a":1,"task":4611686018427387904}"#,
+        ]))?.message,
+      #"field "task" must be between 1 and 4611686018427387903, found 4611686018427387904"#)
+    XCTAssertEqual(
+      only(read([header, scheduler, schedule, #"{"t":10,"e":"task","a":1}"#]))?.message,
+      #"missing field "task" in a task line"#)
+    let stray = only(read([header, scheduler, #"{"t":10,"e":"task","a":3,"task":7}"#]))
+    XCTAssertEqual(stray?.severity, .warning)
+    XCTAssertEqual(stray?.message, "action 3 is named work of task 7 but was never scheduled")
   }
 
   func testAStartInstantOutsideItsRangeIsAnErrorNamingTheRange() {

@@ -1,0 +1,13 @@
+/// A Swift task a trace names (its `task` lines): the work that was part of it — an actor's jobs,
+/// its sleeps — and the queues that work was on.
+public struct TaskInfo: Sendable, Equatable {
+  /// The runtime's id for it.
+  public let id: TaskID
+  /// The queues (actors, clocks, schedulers) its work was on, by id.
+  public let queues: [QueueID]
+  /// How many actions the trace says were its work.
+  public let actionCount: Int
+
+  /// `task 42`.
+  public var title: String { id.description }
+}
