@@ -14,22 +14,26 @@ enum RecordingBenchmark {
   static let defaultEvents = 1_000_000
   static let defaultRepeats = 5
   static let defaultThreads = [1, 2]
-  static let allBenchmarks = ["hot-path", "throughput", "clock-sleep", "reader"]
+  static let allBenchmarks = ["hot-path", "throughput", "clock-sleep", "actor-job", "reader"]
 
   static let usage = """
     usage: RecordingBenchmark [--actions 1000000] [--events 1000000] [--repeat 5]
                               [--threads 1,2] [--buffer-capacity N]
-                              [--benchmarks hot-path,throughput,clock-sleep,reader] [--keep-trace]
+                              [--benchmarks hot-path,throughput,clock-sleep,actor-job,reader]
+                              [--keep-trace]
 
       --actions          recorded actions per thread (hot path) and in the throughput run
-                         (default 1000000); a fifth of it is the sleeps of clock-sleep
+                         (default 1000000); a fifth of it is the sleeps of clock-sleep and
+                         the calls of actor-job
       --events           events in the generated trace the readers read (default 1000000)
       --repeat           timed runs per measurement; the best is reported (default 5)
       --threads          thread counts for the hot-path benchmark (default 1,2)
       --buffer-capacity  the recorder's per-thread buffer in the throughput run (default: large
                          enough that nothing is dropped, 4 x --actions)
       --benchmarks       which of hot-path, throughput, clock-sleep (what recording adds to
-                         an async sleep, on a VirtualAsyncClock), reader to run (default: all)
+                         an async sleep, on a VirtualAsyncClock), actor-job (what it adds to an
+                         actor's job, RecordingSerialExecutor against the same executor
+                         unrecorded), reader to run (default: all)
       --keep-trace       keep the generated trace file and print its path on stderr
 
     Writes one JSON line per measurement to stdout; progress goes to stderr.
@@ -77,6 +81,10 @@ enum RecordingBenchmark {
     if selected.contains("clock-sleep") {
       printError("[recording-clock-sleep] sleeps=\(actions / 5) …")
       try forward(measure(["clock-sleep", String(actions / 5), String(repeats)]))
+    }
+    if selected.contains("actor-job") {
+      printError("[recording-actor-job] calls=\(actions / 5) …")
+      try forward(measure(["actor-job", String(actions / 5), String(repeats)]))
     }
     if selected.contains("reader") {
       let path = temporaryPath("reader")
@@ -192,6 +200,8 @@ enum RecordingBenchmark {
           actions: count(0), repeats: count(1), bufferCapacity: count(2), only: variant(at: 3)))
     case "clock-sleep":
       writeLine(try ClockSleep.run(sleeps: count(0), repeats: count(1)))
+    case "actor-job":
+      writeLine(try ActorJob.run(calls: count(0), repeats: count(1)))
     case "generate":
       guard rest.count == 2 else { throw Flags.UsageError("--child generate PATH EVENTS") }
       writeLine(try TraceGeneration.run(path: rest[0], events: count(1)))
