@@ -61,10 +61,18 @@ struct View: ParsableCommand {
     }
     defer { terminal.stop() }
     var last = DispatchTime.now().uptimeNanoseconds
+    var changed = true
     while true {
-      terminal.draw(
-        app.render(width: terminal.width, height: terminal.height, colors: terminal.hasColors))
-      let key = terminal.readKey(timeoutMilliseconds: app.state.playing ? 33 : 250)
+      // A frame only when something changed: paused, the inspector waits for a key (or a
+      // resize, or a signal) without waking, and draws nothing; playing, it draws 30 times a
+      // second; following, it looks at the file every 250 ms and draws when the file grew.
+      if changed {
+        terminal.draw(
+          app.render(width: terminal.width, height: terminal.height, colors: terminal.hasColors))
+      }
+      let wasPlaying = app.state.playing
+      let key = terminal.readKey(
+        timeoutMilliseconds: wasPlaying ? 33 : followed == nil ? -1 : FollowedFile.interval)
       if let signal = terminal.interruption {
         // Ctrl-C or SIGTERM: give the terminal back, then exit 130 / 143 as shells report a
         // signal. A plain exit rather than re-raising keeps the calling shell running.
@@ -75,7 +83,11 @@ struct View: ParsableCommand {
       app.tick(elapsed: Int64(now - last))
       last = now
       if let key, !app.handle(key) { break }
-      if let replay = followed?.poll() { app.follow(replay) }
+      changed = key != nil || wasPlaying
+      if let replay = followed?.poll() {
+        app.follow(replay)
+        changed = true
+      }
     }
   }
 }
@@ -89,6 +101,8 @@ struct FollowedFile {
   let path: String
   private var seen: (size: Int64, modified: Date?)?
   private var lastPoll: UInt64 = 0
+  /// How often the file is looked at, in milliseconds.
+  static let interval = 250
 
   /// Starts following `path` as it is now.
   init(path: String) {
@@ -106,7 +120,7 @@ struct FollowedFile {
   /// The replay of the file's current contents if it changed since it was last read, else nil.
   mutating func poll() -> ReplayEngine? {
     let now = DispatchTime.now().uptimeNanoseconds
-    guard now &- lastPoll >= 250_000_000 else { return nil }
+    guard now &- lastPoll >= UInt64(Self.interval) * 1_000_000 else { return nil }
     lastPoll = now
     guard let current = Self.state(of: path),
       current.size != seen?.size || current.modified != seen?.modified

@@ -88,6 +88,29 @@ final class InspectorEndToEndTests: XCTestCase {
     XCTAssertFalse(session.isInAlternateScreen())
   }
 
+  /// Paused, the inspector waits for a key without waking: no redraw on a timer.
+  func testAPausedInspectorSleepsUntilAKeyArrives() throws {
+    let session = try start(["view", recording("busy-app")])
+    defer { session.kill() }
+    try session.waitFor("event 0/", timeout: .seconds(30))
+    let program = try session.programID()
+    /// The main thread's voluntary context switches: each wake-up from waiting is one.
+    func wakeUps() throws -> Int {
+      let status = try String(contentsOfFile: "/proc/\(program)/status", encoding: .utf8)
+      let line = status.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches") }
+      return Int(line?.split(separator: "\t").last ?? "") ?? -1
+    }
+    let before = try wakeUps()
+    // Deliberately idle: this measures that nothing happens while nothing is pressed.
+    Thread.sleep(forTimeInterval: 2)
+    let idle = try wakeUps() - before
+    XCTAssertLessThanOrEqual(idle, 1, "woke \(idle) times in 2 s paused (a 250 ms timer wakes 8)")
+    session.sendKeys("n")
+    try session.waitFor("event 1/")
+    session.sendKeys("q")
+    XCTAssertEqual(try session.waitForExit(), 0)
+  }
+
   func testCtrlCRestoresTheTerminal() throws {
     let session = try start(["view", recording("timeout-timeout")])
     defer { session.kill() }

@@ -90,6 +90,13 @@ final class TmuxSession {
   ///
   /// - Throws: ``Failure`` when the program cannot be found (it has already ended).
   func signalProgram(_ signal: Int32) throws {
+    Glibc.kill(try programID(), signal)
+  }
+
+  /// The process id of the program (the child of the pane's shell).
+  ///
+  /// - Throws: ``Failure`` when the program cannot be found (it has already ended).
+  func programID() throws -> pid_t {
     let shell = try run(["display-message", "-p", "-t", "s", "#{pane_pid}"]).output
       .trimmingCharacters(in: .whitespacesAndNewlines)
     // Linux lists a process's children here; the pane's shell has one while the program runs.
@@ -99,7 +106,7 @@ final class TmuxSession {
     guard let child = children.split(separator: " ").first.flatMap({ pid_t($0) }) else {
       throw Failure(description: "no program runs in the pane (shell \(shell))")
     }
-    Glibc.kill(child, signal)
+    return child
   }
 
   /// Types `text` literally, character by character (no key names).
