@@ -17,6 +17,7 @@ let package = Package(
     .library(name: "Sharing", targets: ["Sharing"]),
     .library(name: "Screen", targets: ["Screen"]),
     .library(name: "Terminal", targets: ["Terminal"]),
+    .library(name: "Inspector", targets: ["Inspector"]),
     .executable(name: "chronoscope", targets: ["chronoscope"]),
   ],
   dependencies: [

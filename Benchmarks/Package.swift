@@ -19,9 +19,22 @@ let package = Package(
       traits: ["OpenCombineSchedulers"]),
     // TestClock, the Swift concurrency `Clock` for tests.
     .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.0"),
+    // Command lines, as in the main package.
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
   ],
   targets: [
     .target(name: "BenchmarkSupport"),
+    .executableTarget(
+      name: "FrameBenchmark",
+      dependencies: [
+        "BenchmarkSupport",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Inspector", package: "Chronoscope"),
+        .product(name: "Replay", package: "Chronoscope"),
+        .product(name: "Screen", package: "Chronoscope"),
+        .product(name: "TraceFormat", package: "Chronoscope"),
+      ]
+    ),
     .executableTarget(
       name: "ReplayBenchmark",
       dependencies: [

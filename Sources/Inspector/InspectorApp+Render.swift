@@ -319,27 +319,13 @@ extension InspectorApp {
     let blank = StripCell(glyph: "·", priority: -1, future: false)
     var strips = [[StripCell]](
       repeating: [StripCell](repeating: blank, count: strip.width), count: visible.count)
-    // One pass over the window's events fills every visible strip.
-    let first = replay.firstIndex(after: strip.windowStart.subtracting(saturating: 1))
-    let last = min(
-      replay.firstIndex(after: strip.windowEnd), first.advanced(by: Self.stripEventLimit))
-    for index in first..<max(first, last) {
-      let event = replay.event(index)
-      let key: Lane.Key
-      switch state.grouping {
-      case .byQueue:
-        guard let action = event.action else { continue }
-        key = .queue(replay.action(action).queue)
-      case .byThread: key = .thread(event.thread)
-      case .byTask:
-        guard let action = event.action, let task = replay.task(of: action) else { continue }
-        key = .task(task)
-      }
-      guard let laneRow = rowOfLane[key], let column = strip.column(of: event.time) else {
-        continue
-      }
-      let cell = StripCell(event.kind, future: event.time > state.clock)
-      if cell.priority > strips[laneRow][column].priority { strips[laneRow][column] = cell }
+    // Each visible lane's strip from its own events, a few searches a column: every event in
+    // the window counts, however many there are.
+    for index in visible {
+      guard let slot = StripIndex.slot(of: lanes[index].key, in: replay) else { continue }
+      self.strips.fill(
+        &strips[index - visible.lowerBound], lane: slot, strip: strip, clock: state.clock,
+        replay: replay)
     }
     // Findings show on their queue's lane, over any event in the same column.
     if state.grouping == .byQueue {
@@ -379,9 +365,6 @@ extension InspectorApp {
         style: busy ? theme.running : theme.dim)
     }
   }
-
-  /// Events beyond this many in one window are not drawn in the strips; the axis says so.
-  static let stripEventLimit = 200_000
 
   /// The right-hand summary of a lane: `2p 1r` for a queue (pending, running), `busy 3.2ms` or
   /// `idle` for a thread.
@@ -424,12 +407,6 @@ extension InspectorApp {
       }
     }
     grid.write(right, row: row, column: rightColumn, style: theme.dim)
-    let first = replay.firstIndex(after: strip.windowStart.subtracting(saturating: 1))
-    if replay.firstIndex(after: strip.windowEnd).offset - first.offset > Self.stripEventLimit {
-      grid.write(
-        "dense: strips show the first \(Self.stripEventLimit) events", row: row, column: 1,
-        style: theme.warning, limit: layout.label + 1)
-    }
   }
 
   // MARK: Pending and running

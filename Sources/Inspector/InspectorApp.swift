@@ -40,6 +40,12 @@ public struct InspectorApp: Sendable {
   private(set) var scope = LaneScope.everything
   /// The events in scope, when a filter is on.
   private(set) var scopedEvents: [EventIndex]?
+  /// Each lane's events by kind, for the strips, under each grouping: by queue and by thread
+  /// made with the inspector (so that `v` never waits), by task when first asked for; made again
+  /// when the replay changes.
+  private var stripIndexes: [InspectorState.Grouping: StripIndex] = [:]
+  /// The strips' index for the grouping shown.
+  var strips: StripIndex { stripIndexes[state.grouping] ?? .empty }
   /// Events matching the search, in order; found once when the search is submitted.
   private(set) var matches: [EventIndex] = []
   /// What `FindingsAnalysis` found in the trace, by time: listed with `!`, jumped to with `x`/`X`,
@@ -86,6 +92,7 @@ public struct InspectorApp: Sendable {
     following = true
     let position = replay.position
     replay = newer
+    stripIndexes = [:]
     findings = FindingsAnalysis.findings(in: replay)
     if live {
       replay.seek(to: replay.eventCount)
@@ -122,6 +129,14 @@ public struct InspectorApp: Sendable {
   }
 
   private mutating func refreshLanes() {
+    if stripIndexes.isEmpty {
+      for grouping in [InspectorState.Grouping.byQueue, .byThread] {
+        stripIndexes[grouping] = StripIndex(replay, grouping: grouping)
+      }
+    }
+    if stripIndexes[state.grouping] == nil {
+      stripIndexes[state.grouping] = StripIndex(replay, grouping: state.grouping)
+    }
     lanes = Lane.lanes(of: replay, grouping: state.grouping, filter: state.laneFilter)
     scope = Lane.scope(of: lanes, grouping: state.grouping, filtered: !state.laneFilter.isEmpty)
     scopedEvents =

@@ -157,6 +157,32 @@ final class ScreenTruthTests: XCTestCase {
     XCTAssertTrue(Self.text(app).contains("0.002000s┤"), "zoomed in: a 2 ms window")
   }
 
+  func testEveryEventOfADenseWindowCountsInTheStrips() {
+    // 70,000 runs on "search" in the first 0.21 ms (210,000 events), a cancel after them, then
+    // one run on "network" at 0.25 ms: all in the first window. A strip that scanned the
+    // window's events up to a limit (200,000) showed "network" empty and missed the cancel.
+    var events: [TraceEvent] = []
+    events.reserveCapacity(210_010)
+    for index in 0..<70_000 {
+      let time = Int64(index) * 3
+      events.append(Self.schedule(UInt32(index + 1), queue: 2, at: time))
+      events.append(.begin(time: time + 1, action: UInt32(index + 1), thread: 1, run: 1))
+      events.append(
+        .end(time: time + 2, action: UInt32(index + 1), thread: 1, run: 1, duration: 1))
+    }
+    events.append(Self.schedule(70_001, queue: 2, at: 209_998, mode: .after, delay: 1_000_000))
+    events.append(.cancel(time: 209_999, action: 70_001, thread: 1, by: 0, started: false))
+    events.append(Self.schedule(70_002, queue: 3, at: 249_000))
+    events.append(.begin(time: 250_000, action: 70_002, thread: 1, run: 1))
+    let app = Self.app(events)
+    let screen = Self.text(app)
+    let network = Self.lines(screen, containing: " network ").first ?? ""
+    XCTAssertTrue(network.contains("▶"), "the last run of the window shows:\n\(screen)")
+    let search = Self.lines(screen, containing: " search ").first ?? ""
+    XCTAssertTrue(search.contains("×"), "the cancel after 210,000 events shows:\n\(screen)")
+    XCTAssertFalse(screen.contains("dense"), "no caveat: nothing is left out")
+  }
+
   func testHelpExplainsTheGlyphsCountsAndTheTraceClock() {
     var app = Self.app(Self.hoppingWork)
     press(&app, "?")

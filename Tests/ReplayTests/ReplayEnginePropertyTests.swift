@@ -82,6 +82,70 @@ final class ReplayEnginePropertyTests: XCTestCase {
     }
   }
 
+  /// The first pending actions are the pending set sorted (soonest due, then scheduled first,
+  /// then action), however the cursor got there, for the first few and for all; and the filtered
+  /// path, given every queue, agrees.
+  func testTheFirstPendingActionsAreThePendingSetSorted() {
+    for seed in 1...200 {
+      var random = SeededGenerator(seed: UInt64(seed))
+      let trace = Self.randomTrace(&random)
+      var replay = ReplayEngine(trace: trace, keyframeInterval: 1 + Int(random.next() % 8))
+      let everyQueue = Set(replay.actionIndices.map { replay.action($0).queue })
+      func check(_ how: String) {
+        let sorted = replay.pending(first: .max, in: everyQueue)
+        let keys = sorted.map { action in
+          (replay.nextDue(of: action) ?? 0, replay.action(action).scheduledAt, action)
+        }
+        XCTAssertTrue(
+          zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 }, "seed \(seed) \(how): sorted")
+        XCTAssertEqual(sorted.count, replay.pendingCount(), "seed \(seed) \(how)")
+        for count in [0, 1, 3, sorted.count, .max] {
+          XCTAssertEqual(
+            replay.pending(first: count), Array(sorted.prefix(count)),
+            "seed \(seed) \(how): first \(count)")
+        }
+      }
+      check("at the start")
+      while replay.stepForward() { check("forward at \(replay.position)") }
+      while replay.stepBackward() { check("back at \(replay.position)") }
+      for _ in 0..<10 {
+        replay.seek(to: Int(random.next() % UInt64(replay.eventCount + 1)))
+        check("seek to \(replay.position)")
+      }
+    }
+  }
+
+  /// The same with many pending actions, where the first few are kept in one pass (a bounded
+  /// heap) rather than sorted.
+  func testTheFirstFewOfManyPendingActionsAreTheSoonestDue() {
+    var random = SeededGenerator(seed: 42)
+    var events: [TraceEvent] = []
+    for action in 1...1_000 {
+      let delay = Int64(random.next() % 50) * 1_000  // many share a due time
+      events.append(
+        .schedule(
+          time: Int64(action), action: UInt32(action), scheduler: UInt32(1 + action % 2),
+          mode: .after, delay: delay, due: Int64(action) + delay, thread: 1, parent: 0, site: 0))
+    }
+    let trace = Trace(
+      header: TraceHeader(clock: .virtual, start: "", process: "many", pid: 1), events: events,
+      schedulers: [
+        1: SchedulerRecord(id: 1, label: "a", kind: "serial", family: "virtual", time: 0),
+        2: SchedulerRecord(id: 2, label: "b", kind: "serial", family: "virtual", time: 0),
+      ])
+    var replay = ReplayEngine(trace: trace)
+    replay.seek(to: replay.eventCount)
+    let key = { (action: ActionIndex) in
+      (replay.nextDue(of: action) ?? 0, replay.action(action).scheduledAt, action)
+    }
+    let all = replay.actionIndices.sorted { key($0) < key($1) }
+    for count in [1, 7, 10, 249, 250, 251, 999, 1_000, 5_000] {
+      XCTAssertEqual(replay.pending(first: count), Array(all.prefix(count)), "first \(count)")
+    }
+    let onA = all.filter { replay.action($0).queue == QueueID(rawValue: 1) }
+    XCTAssertEqual(replay.pending(first: 10, in: [QueueID(rawValue: 1)]), Array(onA.prefix(10)))
+  }
+
   /// Found reading `pending(first:)` for issue 9: a count beyond the pending set reserved that
   /// much room (`Int.max` trapped).
   func testAskingForMorePendingActionsThanExistGivesThemAll() {

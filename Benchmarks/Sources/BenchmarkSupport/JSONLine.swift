@@ -5,6 +5,7 @@ public struct JSONLine: CustomStringConvertible, Sendable {
     case string(String)
     case int(Int)
     case double(Double)
+    case bool(Bool)
     case object(JSONLine)
   }
 
@@ -26,6 +27,7 @@ public struct JSONLine: CustomStringConvertible, Sendable {
     case .string(let string): return quoted(string)
     case .int(let int): return String(int)
     case .double(let double): return double.isFinite ? String(double) : "null"
+    case .bool(let bool): return bool ? "true" : "false"
     case .object(let object): return object.description
     }
   }
@@ -54,4 +56,9 @@ public func rounded(_ value: Double, places: Int) -> Double {
   var scale = 1.0
   for _ in 0..<places { scale *= 10 }
   return (value * scale).rounded() / scale
+}
+
+/// A duration in seconds.
+public func seconds(_ duration: Duration) -> Double {
+  Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }

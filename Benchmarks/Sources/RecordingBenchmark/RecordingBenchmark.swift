@@ -230,11 +230,6 @@ enum Variant: String {
   case flight
 }
 
-/// A duration in seconds.
-func seconds(_ duration: Duration) -> Double {
-  Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-}
-
 /// A fresh path under /tmp for a trace file of this process.
 func temporaryPath(_ purpose: String, _ index: Int = 0) -> String {
   "/tmp/chronoscope-recording-benchmark-\(ProcessInfo.processInfo.processIdentifier)-\(purpose)-\(index).trace"
