@@ -35,11 +35,14 @@ struct LiveState: Sendable, Equatable {
 
 /// The part of the live state a keyframe keeps; the tallies are rebuilt from it.
 struct Keyframe: Sendable {
+  /// The cursor position it is the state at.
+  var position: Int
   var pending: [UInt32: LiveState.Pending]
   var running: [UInt32: UInt32]
   var cancelled: Set<UInt32>
 
-  init(_ live: LiveState) {
+  init(_ live: LiveState, at position: Int) {
+    self.position = position
     pending = live.pending
     running = live.running
     cancelled = live.cancelled

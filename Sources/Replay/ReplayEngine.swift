@@ -18,8 +18,10 @@ import TraceFormat
 /// are left out (the reader warns about them).
 ///
 /// - Complexity: a step is O(1); a seek is O(`keyframeInterval` + live actions) whatever the
-///   distance, because the live sets are snapshotted every `keyframeInterval` events and a seek
-///   starts from the nearest snapshot or from the cursor, whichever is closer.
+///   distance, because the live sets are snapshotted every `keyframeInterval` events — or, while
+///   more actions than that are live, every as many events as there are live actions, so that the
+///   snapshots together hold at most about one entry per event — and a seek starts from the
+///   nearest snapshot or from the cursor, whichever is closer.
 public struct ReplayEngine: Sendable {
   /// The trace's header.
   public let header: TraceHeader
@@ -119,16 +121,21 @@ public struct ReplayEngine: Sendable {
     // The keyframes come from the stepping code itself, so a seek restores exactly what steps
     // would have built.
     live = LiveState(queues: queues.count, threads: threadIDs.count, tasks: tasks.count)
-    var keyframes = [Keyframe(live)]
+    var keyframes = [Keyframe(live, at: 0)]
     keyframes.reserveCapacity(events.count / self.keyframeInterval + 1)
+    var lastKeyframe = 0
     while position < events.count {
       apply(position, forward: true)
       position += 1
-      if position % self.keyframeInterval == 0 {
-        keyframes.append(Keyframe(live))
-        if let progress, keyframes.count % 64 == 0 {
-          progress(0.5 + 0.5 * Double(position) / Double(events.count))
-        }
+      // A snapshot copies the live sets: with a million timers pending, one every 4096 events
+      // held gigabytes. Spaced by the live count too, they hold about one entry per event.
+      let liveCount = live.pending.count + live.running.count
+      if position - lastKeyframe >= max(self.keyframeInterval, liveCount) {
+        keyframes.append(Keyframe(live, at: position))
+        lastKeyframe = position
+      }
+      if let progress, position & 0x3_FFFF == 0 {
+        progress(0.5 + 0.5 * Double(position) / Double(events.count))
       }
     }
     self.keyframes = keyframes
@@ -156,16 +163,24 @@ public struct ReplayEngine: Sendable {
     let ids = Set(taskOfAction.values).sorted()
     let slotOf = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, UInt32($0)) })
     var slots = [UInt32](repeating: none, count: actions.count)
-    var queues = [Set<QueueID>](repeating: [], count: ids.count)
     var counts = [Int](repeating: 0, count: ids.count)
+    // (task slot, queue) pairs sorted, rather than a set per task: a server that starts a task
+    // per request can leave a million tasks in a trace.
+    var pairs: [(slot: UInt32, queue: UInt32)] = []
+    pairs.reserveCapacity(taskOfAction.count)
     for (action, task) in taskOfAction {
       guard let slot = slotOf[task] else { continue }
       slots[Int(action)] = slot
-      queues[Int(slot)].insert(actions[Int(action)].queue)
       counts[Int(slot)] += 1
+      pairs.append((slot, actions[Int(action)].queue.rawValue))
+    }
+    pairs.sort { ($0.slot, $0.queue) < ($1.slot, $1.queue) }
+    var queues = [[QueueID]](repeating: [], count: ids.count)
+    for pair in pairs where queues[Int(pair.slot)].last?.rawValue != pair.queue {
+      queues[Int(pair.slot)].append(QueueID(rawValue: pair.queue))
     }
     let infos = ids.indices.map {
-      TaskInfo(id: TaskID(rawValue: ids[$0]), queues: queues[$0].sorted(), actionCount: counts[$0])
+      TaskInfo(id: TaskID(rawValue: ids[$0]), queues: queues[$0], actionCount: counts[$0])
     }
     return (infos, slots)
   }
@@ -347,11 +362,16 @@ public struct ReplayEngine: Sendable {
   /// - Complexity: O(`keyframeInterval` + live actions).
   public mutating func seek(to target: Int) {
     let target = min(max(target, 0), events.count)
-    let keyframe = target / keyframeInterval
-    let fromKeyframe = target - keyframe * keyframeInterval
-    if abs(target - position) > fromKeyframe {
-      restore(keyframes[keyframe])
-      position = keyframe * keyframeInterval
+    // The last keyframe at or before the target.
+    var (low, high) = (0, keyframes.count)
+    while high - low > 1 {
+      let middle = (low + high) / 2
+      if keyframes[middle].position <= target { low = middle } else { high = middle }
+    }
+    let keyframe = keyframes[low]
+    if abs(target - position) > target - keyframe.position {
+      restore(keyframe)
+      position = keyframe.position
     }
     while position < target { stepForward() }
     while position > target { stepBackward() }
