@@ -35,7 +35,11 @@ struct Validate: ParsableCommand {
       } else if reading.hasWarnings {
         worst = max(worst, 1)
       } else if !quiet, let trace = reading.trace {
-        print("\(TextWidth.sanitized(file)): ok, \(trace.events.count) events")
+        // Counted as the inspector counts them: a `task` line says whose work an action is,
+        // it is no event of its own.
+        let tasks = trace.events.count { $0.kind == .task }
+        let named = tasks == 0 ? "" : " (and \(tasks) task line\(tasks == 1 ? "" : "s"))"
+        print("\(TextWidth.sanitized(file)): ok, \(trace.events.count - tasks) events\(named)")
       }
     }
     if worst != 0 { throw ExitCode(worst) }

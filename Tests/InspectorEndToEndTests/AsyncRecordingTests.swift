@@ -52,6 +52,12 @@ final class AsyncRecordingTests: XCTestCase {
     XCTAssertTrue(output.contains("Lanes (by task) (1)"), "one task rallies:\n\(output)")
     XCTAssertTrue(
       output.contains("on think, ping, pong"), "its work is on both actors and the clock")
+    let (valid, report) = try CommandRun.chronoscope([
+      "validate", Recordings.path("async-actors"),
+    ])
+    XCTAssertEqual(valid, 0, report)
+    XCTAssertTrue(
+      report.contains("ok, 95 events (and 27 task lines)"), "as the inspector counts: \(report)")
     let (refused, message) = try CommandRun.chronoscope([
       "show", Recordings.path("busy-app-virtual"), "--by-task",
     ])
