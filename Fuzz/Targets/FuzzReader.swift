@@ -1,12 +1,20 @@
 import TraceFormat
 
-// Target `reader`: any bytes through the strict reader. Nothing may trap, and what it accepts must
-// honour the documented ranges.
+// Target `reader`: any bytes through the strict reader. Nothing may trap, what it accepts must
+// honour the documented ranges, and reading on several threads must give the same result.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzReader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   let bytes = UnsafeBufferPointer(start: data, count: size)
-  let reading = TraceReader.parse(bytes, file: "fuzz.trace")
+  let reading = TraceReader.parse(bytes, file: "fuzz.trace", workers: 1)
+  // Read on several threads (what large files get), the result is the same.
+  let spread = TraceReader.parse(bytes, file: "fuzz.trace", workers: 3)
+  precondition(spread.diagnostics == reading.diagnostics, "diagnostics differ on 3 threads")
+  precondition(spread.trace?.events == reading.trace?.events, "events differ on 3 threads")
+  precondition(spread.trace?.marks == reading.trace?.marks, "marks differ on 3 threads")
+  precondition(
+    spread.errorCount == reading.errorCount && spread.warningCount == reading.warningCount,
+    "counts differ on 3 threads")
   precondition(reading.errorCount >= reading.diagnostics.count { $0.severity == .error })
   for diagnostic in reading.diagnostics { _ = diagnostic.description }
   if let trace = reading.trace {

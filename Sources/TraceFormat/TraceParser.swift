@@ -1,3 +1,5 @@
+import Dispatch
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -35,6 +37,9 @@ struct TraceParser {
   private var latestTime: Int64 = 0
   /// The last line that was not blank, where a missing end marker is reported.
   private var lastLine = 0
+  /// While ``runParallel(workers:progress:)`` compacts: where the events go, and how many are
+  /// there.
+  private var compaction: (slots: UnsafeMutableBufferPointer<TraceEvent>, count: Int)?
 
   // One slot per known key, reused across lines.
   private var slots: FieldSlots
@@ -105,24 +110,209 @@ struct TraceParser {
   // MARK: - Lines
 
   mutating func run(progress: ((Double) -> Void)?) {
-    guard let base = bytes.baseAddress else { return }
     var start = 0
     var line = 0
     let total = bytes.count
     while start < total, !stopped {
       line += 1
-      let remaining = total - start
-      let newline = memchr(base + start, 0x0A, remaining)
-      let end =
-        newline.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) - base } ?? total
-      let hasNewline = newline != nil
-      var contentEnd = end
-      if contentEnd > start, bytes[contentEnd - 1] == 0x0D { contentEnd -= 1 }
-      parseLine(line, start, contentEnd, isLastWithoutNewline: !hasNewline)
-      start = end + 1
+      start = parseLine(number: line, at: start)
       if let progress, line & 0xFFFF == 0 { progress(Double(start) / Double(total)) }
     }
     progress?(1)
+  }
+
+  /// Where the line starting at `start` ends (its newline, or the end of the bytes), where its
+  /// content ends (before a `\r`), and whether it has a newline.
+  private func lineBounds(at start: Int) -> (end: Int, contentEnd: Int, hasNewline: Bool) {
+    Self.lineBounds(in: bytes, at: start)
+  }
+
+  fileprivate static func lineBounds(in bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> (
+    end: Int, contentEnd: Int, hasNewline: Bool
+  ) {
+    guard let base = bytes.baseAddress else { return (start, start, false) }
+    let newline = memchr(base + start, 0x0A, bytes.count - start)
+    let end =
+      newline.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) - base }
+      ?? bytes.count
+    var contentEnd = end
+    if contentEnd > start, bytes[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+    return (end, contentEnd, newline != nil)
+  }
+
+  /// Parses line number `line`, which starts at `start`; returns where the next one starts.
+  private mutating func parseLine(number line: Int, at start: Int) -> Int {
+    let (end, contentEnd, hasNewline) = lineBounds(at: start)
+    parseLine(line, start, contentEnd, isLastWithoutNewline: !hasNewline)
+    return end + 1
+  }
+
+  // MARK: - On several cores
+
+  /// Parses as ``run(progress:)`` does — the same trace, the same diagnostics in the same order
+  /// — with the reading of runtime-event lines spread over `workers` threads.
+  ///
+  /// The header is read first, line by line. The rest is cut into `workers` stretches at line
+  /// starts, and each thread decodes the lines of its stretch that take the fast path (a line as
+  /// the encoder writes it, a runtime event but a mark, decoding without error) straight into
+  /// the event array, at the line's index: what a line decodes to depends on that line alone.
+  /// Then one pass in line order does what depends on the lines before: the time-order and
+  /// end-marker checks, the semantic checks, the tables, and every line the fast path left —
+  /// definitions, marks, errors, a line dated before the one above it — exactly as ``run``
+  /// would, compacting the events towards the front as it goes (a line makes at most one
+  /// event, so nothing is overwritten before it is read). Memory: one event slot per line.
+  mutating func runParallel(workers: Int, progress: ((Double) -> Void)?) {
+    let total = bytes.count
+    var start = 0
+    var line = 0
+    while start < total, !stopped, !hasHeader {
+      line += 1
+      start = parseLine(number: line, at: start)
+    }
+    guard workers > 1, hasHeader, !stopped, events.isEmpty, start < total else {
+      while start < total, !stopped {
+        line += 1
+        start = parseLine(number: line, at: start)
+      }
+      progress?(1)
+      return
+    }
+    let stretches = Self.stretches(of: bytes, from: start, count: workers)
+    let firstLines = stretches.reduce(into: [0]) { $0.append($0[$0.count - 1] + $1.lines) }
+    let lines = firstLines[firstLines.count - 1]
+    var decoded = [Bool](repeating: false, count: lines)
+    let linesBefore = line
+    events = [TraceEvent](unsafeUninitializedCapacity: lines) { slots, initialized in
+      decoded.withUnsafeMutableBufferPointer { decoded in
+        let shared = SharedBuffers(bytes: bytes, events: slots, decoded: decoded)
+        Self.decode(stretches, firstLines: firstLines, into: shared, progress: progress)
+      }
+      compaction = (slots, 0)
+      var position = start
+      for index in 0..<lines {
+        let number = linesBefore + 1 + index
+        if decoded[index], closing == nil, slots[index].time >= latestTime {
+          lastLine = number
+          latestTime = slots[index].time
+          append(slots[index], number)
+          position = lineBounds(at: position).end + 1
+        } else {
+          position = parseLine(number: number, at: position)
+        }
+        if let progress, index & 0xFFFF == 0 {
+          progress(0.6 + 0.4 * Double(index) / Double(lines))
+        }
+      }
+      initialized = compaction?.count ?? 0
+      compaction = nil
+    }
+    progress?(1)
+  }
+
+  /// What the decoding threads share: the bytes, one event slot per line, and a flag per line
+  /// saying whether its slot holds the line's event. Each thread writes only its own lines.
+  private struct SharedBuffers: @unchecked Sendable {
+    // @unchecked Sendable: the bytes are only read; each thread writes the slots and flags of
+    // the lines of its own stretch, and the caller reads them after every thread has finished.
+    let bytes: UnsafeBufferPointer<UInt8>
+    let events: UnsafeMutableBufferPointer<TraceEvent>
+    let decoded: UnsafeMutableBufferPointer<Bool>
+  }
+
+  /// `count` stretches of the bytes from `start`, each starting at a line's start, with their
+  /// line counts (a last line without a newline counts).
+  private static func stretches(
+    of bytes: UnsafeBufferPointer<UInt8>, from start: Int, count: Int
+  ) -> [(start: Int, end: Int, lines: Int)] {
+    var starts = [start]
+    for index in 1..<count {
+      let target = max(start + (bytes.count - start) * index / count, starts[starts.count - 1])
+      let next = lineBounds(in: bytes, at: target).end + 1
+      if next < bytes.count, next > starts[starts.count - 1] { starts.append(next) }
+    }
+    starts.append(bytes.count)
+    let bounds = starts
+    // Their lines, counted on as many threads.
+    let counts = [Int](unsafeUninitializedCapacity: starts.count - 1) { counts, initialized in
+      let shared = SharedCounts(bytes: bytes, counts: counts)
+      DispatchQueue.concurrentPerform(iterations: starts.count - 1) { index in
+        var lines = 0
+        var position = bounds[index]
+        while position < bounds[index + 1] {
+          position = lineBounds(in: shared.bytes, at: position).end + 1
+          lines += 1
+        }
+        shared.counts.initializeElement(at: index, to: lines)
+      }
+      initialized = starts.count - 1
+    }
+    return counts.indices.map { (starts[$0], starts[$0 + 1], counts[$0]) }
+  }
+
+  private struct SharedCounts: @unchecked Sendable {
+    // @unchecked Sendable: the bytes are only read; each thread writes its own count.
+    let bytes: UnsafeBufferPointer<UInt8>
+    let counts: UnsafeMutableBufferPointer<Int>
+  }
+
+  /// Decodes the fast-path lines of every stretch, one thread each; the calling thread takes
+  /// the first stretch and reports progress on it.
+  private static func decode(
+    _ stretches: [(start: Int, end: Int, lines: Int)], firstLines: [Int],
+    into shared: SharedBuffers,
+    progress: ((Double) -> Void)?
+  ) {
+    let group = DispatchGroup()
+    for index in stretches.indices.dropFirst() {
+      let stretch = stretches[index]
+      let first = firstLines[index]
+      DispatchQueue.global(qos: .userInitiated).async(group: group) {
+        decodeStretch(stretch, firstLine: first, into: shared, progress: nil)
+      }
+    }
+    decodeStretch(stretches[0], firstLine: 0, into: shared) { progress?(0.6 * $0) }
+    group.wait()
+  }
+
+  private static func decodeStretch(
+    _ stretch: (start: Int, end: Int, lines: Int), firstLine: Int, into shared: SharedBuffers,
+    progress: ((Double) -> Void)?
+  ) {
+    withUnsafeTemporaryAllocation(of: FieldSlot.self, capacity: Key.allCases.count) { storage in
+      guard let base = storage.baseAddress else { return }
+      base.initialize(repeating: FieldSlot(value: .null, column: 0), count: storage.count)
+      var slots = FieldSlots(storage: base)
+      var position = stretch.start
+      for index in firstLine..<(firstLine + stretch.lines) {
+        let (end, contentEnd, hasNewline) = lineBounds(in: shared.bytes, at: position)
+        if hasNewline,
+          let event = fastEvent(shared.bytes, position, contentEnd, slots: &slots)
+        {
+          shared.events.initializeElement(at: index, to: event)
+          shared.decoded[index] = true
+        }
+        position = end + 1
+        if let progress, (index - firstLine) & 0xFFFF == 0 {
+          progress(Double(index - firstLine) / Double(max(stretch.lines, 1)))
+        }
+      }
+    }
+  }
+
+  /// The event of a line that takes the fast path, or nil for every other line (which the
+  /// ordered pass then reads in full).
+  private static func fastEvent(
+    _ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, slots: inout FieldSlots
+  ) -> TraceEvent? {
+    guard end - start <= TraceReader.maximumLineLength else { return nil }
+    let scanner = JSONLineScanner(bytes: bytes, lineStart: start, lineEnd: end)
+    guard let kind = CanonicalLine.scan(scanner, into: &slots), kind != .mark else { return nil }
+    let fields = Fields(slots: slots, scanner: scanner, object: nil)
+    do {
+      return try event(kind, time: try fields.time(.t, in: kind.name), fields)
+    } catch {
+      return nil
+    }
   }
 
   private mutating func parseLine(_ line: Int, _ start: Int, _ end: Int, isLastWithoutNewline: Bool)
@@ -282,54 +472,13 @@ struct TraceParser {
       report(.warning, line, 1, "\(kind.label) event after the end marker")
     }
     switch kind {
-    case .event(.schedule):
-      let mode = try fields.mode()
-      let needsDelay = mode == .after || mode == .repeating
-      let event = TraceEvent.schedule(
-        time: time, action: try fields.id(.a, in: "schedule"),
-        scheduler: try fields.id(.q, in: "schedule"), mode: mode,
-        delay: needsDelay ? try fields.time(.delay, in: "schedule") : 0,
-        due: try fields.time(.due, in: "schedule"),
-        thread: try fields.uint32(.th, in: "schedule"),
-        parent: try fields.optionalUInt32(.parent) ?? 0,
-        site: try fields.optionalUInt32(.site) ?? 0,
-        inline: try fields.optionalBool(.inline) ?? false)
-      append(event, line)
-    case .event(.begin):
-      append(
-        .begin(
-          time: time, action: try fields.id(.a, in: "begin"),
-          thread: try fields.uint32(.th, in: "begin"), run: try fields.run()), line)
-    case .event(.end):
-      append(
-        .end(
-          time: time, action: try fields.id(.a, in: "end"),
-          thread: try fields.uint32(.th, in: "end"),
-          run: try fields.run(), duration: try fields.time(.dur, in: "end")),
-        line)
-    case .event(.hop):
-      append(
-        .hop(
-          time: time, action: try fields.id(.a, in: "hop"),
-          from: try fields.uint32(.from, in: "hop"),
-          to: try fields.uint32(.to, in: "hop")), line)
-    case .event(.cancel):
-      append(
-        .cancel(
-          time: time, action: try fields.id(.a, in: "cancel"),
-          thread: try fields.uint32(.th, in: "cancel"), by: try fields.optionalUInt32(.by) ?? 0,
-          started: try fields.bool(.started, in: "cancel")), line)
     case .event(.mark):
       let thread = try fields.uint32(.th, in: "mark")
       let name = try fields.string(.name, in: "mark")
       marks.append(MarkRecord(name: name, fields: fields.object(.fields) ?? [:]))
       append(.mark(time: time, thread: thread, mark: UInt32(marks.count - 1)), line)
-    case .event(.task):
-      append(
-        .task(
-          time: time, action: try fields.id(.a, in: "task"),
-          task: UInt64(try fields.integer(.task, in: "task", range: 1...TraceLimits.maximumTime))),
-        line)
+    case .event(let eventKind):
+      if let event = try Self.event(eventKind, time: time, fields) { append(event, line) }
     case .scheduler:
       let id = try fields.id(.q, in: "scheduler")
       let record = SchedulerRecord(
@@ -365,6 +514,53 @@ struct TraceParser {
         time: time)
     case .unknown:
       break  // A newer writer's event: ignored, as the format promises.
+    }
+  }
+
+  /// The event a runtime-event line of `kind` at `time` describes, from its fields; nil for a
+  /// mark, whose text goes to the marks table. It depends on the line alone, so a line decodes
+  /// the same on any thread (see ``runParallel(workers:progress:)``).
+  static func event(_ kind: TraceEvent.Kind, time: Int64, _ fields: Fields)
+    throws(JSONLineScanner.Failure) -> TraceEvent?
+  {
+    switch kind {
+    case .schedule:
+      let mode = try fields.mode()
+      let needsDelay = mode == .after || mode == .repeating
+      return TraceEvent.schedule(
+        time: time, action: try fields.id(.a, in: "schedule"),
+        scheduler: try fields.id(.q, in: "schedule"), mode: mode,
+        delay: needsDelay ? try fields.time(.delay, in: "schedule") : 0,
+        due: try fields.time(.due, in: "schedule"),
+        thread: try fields.uint32(.th, in: "schedule"),
+        parent: try fields.optionalUInt32(.parent) ?? 0,
+        site: try fields.optionalUInt32(.site) ?? 0,
+        inline: try fields.optionalBool(.inline) ?? false)
+    case .begin:
+      return .begin(
+        time: time, action: try fields.id(.a, in: "begin"),
+        thread: try fields.uint32(.th, in: "begin"), run: try fields.run())
+    case .end:
+      return .end(
+        time: time, action: try fields.id(.a, in: "end"),
+        thread: try fields.uint32(.th, in: "end"),
+        run: try fields.run(), duration: try fields.time(.dur, in: "end"))
+    case .hop:
+      return .hop(
+        time: time, action: try fields.id(.a, in: "hop"),
+        from: try fields.uint32(.from, in: "hop"),
+        to: try fields.uint32(.to, in: "hop"))
+    case .cancel:
+      return .cancel(
+        time: time, action: try fields.id(.a, in: "cancel"),
+        thread: try fields.uint32(.th, in: "cancel"), by: try fields.optionalUInt32(.by) ?? 0,
+        started: try fields.bool(.started, in: "cancel"))
+    case .task:
+      return .task(
+        time: time, action: try fields.id(.a, in: "task"),
+        task: UInt64(try fields.integer(.task, in: "task", range: 1...TraceLimits.maximumTime)))
+    case .mark:
+      return nil
     }
   }
 
@@ -413,7 +609,12 @@ struct TraceParser {
     for warning in checks.check(event, schedulers: schedulers) {
       report(.warning, line, 1, warning)
     }
-    events.append(event)
+    if let (slots, count) = compaction {
+      slots.initializeElement(at: count, to: event)
+      compaction = (slots, count + 1)
+    } else {
+      events.append(event)
+    }
   }
 
   private mutating func report(

@@ -1,0 +1,135 @@
+import Foundation
+import TestSupport
+import TraceFormat
+import XCTest
+
+/// Reading on several cores gives what reading on one gives — the same trace, the same
+/// diagnostics in the same order, the same counts — for the bundled recordings and for damaged
+/// versions of them: every kind of bad line, lines out of time order, events after the end
+/// marker, marks, blank and CRLF lines, a cut-off last line, stretches cut anywhere.
+final class ParallelReadingTests: XCTestCase {
+  private static let directory = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Recordings")
+
+  private func assertSameReading(
+    _ bytes: [UInt8], _ name: String, file: StaticString = #filePath, line: UInt = #line
+  ) {
+    bytes.withUnsafeBufferPointer { buffer in
+      let alone = TraceReader.parse(buffer, file: name, workers: 1)
+      for workers in [2, 3, 8] {
+        let spread = TraceReader.parse(buffer, file: name, workers: workers)
+        let what = "\(name) on \(workers) threads"
+        XCTAssertEqual(spread.diagnostics, alone.diagnostics, what, file: file, line: line)
+        XCTAssertEqual(spread.errorCount, alone.errorCount, what, file: file, line: line)
+        XCTAssertEqual(spread.warningCount, alone.warningCount, what, file: file, line: line)
+        XCTAssertEqual(spread.notATrace, alone.notATrace, what, file: file, line: line)
+        XCTAssertEqual(spread.trace?.header, alone.trace?.header, what, file: file, line: line)
+        XCTAssertEqual(spread.trace?.events, alone.trace?.events, what, file: file, line: line)
+        XCTAssertEqual(
+          spread.trace?.schedulers, alone.trace?.schedulers, what, file: file, line: line)
+        XCTAssertEqual(
+          spread.trace?.callSites, alone.trace?.callSites, what, file: file, line: line)
+        XCTAssertEqual(
+          spread.trace?.threadNames, alone.trace?.threadNames, what, file: file, line: line)
+        XCTAssertEqual(spread.trace?.marks, alone.trace?.marks, what, file: file, line: line)
+        XCTAssertEqual(spread.trace?.closing, alone.trace?.closing, what, file: file, line: line)
+        XCTAssertEqual(spread.trace?.crash, alone.trace?.crash, what, file: file, line: line)
+        XCTAssertEqual(
+          spread.trace?.closedAt, alone.trace?.closedAt, what, file: file, line: line)
+        XCTAssertEqual(
+          spread.trace?.droppedEvents, alone.trace?.droppedEvents, what, file: file, line: line)
+      }
+    }
+  }
+
+  private func recordings() throws -> [(String, [UInt8])] {
+    try FileManager.default.contentsOfDirectory(atPath: Self.directory.path)
+      .filter { $0.hasSuffix(".trace") }.sorted().map { name in
+        (name, Array(try Data(contentsOf: Self.directory.appendingPathComponent(name))))
+      }
+  }
+
+  func testEveryRecordingReadsTheSameOnSeveralThreads() throws {
+    for (name, bytes) in try recordings() { assertSameReading(bytes, name) }
+  }
+
+  func testDamagedRecordingsReadTheSameOnSeveralThreads() throws {
+    var random = SeededGenerator(seed: 14)
+    let damages: [(String, (inout [Substring], inout SeededGenerator) -> Void)] = [
+      (
+        "a byte flipped in some lines",
+        { lines, random in
+          for _ in 0..<8 {
+            let index = Int(random.next() % UInt64(lines.count))
+            var bytes = Array(lines[index].utf8)
+            guard !bytes.isEmpty else { continue }
+            bytes[Int(random.next() % UInt64(bytes.count))] = UInt8(
+              truncatingIfNeeded: random.next())
+            lines[index] = Substring(String(decoding: bytes, as: UTF8.self))
+          }
+        }
+      ),
+      (
+        "lines swapped out of time order",
+        { lines, random in
+          for _ in 0..<6 {
+            let index = 1 + Int(random.next() % UInt64(max(lines.count - 2, 1)))
+            if index + 1 < lines.count { lines.swapAt(index, index + 1) }
+          }
+        }
+      ),
+      (
+        "the end marker in the middle",
+        { lines, _ in
+          if let close = lines.lastIndex(where: { $0.contains(#""e":"close""#) }) {
+            let line = lines.remove(at: close)
+            lines.insert(line, at: lines.count / 2)
+          }
+        }
+      ),
+      (
+        "blank, CRLF, a mark, an unknown event and a huge number",
+        { lines, _ in
+          lines.insert("", at: lines.count / 3)
+          lines.insert("   ", at: lines.count / 2)
+          lines[lines.count / 4] += "\r"
+          lines.insert(#"{"t":1,"e":"mark","th":1,"name":"here","fields":{"k":"v"}}"#, at: 2)
+          lines.insert(#"{"t":1,"e":"gc-pause","th":1}"#, at: lines.count / 2)
+          lines.insert(
+            #"{"t":99999999999999999999,"e":"begin","a":1,"th":1,"run":1}"#, at: lines.count / 2)
+        }
+      ),
+      (
+        "a second header and a line before any",
+        { lines, _ in
+          lines.insert(lines[0], at: lines.count / 2)
+          lines.insert(#"{"t":0,"e":"begin","a":1,"th":1,"run":1}"#, at: 0)
+        }
+      ),
+      (
+        "the last line cut off",
+        { lines, _ in
+          lines[lines.count - 1] = lines[lines.count - 1].dropLast(3)
+        }
+      ),
+    ]
+    for (name, bytes) in try recordings() {
+      let text = String(decoding: bytes, as: UTF8.self)
+      for (damage, apply) in damages {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        if lines.last == "" { lines.removeLast() }
+        apply(&lines, &random)
+        let cutOff = damage == "the last line cut off"
+        let damaged = lines.joined(separator: "\n") + (cutOff ? "" : "\n")
+        assertSameReading(Array(damaged.utf8), "\(name), \(damage)")
+      }
+    }
+  }
+
+  func testInputsThatAreNotTracesReadTheSame() {
+    for text in ["", "\n\n", "hello\nworld\n", #"{"format":"other"}"# + "\n{}\n", "{\n"] {
+      assertSameReading(Array(text.utf8), "not a trace: \(text.debugDescription)")
+    }
+  }
+}
