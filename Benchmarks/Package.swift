@@ -7,6 +7,7 @@ import PackageDescription
 //
 //   swift run -c release --package-path Benchmarks VirtualTimeBenchmark
 //   swift run -c release --package-path Benchmarks RecordingBenchmark
+//   scripts/benchmarks.sh   # every benchmark with --check, plus callgrind instruction counts
 let package = Package(
   name: "ChronoscopeBenchmarks",
   platforms: [.macOS(.v15)],
@@ -21,9 +22,15 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.0"),
     // Command lines, as in the main package.
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    // `Heap`, for the virtual-time floor: a bare priority queue of closures, no scheduler. The
+    // main package depends on it too, so it resolves to the same checkout.
+    .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
   ],
   targets: [
-    .target(name: "BenchmarkSupport"),
+    .target(
+      name: "BenchmarkSupport",
+      dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+    ),
     .executableTarget(
       name: "FrameBenchmark",
       dependencies: [
@@ -39,6 +46,7 @@ let package = Package(
       name: "ReplayBenchmark",
       dependencies: [
         "BenchmarkSupport",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Replay", package: "Chronoscope"),
         .product(name: "Analysis", package: "Chronoscope"),
         .product(name: "Sharing", package: "Chronoscope"),
@@ -49,16 +57,19 @@ let package = Package(
       name: "VirtualTimeBenchmark",
       dependencies: [
         "BenchmarkSupport",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "VirtualTime", package: "Chronoscope"),
         .product(name: "Scheduling", package: "Chronoscope"),
         .product(name: "CombineSchedulers", package: "combine-schedulers"),
         .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "HeapModule", package: "swift-collections"),
       ]
     ),
     .executableTarget(
       name: "RecordingBenchmark",
       dependencies: [
         "BenchmarkSupport",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Scheduling", package: "Chronoscope"),
         .product(name: "Recording", package: "Chronoscope"),
         .product(name: "TraceFormat", package: "Chronoscope"),

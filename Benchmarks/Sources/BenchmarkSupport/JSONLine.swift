@@ -7,6 +7,7 @@ public struct JSONLine: CustomStringConvertible, Sendable {
     case double(Double)
     case bool(Bool)
     case object(JSONLine)
+    case array([Value])
   }
 
   private var fields: [(key: String, value: Value)] = []
@@ -29,6 +30,7 @@ public struct JSONLine: CustomStringConvertible, Sendable {
     case .double(let double): return double.isFinite ? String(double) : "null"
     case .bool(let bool): return bool ? "true" : "false"
     case .object(let object): return object.description
+    case .array(let values): return "[" + values.map(render).joined(separator: ",") + "]"
     }
   }
 

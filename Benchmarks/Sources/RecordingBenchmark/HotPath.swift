@@ -16,25 +16,39 @@ import Scheduling
 /// deleted afterwards. The recorder's background writer keeps running during the timed loop
 /// (that is how recording works), but draining what is left after the loop (`close()`) is timed
 /// separately as `close_seconds`.
+///
+/// The third side is the floor of recording an event (``FloorRings``): find the thread's ring,
+/// read the clock the recorder reads and store a 24-byte record, 3 · `actions` times on each
+/// thread, with no scheduler around it. `floor_ns_per_event` is its time per event and
+/// `vs_floor = ns_per_event / floor_ns_per_event`.
 enum HotPath {
   static let eventsPerAction = 3
-  static let targetNanosecondsPerEvent = 50
   static let warmUpActions = 20_000
+  /// Issue 14: at most 50 ns per event on one and two threads, and at most 1.5× the floor.
+  static let nanosecondsPerEventTarget = Target.atMost(50, "ns_per_event")
+  static let targetThreadCounts = 1...2
+  static let floorTarget = Target.atMost(1.5, "vs_floor")
 
-  /// Times both sides `repeats` times, alternating, and reports the best of each; `only` runs
+  /// Times the sides `repeats` times, alternating, and reports the best of each; `only` runs
   /// one side alone (for profiling), leaving the comparison out.
   static func run(threads: Int, actions: Int, repeats: Int, only: Variant? = nil) throws
     -> JSONLine
   {
-    let timesBare = only != .recorded
-    let timesRecorded = only != .bare
+    let timesBare = only == nil || only == .bare
+    let timesRecorded = only == nil || only == .recorded
+    let timesFloor = only == nil || only == .floor
+    let events = eventsPerAction * actions
     if timesBare { _ = timeBare(threads: threads, actions: min(actions, warmUpActions)) }
     if timesRecorded {
       _ = try timeRecorded(threads: threads, actions: min(actions, warmUpActions), index: 0)
     }
+    if timesFloor {
+      _ = timeFloor(threads: threads, events: eventsPerAction * min(actions, warmUpActions))
+    }
 
     var bare = Double.infinity
     var recorded = Double.infinity
+    var floor = Double.infinity
     var closeSeconds = 0.0
     var dropped: Int64 = 0
     for index in 1...repeats {
@@ -43,6 +57,11 @@ enum HotPath {
         let run = seconds(timeBare(threads: threads, actions: actions))
         bare = min(bare, run)
         progress += " bare \(format(seconds: run))"
+      }
+      if timesFloor {
+        let run = seconds(timeFloor(threads: threads, events: events))
+        floor = min(floor, run)
+        progress += " floor \(format(seconds: run))"
       }
       if timesRecorded {
         let run = try timeRecorded(threads: threads, actions: actions, index: index)
@@ -58,8 +77,15 @@ enum HotPath {
       printError(progress)
     }
     let both = timesBare && timesRecorded
+    let nanosecondsPerEvent =
+      both ? rounded((recorded - bare) * 1e9 / Double(events), places: 1) : nil
+    let floorNanosecondsPerEvent =
+      timesFloor ? rounded(floor * 1e9 / Double(events), places: 1) : nil
+    var vsFloor: Double?
+    if let nanosecondsPerEvent, let floorNanosecondsPerEvent {
+      vsFloor = rounded(nanosecondsPerEvent / floorNanosecondsPerEvent, places: 2)
+    }
 
-    let events = eventsPerAction * actions
     var line = JSONLine()
     line.add("benchmark", .string("recording-hot-path"))
     line.add("threads", .int(threads))
@@ -74,13 +100,26 @@ enum HotPath {
     line.add(
       "recorded_ns_per_action",
       timesRecorded ? .double(rounded(recorded * 1e9 / Double(actions), places: 1)) : nil)
-    line.add(
-      "ns_per_event",
-      both ? .double(rounded((recorded - bare) * 1e9 / Double(events), places: 1)) : nil)
+    line.add("ns_per_event", nanosecondsPerEvent.map { .double($0) })
+    line.add("floor_seconds", timesFloor ? .double(rounded(floor, places: 6)) : nil)
+    line.add("floor_ns_per_event", floorNanosecondsPerEvent.map { .double($0) })
+    line.add("vs_floor", vsFloor.map { .double($0) })
     line.add("dropped", timesRecorded ? .int(Int(dropped)) : nil)
     line.add("peak_rss_bytes", peakResidentSetBytes().map { .int($0) })
-    line.add("target_ns_per_event", .int(targetNanosecondsPerEvent))
+    let context = "recording-hot-path threads=\(threads)"
+    var outcomes: [TargetOutcome] = []
+    if let nanosecondsPerEvent, targetThreadCounts.contains(threads) {
+      outcomes.append(nanosecondsPerEventTarget.outcome(nanosecondsPerEvent, context: context))
+    }
+    if let vsFloor { outcomes.append(floorTarget.outcome(vsFloor, context: context)) }
+    line.add(outcomes)
     return line
+  }
+
+  /// Times `events` floor events on each of `threads` threads, each with a ring of its own.
+  static func timeFloor(threads: Int, events: Int) -> Duration {
+    let rings = FloorRings(count: threads)
+    return timeOnThreads(threads) { rings.recordEvents(on: $0, count: events) }
   }
 
   static func timeBare(threads: Int, actions: Int) -> Duration {

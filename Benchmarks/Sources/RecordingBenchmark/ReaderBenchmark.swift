@@ -9,11 +9,14 @@ import TraceFormat
 #endif
 
 /// A way of reading a trace file.
-enum ReaderLibrary: String, Sendable {
+enum ReaderLibrary: String, CaseIterable, Sendable {
   /// `TraceReader.read(path:)`: the strict streaming parser, tables and semantic checks included.
   case chronoscope
   /// Foundation's `JSONDecoder`, one `decode` per line into ``PermissiveTraceLine``.
   case jsonDecoder = "Foundation.JSONDecoder"
+  /// No parsing: map the file as `TraceReader` does and count its lines with `memchr`. The
+  /// floor of any line reader, in bytes per second.
+  case memchrLines = "memchr-lines"
 }
 
 /// Every field any trace line can carry, all optional, as a permissive `Codable` reader would
@@ -72,7 +75,13 @@ struct PermissiveTraceLine: Decodable {
 /// events (schedule, begin, end, hop, cancel, mark), which is what `Trace.events` holds; the
 /// header, table and end-marker lines are read too but not counted.
 enum ReaderBenchmark {
+  /// Stated before issue 14 and written on the line; not checked by `--check`, whose reader
+  /// targets are relative to readers measured in the same run.
   static let targetEventsPerSecond = 5_000_000
+  /// Issue 14: at least 50× `JSONDecoder`'s events per second…
+  static let ratioTarget = Target.atLeast(50, "ratio")
+  /// … and at least 10% of the bytes per second of `memchr-lines` over the same file.
+  static let memchrTarget = Target.atLeast(0.1, "vs_memchr_lines")
 
   struct Outcome {
     var seconds: Double
@@ -81,9 +90,15 @@ enum ReaderBenchmark {
     var warnings: Int
   }
 
+  /// Reads the file `repeats` times with `library` and reports the best run. On the
+  /// `chronoscope` line, `ratio` is its events per second over `baselineEventsPerSecond`
+  /// (`JSONDecoder`'s) and `vs_memchr_lines` its bytes per second over
+  /// `memchrBytesPerSecond`, each with its target, when given and positive.
   static func run(
-    _ library: ReaderLibrary, path: String, repeats: Int, baselineEventsPerSecond: Double?
+    _ library: ReaderLibrary, path: String, repeats: Int, baselineEventsPerSecond: Double?,
+    memchrBytesPerSecond: Double? = nil
   ) throws -> JSONLine {
+    if library == .memchrLines { return try runMemchrLines(path: path, repeats: repeats) }
     let bytes = fileSize(path)
     var best: Outcome?
     for index in 1...repeats {
@@ -91,6 +106,7 @@ enum ReaderBenchmark {
       switch library {
       case .chronoscope: outcome = readWithTraceReader(path)
       case .jsonDecoder: outcome = try readWithJSONDecoder(path)
+      case .memchrLines: preconditionFailure("handled above")
       }
       printError(
         "  run \(index): \(format(seconds: outcome.seconds)), \(outcome.events) events, "
@@ -102,6 +118,7 @@ enum ReaderBenchmark {
     }
 
     let eventsPerSecond = Double(best.events) / best.seconds
+    let bytesPerSecond = Double(bytes) / best.seconds
     var line = JSONLine()
     line.add("benchmark", .string("trace-reader"))
     line.add("library", .string(library.rawValue))
@@ -109,17 +126,75 @@ enum ReaderBenchmark {
     line.add("file_bytes", .int(bytes))
     line.add("seconds", .double(rounded(best.seconds, places: 6)))
     line.add("events_per_second", .int(Int(eventsPerSecond)))
-    line.add("mb_per_second", .double(rounded(Double(bytes) / best.seconds / 1e6, places: 1)))
+    line.add("bytes_per_second", .int(Int(bytesPerSecond)))
+    line.add("mb_per_second", .double(rounded(bytesPerSecond / 1e6, places: 1)))
     line.add("errors", .int(best.errors))
     line.add("warnings", .int(best.warnings))
     line.add("peak_rss_bytes", peakResidentSetBytes().map { .int($0) })
     if library == .chronoscope {
+      var outcomes: [TargetOutcome] = []
       if let baselineEventsPerSecond, baselineEventsPerSecond > 0 {
-        line.add("ratio", .double(rounded(eventsPerSecond / baselineEventsPerSecond, places: 2)))
+        let ratio = rounded(eventsPerSecond / baselineEventsPerSecond, places: 2)
+        line.add("ratio", .double(ratio))
+        outcomes.append(
+          ratioTarget.outcome(ratio, context: "trace-reader chronoscope against JSONDecoder"))
+      }
+      if let memchrBytesPerSecond, memchrBytesPerSecond > 0 {
+        let share = rounded(bytesPerSecond / memchrBytesPerSecond, places: 3)
+        line.add("vs_memchr_lines", .double(share))
+        outcomes.append(
+          memchrTarget.outcome(share, context: "trace-reader chronoscope against memchr-lines"))
       }
       line.add("target_events_per_second", .int(targetEventsPerSecond))
+      line.add(outcomes)
     }
     return line
+  }
+
+  /// `memchr-lines`: maps the file as `TraceReader` does, then finds every newline with
+  /// `memchr`; best of `repeats`, reported in bytes (and lines) per second.
+  static func runMemchrLines(path: String, repeats: Int) throws -> JSONLine {
+    var best = Double.infinity
+    var lines = 0
+    var bytes = 0
+    for index in 1...repeats {
+      let start = ContinuousClock.now
+      let data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
+      lines = countLines(data)
+      bytes = data.count
+      let elapsed = seconds(start.duration(to: .now))
+      printError("  run \(index): \(format(seconds: elapsed)), \(lines) lines")
+      best = min(best, elapsed)
+    }
+    guard bytes > 0 else { throw MeasurementError("memchr-lines: \(path) is empty") }
+    var line = JSONLine()
+    line.add("benchmark", .string("trace-reader"))
+    line.add("library", .string(ReaderLibrary.memchrLines.rawValue))
+    line.add("lines", .int(lines))
+    line.add("file_bytes", .int(bytes))
+    line.add("seconds", .double(rounded(best, places: 6)))
+    line.add("lines_per_second", .int(Int(Double(lines) / best)))
+    line.add("bytes_per_second", .int(Int(Double(bytes) / best)))
+    line.add("mb_per_second", .double(rounded(Double(bytes) / best / 1e6, places: 1)))
+    line.add("peak_rss_bytes", peakResidentSetBytes().map { .int($0) })
+    return line
+  }
+
+  /// The newlines in `data`, found with `memchr`.
+  @inline(never)
+  static func countLines(_ data: Data) -> Int {
+    data.withUnsafeBytes { raw in
+      guard var cursor = raw.baseAddress else { return 0 }
+      var left = raw.count
+      var lines = 0
+      while left > 0, let newline = memchr(cursor, 0x0A, left) {
+        lines += 1
+        let consumed = UnsafeRawPointer(newline) - cursor + 1
+        cursor += consumed
+        left -= consumed
+      }
+      return lines
+    }
   }
 
   static func readWithTraceReader(_ path: String) -> Outcome {

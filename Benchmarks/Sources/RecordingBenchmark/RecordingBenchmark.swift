@@ -1,102 +1,158 @@
+import ArgumentParser
 import BenchmarkSupport
 import Foundation
 
 /// Measures recording: the hot-path cost per recorded event, the throughput of a recorded
 /// Dispatch queue against a bare one, the size of a trace on disk, and how fast `TraceReader`
-/// reads a trace compared with Foundation's `JSONDecoder`. See Benchmarks/README.md.
+/// reads a trace compared with Foundation's `JSONDecoder` and a bare `memchr` pass. See
+/// Benchmarks/README.md.
 ///
-/// The driver runs every measurement in a fresh child process of itself (`--child …`) so that
-/// one measurement's heap, threads and peak memory do not leak into the next, and writes one JSON
-/// line per measurement to standard output; progress goes to standard error.
+/// The driver runs every measurement in a fresh child process of itself (`--child …`,
+/// ``RecordingChild``) so that one measurement's heap, threads and peak memory do not leak into
+/// the next, and writes one JSON line per measurement to standard output; progress goes to
+/// standard error.
 @main
-enum RecordingBenchmark {
-  static let defaultActions = 1_000_000
-  static let defaultEvents = 1_000_000
-  static let defaultRepeats = 5
-  static let defaultThreads = [1, 2]
-  static let allBenchmarks = ["hot-path", "throughput", "clock-sleep", "actor-job", "reader"]
+struct RecordingBenchmark: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "RecordingBenchmark",
+    abstract: "The cost of recording and of reading traces (one JSON line per measurement).",
+    discussion: """
+      Writes one JSON line per measurement to stdout; progress goes to stderr.
 
-  static let usage = """
-    usage: RecordingBenchmark [--actions 1000000] [--events 1000000] [--repeat 5]
-                              [--threads 1,2] [--buffer-capacity N]
-                              [--benchmarks hot-path,throughput,clock-sleep,actor-job,reader]
-                              [--keep-trace]
+      Targets (--check): recording-hot-path ns_per_event <= 50 on 1 and 2 threads and \
+      vs_floor <= 1.5; recording-throughput ratio >= 0.8; trace-reader chronoscope ratio >= 50 \
+      (against JSONDecoder) and vs_memchr_lines >= 0.1.
+      """)
 
-      --actions          recorded actions per thread (hot path) and in the throughput run
-                         (default 1000000); a fifth of it is the sleeps of clock-sleep and
-                         the calls of actor-job
-      --events           events in the generated trace the readers read (default 1000000)
-      --repeat           timed runs per measurement; the best is reported (default 5)
-      --threads          thread counts for the hot-path benchmark (default 1,2)
-      --buffer-capacity  the recorder's per-thread buffer in the throughput run (default: large
-                         enough that nothing is dropped, 4 x --actions)
-      --benchmarks       which of hot-path, throughput, clock-sleep (what recording adds to
-                         an async sleep, on a VirtualAsyncClock), actor-job (what it adds to an
-                         actor's job, RecordingSerialExecutor against the same executor
-                         unrecorded), reader to run (default: all)
-      --keep-trace       keep the generated trace file and print its path on stderr
-
-    Writes one JSON line per measurement to stdout; progress goes to stderr.
-    """
-
-  static func main() {
-    BenchmarkMain.run(usage: usage, child: childMain, driver: runDriver)
+  /// What the driver can run, in the order it runs them.
+  enum Kind: String, CaseIterable {
+    case hotPath = "hot-path"
+    case throughput
+    case clockSleep = "clock-sleep"
+    case actorJob = "actor-job"
+    case reader
   }
 
-  // MARK: - Driver
+  @Option(
+    help: ArgumentHelp(
+      "Recorded actions per thread (hot path) and in the throughput run (default 1000000); a "
+        + "fifth of it is the sleeps of clock-sleep and the calls of actor-job.",
+      valueName: "count"),
+    transform: CommandLineValue.count)
+  var actions = 1_000_000
 
-  static func runDriver(_ arguments: [String]) throws {
-    let flags = try Flags(arguments, switchNames: ["help", "keep-trace"])
-    if flags.isSet("help") {
-      print(usage)
+  @Option(
+    help: ArgumentHelp(
+      "Events in the generated trace the readers read (default 1000000).", valueName: "count"),
+    transform: CommandLineValue.count)
+  var events = 1_000_000
+
+  @Option(
+    name: .customLong("repeat"),
+    help: ArgumentHelp(
+      "Timed runs per measurement; the best is reported (default 5).", valueName: "count"),
+    transform: CommandLineValue.count)
+  var repeats = 5
+
+  @Option(
+    help: ArgumentHelp(
+      "Thread counts for the hot-path benchmark (default 1,2).", valueName: "counts"),
+    transform: CommandLineValue.counts)
+  var threads = [1, 2]
+
+  @Option(
+    name: .customLong("buffer-capacity"),
+    help: ArgumentHelp(
+      "The recorder's per-thread buffer in the throughput run (default: large enough that "
+        + "nothing is dropped, 4 x --actions).",
+      valueName: "count"),
+    transform: CommandLineValue.count)
+  var bufferCapacity: Int?
+
+  @Option(
+    help: ArgumentHelp(
+      "Which to run (default: all): clock-sleep is what recording adds to an async sleep, on a "
+        + "VirtualAsyncClock; actor-job what it adds to an actor's job, RecordingSerialExecutor "
+        + "against the same executor unrecorded.",
+      valueName: Kind.allCases.map(\.rawValue).joined(separator: ",")),
+    transform: CommandLineValue.list)
+  var benchmarks = Kind.allCases
+
+  @Flag(
+    name: .customLong("keep-trace"),
+    help: "Keep the generated trace file and print its path on stderr.")
+  var keepTrace = false
+
+  @Flag(help: "Exit 1 when a target is missed, naming it on stderr (targets above).")
+  var check = false
+
+  /// `--child KIND ARGS…`: what the driver runs in each child process; its first word here, the
+  /// rest in ``childArguments``.
+  @Option(name: .customLong("child"), parsing: .unconditional, help: .hidden)
+  var childKind: String?
+
+  /// Everything after the child's first word, `--help` included, for the child to read.
+  @Argument(parsing: .captureForPassthrough, help: .hidden)
+  var childArguments: [String] = []
+
+  func validate() throws {
+    // Without `--child`, anything captured here is a mistake or a request for help.
+    guard childKind == nil, let first = childArguments.first else { return }
+    if first == "--help" || first == "-h" { throw CleanExit.helpRequest(Self.self) }
+    throw ValidationError(
+      first.hasPrefix("-") ? "Unknown option '\(first)'" : "Unexpected argument '\(first)'")
+  }
+
+  mutating func run() throws {
+    if let childKind {
+      var command: any ParsableCommand
+      do {
+        command = try RecordingChild.parseAsRoot([childKind] + childArguments)
+      } catch {
+        RecordingChild.exit(withError: error)
+      }
+      try command.run()
       return
     }
-    let unknown = flags.unknownNames(known: [
-      "actions", "events", "repeat", "threads", "buffer-capacity", "benchmarks", "keep-trace",
-    ])
-    guard unknown.isEmpty else {
-      throw Flags.UsageError("unknown option --\(unknown.joined(separator: ", --"))")
-    }
-    let actions = try single(flags, "actions", default: defaultActions)
-    let events = try single(flags, "events", default: defaultEvents)
-    let repeats = try single(flags, "repeat", default: defaultRepeats)
-    let threadCounts = try flags.counts("threads", default: defaultThreads)
-    let bufferCapacity = try single(flags, "buffer-capacity", default: 4 * actions)
-    let selected = flags.list("benchmarks", default: allBenchmarks)
-    for name in selected where !allBenchmarks.contains(name) {
-      throw Flags.UsageError("unknown benchmark '\(name)'")
-    }
-
-    if selected.contains("hot-path") {
-      for threads in threadCounts {
-        printError("[recording-hot-path] threads=\(threads) actions=\(actions)/thread …")
-        try forward(measure(["hot-path", String(threads), String(actions), String(repeats)]))
+    var tally = TargetTally(benchmark: "recording")
+    func forward(_ lines: [String]) {
+      for line in lines {
+        writeLine(line)
+        tally.record(line: line)
       }
     }
-    if selected.contains("throughput") {
+
+    if benchmarks.contains(.hotPath) {
+      for threadCount in threads {
+        printError("[recording-hot-path] threads=\(threadCount) actions=\(actions)/thread …")
+        forward(try measure(["hot-path", String(threadCount), String(actions), String(repeats)]))
+      }
+    }
+    if benchmarks.contains(.throughput) {
+      let bufferCapacity = bufferCapacity ?? 4 * actions
       printError("[recording-throughput] actions=\(actions) buffer_capacity=\(bufferCapacity) …")
-      try forward(
-        measure(["throughput", String(actions), String(repeats), String(bufferCapacity)]))
+      forward(
+        try measure(["throughput", String(actions), String(repeats), String(bufferCapacity)]))
     }
-    if selected.contains("clock-sleep") {
+    if benchmarks.contains(.clockSleep) {
       printError("[recording-clock-sleep] sleeps=\(actions / 5) …")
-      try forward(measure(["clock-sleep", String(actions / 5), String(repeats)]))
+      forward(try measure(["clock-sleep", String(actions / 5), String(repeats)]))
     }
-    if selected.contains("actor-job") {
+    if benchmarks.contains(.actorJob) {
       printError("[recording-actor-job] calls=\(actions / 5) …")
-      try forward(measure(["actor-job", String(actions / 5), String(repeats)]))
+      forward(try measure(["actor-job", String(actions / 5), String(repeats)]))
     }
-    if selected.contains("reader") {
+    if benchmarks.contains(.reader) {
       let path = temporaryPath("reader")
       defer {
-        if flags.isSet("keep-trace") {
+        if keepTrace {
           printError("[trace-reader] trace kept at \(path)")
         } else {
           try? FileManager.default.removeItem(atPath: path)
         }
       }
       printError("[trace-size] recording a trace of about \(events) events to \(path) …")
-      try forward(measure(["generate", path, String(events)]))
+      forward(try measure(["generate", path, String(events)]))
 
       printError("[trace-reader] Foundation.JSONDecoder …")
       let decoderLines = try measure([
@@ -105,31 +161,31 @@ enum RecordingBenchmark {
       forward(decoderLines)
       let baseline = decoderLines.compactMap(ReaderReport.init(line:)).last
 
+      printError("[trace-reader] memchr-lines …")
+      let memchrLines = try measure([
+        "read", ReaderLibrary.memchrLines.rawValue, path, String(repeats),
+      ])
+      forward(memchrLines)
+      let memchr = memchrLines.compactMap(ReaderReport.init(line:)).last
+
       printError("[trace-reader] chronoscope …")
       let ourLines = try measure([
         "read", ReaderLibrary.chronoscope.rawValue, path, String(repeats),
-        String(baseline?.eventsPerSecond ?? 0),
+        String(baseline?.eventsPerSecond ?? 0), String(memchr?.bytesPerSecond ?? 0),
       ])
       forward(ourLines)
       let ours = ourLines.compactMap(ReaderReport.init(line:)).last
       if let ours, let baseline, ours.events != baseline.events {
         printError(
-          "warning: the readers disagree: chronoscope read \(ours.events) events, "
-            + "JSONDecoder \(baseline.events)")
+          "warning: the readers disagree: chronoscope read \(ours.events ?? 0) events, "
+            + "JSONDecoder \(baseline.events ?? 0)")
       }
     }
-  }
-
-  static func single(_ flags: Flags, _ name: String, default value: Int) throws(Flags.UsageError)
-    -> Int
-  {
-    let values = try flags.counts(name, default: [value])
-    guard values.count == 1 else { throw Flags.UsageError("--\(name) takes one count") }
-    return values[0]
+    try tally.finish(check: check)
   }
 
   /// Runs one measurement in a child process and returns the JSON lines it printed.
-  static func measure(_ arguments: [String]) throws -> [String] {
+  private func measure(_ arguments: [String]) throws -> [String] {
     let started = ContinuousClock.now
     let output = try ChildProcess.runSelf(arguments: ["--child"] + arguments)
     let lines = output.split(separator: "\n").filter { $0.hasPrefix("{") }.map(String.init)
@@ -141,10 +197,6 @@ enum RecordingBenchmark {
     return lines
   }
 
-  static func forward(_ lines: [String]) {
-    for line in lines { writeLine(line) }
-  }
-
   struct ChildOutputError: Error, CustomStringConvertible {
     var arguments: [String]
     var output: String
@@ -153,13 +205,15 @@ enum RecordingBenchmark {
     }
   }
 
-  /// The part of a reader child's line the driver needs for the ratio and the cross-check.
+  /// The part of a reader child's line the driver needs for the ratios and the cross-check.
   struct ReaderReport: Decodable {
-    var events: Int
-    var eventsPerSecond: Double
+    var events: Int?
+    var eventsPerSecond: Double?
+    var bytesPerSecond: Double?
     enum CodingKeys: String, CodingKey {
       case events
       case eventsPerSecond = "events_per_second"
+      case bytesPerSecond = "bytes_per_second"
     }
 
     init?(line: String) {
@@ -169,65 +223,20 @@ enum RecordingBenchmark {
       self = report
     }
   }
-
-  // MARK: - Child
-
-  /// `--child KIND ARGS…`: one measurement, its JSON line(s) on stdout.
-  static func childMain(_ arguments: [String]) throws {
-    guard let kind = arguments.first else { throw Flags.UsageError("--child needs a kind") }
-    let rest = Array(arguments.dropFirst())
-    func count(_ index: Int) throws -> Int {
-      guard index < rest.count, let value = Int(rest[index]), value > 0 else {
-        throw Flags.UsageError("--child \(kind): argument \(index + 1) must be a positive count")
-      }
-      return value
-    }
-    func variant(at index: Int) throws -> Variant? {
-      guard index < rest.count else { return nil }
-      guard let variant = Variant(rawValue: rest[index]) else {
-        throw Flags.UsageError("--child \(kind): '\(rest[index])' is not bare, recorded or flight")
-      }
-      return variant
-    }
-    switch kind {
-    case "hot-path":
-      writeLine(
-        try HotPath.run(
-          threads: count(0), actions: count(1), repeats: count(2), only: variant(at: 3)))
-    case "throughput":
-      writeLine(
-        try Throughput.run(
-          actions: count(0), repeats: count(1), bufferCapacity: count(2), only: variant(at: 3)))
-    case "clock-sleep":
-      writeLine(try ClockSleep.run(sleeps: count(0), repeats: count(1)))
-    case "actor-job":
-      writeLine(try ActorJob.run(calls: count(0), repeats: count(1)))
-    case "generate":
-      guard rest.count == 2 else { throw Flags.UsageError("--child generate PATH EVENTS") }
-      writeLine(try TraceGeneration.run(path: rest[0], events: count(1)))
-    case "read":
-      guard rest.count >= 3, let library = ReaderLibrary(rawValue: rest[0]) else {
-        throw Flags.UsageError("--child read LIBRARY PATH REPEAT [BASELINE_EVENTS_PER_SECOND]")
-      }
-      let baseline = rest.count > 3 ? Double(rest[3]) : nil
-      writeLine(
-        try ReaderBenchmark.run(
-          library, path: rest[1], repeats: count(2), baselineEventsPerSecond: baseline))
-    default:
-      throw Flags.UsageError("unknown child kind '\(kind)'")
-    }
-  }
 }
 
 // MARK: - Shared helpers
 
 /// One side of a bare-versus-recorded comparison. A child given one runs only that side, for
-/// profiling (`perf record … RecordingBenchmark --child hot-path 1 1000000 1 recorded`).
-enum Variant: String {
+/// profiling (`perf record … RecordingBenchmark --child hot-path 1 1000000 1 recorded`) and for
+/// counting instructions (scripts/benchmarks.sh).
+enum Variant: String, CaseIterable, ExpressibleByArgument {
   case bare
   case recorded
   /// Recorded into a flight recorder's memory (the throughput benchmark only).
   case flight
+  /// The floor of recording an event, ``FloorRings`` (the hot-path benchmark only).
+  case floor
 }
 
 /// A fresh path under /tmp for a trace file of this process.
@@ -239,12 +248,6 @@ func temporaryPath(_ purpose: String, _ index: Int = 0) -> String {
 func fileSize(_ path: String) -> Int {
   ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
 }
-
-func writeLine(_ line: String) {
-  FileHandle.standardOutput.write(Data((line + "\n").utf8))
-}
-
-func writeLine(_ line: JSONLine) { writeLine(line.description) }
 
 /// A measurement that came out wrong (actions lost, events missing), which invalidates it.
 struct MeasurementError: Error, CustomStringConvertible {

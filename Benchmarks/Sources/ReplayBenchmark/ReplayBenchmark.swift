@@ -1,33 +1,69 @@
 import Analysis
+import ArgumentParser
 import BenchmarkSupport
 import Foundation
 import Replay
 import TraceFormat
 
-// Replay at scale: builds an N-event trace in memory (a busy app's shape: 8 queues, 4 threads,
-// async, delayed and repeating work, cancels), prepares a ReplayEngine, then measures resident
-// memory per event and the worst seek and step times over many random targets.
-//
-//   swift run -c release --package-path Benchmarks ReplayBenchmark [--events 10000000] [--seeks 2000]
-//
-// Targets: every seek and step ≤ 16 ms on a 10M-event trace; resident memory ≤ 48 bytes/event.
-
+/// Replay at scale: builds an N-event trace in memory (a busy app's shape: 8 queues, 4 threads,
+/// async, delayed and repeating work, cancels), prepares a ReplayEngine, then measures resident
+/// memory per event and the worst seek and step times over many random targets. With `--file`,
+/// times `chronoscope check`, `stats` and `export` on a trace file instead (``CheckPipeline``).
+///
+///   swift run -c release --package-path Benchmarks ReplayBenchmark [--events 10000000] [--seeks 2000]
+///
+/// Targets: every seek and step ≤ 16 ms on a 10M-event trace; resident memory ≤ 48 bytes/event.
 @main
-enum ReplayBenchmark {
-  static func main() throws {
-    let flags = try Flags(Array(CommandLine.arguments.dropFirst()))
-    if let path = flags.string("file") {
-      try CheckPipeline.run(path: path)
+struct ReplayBenchmark: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "ReplayBenchmark",
+    abstract: "Replay at scale: memory per event and the worst seek and step (one JSON line).",
+    discussion: """
+      Targets (--check), stated for 10M events: seek_max_ms, seek_by_time_max_ms and \
+      step_max_ms <= 16; resident_bytes_per_event <= 48. With --file: check_seconds and \
+      stats_command_seconds <= 2, export_command_seconds <= 10, open_seconds (read + prepare) \
+      <= 3.
+      """)
+
+  /// Issue 14: every seek and step within a frame.
+  static let timeTargets = ["seek_max_ms", "seek_by_time_max_ms", "step_max_ms"].map {
+    Target.atMost(16, $0, key: "target_ms")
+  }
+  /// Issue 14: at most 48 bytes of resident memory per event once prepared.
+  static let memoryTarget = Target.atMost(
+    48, "resident_bytes_per_event", key: "target_bytes_per_event")
+
+  @Option(
+    help: ArgumentHelp("Events in the generated trace (default 10000000).", valueName: "count"),
+    transform: CommandLineValue.count)
+  var events = 10_000_000
+
+  @Option(
+    help: ArgumentHelp(
+      "Random seeks by event and by time; ten times as many steps (default 2000).",
+      valueName: "count"),
+    transform: CommandLineValue.count)
+  var seeks = 2_000
+
+  @Option(
+    help: ArgumentHelp(
+      "Time check, stats and export on this trace file instead.", valueName: "path"))
+  var file: String?
+
+  @Flag(help: "Exit 1 when a target is missed, naming it on stderr (targets above).")
+  var check = false
+
+  mutating func run() throws {
+    if let file {
+      try CheckPipeline.run(path: file, check: check)
       return
     }
-    let events = Int(flags.string("events") ?? "") ?? 10_000_000
-    let seeks = Int(flags.string("seeks") ?? "") ?? 2_000
     let baseline = currentResidentSetBytes() ?? 0
 
     var clock = ContinuousClock.now
-    var trace: Trace? = makeTrace(events: events)
+    var trace: Trace? = Self.makeTrace(events: events)
     let generated = ContinuousClock.now - clock
-    progress("generated \(events) events in \(generated)")
+    Self.progress("generated \(events) events in \(generated)")
 
     clock = ContinuousClock.now
     guard let built = trace else { return }
@@ -35,7 +71,7 @@ enum ReplayBenchmark {
     let prepared = ContinuousClock.now - clock
     trace = nil
     _ = built  // the trace's storage goes when the last reference does, below
-    progress("prepared the replay in \(prepared)")
+    Self.progress("prepared the replay in \(prepared)")
     let resident = currentResidentSetBytes() ?? 0
 
     var generator = SplitMix64(seed: benchmarkSeed)
@@ -79,8 +115,12 @@ enum ReplayBenchmark {
     clock = ContinuousClock.now
     let statistics = TraceStatistics(replay)
     let summarised = ContinuousClock.now - clock
-    progress("\(findings.count) findings, \(statistics.queues.count) queues")
+    Self.progress("\(findings.count) findings, \(statistics.queues.count) queues")
     seekTimes.sort()
+    let seekMaxMilliseconds = rounded(seconds(worstSeek) * 1e3, places: 3)
+    let seekByTimeMaxMilliseconds = rounded(seconds(worstTimeSeek) * 1e3, places: 3)
+    let stepMaxMilliseconds = rounded(seconds(worstStep) * 1e3, places: 4)
+    let residentBytesPerEvent = rounded(Double(resident - baseline) / Double(events), places: 1)
     var line = JSONLine()
     line.add("benchmark", .string("replay"))
     line.add("events", .int(replay.eventCount))
@@ -88,24 +128,25 @@ enum ReplayBenchmark {
     line.add("prepare_seconds", .double(rounded(seconds(prepared), places: 3)))
     line.add("findings_seconds", .double(rounded(seconds(analysed), places: 3)))
     line.add("stats_seconds", .double(rounded(seconds(summarised), places: 3)))
-    line.add(
-      "resident_bytes_per_event",
-      .double(rounded(Double(resident - baseline) / Double(events), places: 1)))
+    line.add("resident_bytes_per_event", .double(residentBytesPerEvent))
     line.add("peak_rss_bytes", peakResidentSetBytes().map { .int($0) })
-    line.add("seek_max_ms", .double(rounded(seconds(worstSeek) * 1e3, places: 3)))
+    line.add("seek_max_ms", .double(seekMaxMilliseconds))
     line.add(
       "seek_p99_ms",
       .double(rounded(seconds(seekTimes[seekTimes.count * 99 / 100]) * 1e3, places: 3)))
-    line.add("seek_by_time_max_ms", .double(rounded(seconds(worstTimeSeek) * 1e3, places: 3)))
-    line.add("step_max_ms", .double(rounded(seconds(worstStep) * 1e3, places: 4)))
+    line.add("seek_by_time_max_ms", .double(seekByTimeMaxMilliseconds))
+    line.add("step_max_ms", .double(stepMaxMilliseconds))
     line.add("state_query_max_ms", .double(rounded(seconds(worstQuery) * 1e3, places: 3)))
-    line.add("target_ms", .int(16))
-    line.add("target_bytes_per_event", .int(48))
+    let context = "replay events=\(replay.eventCount)"
+    let measured = [seekMaxMilliseconds, seekByTimeMaxMilliseconds, stepMaxMilliseconds]
+    let outcomes =
+      zip(Self.timeTargets, measured).map { $0.outcome($1, context: context) }
+      + [Self.memoryTarget.outcome(residentBytesPerEvent, context: context)]
+    line.add(outcomes)
     print(line)
-  }
-
-  static func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    var tally = TargetTally(benchmark: "replay")
+    tally.record(outcomes)
+    try tally.finish(check: check)
   }
 
   static func progress(_ message: String) {

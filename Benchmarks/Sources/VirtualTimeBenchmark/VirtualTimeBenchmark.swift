@@ -1,3 +1,4 @@
+import ArgumentParser
 import BenchmarkSupport
 import Foundation
 
@@ -5,87 +6,117 @@ import Foundation
 /// [0, 1 s), then one advance of 1 s that runs them all. See Benchmarks/README.md.
 ///
 /// The driver runs every (library, N) measurement in a fresh child process of itself
-/// (`--child LIBRARY N`) so that each peak-memory figure belongs to one measurement, and writes
-/// one JSON line per measurement to standard output; progress goes to standard error.
+/// (`--child LIBRARY N`, ``VirtualTimeChild``) so that each peak-memory figure belongs to one
+/// measurement, and writes one JSON line per measurement to standard output; progress goes to
+/// standard error.
 @main
-enum VirtualTimeBenchmark {
+struct VirtualTimeBenchmark: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "VirtualTimeBenchmark",
+    abstract: "Virtual-time schedulers on one workload (one JSON line per library and count).",
+    discussion: """
+      Writes one JSON line per (library, n) to stdout. For ours, "ratio" is the faster of \
+      combine-schedulers' and swift-clocks' ns_per_action at that n divided by ours, and \
+      "vs_floor" ours' ns_per_action divided by the floor's; for ours-async, "ratio" is \
+      swift-clocks' ns_per_action divided by its own.
+
+      Targets (--check): at n = 16000, ours at least 10000 times faster than each of \
+      combine-schedulers and swift-clocks that ran ("ratio"); at n = 1000000, ours within 1.5 \
+      times the floor ("vs_floor").
+      """)
+
   static let benchmarkName = "virtual-time"
   static let defaultCounts = [1_000, 4_000, 16_000]
   static let defaultOursOnlyCounts = [100_000, 1_000_000]
   /// Actions in the untimed warm-up run each child does first (same for every library).
   static let warmUpCount = 64
+  /// Issue 14: ours at least 10,000× faster than each anchor, at 16,000 actions.
+  static let ratioTarget = Target.atLeast(10_000, "ratio")
+  static let ratioTargetCount = 16_000
+  /// Issue 14: ours within 1.5× of the floor, at 1,000,000 actions.
+  static let floorTarget = Target.atMost(1.5, "vs_floor")
+  static let floorTargetCount = 1_000_000
 
-  static let usage = """
-    usage: VirtualTimeBenchmark [--n 1000,4000,16000] [--ours-only-n 100000,1000000]
-                                [--libraries ours,combine-schedulers,swift-clocks,ours-async]
+  @Option(
+    name: .customLong("n"),
+    help: ArgumentHelp(
+      "Action counts run by every selected library (default 1000,4000,16000).",
+      valueName: "counts"),
+    transform: CommandLineValue.counts)
+  var counts: [Int] = defaultCounts
 
-      --n            action counts run by every selected library (default 1000,4000,16000)
-      --ours-only-n  larger counts run by ours alone (default 100000,1000000; 0 or '' for none)
-      --libraries    libraries to run (default: all four)
+  @Option(
+    name: .customLong("ours-only-n"),
+    help: ArgumentHelp(
+      "Larger counts run by ours and the floor alone (default 100000,1000000; 0 or '' for none).",
+      valueName: "counts"),
+    transform: { $0 == "0" ? [] : try CommandLineValue.counts($0) })
+  var oursOnlyCounts: [Int] = defaultOursOnlyCounts
 
-    Writes one JSON line per (library, n) to stdout; for ours-async (VirtualAsyncClock, a
-    sleeping task per action), "ratio" is swift-clocks' ns_per_action divided by its own; for
-    ours, "ratio" is the faster other
-    library's ns_per_action at that n divided by ours.
-    """
+  @Option(
+    help: ArgumentHelp(
+      "Libraries to run (default: all).",
+      valueName: Library.allCases.map(\.rawValue).joined(separator: ",")),
+    transform: CommandLineValue.list)
+  var libraries: [Library] = Library.allCases
 
-  static func main() {
-    BenchmarkMain.run(usage: usage, child: runChild, driver: runDriver)
+  @Flag(help: "Exit 1 when a target is missed, naming it on stderr (targets above).")
+  var check = false
+
+  /// `--child LIBRARY N`: what the driver runs in each child process; its first word here, the
+  /// rest in ``childArguments``.
+  @Option(name: .customLong("child"), parsing: .unconditional, help: .hidden)
+  var childKind: String?
+
+  /// Everything after the child's first word, `--help` included, for the child to read.
+  @Argument(parsing: .captureForPassthrough, help: .hidden)
+  var childArguments: [String] = []
+
+  func validate() throws {
+    // Without `--child`, anything captured here is a mistake or a request for help.
+    guard childKind == nil, let first = childArguments.first else { return }
+    if first == "--help" || first == "-h" { throw CleanExit.helpRequest(Self.self) }
+    throw ValidationError(
+      first.hasPrefix("-") ? "Unknown option '\(first)'" : "Unexpected argument '\(first)'")
   }
 
-  // MARK: - Driver
-
-  static func runDriver(_ arguments: [String]) throws {
-    let flags = try Flags(arguments, switchNames: ["help"])
-    if flags.isSet("help") {
-      print(usage)
+  mutating func run() throws {
+    if let childKind {
+      try VirtualTimeChild.parseOrExit([childKind] + childArguments).run()
       return
     }
-    let unknown = flags.unknownNames(known: ["n", "ours-only-n", "libraries"])
-    guard unknown.isEmpty else {
-      throw Flags.UsageError("unknown option --\(unknown.joined(separator: ", --"))")
-    }
-    let counts = try flags.counts("n", default: defaultCounts)
-    let oursOnlyCounts =
-      flags.string("ours-only-n") == "0"
-      ? [] : try flags.counts("ours-only-n", default: defaultOursOnlyCounts)
-    var libraries: [Library] = []
-    for name in flags.list("libraries", default: Library.allCases.map(\.rawValue)) {
-      guard let library = Library(rawValue: name) else {
-        throw Flags.UsageError("unknown library '\(name)'")
-      }
-      if !libraries.contains(library) { libraries.append(library) }
-    }
-    let competitors = Library.allCases.filter {
-      $0 != .ours && $0 != .oursAsync && libraries.contains($0)
-    }
-    let runOurs = libraries.contains(.ours)
-
+    var tally = TargetTally(benchmark: Self.benchmarkName)
+    let anchors = Library.anchors.filter(libraries.contains)
     var ratios: [(n: Int, ratio: Double)] = []
     for n in counts {
       // The others first, so that ours can be reported against the faster of them.
-      var competitorNanosPerAction: [Double] = []
-      var swiftClocksNanosPerAction: Double?
-      for library in competitors {
+      var anchorNanosecondsPerAction: [Double] = []
+      var swiftClocksNanosecondsPerAction: Double?
+      for library in anchors {
         let report = try measure(library, n: n)
-        competitorNanosPerAction.append(report.nsPerAction)
-        if library == .swiftClocks { swiftClocksNanosPerAction = report.nsPerAction }
-        emit(report, ratio: nil)
+        anchorNanosecondsPerAction.append(report.nsPerAction)
+        if library == .swiftClocks { swiftClocksNanosecondsPerAction = report.nsPerAction }
+        emit(report)
       }
       // The async clock against its async peer, swift-clocks' TestClock, in the same run.
       if libraries.contains(.oursAsync) {
         let report = try measure(.oursAsync, n: n)
-        emit(report, ratio: swiftClocksNanosPerAction.map { $0 / report.nsPerAction })
+        emit(report, ratio: swiftClocksNanosecondsPerAction.map { $0 / report.nsPerAction })
       }
-      if runOurs {
+      let floor = try measureFloor(n: n)
+      if libraries.contains(.ours) {
         let report = try measure(.ours, n: n)
-        let ratio = competitorNanosPerAction.min().map { $0 / report.nsPerAction }
+        let ratio = anchorNanosecondsPerAction.min().map { $0 / report.nsPerAction }
         if let ratio { ratios.append((n, ratio)) }
-        emit(report, ratio: ratio)
+        emitOurs(report, ratio: ratio, anchors: anchors, floor: floor, tally: &tally)
       }
     }
-    if runOurs {
-      for n in oursOnlyCounts { emit(try measure(.ours, n: n), ratio: nil) }
+    for n in oursOnlyCounts {
+      let floor = try measureFloor(n: n)
+      if libraries.contains(.ours) {
+        emitOurs(
+          try measure(.ours, n: n), ratio: nil, anchors: [], floor: floor, tally: &tally)
+      }
     }
 
     if let lowest = ratios.min(by: { $0.ratio < $1.ratio }) {
@@ -93,10 +124,19 @@ enum VirtualTimeBenchmark {
       summary.add("min_ratio", .double(rounded(lowest.ratio, places: 2)))
       summary.add("min_ratio_n", .int(lowest.n))
       var line = JSONLine()
-      line.add("benchmark", .string(benchmarkName))
+      line.add("benchmark", .string(Self.benchmarkName))
       line.add("summary", .object(summary))
-      writeLine(line.description)
+      writeLine(line)
     }
+    try tally.finish(check: check)
+  }
+
+  /// The floor at `n`, written out, if it was selected.
+  private func measureFloor(n: Int) throws -> Report? {
+    guard libraries.contains(.floor) else { return nil }
+    let report = try measure(.floor, n: n)
+    emit(report)
+    return report
   }
 
   /// What a child reports for one measurement.
@@ -114,8 +154,9 @@ enum VirtualTimeBenchmark {
     }
   }
 
-  static func measure(_ library: Library, n: Int) throws -> Report {
-    printError("[\(benchmarkName)] \(library.rawValue) n=\(n) …")
+  private func measure(_ library: Library, n: Int) throws -> Report {
+    let name = Self.benchmarkName
+    printError("[\(name)] \(library.rawValue) n=\(n) …")
     let started = ContinuousClock.now
     let output = try ChildProcess.runSelf(arguments: ["--child", library.rawValue, String(n)])
     guard
@@ -124,10 +165,9 @@ enum VirtualTimeBenchmark {
     else {
       throw ChildOutputError(library: library, n: n, output: output)
     }
-    let wall = started.duration(to: .now).components
-    let wallSeconds = Double(wall.seconds) + Double(wall.attoseconds) / 1e18
+    let wallSeconds = seconds(started.duration(to: .now))
     printError(
-      "[\(benchmarkName)] \(library.rawValue) n=\(n): \(report.seconds) s timed, "
+      "[\(name)] \(library.rawValue) n=\(n): \(report.seconds) s timed, "
         + "\(report.nsPerAction) ns/action (child process \(String(format: "%.1f", wallSeconds)) s)"
     )
     return report
@@ -142,46 +182,85 @@ enum VirtualTimeBenchmark {
     }
   }
 
-  static func emit(_ report: Report, ratio: Double?) {
+  private func jsonLine(for report: Report) -> JSONLine {
     var line = JSONLine()
-    line.add("benchmark", .string(benchmarkName))
+    line.add("benchmark", .string(Self.benchmarkName))
     line.add("library", .string(report.library))
     line.add("n", .int(report.n))
     line.add("seconds", .double(report.seconds))
     line.add("ns_per_action", .double(report.nsPerAction))
     line.add("peak_rss_bytes", report.peakRSSBytes.map { .int($0) })
-    line.add("ratio", ratio.map { .double(rounded($0, places: 2)) })
-    writeLine(line.description)
+    return line
   }
 
-  // MARK: - Child
+  private func emit(_ report: Report, ratio: Double? = nil) {
+    var line = jsonLine(for: report)
+    line.add("ratio", ratio.map { .double(rounded($0, places: 2)) })
+    writeLine(line)
+  }
 
-  /// `--child LIBRARY N`: one warm-up, one timed run, one JSON line, exit status 0 only if every
-  /// action ran exactly once.
-  static func runChild(_ arguments: [String]) throws {
-    guard arguments.count == 2, let library = Library(rawValue: arguments[0]),
-      let n = Int(arguments[1]), n > 0
-    else {
-      throw Flags.UsageError("--child needs a library and a positive count")
+  /// Writes ours' line with its ratios and the targets that apply at its count.
+  private func emitOurs(
+    _ report: Report, ratio: Double?, anchors: [Library], floor: Report?,
+    tally: inout TargetTally
+  ) {
+    let ratio = ratio.map { rounded($0, places: 2) }
+    let vsFloor = floor.map { rounded(report.nsPerAction / $0.nsPerAction, places: 3) }
+    var line = jsonLine(for: report)
+    line.add("ratio", ratio.map { .double($0) })
+    line.add("vs_floor", vsFloor.map { .double($0) })
+    var outcomes: [TargetOutcome] = []
+    if report.n == Self.ratioTargetCount, let ratio {
+      let against = anchors.map(\.rawValue).joined(separator: ", ")
+      outcomes.append(
+        Self.ratioTarget.outcome(
+          ratio, context: "\(Self.benchmarkName) ours n=\(report.n) against \(against)"))
     }
-    let warmUp = seededDelays(count: min(warmUpCount, n), below: .seconds(1))
+    if report.n == Self.floorTargetCount, let vsFloor {
+      outcomes.append(
+        Self.floorTarget.outcome(
+          vsFloor, context: "\(Self.benchmarkName) ours n=\(report.n) against the floor"))
+    }
+    line.add(outcomes)
+    tally.record(outcomes)
+    writeLine(line)
+  }
+}
+
+extension Library: ExpressibleByArgument {}
+
+/// `VirtualTimeBenchmark --child LIBRARY N`: one warm-up, one timed run, one JSON line; exit
+/// status 0 only if every action ran exactly once. It starts no process of its own, so it can
+/// run under valgrind as it is (see scripts/benchmarks.sh).
+struct VirtualTimeChild: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "VirtualTimeBenchmark --child",
+    abstract: "One measurement in this process (what the driver runs in each child).")
+
+  @Argument(help: "The library to measure.")
+  var library: Library
+
+  @Argument(help: "How many actions to schedule.", transform: CommandLineValue.count)
+  var n: Int
+
+  func run() throws {
+    let warmUp = seededDelays(count: min(VirtualTimeBenchmark.warmUpCount, n), below: .seconds(1))
     let warmUpRun = try runWorkload(library, delays: warmUp)
-    try check(warmUpRun, expected: warmUp.count, library: library)
+    try check(warmUpRun, expected: warmUp.count)
 
     let delays = seededDelays(count: n, below: .seconds(1))
     let run = try runWorkload(library, delays: delays)
-    try check(run, expected: n, library: library)
+    try check(run, expected: n)
 
-    let seconds =
-      Double(run.elapsed.components.seconds) + Double(run.elapsed.components.attoseconds) / 1e18
+    let elapsed = seconds(run.elapsed)
     var line = JSONLine()
-    line.add("benchmark", .string(benchmarkName))
+    line.add("benchmark", .string(VirtualTimeBenchmark.benchmarkName))
     line.add("library", .string(library.rawValue))
     line.add("n", .int(n))
-    line.add("seconds", .double(rounded(seconds, places: 9)))
-    line.add("ns_per_action", .double(rounded(seconds * 1e9 / Double(n), places: 2)))
+    line.add("seconds", .double(rounded(elapsed, places: 9)))
+    line.add("ns_per_action", .double(rounded(elapsed * 1e9 / Double(n), places: 2)))
     line.add("peak_rss_bytes", peakResidentSetBytes().map { .int($0) })
-    writeLine(line.description)
+    writeLine(line)
   }
 
   struct CountMismatch: Error, CustomStringConvertible {
@@ -193,16 +272,9 @@ enum VirtualTimeBenchmark {
     }
   }
 
-  static func check(_ run: WorkloadRun, expected: Int, library: Library) throws {
+  private func check(_ run: WorkloadRun, expected: Int) throws {
     guard run.actionsRun == expected else {
       throw CountMismatch(library: library, expected: expected, actual: run.actionsRun)
     }
   }
-
-  // MARK: - Output
-
-  static func writeLine(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
-  }
-
 }

@@ -2,6 +2,7 @@ import BenchmarkSupport
 import Clocks
 import CombineSchedulers
 import Dispatch
+import HeapModule
 import Scheduling
 import Synchronization
 import VirtualTime
@@ -17,6 +18,12 @@ enum Library: String, CaseIterable, Sendable {
   /// Chronoscope's `VirtualAsyncClock`, one sleeping task per action: the same shape as
   /// swift-clocks', for async code.
   case oursAsync = "ours-async"
+  /// No scheduler at all: a swift-collections `Heap` of (due, sequence, slot) keys beside an
+  /// array of the closures. The least any virtual-time scheduler must do; see ``runOnFloor(_:)``.
+  case floor
+
+  /// The libraries `ours` is compared with (its `ratio`).
+  static let anchors: [Library] = [.combineSchedulers, .swiftClocks]
 }
 
 /// What every action does: one relaxed atomic increment, the same counter type for every library.
@@ -46,7 +53,47 @@ func runWorkload(_ library: Library, delays: [Int64]) throws -> WorkloadRun {
   case .swiftClocks:
     return try runBlocking { try await runOnTestClock(delays) }
   case .oursAsync: return runOnVirtualAsyncClock(delays)
+  case .floor: return runOnFloor(delays)
   }
+}
+
+/// Where an action waits in ``runOnFloor(_:)``: ordered by due time, then by the order it was
+/// scheduled in (`Heap` keeps no insertion order among equal elements); `slot` is its closure's
+/// index.
+private struct FloorKey: Comparable {
+  var due: Int64
+  var sequence: UInt64
+  var slot: Int
+
+  static func < (lhs: FloorKey, rhs: FloorKey) -> Bool {
+    (lhs.due, lhs.sequence) < (rhs.due, rhs.sequence)
+  }
+}
+
+/// The floor: schedule each action by appending its closure and pushing its key, then advance
+/// one second by popping keys in order and running each closure due by then. Nothing a
+/// scheduler adds: no locks, no cancellation, no serial queues, no clock object. Its closures
+/// are released together once the last has run, inside the timed span, not one by one.
+private func runOnFloor(_ delays: [Int64]) -> WorkloadRun {
+  let counter = ActionCounter()
+  let start = ContinuousClock.now
+  var queue = Heap<FloorKey>()
+  var actions: [() -> Void] = []
+  var now: Int64 = 0
+  var sequence: UInt64 = 0
+  for delay in delays {
+    queue.insert(FloorKey(due: now + delay, sequence: sequence, slot: actions.count))
+    actions.append { counter.increment() }
+    sequence += 1
+  }
+  let deadline = now + 1_000_000_000
+  while let next = queue.min, next.due <= deadline {
+    _ = queue.removeMin()
+    now = next.due
+    actions[next.slot]()
+  }
+  actions.removeAll()
+  return WorkloadRun(elapsed: start.duration(to: .now), actionsRun: counter.value)
 }
 
 /// One task per action, each sleeping its delay on a `VirtualAsyncClock`, started from this
@@ -156,5 +203,8 @@ private func runBlocking<T: Sendable>(_ operation: @escaping @Sendable () async 
     slot.done.signal()
   }
   slot.done.wait()
-  return try slot.result.withLock { $0! }.get()
+  guard let result = slot.result.withLock({ $0 }) else {
+    preconditionFailure("the task signalled before storing its result")
+  }
+  return try result.get()
 }
