@@ -43,9 +43,13 @@ let package = Package(
     .target(
       name: "Recording",
       dependencies: [
-        "Scheduling", "TraceFormat", .product(name: "HeapModule", package: "swift-collections"),
+        "CMembarrier", "Scheduling", "TraceFormat",
+        .product(name: "HeapModule", package: "swift-collections"),
       ]
     ),
+    // Linux's membarrier(2), which Swift cannot call through the variadic syscall(2): the
+    // recorder's writer side of its asymmetric fence.
+    .target(name: "CMembarrier"),
     // Stage 5: the replay model — the state of every action and queue at any instant of a trace.
     .target(
       name: "Replay",

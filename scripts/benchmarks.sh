@@ -123,7 +123,7 @@ callgrind_lines() {
     local variant="$1" actions="$2"
     shift 2
     collected /dev/null "$@" "$stripped/RecordingBenchmark" --child hot-path 1 "$actions" 1 \
-      "$variant"
+      "$variant" --cold-ring
   }
   small=$(hot_path bare "$n") && large=$(hot_path bare "$((2 * n))") || return 1
   bare=$(per "$events" "$small" "$large")

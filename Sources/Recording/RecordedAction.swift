@@ -28,8 +28,8 @@ final class RecordedAction: CancellationObserver {
   /// The wrapped work (nil for `sync`, whose work runs in place). A one-shot action lets go of it
   /// when its run starts: the observer of a handle that is never cancelled must not keep what the
   /// work captured. Only `fire()` touches it, and a one-shot action fires once, so it needs no
-  /// lock.
-  nonisolated(unsafe) private var work: (@Sendable () -> Void)?
+  /// lock; nor a dynamic exclusivity check on each run (see ``ThreadBuffer``).
+  @exclusivity(unchecked) nonisolated(unsafe) private var work: (@Sendable () -> Void)?
 
   init(
     id: UInt32, schedulingThread: UInt32, isRepeating: Bool, core: RecorderCore,
@@ -100,14 +100,13 @@ final class RecordedAction: CancellationObserver {
 
   /// Moves to running and returns the run number, or nil if the action was cancelled first.
   func begin() -> UInt32? {
-    for from in [State.fresh, .idle] {
-      if state.compareExchange(
+    func start(from: State) -> Bool {
+      state.compareExchange(
         expected: from.rawValue, desired: State.running.rawValue, ordering: .acquiringAndReleasing
-      ).exchanged {
-        return runs.add(1, ordering: .relaxed).newValue
-      }
+      ).exchanged
     }
-    return nil
+    guard start(from: .fresh) || start(from: .idle) else { return nil }
+    return runs.add(1, ordering: .relaxed).newValue
   }
 
   /// Ends a run: a repeating action waits for its next run, unless cancelled meanwhile.

@@ -227,6 +227,9 @@ final class RecorderCore: Sendable {
   private func drain(into writer: inout TraceWriter, final: Bool = false) {
     guard writer.isOpen else { return }
     let cutoff = final ? Int64.max : now()
+    // After the cut is read: every stamp flag raised before a clock reading earlier than the
+    // cut is now visible (see `ThreadBuffer.stamp`).
+    AsymmetricFence.heavy()
     // Take the events first: any site or scheduler they mention was defined before they were
     // recorded, so it is in the definitions taken next, ready when the writer reaches its first
     // use.

@@ -15,7 +15,7 @@ struct RecordingChild: ParsableCommand {
     ])
 }
 
-/// `hot-path THREADS ACTIONS REPEAT [bare|recorded|floor]`: ``HotPath``.
+/// `hot-path THREADS ACTIONS REPEAT [bare|recorded|floor] [--cold-ring]`: ``HotPath``.
 struct HotPathChild: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "hot-path", abstract: "The cost a recorded action adds on its thread.")
@@ -28,13 +28,21 @@ struct HotPathChild: ParsableCommand {
   var repeats: Int
   @Argument(help: "Run one side alone: bare, recorded or floor.")
   var only: Variant?
+  @Flag(
+    help: """
+      Skip the lap that warms each thread's ring before timing: for instruction counts, which \
+      page faults do not affect and in which the lap, sized by the ring, would not cancel out.
+      """)
+  var coldRing = false
 
   func validate() throws {
     if only == .flight { throw ValidationError("hot-path has no flight side") }
   }
 
   func run() throws {
-    writeLine(try HotPath.run(threads: threads, actions: actions, repeats: repeats, only: only))
+    writeLine(
+      try HotPath.run(
+        threads: threads, actions: actions, repeats: repeats, only: only, warmRing: !coldRing))
   }
 }
 
