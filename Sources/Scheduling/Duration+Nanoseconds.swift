@@ -1,7 +1,12 @@
 extension Duration {
-  /// The duration in whole nanoseconds, clamped to `Int64`'s range; negative durations give
-  /// negative values.
+  /// The duration in whole nanoseconds (rounded toward zero), clamped to `Int64`'s range;
+  /// negative durations give negative values.
   package var clampedNanoseconds: Int64 {
+    if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
+      // One 128-bit division by a constant: about 60 instructions, against about 210 through
+      // `components` (callgrind), on every action a scheduler takes.
+      return Int64(clamping: attoseconds / 1_000_000_000)
+    }
     let (seconds, attoseconds) = components
     let (fromSeconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
     if overflow { return seconds < 0 ? .min : .max }
