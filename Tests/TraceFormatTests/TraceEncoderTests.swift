@@ -42,6 +42,24 @@ final class TraceEncoderTests: XCTestCase {
     XCTAssertEqual(trace.events, original.events)
   }
 
+  /// Numbers are written as Swift prints them: every digit count, both sides of each power of
+  /// ten, negatives and both ends of `Int64`, in every field position of a line.
+  func testEveryNumberIsWrittenAsItsDecimalDigits() throws {
+    var values: [Int64] = [0, Int64.max, Int64.min, Int64.min + 1]
+    var power: Int64 = 1
+    for _ in 0...18 {
+      values += [power - 1, power, power + 1, -power, -(power - 1), 2 * (power - 1) + 1]
+      if power <= Int64.max / 10 { power *= 10 }
+    }
+    for value in values {
+      var encoder = TraceEncoder()
+      encoder.event(.end(time: value, action: 7, thread: 3, run: 2, duration: value))
+      let line = String(decoding: encoder.bytes, as: UTF8.self)
+      XCTAssertEqual(
+        line, "{\"t\":\(value),\"e\":\"end\",\"a\":7,\"th\":3,\"run\":2,\"dur\":\(value)}\n")
+    }
+  }
+
   // MARK: - Generating
 
   /// A value from `range`, often one of its ends.
