@@ -430,13 +430,18 @@ struct TraceWriter {
         if tracksContext { definedThreads.append((event.thread, name)) }
       }
     }
+    // Most schedules find nothing pending: the emptiness checks spare them two hashings.
     guard event.kind == .schedule else { return }
-    if var scheduler = pendingSchedulers.removeValue(forKey: event.scheduler) {
+    if !pendingSchedulers.isEmpty,
+      var scheduler = pendingSchedulers.removeValue(forKey: event.scheduler)
+    {
       scheduler.time = event.time
       encoder.scheduler(scheduler)
       if tracksContext { definedSchedulers.append(scheduler) }
     }
-    if event.site != 0, let site = pendingSites.removeValue(forKey: event.site) {
+    if event.site != 0, !pendingSites.isEmpty,
+      let site = pendingSites.removeValue(forKey: event.site)
+    {
       encoder.callSite(site, time: event.time)
       if tracksContext { definedSites.append(site) }
     }
