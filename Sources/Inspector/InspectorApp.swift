@@ -1,4 +1,5 @@
 import Analysis
+import Dispatch
 import Replay
 import Screen
 import TraceFormat
@@ -61,7 +62,7 @@ public struct InspectorApp: Sendable {
   public init(replay: ReplayEngine, name: String, timeStep: Int64? = nil) {
     self.replay = replay
     self.name = name
-    findings = FindingsAnalysis.findings(in: replay)
+    findings = []
     state = InspectorState(timeStep: max(timeStep ?? max(replay.span / 50, 1_000), 1))
     if let crash = replay.crash {
       state.message =
@@ -69,7 +70,27 @@ public struct InspectorApp: Sendable {
     } else if !replay.isClosed {
       state.message = Self.unclosedWarning
     }
-    refreshLanes()
+    findings = Self.findings(in: replay) { refreshLanes() }
+  }
+
+  /// The findings of `replay`, made on another thread while `alongside` runs on this one: on
+  /// ten million events the findings pass takes about a second and the lanes' indexes a third
+  /// of one, so the first frame comes that much sooner. Both only read the replay (its storage
+  /// is shared, never copied), and the findings are the same whichever finishes first.
+  private static func findings(in replay: ReplayEngine, alongside: () -> Void) -> [Finding] {
+    final class Result: @unchecked Sendable {
+      // Written by the worker before it signals `done`, read after waiting on it.
+      var findings: [Finding] = []
+      let done = DispatchSemaphore(value: 0)
+    }
+    let result = Result()
+    DispatchQueue.global(qos: .userInitiated).async {
+      result.findings = FindingsAnalysis.findings(in: replay)
+      result.done.signal()
+    }
+    alongside()
+    result.done.wait()
+    return result.findings
   }
 
   // MARK: - Following a trace as it is written
@@ -93,7 +114,6 @@ public struct InspectorApp: Sendable {
     let position = replay.position
     replay = newer
     stripIndexes = [:]
-    findings = FindingsAnalysis.findings(in: replay)
     if live {
       replay.seek(to: replay.eventCount)
       state.clock = replay.now
@@ -101,7 +121,7 @@ public struct InspectorApp: Sendable {
       replay.seek(to: min(position, replay.eventCount))
       state.clock = min(state.clock, replay.span)
     }
-    refreshLanes()
+    findings = Self.findings(in: replay) { refreshLanes() }
     if let search = state.search { matches = SearchQuery(search).matches(in: replay) }
   }
 
