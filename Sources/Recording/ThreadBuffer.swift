@@ -132,9 +132,10 @@ final class ThreadBuffer: @unchecked Sendable {
   }
 
   /// Waits until the stamp the owning thread had in progress, if any, is appended (the writer
-  /// only, after reading the clock for its cut and passing ``AsymmetricFence/heavy()``). Later stamps are later than the cut and do not
-  /// matter, so a thread that stamps without pause never holds the writer up. Gives up after
-  /// about a second, for a thread stopped in a debugger.
+  /// only, after reading the clock for its cut and passing ``AsymmetricFence/heavy()``). Later
+  /// stamps are later than the cut and do not matter, so a thread that stamps without pause
+  /// never holds the writer up. Gives up after about a second, for a thread stopped in a
+  /// debugger.
   func waitForPendingStamp() {
     let seen = stamps.load(ordering: .sequentiallyConsistent)
     guard seen & 1 == 1 else { return }
