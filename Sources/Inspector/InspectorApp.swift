@@ -70,13 +70,20 @@ public struct InspectorApp: Sendable {
     } else if !replay.isClosed {
       state.message = Self.unclosedWarning
     }
-    findings = Self.findings(in: replay) { refreshLanes() }
+    // The keyframes (if the replay has none yet: see `ReplayEngine.makeKeyframes`) and the
+    // lanes' indexes on this core, the findings on another.
+    findings = Self.findings(in: replay) {
+      self.replay.makeKeyframes()
+      refreshLanes()
+    }
   }
 
   /// The findings of `replay`, made on another thread while `alongside` runs on this one: on
-  /// ten million events the findings pass takes about a second and the lanes' indexes a third
-  /// of one, so the first frame comes that much sooner. Both only read the replay (its storage
-  /// is shared, never copied), and the findings are the same whichever finishes first.
+  /// ten million events the findings pass takes about a second, and so do the keyframes and
+  /// the lanes' indexes together, so the first frame comes that much sooner. The findings only
+  /// read their copy of the replay, whose tables it shares (`alongside` changes only the
+  /// keyframes and the cursor, so nothing large is copied), and they are the same whichever
+  /// finishes first.
   private static func findings(in replay: ReplayEngine, alongside: () -> Void) -> [Finding] {
     final class Result: @unchecked Sendable {
       // Written by the worker before it signals `done`, read after waiting on it.

@@ -64,6 +64,8 @@ public struct ReplayEngine: Sendable {
   let taskSlots: [UInt32]
   let keyframeInterval: Int
   private(set) var keyframes: [Keyframe] = []
+  /// Whether ``keyframes`` holds the snapshots of the whole trace, not only its start.
+  private var keyframesMade = false
 
   /// The number of events applied.
   public internal(set) var position = 0
@@ -76,9 +78,14 @@ public struct ReplayEngine: Sendable {
   ///
   /// - Parameters:
   ///   - keyframeInterval: Events between snapshots of the live sets.
+  ///   - makingKeyframes: Whether to make those snapshots now; without them seeks are O(n) until
+  ///     ``makeKeyframes(progress:)``.
   ///   - progress: Called now and then with the fraction prepared.
   /// - Complexity: O(n log n) for n events when the file is out of time order, else O(n).
-  public init(trace: Trace, keyframeInterval: Int = 4096, progress: ((Double) -> Void)? = nil) {
+  public init(
+    trace: Trace, keyframeInterval: Int = 4096, makingKeyframes: Bool = true,
+    progress: ((Double) -> Void)? = nil
+  ) {
     header = trace.header
     isClosed = trace.closing != nil
     crash = trace.crash
@@ -89,12 +96,13 @@ public struct ReplayEngine: Sendable {
     queues = trace.schedulers.values.sorted { $0.id < $1.id }
     queueSlots = SlotTable(queues.map(\.id))
 
-    // Progress runs through the three passes in proportion to what they cost (measured on a
-    // 10M-event trace): the tables, the history, then the stepping that makes the keyframes.
+    // Progress runs through the passes in proportion to what they cost (measured on a 10M-event
+    // trace): the tables, the history, then the stepping that makes the keyframes (half).
+    let share = makingKeyframes ? 0.5 : 1
     let tables = Self.tables(
       of: Self.timeOrdered(trace.events), queueSlots: queueSlots,
-      progress: progress.map { report in { report($0 * 0.4) } })
-    progress?(0.4)
+      progress: progress.map { report in { report($0 * 0.8 * share) } })
+    progress?(0.8 * share)
     events = tables.events
     actions = tables.actions
     indexByID = tables.actionIndices
@@ -107,7 +115,7 @@ public struct ReplayEngine: Sendable {
     links = history.links
     repeatedBegins = history.repeatedBegins
     firstRuns = history.firstRuns
-    progress?(0.5)
+    progress?(share)
 
     let titles = ThreadInfo.titles(
       for: threadIDs.map { (ThreadID(rawValue: $0), trace.threadNames[$0]) })
@@ -118,11 +126,35 @@ public struct ReplayEngine: Sendable {
         queues: history.served[slot].sorted())
     }
 
+    live = LiveState(queues: queues.count, threads: threadIDs.count, tasks: tasks.count)
+    keyframes = [Keyframe(live, at: 0)]
+    if makingKeyframes {
+      makeKeyframes(progress: progress.map { report in { report(0.5 + 0.5 * $0) } })
+    }
+  }
+
+  /// Whether seeks start from snapshots of the live sets (see ``makeKeyframes(progress:)``).
+  public var hasKeyframes: Bool { keyframesMade }
+
+  /// Makes the snapshots of the live sets that seeks start from, unless they are made already:
+  /// one pass stepping through every event (on ten million events, about as long as the rest of
+  /// preparing), the cursor left where it was.
+  ///
+  /// A replay prepared with `makingKeyframes: false` answers everything without them, and a
+  /// seek still lands exactly, stepping from the start or the cursor. So what only walks the
+  /// events (findings, statistics, export) skips this pass, and the inspector makes it while
+  /// the findings are found on another core.
+  ///
+  /// - Complexity: O(n) for n events.
+  public mutating func makeKeyframes(progress: ((Double) -> Void)? = nil) {
+    guard !keyframesMade else { return }
+    let cursor = position
     // The keyframes come from the stepping code itself, so a seek restores exactly what steps
     // would have built.
-    live = LiveState(queues: queues.count, threads: threadIDs.count, tasks: tasks.count)
+    live = LiveState(queues: queues.count, threads: threads.count, tasks: tasks.count)
+    position = 0
     var keyframes = [Keyframe(live, at: 0)]
-    keyframes.reserveCapacity(events.count / self.keyframeInterval + 1)
+    keyframes.reserveCapacity(events.count / keyframeInterval + 1)
     var lastKeyframe = 0
     while position < events.count {
       apply(position, forward: true)
@@ -130,17 +162,19 @@ public struct ReplayEngine: Sendable {
       // A snapshot copies the live sets: with a million timers pending, one every 4096 events
       // held gigabytes. Spaced by the live count too, they hold about one entry per event.
       let liveCount = live.pending.count + live.running.count
-      if position - lastKeyframe >= max(self.keyframeInterval, liveCount) {
+      if position - lastKeyframe >= max(keyframeInterval, liveCount) {
         keyframes.append(Keyframe(live, at: position))
         lastKeyframe = position
       }
       if let progress, position & 0x3_FFFF == 0 {
-        progress(0.5 + 0.5 * Double(position) / Double(events.count))
+        progress(Double(position) / Double(events.count))
       }
     }
     self.keyframes = keyframes
-    live = LiveState(queues: queues.count, threads: threadIDs.count, tasks: tasks.count)
+    keyframesMade = true
+    live = LiveState(queues: queues.count, threads: threads.count, tasks: tasks.count)
     position = 0
+    seek(to: cursor)
     progress?(1)
   }
 

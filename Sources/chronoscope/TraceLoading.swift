@@ -79,10 +79,11 @@ enum TraceLoading {
   /// Reads and prepares `paths`, one trace per process, as one timeline (see `TraceMerge`).
   static func load(_ paths: [String], timeStep: Int64? = nil) throws -> InspectorApp {
     let replay = try loadReplay(paths)
-    // The findings pass and the lanes' indexes: a second or two on ten million events, with no
-    // fraction to show, so a line says what is happening.
+    // The findings pass on one core, the keyframes and the lanes' indexes on the other: a
+    // second or two on ten million events, with no fraction to show, so a line says what is
+    // happening.
     let analysing = replay.eventCount > 1_000_000 && isatty(2) != 0 ? ProgressBar(title: "") : nil
-    analysing?.say("finding problems and indexing the lanes…")
+    analysing?.say("finding problems, indexing the lanes and the seeks…")
     defer { analysing?.finish() }
     return InspectorApp(
       replay: replay,
@@ -139,10 +140,12 @@ enum TraceLoading {
   }
 
   /// The replay of `trace`, with a progress bar on stderr for large ones.
+  /// Prepares `trace` as a replay without its keyframes: `check`, `stats`, `export` and `diff`
+  /// never seek, and the inspector makes them beside the findings (`InspectorApp.init`).
   static func prepare(_ trace: Trace) -> ReplayEngine {
     let preparing =
       trace.events.count > 1_000_000 && isatty(2) != 0 ? ProgressBar(title: "preparing") : nil
-    let replay = ReplayEngine(trace: trace) { preparing?.update($0) }
+    let replay = ReplayEngine(trace: trace, makingKeyframes: false) { preparing?.update($0) }
     preparing?.finish()
     return replay
   }

@@ -82,6 +82,40 @@ final class ReplayEnginePropertyTests: XCTestCase {
     }
   }
 
+  /// A replay prepared without keyframes is the same replay: every seek lands on what stepping
+  /// builds, before its keyframes are made and after, and making them later keeps the cursor
+  /// wherever it was.
+  func testKeyframesMadeLaterChangeNothingASeekLandsOn() {
+    for seed in 1...200 {
+      var random = SeededGenerator(seed: UInt64(seed))
+      let trace = Self.randomTrace(&random)
+      let interval = 1 + Int(random.next() % 8)
+      var stepped = ReplayEngine(trace: trace, keyframeInterval: interval)
+      var states = [ReplaySnapshot(stepped)]
+      while stepped.stepForward() { states.append(ReplaySnapshot(stepped)) }
+
+      var replay = ReplayEngine(trace: trace, keyframeInterval: interval, makingKeyframes: false)
+      XCTAssertFalse(replay.hasKeyframes && replay.eventCount > 0, "seed \(seed)")
+      replay._checkInvariants()
+      for _ in 0..<5 {
+        let target = Int(random.next() % UInt64(replay.eventCount + 1))
+        replay.seek(to: target)
+        XCTAssertEqual(ReplaySnapshot(replay), states[target], "seed \(seed): seek to \(target)")
+      }
+      let cursor = replay.position
+      replay.makeKeyframes()
+      XCTAssertTrue(replay.hasKeyframes, "seed \(seed)")
+      XCTAssertEqual(replay.position, cursor, "seed \(seed): the cursor stays")
+      XCTAssertEqual(ReplaySnapshot(replay), states[cursor], "seed \(seed): and what it shows")
+      replay._checkInvariants()
+      for _ in 0..<10 {
+        let target = Int(random.next() % UInt64(replay.eventCount + 1))
+        replay.seek(to: target)
+        XCTAssertEqual(ReplaySnapshot(replay), states[target], "seed \(seed): seek to \(target)")
+      }
+    }
+  }
+
   /// The first pending actions are the pending set sorted (soonest due, then scheduled first,
   /// then action), however the cursor got there, for the first few and for all; and the filtered
   /// path, given every queue, agrees.
