@@ -41,6 +41,10 @@ struct TraceParser {
   /// there.
   private var compaction: (slots: UnsafeMutableBufferPointer<TraceEvent>, count: Int)?
 
+  /// Set when the bytes are a mapped file (``MappedTraceFile``): each pass over them hands back
+  /// the pages it has left behind, every this many bytes.
+  var pageChunk: Int?
+
   // One slot per known key, reused across lines.
   private var slots: FieldSlots
   /// The `metadata` or `fields` object of the current line, if it has one.
@@ -182,13 +186,19 @@ struct TraceParser {
     let lines = firstLines[firstLines.count - 1]
     var decoded = [Bool](repeating: false, count: lines)
     let linesBefore = line
+    let pageChunk = self.pageChunk
     events = [TraceEvent](unsafeUninitializedCapacity: lines) { slots, initialized in
       decoded.withUnsafeMutableBufferPointer { decoded in
         let shared = SharedBuffers(bytes: bytes, events: slots, decoded: decoded)
-        Self.decode(stretches, firstLines: firstLines, into: shared, progress: progress)
+        Self.decode(
+          stretches, firstLines: firstLines, into: shared, pageChunk: pageChunk,
+          progress: progress)
       }
       compaction = (slots, 0)
       var position = start
+      // The decoding threads handed their pages back; this pass reads them again (from the page
+      // cache) and hands them back behind itself.
+      var release = pageChunk.map { PageRelease(bytes, from: start, chunk: $0) }
       for index in 0..<lines {
         let number = linesBefore + 1 + index
         if decoded[index], closing == nil, slots[index].time >= latestTime {
@@ -199,10 +209,12 @@ struct TraceParser {
         } else {
           position = parseLine(number: number, at: position)
         }
+        release?.passed(position)
         if let progress, index & 0xFFFF == 0 {
           progress(0.6 + 0.4 * Double(index) / Double(lines))
         }
       }
+      release?.passed(bytes.count, final: true)
       initialized = compaction?.count ?? 0
       compaction = nil
     }
@@ -259,7 +271,7 @@ struct TraceParser {
   /// the first stretch and reports progress on it.
   private static func decode(
     _ stretches: [(start: Int, end: Int, lines: Int)], firstLines: [Int],
-    into shared: SharedBuffers,
+    into shared: SharedBuffers, pageChunk: Int?,
     progress: ((Double) -> Void)?
   ) {
     let group = DispatchGroup()
@@ -267,22 +279,26 @@ struct TraceParser {
       let stretch = stretches[index]
       let first = firstLines[index]
       DispatchQueue.global(qos: .userInitiated).async(group: group) {
-        decodeStretch(stretch, firstLine: first, into: shared, progress: nil)
+        decodeStretch(stretch, firstLine: first, into: shared, pageChunk: pageChunk, progress: nil)
       }
     }
-    decodeStretch(stretches[0], firstLine: 0, into: shared) { progress?(0.6 * $0) }
+    decodeStretch(stretches[0], firstLine: 0, into: shared, pageChunk: pageChunk) {
+      progress?(0.6 * $0)
+    }
     group.wait()
   }
 
   private static func decodeStretch(
     _ stretch: (start: Int, end: Int, lines: Int), firstLine: Int, into shared: SharedBuffers,
-    progress: ((Double) -> Void)?
+    pageChunk: Int?, progress: ((Double) -> Void)?
   ) {
     withUnsafeTemporaryAllocation(of: FieldSlot.self, capacity: Key.allCases.count) { storage in
       guard let base = storage.baseAddress else { return }
       base.initialize(repeating: FieldSlot(value: .null, column: 0), count: storage.count)
       var slots = FieldSlots(storage: base)
       var position = stretch.start
+      var release = pageChunk.map { PageRelease(shared.bytes, from: stretch.start, chunk: $0) }
+      defer { release?.passed(stretch.end, final: true) }
       for index in firstLine..<(firstLine + stretch.lines) {
         let (end, contentEnd, hasNewline) = lineBounds(in: shared.bytes, at: position)
         if hasNewline,
@@ -292,6 +308,7 @@ struct TraceParser {
           shared.decoded[index] = true
         }
         position = end + 1
+        release?.passed(position)
         if let progress, (index - firstLine) & 0xFFFF == 0 {
           progress(Double(index - firstLine) / Double(max(stretch.lines, 1)))
         }

@@ -32,9 +32,25 @@ public enum TraceReader {
   /// - Parameter progress: Called now and then with the fraction of the file read, for a
   ///   progress bar.
   public static func read(path: String, progress: ((Double) -> Void)? = nil) -> TraceReading {
-    // Mapped, not copied: a 700 MB trace costs no 700 MB buffer and no time filling it. Pipes
-    // and other files that cannot be mapped are read whole. (A file another process shrinks
-    // while it is being parsed would fault; recorders only ever append.)
+    read(path: path, pageChunk: PageRelease.defaultChunk, progress: progress)
+  }
+
+  /// Reads the file at `path`, handing back the mapped file's pages every `pageChunk` bytes
+  /// passed, on `workers` threads (by default as ``parse(_:file:progress:)`` chooses).
+  package static func read(
+    path: String, workers: Int? = nil, pageChunk: Int, progress: ((Double) -> Void)? = nil
+  ) -> TraceReading {
+    // Mapped, not copied: a 700 MB trace costs no 700 MB buffer and no time filling it, and
+    // the pages read are handed back as the reader passes them (see `MappedTraceFile`).
+    if let file = MappedTraceFile(path: path) {
+      return file.withBytes { bytes in
+        parse(
+          bytes, file: path, workers: workers ?? defaultWorkers(for: bytes.count),
+          pageChunk: pageChunk, progress: progress)
+      }
+    }
+    // Pipes and other files that cannot be mapped are read whole. (A file another process
+    // shrinks while it is being parsed would fault; recorders only ever append.)
     let mapped = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
     guard let data = mapped ?? FileManager.default.contents(atPath: path) else {
       var isDirectory: ObjCBool = false
@@ -61,17 +77,19 @@ public enum TraceReader {
   public static func parse(
     _ bytes: UnsafeBufferPointer<UInt8>, file: String, progress: ((Double) -> Void)? = nil
   ) -> TraceReading {
-    let cores = ProcessInfo.processInfo.activeProcessorCount
-    return parse(
-      bytes, file: file, workers: bytes.count >= parallelThreshold ? min(cores, 8) : 1,
-      progress: progress)
+    parse(bytes, file: file, workers: defaultWorkers(for: bytes.count), progress: progress)
+  }
+
+  /// Every core (up to 8) for `count` bytes from ``parallelThreshold`` on, else one.
+  static func defaultWorkers(for count: Int) -> Int {
+    count >= parallelThreshold ? min(ProcessInfo.processInfo.activeProcessorCount, 8) : 1
   }
 
   /// Parses trace bytes with the lines' reading spread over `workers` threads (1: the calling
   /// thread alone). The result is the same for any number of workers — the same trace and the
   /// same diagnostics in the same order; only the time differs.
   package static func parse(
-    _ bytes: UnsafeBufferPointer<UInt8>, file: String, workers: Int,
+    _ bytes: UnsafeBufferPointer<UInt8>, file: String, workers: Int, pageChunk: Int? = nil,
     progress: ((Double) -> Void)? = nil
   ) -> TraceReading {
     withUnsafeTemporaryAllocation(of: FieldSlot.self, capacity: Key.allCases.count) { slots in
@@ -80,6 +98,7 @@ public enum TraceReader {
       }
       storage.initialize(repeating: FieldSlot(value: .null, column: 0), count: slots.count)
       var parser = TraceParser(bytes: bytes, file: file, slots: storage)
+      parser.pageChunk = pageChunk
       if workers > 1 {
         parser.runParallel(workers: workers, progress: progress)
       } else {

@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A trace file mapped read-only into memory, whose pages the reader hands back as it passes
+/// them.
+///
+/// A mapped file's pages count in the process's resident memory once touched: reading a 700 MB
+/// trace otherwise held all 700 MB next to the events made from it, the largest part of the
+/// reader's peak. Pages handed back (`madvise(MADV_DONTNEED)` on this private, never written
+/// mapping) leave memory and are read again from the page cache if touched again, with the same
+/// bytes, so handing back too much costs time, never correctness. (A file another process
+/// rewrites while it is read was already a hazard of mapping; recorders only append.)
+struct MappedTraceFile: ~Copyable {
+  private let bytes: UnsafeBufferPointer<UInt8>
+
+  /// Maps the regular file at `path`, or returns nil (not a regular file, empty, or any call
+  /// failing), for the caller to read it another way.
+  init?(path: String) {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
+      status.st_size > 0, let size = Int(exactly: status.st_size)
+    else { return nil }
+    let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0)
+    guard let address, address != MAP_FAILED else { return nil }
+    bytes = UnsafeBufferPointer(start: address.assumingMemoryBound(to: UInt8.self), count: size)
+  }
+
+  deinit {
+    munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count)
+  }
+
+  /// Runs `body` with the file's bytes, mapped until it returns.
+  func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R { body(bytes) }
+}
+
+/// Hands back the whole pages of a mapped file that a pass over it has left behind, a chunk at
+/// a time. Each thread passing over a stretch keeps its own.
+struct PageRelease {
+  /// Pages are handed back this many bytes at a time.
+  static let defaultChunk = 8 << 20
+  private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+
+  private let bytes: UnsafeBufferPointer<UInt8>
+  private let chunk: Int
+  /// Everything before this offset has been handed back (or was not this pass's to hand back).
+  private var released: Int
+
+  /// - Parameters:
+  ///   - bytes: the mapped file.
+  ///   - start: where the pass starts.
+  ///   - chunk: how many bytes are passed between two hand-backs.
+  init(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, chunk: Int) {
+    self.bytes = bytes
+    self.released = start
+    self.chunk = max(chunk, 1)
+  }
+
+  /// The pass has reached `position`: hands back the whole pages behind it once a chunk has
+  /// gathered, or all of them with `final`.
+  @inline(__always)
+  mutating func passed(_ position: Int, final: Bool = false) {
+    guard final || position - released >= chunk else { return }
+    let page = Self.pageSize
+    // Only whole pages inside [released, position): a page shared with the neighbouring
+    // stretch stays in memory.
+    let from = (released + page - 1) / page * page
+    let to = position / page * page
+    released = position
+    #if os(Linux)
+      guard to > from, let base = bytes.baseAddress else { return }
+      _ = madvise(UnsafeMutableRawPointer(mutating: base + from), to - from, MADV_DONTNEED)
+    #endif
+  }
+}
