@@ -170,6 +170,9 @@ public struct ReplayEngine: Sendable {
         progress(Double(position) / Double(events.count))
       }
     }
+    // And one at the end, where a seek often goes (`G`, following a trace): restoring it
+    // replaces stepping through up to a keyframe interval of events.
+    if lastKeyframe < events.count { keyframes.append(Keyframe(live, at: events.count)) }
     self.keyframes = keyframes
     keyframesMade = true
     live = LiveState(queues: queues.count, threads: threads.count, tasks: tasks.count)
