@@ -94,19 +94,33 @@ public struct TraceStatistics: Sendable {
   public static let activityBuckets = 60
 
   /// Measures `replay` in one pass over its events.
+  ///
+  /// Queues and threads are found by the replay's slots, not hashed on every event (a third of
+  /// the pass on ten million events); queues the trace never defined share one slot there, so
+  /// they are told apart by id.
   public init(_ replay: ReplayEngine) {
     span = replay.span
     let window: Int64 = 100_000_000
-    var perQueue: [QueueID: QueueAccumulator] = [:]
-    for record in replay.queues {
-      perQueue[QueueID(rawValue: record.id)] = QueueAccumulator()
+    let definedQueues = replay.queueSlotCount - 1
+    var perQueue = [QueueAccumulator](repeating: QueueAccumulator(), count: definedQueues)
+    var undefinedQueues: [QueueID: QueueAccumulator] = [:]
+    func queue(_ action: ActionIndex, _ id: QueueID, _ body: (inout QueueAccumulator) -> Void) {
+      let slot = replay.queueSlot(of: action)
+      if slot < definedQueues {
+        body(&perQueue[slot])
+      } else {
+        body(&undefinedQueues[id, default: QueueAccumulator()])
+      }
     }
     var states = [ActionState](repeating: .unscheduled, count: replay.actionCount)
     var runs = [Int](repeating: 0, count: replay.actionCount)
     var began = [Int64](repeating: 0, count: replay.actionCount)
-    var beganOn = [ThreadID](repeating: ThreadID(rawValue: 0), count: replay.actionCount)
-    var depth: [ThreadID: (running: Int, since: Int64)] = [:]
-    var busy: [ThreadID: Int64] = [:]
+    // By action: the slot of the thread its run began on.
+    var beganOn = [Int](repeating: 0, count: replay.actionCount)
+    // By thread slot: runs under way, since when the thread is busy, and how long it was.
+    var depth = [(running: Int, since: Int64)](
+      repeating: (0, 0), count: replay.threadSlotCount)
+    var busy = [Int64](repeating: 0, count: replay.threadSlotCount)
     var activity = [Int](repeating: 0, count: Self.activityBuckets)
     var histogram = [Int](repeating: 0, count: Self.latenessBuckets.count)
     for index in replay.eventIndices {
@@ -117,7 +131,7 @@ public struct TraceStatistics: Sendable {
       let prior = states[slot]
       let next = ReplayEngine.transition(event.kind, from: prior, repeating: info.isRepeating)
       if event.kind == .schedule, prior == .unscheduled {
-        perQueue[info.queue, default: QueueAccumulator()].scheduled += 1
+        queue(action, info.queue) { $0.scheduled += 1 }
       }
       guard next != prior else { continue }
       states[slot] = next
@@ -125,50 +139,61 @@ public struct TraceStatistics: Sendable {
       case .begin:
         runs[slot] += 1
         began[slot] = event.time
-        beganOn[slot] = event.thread
         let late = event.time.subtracting(saturating: info.due(ofRun: runs[slot]))
-        perQueue[info.queue, default: QueueAccumulator()].began(
-          late: late, timer: info.mode == .after || info.mode == .repeating, first: runs[slot] == 1)
-        if info.mode == .after || info.mode == .repeating {
-          histogram[Self.latenessBucket(late)] += 1
-        }
+        let timer = info.mode == .after || info.mode == .repeating
+        let first = runs[slot] == 1
+        queue(action, info.queue) { $0.began(late: late, timer: timer, first: first) }
+        if timer { histogram[Self.latenessBucket(late)] += 1 }
         if span > 0 {
           let bucket = Int(
             Double(event.time) / Double(span) * Double(Self.activityBuckets - 1))
           activity[Swift.min(Swift.max(bucket, 0), Self.activityBuckets - 1)] += 1
         }
-        var thread = depth[event.thread] ?? (0, event.time)
-        if thread.running == 0 { thread.since = event.time }
-        thread.running += 1
-        depth[event.thread] = thread
+        // Every thread an event names has a slot; -1 would only drop the busy time.
+        let thread = replay.threadSlot(of: event.thread) ?? -1
+        beganOn[slot] = thread
+        if thread >= 0 {
+          if depth[thread].running == 0 { depth[thread].since = event.time }
+          depth[thread].running += 1
+        }
       case .end:
         let length = event.time.subtracting(saturating: began[slot])
-        perQueue[info.queue, default: QueueAccumulator()].ended(
-          from: began[slot], to: event.time, length: length, window: window)
-        if var thread = depth[beganOn[slot]], thread.running > 0 {
-          thread.running -= 1
-          if thread.running == 0 {
-            busy[beganOn[slot], default: 0] &+= event.time.subtracting(saturating: thread.since)
+        let start = began[slot]
+        queue(action, info.queue) {
+          $0.ended(from: start, to: event.time, length: length, window: window)
+        }
+        let thread = beganOn[slot]
+        if thread >= 0, depth[thread].running > 0 {
+          depth[thread].running -= 1
+          if depth[thread].running == 0 {
+            busy[thread] &+= event.time.subtracting(saturating: depth[thread].since)
           }
-          depth[beganOn[slot]] = thread
         }
       case .cancel:
-        perQueue[info.queue, default: QueueAccumulator()].cancelled += 1
+        queue(action, info.queue) { $0.cancelled += 1 }
       case .schedule, .hop, .mark, .task:
         break
       }
     }
     for slot in states.indices where states[slot] == .pending && runs[slot] == 0 {
-      perQueue[replay.action(ActionIndex(slot)).queue, default: QueueAccumulator()].lost += 1
+      let action = ActionIndex(slot)
+      queue(action, replay.action(action).queue) { $0.lost += 1 }
     }
-    queues = perQueue.keys.sorted().map { id in
+    var byID = undefinedQueues
+    for record in replay.queues {
+      let id = QueueID(rawValue: record.id)
+      if let slot = replay.queueSlot(id) { byID[id] = perQueue[slot] }
+    }
+    queues = byID.keys.sorted().map { id in
       let record = replay.queue(id)
-      return perQueue[id, default: QueueAccumulator()].queue(
+      return byID[id, default: QueueAccumulator()].queue(
         id: id, label: record?.label ?? "queue \(id.rawValue)", kind: record?.kind ?? "",
         span: replay.span)
     }
     threads = replay.threads.map { thread in
-      Thread(id: thread.id, title: thread.title, busy: busy[thread.id] ?? 0)
+      Thread(
+        id: thread.id, title: thread.title,
+        busy: replay.threadSlot(of: thread.id).map { busy[$0] } ?? 0)
     }
     self.activity = activity
     latenessHistogram = histogram
