@@ -8,7 +8,7 @@ import TraceFormat
 /// stats.queues.first?.lateness.p99
 /// ```
 ///
-/// - Complexity: O(n + q log q) for n events and q measured values (sorted for percentiles).
+/// - Complexity: O(n + q) for n events and q measured values (O(q log q) at worst).
 public struct TraceStatistics: Sendable {
   /// Order statistics of a set of durations, in ns; all nil when there were none.
   public struct Distribution: Sendable, Equatable {
@@ -19,18 +19,24 @@ public struct TraceStatistics: Sendable {
     public var max: Int64?
 
     init(_ values: [Int64]) {
-      let sorted = values.sorted()
-      count = sorted.count
+      var values = values
+      count = values.count
+      // Each percentile selected in the part above the one before: O(n), where sorting them
+      // all was O(n log n) and most of the statistics' time on millions of runs.
+      var from = 0
       func percentile(_ fraction: Double) -> Int64? {
-        guard !sorted.isEmpty else { return nil }
+        guard !values.isEmpty else { return nil }
         // Nearest rank: the smallest value with at least `fraction` of the values at or below.
-        let rank = Int((fraction * Double(sorted.count)).rounded(.up))
-        return sorted[Swift.min(Swift.max(rank, 1), sorted.count) - 1]
+        let rank = Int((fraction * Double(values.count)).rounded(.up))
+        let index = Swift.min(Swift.max(rank, 1), values.count) - 1
+        OrderStatistics.select(index, in: &values, within: from..<values.count)
+        from = index
+        return values[index]
       }
       p50 = percentile(0.5)
       p90 = percentile(0.9)
       p99 = percentile(0.99)
-      max = sorted.last
+      max = values.max()
     }
   }
 
