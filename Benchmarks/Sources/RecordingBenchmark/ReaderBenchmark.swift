@@ -160,7 +160,7 @@ enum ReaderBenchmark {
     for index in 1...repeats {
       let start = ContinuousClock.now
       let data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
-      lines = countLines(data)
+      lines = data.withUnsafeBytes(newlineCount)
       bytes = data.count
       let elapsed = seconds(start.duration(to: .now))
       printError("  run \(index): \(format(seconds: elapsed)), \(lines) lines")
@@ -178,23 +178,6 @@ enum ReaderBenchmark {
     line.add("mb_per_second", .double(rounded(Double(bytes) / best / 1e6, places: 1)))
     line.add("peak_rss_bytes", peakResidentSetBytes().map { .int($0) })
     return line
-  }
-
-  /// The newlines in `data`, found with `memchr`.
-  @inline(never)
-  static func countLines(_ data: Data) -> Int {
-    data.withUnsafeBytes { raw in
-      guard var cursor = raw.baseAddress else { return 0 }
-      var left = raw.count
-      var lines = 0
-      while left > 0, let newline = memchr(cursor, 0x0A, left) {
-        lines += 1
-        let consumed = UnsafeRawPointer(newline) - cursor + 1
-        cursor += consumed
-        left -= consumed
-      }
-      return lines
-    }
   }
 
   static func readWithTraceReader(_ path: String) -> Outcome {

@@ -86,28 +86,14 @@ struct RecordingBenchmark: ParsableCommand {
   @Flag(help: "Exit 1 when a target is missed, naming it on stderr (targets above).")
   var check = false
 
-  /// `--child KIND ARGS…`: what the driver runs in each child process; its first word here, the
-  /// rest in ``childArguments``.
-  @Option(name: .customLong("child"), parsing: .unconditional, help: .hidden)
-  var childKind: String?
-
-  /// Everything after the child's first word, `--help` included, for the child to read.
-  @Argument(parsing: .captureForPassthrough, help: .hidden)
-  var childArguments: [String] = []
-
-  func validate() throws {
-    // Without `--child`, anything captured here is a mistake or a request for help.
-    guard childKind == nil, let first = childArguments.first else { return }
-    if first == "--help" || first == "-h" { throw CleanExit.helpRequest(Self.self) }
-    throw ValidationError(
-      first.hasPrefix("-") ? "Unknown option '\(first)'" : "Unexpected argument '\(first)'")
-  }
+  /// `--child KIND ARGS…`: what the driver runs in each child process.
+  @OptionGroup var child: ChildCommandLine
 
   mutating func run() throws {
-    if let childKind {
+    if let words = child.words {
       var command: any ParsableCommand
       do {
-        command = try RecordingChild.parseAsRoot([childKind] + childArguments)
+        command = try RecordingChild.parseAsRoot(words)
       } catch {
         RecordingChild.exit(withError: error)
       }
