@@ -139,9 +139,9 @@ enum TraceLoading {
     return trace
   }
 
-  /// The replay of `trace`, with a progress bar on stderr for large ones.
-  /// Prepares `trace` as a replay without its keyframes: `check`, `stats`, `export` and `diff`
-  /// never seek, and the inspector makes them beside the findings (`InspectorApp.init`).
+  /// The replay of `trace`, with a progress bar on stderr for large ones, and without its
+  /// keyframes: `check`, `stats`, `export` and `diff` never seek, and the inspector makes them
+  /// beside the findings (`InspectorApp.init`).
   static func prepare(_ trace: Trace) -> ReplayEngine {
     let preparing =
       trace.events.count > 1_000_000 && isatty(2) != 0 ? ProgressBar(title: "preparing") : nil
