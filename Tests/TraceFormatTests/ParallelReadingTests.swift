@@ -29,7 +29,10 @@ final class ParallelReadingTests: XCTestCase {
     let path = FileManager.default.temporaryDirectory
       .appendingPathComponent("parallel-reading-\(UUID().uuidString).trace").path
     defer { try? FileManager.default.removeItem(atPath: path) }
-    if !bytes.isEmpty, FileManager.default.createFile(atPath: path, contents: Data(bytes)) {
+    if !bytes.isEmpty {
+      XCTAssertTrue(
+        FileManager.default.createFile(atPath: path, contents: Data(bytes)),
+        "\(name): writing \(path) to read it mapped", file: file, line: line)
       for workers in [1, 2, 3] {
         var reading = TraceReader.read(path: path, workers: workers, pageChunk: 1)
         // The same name in diagnostics, for comparing: the file's path is what differs.
