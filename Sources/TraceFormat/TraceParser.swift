@@ -185,31 +185,38 @@ struct TraceParser {
     let firstLines = stretches.reduce(into: [0]) { $0.append($0[$0.count - 1] + $1.lines) }
     let lines = firstLines[firstLines.count - 1]
     var decoded = [Bool](repeating: false, count: lines)
+    var checkpoints = [Int](repeating: 0, count: (lines >> Self.checkpointShift) + 1)
     let linesBefore = line
     let pageChunk = self.pageChunk
     events = [TraceEvent](unsafeUninitializedCapacity: lines) { slots, initialized in
+      Self.preferHugePages(UnsafeMutableRawBufferPointer(slots))
       decoded.withUnsafeMutableBufferPointer { decoded in
-        let shared = SharedBuffers(bytes: bytes, events: slots, decoded: decoded)
-        Self.decode(
-          stretches, firstLines: firstLines, into: shared, pageChunk: pageChunk,
-          progress: progress)
+        checkpoints.withUnsafeMutableBufferPointer { checkpoints in
+          let shared = SharedBuffers(
+            bytes: bytes, events: slots, decoded: decoded, checkpoints: checkpoints)
+          Self.decode(
+            stretches, firstLines: firstLines, into: shared, pageChunk: pageChunk,
+            progress: progress)
+        }
       }
       compaction = (slots, 0)
-      var position = start
-      // The decoding threads handed their pages back; this pass reads them again (from the page
-      // cache) and hands them back behind itself.
+      // This pass touches the bytes only for the lines it reads in full. The decoding threads
+      // handed their pages back; the few read again here are handed back behind it.
       var release = pageChunk.map { PageRelease(bytes, from: start, chunk: $0) }
+      // The line `cursor.index` starts at `cursor.position`.
+      var cursor = (index: 0, position: start)
       for index in 0..<lines {
         let number = linesBefore + 1 + index
-        if decoded[index], closing == nil, slots[index].time >= latestTime {
-          lastLine = number
-          latestTime = slots[index].time
-          append(slots[index], number)
-          position = lineBounds(at: position).end + 1
-        } else {
-          position = parseLine(number: number, at: position)
+        if decoded[index], takeDecoded(slots[index], number) { continue }
+        let block = index >> Self.checkpointShift
+        if block != cursor.index >> Self.checkpointShift {
+          cursor = (block << Self.checkpointShift, checkpoints[block])
         }
-        release?.passed(position)
+        while cursor.index < index {
+          cursor = (cursor.index + 1, lineBounds(at: cursor.position).end + 1)
+        }
+        cursor = (index + 1, parseLine(number: number, at: cursor.position))
+        release?.passed(cursor.position)
         if let progress, index & 0xFFFF == 0 {
           progress(0.6 + 0.4 * Double(index) / Double(lines))
         }
@@ -221,14 +228,35 @@ struct TraceParser {
     progress?(1)
   }
 
-  /// What the decoding threads share: the bytes, one event slot per line, and a flag per line
-  /// saying whether its slot holds the line's event. Each thread writes only its own lines.
+  /// Asks the kernel to back the whole 2 MiB pages inside `buffer` with huge pages: filling
+  /// a 480 MB event array otherwise takes a page fault every 4 KiB.
+  private static func preferHugePages(_ buffer: UnsafeMutableRawBufferPointer) {
+    #if os(Linux)
+      guard let base = buffer.baseAddress else { return }
+      let huge = 2 << 20
+      let start = (Int(bitPattern: base) + huge - 1) / huge * huge
+      let end = (Int(bitPattern: base) + buffer.count) / huge * huge
+      guard end > start, let address = UnsafeMutableRawPointer(bitPattern: start) else { return }
+      _ = madvise(address, end - start, MADV_HUGEPAGE)
+    #endif
+  }
+
+  /// Line `index` starts at `checkpoints[index >> checkpointShift]` plus as many lines as
+  /// `index` has low bits: the ordered pass finds the lines it reads in full from there,
+  /// without passing over the bytes of every line again.
+  private static let checkpointShift = 10
+
+  /// What the decoding threads share: the bytes, one event slot per line, a flag per line
+  /// saying whether its slot holds the line's event, and where every 1024th line starts. Each
+  /// thread writes only its own lines'.
   private struct SharedBuffers: @unchecked Sendable {
-    // @unchecked Sendable: the bytes are only read; each thread writes the slots and flags of
-    // the lines of its own stretch, and the caller reads them after every thread has finished.
+    // @unchecked Sendable: the bytes are only read; each thread writes the slots, flags and
+    // checkpoints of the lines of its own stretch, and the caller reads them after every
+    // thread has finished.
     let bytes: UnsafeBufferPointer<UInt8>
     let events: UnsafeMutableBufferPointer<TraceEvent>
     let decoded: UnsafeMutableBufferPointer<Bool>
+    let checkpoints: UnsafeMutableBufferPointer<Int>
   }
 
   /// `count` stretches of the bytes from `start`, each starting at a line's start, with their
@@ -292,44 +320,37 @@ struct TraceParser {
     _ stretch: (start: Int, end: Int, lines: Int), firstLine: Int, into shared: SharedBuffers,
     pageChunk: Int?, progress: ((Double) -> Void)?
   ) {
-    withUnsafeTemporaryAllocation(of: FieldSlot.self, capacity: Key.allCases.count) { storage in
-      guard let base = storage.baseAddress else { return }
-      base.initialize(repeating: FieldSlot(value: .null, column: 0), count: storage.count)
-      var slots = FieldSlots(storage: base)
-      var position = stretch.start
-      var release = pageChunk.map { PageRelease(shared.bytes, from: stretch.start, chunk: $0) }
-      defer { release?.passed(stretch.end, final: true) }
-      for index in firstLine..<(firstLine + stretch.lines) {
-        let (end, contentEnd, hasNewline) = lineBounds(in: shared.bytes, at: position)
-        if hasNewline,
-          let event = fastEvent(shared.bytes, position, contentEnd, slots: &slots)
-        {
-          shared.events.initializeElement(at: index, to: event)
-          shared.decoded[index] = true
-        }
-        position = end + 1
-        release?.passed(position)
-        if let progress, (index - firstLine) & 0xFFFF == 0 {
-          progress(Double(index - firstLine) / Double(max(stretch.lines, 1)))
-        }
+    var position = stretch.start
+    var release = pageChunk.map { PageRelease(shared.bytes, from: stretch.start, chunk: $0) }
+    defer { release?.passed(stretch.end, final: true) }
+    let checkpointMask = (1 << checkpointShift) - 1
+    for index in firstLine..<(firstLine + stretch.lines) {
+      if index & checkpointMask == 0 { shared.checkpoints[index >> checkpointShift] = position }
+      let (end, contentEnd, hasNewline) = lineBounds(in: shared.bytes, at: position)
+      // The ordered pass reads every other line in full: a last line without a newline, too.
+      if hasNewline, let event = CanonicalLine.decode(shared.bytes, from: position, to: contentEnd)
+      {
+        shared.events.initializeElement(at: index, to: event)
+        shared.decoded[index] = true
+      }
+      position = end + 1
+      release?.passed(position)
+      if let progress, (index - firstLine) & 0xFFFF == 0 {
+        progress(Double(index - firstLine) / Double(max(stretch.lines, 1)))
       }
     }
   }
 
-  /// The event of a line that takes the fast path, or nil for every other line (which the
-  /// ordered pass then reads in full).
-  private static func fastEvent(
-    _ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, slots: inout FieldSlots
-  ) -> TraceEvent? {
-    guard end - start <= TraceReader.maximumLineLength else { return nil }
-    let scanner = JSONLineScanner(bytes: bytes, lineStart: start, lineEnd: end)
-    guard let kind = CanonicalLine.scan(scanner, into: &slots), kind != .mark else { return nil }
-    let fields = Fields(slots: slots, scanner: scanner, object: nil)
-    do {
-      return try event(kind, time: try fields.time(.t, in: kind.name), fields)
-    } catch {
-      return nil
-    }
+  /// Appends the event the fast path decoded from line `line` (``CanonicalLine``) if nothing
+  /// before it makes the line worth a word — it is not after the end marker nor dated before the
+  /// line above — and says whether it did; if not, the line must be read in full, which words
+  /// the warning.
+  private mutating func takeDecoded(_ event: TraceEvent, _ line: Int) -> Bool {
+    guard closing == nil, event.time >= latestTime else { return false }
+    lastLine = line
+    latestTime = event.time
+    append(event, line)
+    return true
   }
 
   private mutating func parseLine(_ line: Int, _ start: Int, _ end: Int, isLastWithoutNewline: Bool)
@@ -341,17 +362,12 @@ struct TraceParser {
       )
       return
     }
-    var scanner = JSONLineScanner(bytes: bytes, lineStart: start, lineEnd: end)
-    if hasHeader, let kind = CanonicalLine.scan(scanner, into: &slots) {
-      lastLine = line
-      lineObject = nil
-      do {
-        try interpret(line, scanner, kind: .event(kind))
-      } catch {
-        reportFailure(error, line, isLastWithoutNewline: isLastWithoutNewline)
-      }
+    if hasHeader, let event = CanonicalLine.decode(bytes, from: start, to: end),
+      takeDecoded(event, line)
+    {
       return
     }
+    var scanner = JSONLineScanner(bytes: bytes, lineStart: start, lineEnd: end)
     scanner.skipWhitespace()
     if scanner.position == end { return }  // blank line
     let isFirstLine = lastLine == 0
@@ -453,10 +469,10 @@ struct TraceParser {
 
   // MARK: - Meaning
 
-  /// Turns the slots into an event or a table entry; `kind` when the fast path already knows it.
-  private mutating func interpret(
-    _ line: Int, _ scanner: JSONLineScanner, kind known: EventName? = nil
-  ) throws(JSONLineScanner.Failure) {
+  /// Turns the slots into an event or a table entry.
+  private mutating func interpret(_ line: Int, _ scanner: JSONLineScanner)
+    throws(JSONLineScanner.Failure)
+  {
     let fields = Fields(slots: slots, scanner: scanner, object: lineObject)
     guard hasHeader else {
       if slots.has(.format) {
@@ -475,8 +491,7 @@ struct TraceParser {
     if slots.has(.format) {
       throw JSONLineScanner.Failure(column: 1, message: "a second header inside the trace")
     }
-    let kind: EventName
-    if let known { kind = known } else { kind = try fields.eventName() }
+    let kind = try fields.eventName()
     let time = try fields.time(.t, in: kind.label)
     if time < latestTime {
       report(
