@@ -153,17 +153,24 @@ enum CanonicalLine {
     }
 
     mutating func begin(_ time: Int64) -> TraceEvent? {
-      guard take("begin\",\"a\":"), let action = id(), take(",\"th\":"), let thread = uint32(),
-        take(",\"run\":"), let run = id()
-      else { return nil }
+      guard take("begin\""), let (action, thread, run) = run() else { return nil }
       return .begin(time: time, action: action, thread: thread, run: run)
     }
 
     mutating func end(_ time: Int64) -> TraceEvent? {
-      guard take("end\",\"a\":"), let action = id(), take(",\"th\":"), let thread = uint32(),
-        take(",\"run\":"), let run = id(), take(",\"dur\":"), let duration = self.time()
+      guard take("end\""), let (action, thread, run) = run(), take(",\"dur\":"),
+        let duration = self.time()
       else { return nil }
       return .end(time: time, action: action, thread: thread, run: run, duration: duration)
+    }
+
+    /// The fields a begin and an end share: `,"a":…,"th":…,"run":…`.
+    @inline(__always)
+    private mutating func run() -> (action: UInt32, thread: UInt32, run: UInt32)? {
+      guard take(",\"a\":"), let action = id(), take(",\"th\":"), let thread = uint32(),
+        take(",\"run\":"), let run = id()
+      else { return nil }
+      return (action, thread, run)
     }
 
     mutating func hop(_ time: Int64) -> TraceEvent? {
