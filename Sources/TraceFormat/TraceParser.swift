@@ -189,7 +189,6 @@ struct TraceParser {
     let linesBefore = line
     let pageChunk = self.pageChunk
     events = [TraceEvent](unsafeUninitializedCapacity: lines) { slots, initialized in
-      Self.preferHugePages(UnsafeMutableRawBufferPointer(slots))
       decoded.withUnsafeMutableBufferPointer { decoded in
         checkpoints.withUnsafeMutableBufferPointer { checkpoints in
           let shared = SharedBuffers(
@@ -226,19 +225,6 @@ struct TraceParser {
       compaction = nil
     }
     progress?(1)
-  }
-
-  /// Asks the kernel to back the whole 2 MiB pages inside `buffer` with huge pages: filling
-  /// a 480 MB event array otherwise takes a page fault every 4 KiB.
-  private static func preferHugePages(_ buffer: UnsafeMutableRawBufferPointer) {
-    #if os(Linux)
-      guard let base = buffer.baseAddress else { return }
-      let huge = 2 << 20
-      let start = (Int(bitPattern: base) + huge - 1) / huge * huge
-      let end = (Int(bitPattern: base) + buffer.count) / huge * huge
-      guard end > start, let address = UnsafeMutableRawPointer(bitPattern: start) else { return }
-      _ = madvise(address, end - start, MADV_HUGEPAGE)
-    #endif
   }
 
   /// Line `index` starts at `checkpoints[index >> checkpointShift]` plus as many lines as
