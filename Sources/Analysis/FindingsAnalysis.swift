@@ -57,6 +57,10 @@ private struct Pass {
   private var explosion: (action: ActionIndex, at: Int64, peak: Int, calmSince: Int64?)?
   /// How long the count must stay at or under the limit for an explosion to be over: 10 ms.
   static let explosionGap: Int64 = 10_000_000
+  /// What kind each queue is, by queue slot (the last slot: a queue the trace never defined),
+  /// so that a run's end compares no strings.
+  private let queueKinds: [QueueKind]
+  private enum QueueKind { case main, serial, other }
   private var late: [Int: (count: Int, worst: Int64, run: Int, at: Int64)] = [:]
   private var drift: [Int: (worst: Int64, run: Int, at: Int64)] = [:]
 
@@ -76,6 +80,14 @@ private struct Pass {
     previousPending = [Int32](repeating: -1, count: count)
     runningOn = [Int32](repeating: 0, count: replay.threadSlotCount)
     threadLimit = thresholds.threads ?? replay.header.cores.map { 4 * $0 }
+    queueKinds =
+      replay.queues.map {
+        switch $0.kind {
+        case "main": .main
+        case "serial": .serial
+        default: .other
+        }
+      } + [.other]
   }
 
   mutating func apply(_ event: ReplayEvent) {
@@ -229,10 +241,8 @@ private struct Pass {
     let info = replay.action(action)
     let began = runStart[action.int]
     let length = time.subtracting(saturating: began)
-    let queue = replay.queue(info.queue)
-    let kind = queue?.kind ?? ""
-    let label = queue?.label ?? "queue \(info.queue.rawValue)"
-    if kind == "main", length > thresholds.hang {
+    let kind = queueKinds[min(replay.queueSlot(of: action), queueKinds.count - 1)]
+    if kind == .main, length > thresholds.hang {
       findings.append(
         Finding(
           kind: .mainThreadHang, severity: .error, time: began, action: action, related: [],
@@ -241,7 +251,7 @@ private struct Pass {
             "ran for \(TimeText.duration(length)) on the main queue (a hang: over \(TimeText.duration(thresholds.hang)))"
         ))
     }
-    guard kind == "serial" || kind == "main", length > thresholds.block else { return }
+    guard kind != .other, length > thresholds.block else { return }
     // Who was due while it ran and still waits: the work this run held up.
     var waits: [(action: ActionIndex, wait: Int64)] = []
     for waiter in pending(onQueueOf: action) {
@@ -252,13 +262,14 @@ private struct Pass {
     }
     waits.sort { ($0.wait, $1.action) > ($1.wait, $0.action) }
     guard let longest = waits.first?.wait, longest > 0 else { return }
+    let label = replay.queue(info.queue)?.label ?? "queue \(info.queue.rawValue)"
     let shown = waits.prefix(5).map { "\(replay.action($0.action).id)" }.joined(separator: ", ")
     findings.append(
       Finding(
         kind: .headOfLineBlocking, severity: .warning, time: began, action: action,
         related: waits.map(\.action), queue: info.queue, duration: longest,
         message:
-          "ran for \(TimeText.duration(length)) on \(kind == "main" ? "the main queue" : "serial \(label)") while \(waits.count) due action(s) waited up to \(TimeText.duration(longest)) behind it (\(shown)\(waits.count > 5 ? ", …" : ""))"
+          "ran for \(TimeText.duration(length)) on \(kind == .main ? "the main queue" : "serial \(label)") while \(waits.count) due action(s) waited up to \(TimeText.duration(longest)) behind it (\(shown)\(waits.count > 5 ? ", …" : ""))"
       ))
   }
 

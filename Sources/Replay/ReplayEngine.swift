@@ -23,46 +23,43 @@ import TraceFormat
 ///   snapshots together hold at most about one entry per event — and a seek starts from the
 ///   nearest snapshot or from the cursor, whichever is closer.
 public struct ReplayEngine: Sendable {
+  /// What preparing made, which nothing changes afterwards. Kept behind one reference, so a
+  /// copy of the engine costs a retain, and a loop that reads an engine held inside a struct it
+  /// mutates (the findings pass, the export) does not copy it before every call: measured, that
+  /// copied 416 bytes up to four times per event.
+  private let prepared: Prepared
+
   /// The trace's header.
-  public let header: TraceHeader
+  public var header: TraceHeader { prepared.header }
   /// Whether the trace ended with a `close` line; without one the process may have crashed and
   /// the last moments may be missing.
-  public let isClosed: Bool
+  public var isClosed: Bool { prepared.isClosed }
   /// The signal and thread, when the recorder wrote what it held as the process crashed.
-  public let crash: Trace.Crash?
+  public var crash: Trace.Crash? { prepared.crash }
   /// When the recording closed, if the trace says (its `close` line).
-  public let closedAt: Int64?
+  public var closedAt: Int64? { prepared.closedAt }
   /// The queues (schedulers), by id.
-  public let queues: [SchedulerRecord]
+  public var queues: [SchedulerRecord] { prepared.queues }
   /// The threads, by id, with titles that identify them.
-  public let threads: [ThreadInfo]
+  public var threads: [ThreadInfo] { prepared.threads }
   /// The marks; ``ReplayEvent/markIndex`` indexes them.
-  public let marks: [MarkRecord]
+  public var marks: [MarkRecord] { prepared.marks }
   /// The Swift tasks the trace names, by id: empty for a trace without `task` lines.
-  public let tasks: [TaskInfo]
+  public var tasks: [TaskInfo] { prepared.tasks }
 
-  let events: [ReplayEvent]
-  let actions: [ReplayAction]
-  let callSites: [UInt32: CallSiteRecord]
-  let queueSlots: SlotTable
-  let threadSlots: SlotTable
-  let indexByID: SlotTable
-  /// For each event, the state its action was in before it: stepping back is exact.
-  let priorStates: [ActionState]
-  /// For each event, what redoing or undoing it needs: a begin's run ordinal (1, 2, … counted by
-  /// the replay, not trusted from the file), an end's begin event, a cancel's last begin event.
-  let links: [UInt32]
-  /// The begins of every action that ran more than once, in order, by action slot: undoing run
-  /// k finds run k − 1 here. Kept apart because most actions run once (4 bytes an event saved).
-  let repeatedBegins: [UInt32: [UInt32]]
-  /// By action slot, the run number of its first begin in the trace when that is above 1: a
-  /// window (a slice, a flight recorder's dump) that starts after runs it no longer holds.
-  /// Runs are numbered on from it.
-  let firstRuns: [UInt32: UInt32]
-  /// By action slot, the slot in ``tasks`` of the task it is work of, or `none`; empty when the
-  /// trace names no task.
-  let taskSlots: [UInt32]
-  let keyframeInterval: Int
+  var events: [ReplayEvent] { prepared.events }
+  var actions: [ReplayAction] { prepared.actions }
+  var callSites: [UInt32: CallSiteRecord] { prepared.callSites }
+  var queueSlots: SlotTable { prepared.queueSlots }
+  var threadSlots: SlotTable { prepared.threadSlots }
+  var indexByID: SlotTable { prepared.indexByID }
+  var priorStates: [ActionState] { prepared.priorStates }
+  var links: [UInt32] { prepared.links }
+  var repeatedBegins: [UInt32: [UInt32]] { prepared.repeatedBegins }
+  var firstRuns: [UInt32: UInt32] { prepared.firstRuns }
+  var taskSlots: [UInt32] { prepared.taskSlots }
+  var keyframeInterval: Int { prepared.keyframeInterval }
+
   private(set) var keyframes: [Keyframe] = []
   /// Whether ``keyframes`` holds the snapshots of the whole trace, not only its start.
   private var keyframesMade = false
@@ -73,6 +70,82 @@ public struct ReplayEngine: Sendable {
 
   /// "No event" or "no action" in the tables above.
   static let none = UInt32.max
+
+  /// The tables preparing makes; see the forwarding properties above for what each holds.
+  private final class Prepared: Sendable {
+    let header: TraceHeader
+    let isClosed: Bool
+    let crash: Trace.Crash?
+    let closedAt: Int64?
+    let queues: [SchedulerRecord]
+    let threads: [ThreadInfo]
+    let marks: [MarkRecord]
+    let tasks: [TaskInfo]
+    let events: [ReplayEvent]
+    let actions: [ReplayAction]
+    let callSites: [UInt32: CallSiteRecord]
+    let queueSlots: SlotTable
+    let threadSlots: SlotTable
+    let indexByID: SlotTable
+    /// For each event, the state its action was in before it: stepping back is exact.
+    let priorStates: [ActionState]
+    /// For each event, what redoing or undoing it needs: a begin's run ordinal (1, 2, … counted
+    /// by the replay, not trusted from the file), an end's begin event, a cancel's last begin
+    /// event.
+    let links: [UInt32]
+    /// The begins of every action that ran more than once, in order, by action slot: undoing
+    /// run k finds run k − 1 here. Kept apart because most actions run once (4 bytes an event
+    /// saved).
+    let repeatedBegins: [UInt32: [UInt32]]
+    /// By action slot, the run number of its first begin in the trace when that is above 1: a
+    /// window (a slice, a flight recorder's dump) that starts after runs it no longer holds.
+    /// Runs are numbered on from it.
+    let firstRuns: [UInt32: UInt32]
+    /// By action slot, the slot in ``tasks`` of the task it is work of, or `none`; empty when
+    /// the trace names no task.
+    let taskSlots: [UInt32]
+    let keyframeInterval: Int
+
+    /// Prepares the tables of `trace` (see ``ReplayEngine/init(trace:keyframeInterval:makingKeyframes:progress:)``).
+    init(trace: Trace, keyframeInterval: Int, progress: ((Double) -> Void)?) {
+      header = trace.header
+      isClosed = trace.closing != nil
+      crash = trace.crash
+      closedAt = trace.closing == nil ? nil : trace.closedAt
+      marks = trace.marks
+      callSites = trace.callSites
+      self.keyframeInterval = max(keyframeInterval, 1)
+      queues = trace.schedulers.values.sorted { $0.id < $1.id }
+      queueSlots = SlotTable(queues.map(\.id))
+
+      let tables = ReplayEngine.tables(
+        of: ReplayEngine.timeOrdered(trace.events), queueSlots: queueSlots,
+        progress: progress.map { report in { report($0 * 0.8) } })
+      progress?(0.8)
+      events = tables.events
+      actions = tables.actions
+      indexByID = tables.actionIndices
+      (tasks, taskSlots) = ReplayEngine.tasks(tables.taskOfAction, actions: actions)
+
+      let threadIDs = tables.threads.union(trace.threadNames.keys).sorted()
+      threadSlots = SlotTable(threadIDs)
+      let history = ReplayEngine.history(
+        events: events, actions: actions, threadSlots: threadSlots)
+      priorStates = history.priors
+      links = history.links
+      repeatedBegins = history.repeatedBegins
+      firstRuns = history.firstRuns
+
+      let titles = ThreadInfo.titles(
+        for: threadIDs.map { (ThreadID(rawValue: $0), trace.threadNames[$0]) })
+      threads = zip(threadIDs.indices, titles).map { slot, title in
+        let id = threadIDs[slot]
+        return ThreadInfo(
+          id: ThreadID(rawValue: id), recordedName: trace.threadNames[id], title: title,
+          queues: history.served[slot].sorted())
+      }
+    }
+  }
 
   /// Prepares a replay of `trace` with the cursor at the start.
   ///
@@ -86,47 +159,15 @@ public struct ReplayEngine: Sendable {
     trace: Trace, keyframeInterval: Int = 4096, makingKeyframes: Bool = true,
     progress: ((Double) -> Void)? = nil
   ) {
-    header = trace.header
-    isClosed = trace.closing != nil
-    crash = trace.crash
-    closedAt = trace.closing == nil ? nil : trace.closedAt
-    marks = trace.marks
-    callSites = trace.callSites
-    self.keyframeInterval = max(keyframeInterval, 1)
-    queues = trace.schedulers.values.sorted { $0.id < $1.id }
-    queueSlots = SlotTable(queues.map(\.id))
-
     // Progress runs through the passes in proportion to what they cost (measured on a 10M-event
     // trace): the tables, the history, then the stepping that makes the keyframes (half).
     let share = makingKeyframes ? 0.5 : 1
-    let tables = Self.tables(
-      of: Self.timeOrdered(trace.events), queueSlots: queueSlots,
-      progress: progress.map { report in { report($0 * 0.8 * share) } })
-    progress?(0.8 * share)
-    events = tables.events
-    actions = tables.actions
-    indexByID = tables.actionIndices
-    (tasks, taskSlots) = Self.tasks(tables.taskOfAction, actions: actions)
-
-    let threadIDs = tables.threads.union(trace.threadNames.keys).sorted()
-    threadSlots = SlotTable(threadIDs)
-    let history = Self.history(events: events, actions: actions, threadSlots: threadSlots)
-    priorStates = history.priors
-    links = history.links
-    repeatedBegins = history.repeatedBegins
-    firstRuns = history.firstRuns
+    prepared = Prepared(
+      trace: trace, keyframeInterval: keyframeInterval,
+      progress: progress.map { report in { report($0 * share) } })
     progress?(share)
-
-    let titles = ThreadInfo.titles(
-      for: threadIDs.map { (ThreadID(rawValue: $0), trace.threadNames[$0]) })
-    threads = zip(threadIDs.indices, titles).map { slot, title in
-      let id = threadIDs[slot]
-      return ThreadInfo(
-        id: ThreadID(rawValue: id), recordedName: trace.threadNames[id], title: title,
-        queues: history.served[slot].sorted())
-    }
-
-    live = LiveState(queues: queues.count, threads: threadIDs.count, tasks: tasks.count)
+    live = LiveState(
+      queues: prepared.queues.count, threads: prepared.threads.count, tasks: prepared.tasks.count)
     keyframes = [Keyframe(live, at: 0)]
     if makingKeyframes {
       makeKeyframes(progress: progress.map { report in { report(0.5 + 0.5 * $0) } })
@@ -183,7 +224,7 @@ public struct ReplayEngine: Sendable {
 
   // MARK: - Building
 
-  private struct Tables {
+  fileprivate struct Tables {
     var events: [ReplayEvent] = []
     var actions: [ReplayAction] = []
     var actionIndices = SlotTable()
@@ -193,7 +234,7 @@ public struct ReplayEngine: Sendable {
   }
 
   /// The tasks named by `taskOfAction`, in order of id, and each action's task slot.
-  private static func tasks(_ taskOfAction: [UInt32: UInt64], actions: [ReplayAction])
+  fileprivate static func tasks(_ taskOfAction: [UInt32: UInt64], actions: [ReplayAction])
     -> ([TaskInfo], [UInt32])
   {
     guard !taskOfAction.isEmpty else { return ([], []) }
@@ -223,7 +264,7 @@ public struct ReplayEngine: Sendable {
   }
 
   /// The replay's events and actions, with every action reference made a dense index.
-  private static func tables(
+  fileprivate static func tables(
     of ordered: [TraceEvent], queueSlots: SlotTable, progress: ((Double) -> Void)?
   ) -> Tables {
     var tables = Tables()
@@ -278,7 +319,7 @@ public struct ReplayEngine: Sendable {
     return tables
   }
 
-  private struct History {
+  fileprivate struct History {
     var priors: [ActionState]
     var links: [UInt32]
     var repeatedBegins: [UInt32: [UInt32]] = [:]
@@ -289,7 +330,7 @@ public struct ReplayEngine: Sendable {
 
   /// One pass over the events through the state machine: each event's prior state and links,
   /// and which queues each thread ran work for.
-  private static func history(
+  fileprivate static func history(
     events: [ReplayEvent], actions: [ReplayAction], threadSlots: SlotTable
   ) -> History {
     var history = History(
@@ -337,7 +378,7 @@ public struct ReplayEngine: Sendable {
     return history
   }
 
-  private static func timeOrdered(_ events: [TraceEvent]) -> [TraceEvent] {
+  fileprivate static func timeOrdered(_ events: [TraceEvent]) -> [TraceEvent] {
     var sorted = true
     for index in events.indices.dropFirst() where events[index].time < events[index - 1].time {
       sorted = false
