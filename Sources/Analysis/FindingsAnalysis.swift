@@ -31,24 +31,32 @@ private struct Pass {
   let thresholds: FindingThresholds
   var findings: [Finding] = []
 
-  private var states: [ActionState]
-  private var runs: [Int]
-  /// Begins seen per action slot: the ordinal from which `runs` takes the run's number.
-  private var begins: [Int]
-  private var runStart: [Int64]
-  /// When a one-shot action finished, for no-op cancels.
-  private var finishedAt: [Int64?]
-  private var cancelled: [Bool]
+  /// Where each action stands, by action slot: one record, so that an event touches one
+  /// cache line of the pass's own state (ten parallel arrays cost a cache miss each on a large
+  /// trace).
+  private var records: [ActionRecord]
   /// Actions pending on each queue (by queue slot), for head-of-line blocking: a doubly linked
-  /// list through `nextPending` / `previousPending` (by action slot, -1 for none), so that adding
-  /// and removing cost no hashing — they happen on nearly every event.
+  /// list through the records' `nextPending` / `previousPending` (by action slot, -1 for none),
+  /// so that adding and removing cost no hashing — they happen on nearly every event.
   private var firstPending: [Int32]
-  private var nextPending: [Int32]
-  private var previousPending: [Int32]
+
+  private struct ActionRecord {
+    var runStart: Int64 = 0
+    /// When a one-shot action finished, for no-op cancels.
+    var finishedAt: Int64?
+    var runs = 0
+    /// Begins seen: the ordinal from which `runs` takes the run's number.
+    var begins = 0
+    var beganOn = ThreadID(rawValue: 0)
+    var nextPending: Int32 = -1
+    var previousPending: Int32 = -1
+    var state = ActionState.unscheduled
+    var cancelled = false
+  }
+
   /// Runs under way per thread, the number of threads with one, and the episode above the
   /// thread limit in progress (its first begin and its peak).
   private var runningOn: [Int32]
-  private var beganOn: [ThreadID]
   private var busyThreads = 0
   private let threadLimit: Int?
   /// An episode over the limit: its first begin, its peak, and when the count last fell back to
@@ -68,16 +76,8 @@ private struct Pass {
     self.replay = replay
     self.thresholds = thresholds
     let count = replay.actionCount
-    states = [ActionState](repeating: .unscheduled, count: count)
-    runs = [Int](repeating: 0, count: count)
-    begins = [Int](repeating: 0, count: count)
-    runStart = [Int64](repeating: 0, count: count)
-    finishedAt = [Int64?](repeating: nil, count: count)
-    cancelled = [Bool](repeating: false, count: count)
-    beganOn = [ThreadID](repeating: ThreadID(rawValue: 0), count: count)
+    records = [ActionRecord](repeating: ActionRecord(), count: count)
     firstPending = [Int32](repeating: -1, count: replay.queueSlotCount)
-    nextPending = [Int32](repeating: -1, count: count)
-    previousPending = [Int32](repeating: -1, count: count)
     runningOn = [Int32](repeating: 0, count: replay.threadSlotCount)
     threadLimit = thresholds.threads ?? replay.header.cores.map { 4 * $0 }
     queueKinds =
@@ -95,31 +95,33 @@ private struct Pass {
     let slot = action.int
     let info = replay.action(action)
 
-    let prior = states[slot]
+    let prior = records[slot].state
     let next = ReplayEngine.transition(event.kind, from: prior, repeating: info.isRepeating)
-    if event.kind == .cancel, prior == .done, !cancelled[slot], let finished = finishedAt[slot] {
+    if event.kind == .cancel, prior == .done, !records[slot].cancelled,
+      let finished = records[slot].finishedAt
+    {
       noOpCancel(action, at: event.time, finishedAt: finished)
     }
     guard next != prior else { return }
-    states[slot] = next
+    records[slot].state = next
     if prior == .pending { removePending(slot) }
     if next == .pending { addPending(slot) }
     switch event.kind {
     case .begin:
       // Numbered as the replay numbers it: a window (a slice, a flight recorder's dump) may
       // start after runs it no longer holds.
-      begins[slot] += 1
-      runs[slot] = replay.runNumber(ordinal: begins[slot], of: action)
-      runStart[slot] = event.time
-      beganOn[slot] = event.thread
-      began(action, run: runs[slot], at: event.time)
+      records[slot].begins += 1
+      records[slot].runs = replay.runNumber(ordinal: records[slot].begins, of: action)
+      records[slot].runStart = event.time
+      records[slot].beganOn = event.thread
+      began(action, run: records[slot].runs, at: event.time)
       threadStarted(event.thread, by: action, at: event.time)
     case .end:
-      if next == .done, prior == .running { finishedAt[slot] = event.time }
+      if next == .done, prior == .running { records[slot].finishedAt = event.time }
       ended(action, at: event.time)
-      threadFinished(beganOn[slot], at: event.time)
+      threadFinished(records[slot].beganOn, at: event.time)
     case .cancel:
-      cancelled[slot] = true
+      records[slot].cancelled = true
     case .schedule, .hop, .mark, .task:
       break
     }
@@ -130,23 +132,23 @@ private struct Pass {
   private mutating func addPending(_ slot: Int) {
     let queue = replay.queueSlot(of: ActionIndex(slot))
     let head = firstPending[queue]
-    nextPending[slot] = head
-    previousPending[slot] = -1
-    if head >= 0 { previousPending[Int(head)] = Int32(slot) }
+    records[slot].nextPending = head
+    records[slot].previousPending = -1
+    if head >= 0 { records[Int(head)].previousPending = Int32(slot) }
     firstPending[queue] = Int32(slot)
   }
 
   private mutating func removePending(_ slot: Int) {
-    let next = nextPending[slot]
-    let previous = previousPending[slot]
+    let next = records[slot].nextPending
+    let previous = records[slot].previousPending
     if previous >= 0 {
-      nextPending[Int(previous)] = next
+      records[Int(previous)].nextPending = next
     } else {
       firstPending[replay.queueSlot(of: ActionIndex(slot))] = next
     }
-    if next >= 0 { previousPending[Int(next)] = previous }
-    nextPending[slot] = -1
-    previousPending[slot] = -1
+    if next >= 0 { records[Int(next)].previousPending = previous }
+    records[slot].nextPending = -1
+    records[slot].previousPending = -1
   }
 
   /// The actions pending on the queue of `action`'s slot, in no particular order.
@@ -155,7 +157,7 @@ private struct Pass {
     var slot = firstPending[replay.queueSlot(of: action)]
     while slot >= 0 {
       waiting.append(ActionIndex(Int(slot)))
-      slot = nextPending[Int(slot)]
+      slot = records[Int(slot)].nextPending
     }
     return waiting
   }
@@ -239,7 +241,7 @@ private struct Pass {
 
   private mutating func ended(_ action: ActionIndex, at time: Int64) {
     let info = replay.action(action)
-    let began = runStart[action.int]
+    let began = records[action.int].runStart
     let length = time.subtracting(saturating: began)
     let kind = queueKinds[min(replay.queueSlot(of: action), queueKinds.count - 1)]
     if kind == .main, length > thresholds.hang {
@@ -256,7 +258,7 @@ private struct Pass {
     var waits: [(action: ActionIndex, wait: Int64)] = []
     for waiter in pending(onQueueOf: action) {
       let waiterInfo = replay.action(waiter)
-      let due = waiterInfo.due(ofRun: runs[waiter.int] + 1)
+      let due = waiterInfo.due(ofRun: records[waiter.int].runs + 1)
       guard due < time else { continue }
       waits.append((waiter, time.subtracting(saturating: max(due, began))))
     }
@@ -313,11 +315,11 @@ private struct Pass {
             "run \(record.run) began \(TimeText.duration(record.worst)) behind its rhythm, more than one interval (\(TimeText.duration(info.delay)))"
         ))
     }
-    for slot in states.indices {
+    for slot in records.indices {
       let action = ActionIndex(slot)
       let info = replay.action(action)
       if info.ranInline { inlineSync(action, at: info.scheduledAt) }
-      let live = states[slot] == .pending || states[slot] == .running
+      let live = records[slot].state == .pending || records[slot].state == .running
       if info.isRepeating {
         guard live, endedByApp else { continue }
         findings.append(
@@ -325,9 +327,9 @@ private struct Pass {
             kind: .leakedTimer, severity: .warning, time: info.scheduledAt, action: action,
             related: [], queue: info.queue, duration: nil,
             message:
-              "repeats every \(TimeText.duration(info.delay)) and was never cancelled: still live when the trace closed, after \(runs[slot]) run(s)"
+              "repeats every \(TimeText.duration(info.delay)) and was never cancelled: still live when the trace closed, after \(records[slot].runs) run(s)"
           ))
-      } else if states[slot] == .pending, runs[slot] == 0 {
+      } else if records[slot].state == .pending, records[slot].runs == 0 {
         lostWork(action, end: end)
       }
     }
