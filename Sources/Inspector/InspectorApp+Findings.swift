@@ -6,8 +6,14 @@ extension InspectorApp {
   /// Every finding, one a row: when, how bad, what, which action on which queue, and why.
   func drawFindings(_ grid: inout ScreenGrid, _ theme: Theme, selected: Int) {
     grid.write(
-      " Findings (\(findings.count)) · ⏎ open · x / X from the main view jump to the next / previous",
+      " Findings (\(hasFindings ? "\(findings.count)" : "…")) · ⏎ open · x / X from the main view jump to the next / previous",
       row: 2, column: 1, style: theme.title)
+    guard hasFindings else {
+      grid.write(
+        "  still looking for findings: the list appears here when the pass is done", row: 4,
+        column: 1, style: theme.dim)
+      return
+    }
     guard !findings.isEmpty else {
       grid.write("  nothing in this trace looks like a bug", row: 4, column: 1, style: theme.dim)
       return

@@ -65,7 +65,9 @@ extension InspectorApp {
     let rightWidth = TextWidth.columns(of: right)
     let clock = replay.header.clock == .virtual ? "virtual clock" : "host clock"
     let found =
-      findings.isEmpty ? "" : "  ⚑ \(findings.count) finding\(findings.count == 1 ? "" : "s")"
+      !hasFindings
+      ? "  ⚑ finding…"
+      : findings.isEmpty ? "" : "  ⚑ \(findings.count) finding\(findings.count == 1 ? "" : "s")"
     let ending =
       replay.crash.map { "  ⚠ crashed: \($0.signal)" } ?? (replay.isClosed ? "" : "  ⚠ not closed")
     let followed = following ? (isLive ? "  ● live" : "  ◌ following · G live end") : ""

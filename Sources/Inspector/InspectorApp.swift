@@ -16,7 +16,7 @@ import TraceFormat
 /// Everything testable lives here; the terminal adapter only copies the grid and feeds keys.
 public struct InspectorApp: Sendable {
   /// The replay.
-  public private(set) var replay: ReplayEngine
+  public internal(set) var replay: ReplayEngine
   /// The UI state.
   public private(set) var state: InspectorState
   /// The trace's name in the header.
@@ -51,15 +51,26 @@ public struct InspectorApp: Sendable {
   private(set) var matches: [EventIndex] = []
   /// What `FindingsAnalysis` found in the trace, by time: listed with `!`, jumped to with `x`/`X`,
   /// marked on the lanes.
-  public private(set) var findings: [Finding]
+  public internal(set) var findings: [Finding]
   /// Whether the trace is being followed as another process writes it (`view --follow`).
   public private(set) var following = false
 
-  /// Makes an inspector at the start of the trace.
+  /// Whether ``findings`` holds every finding of the trace; false while an inspector made by
+  /// ``opening(replay:name:timeStep:)`` is still looking for them.
+  public internal(set) var hasFindings = true
+  /// The keyframes and findings being made on other threads, until they are taken.
+  var preparation: BackgroundPreparation?
+
+  /// Makes an inspector at the start of the trace, with everything it shows made before it
+  /// returns.
   ///
   /// - Parameter timeStep: How far `t`/`T` move; by default a fiftieth of the trace. A step
   ///   below 1 ns is taken as 1 ns.
   public init(replay: ReplayEngine, name: String, timeStep: Int64? = nil) {
+    self.init(replay: replay, name: name, timeStep: timeStep, inTheBackground: false)
+  }
+
+  init(replay: ReplayEngine, name: String, timeStep: Int64?, inTheBackground: Bool) {
     self.replay = replay
     self.name = name
     findings = []
@@ -69,6 +80,12 @@ public struct InspectorApp: Sendable {
         "the process crashed (\(crash.signal) on thread \(crash.thread)): the last events are what the recorder held then"
     } else if !replay.isClosed {
       state.message = Self.unclosedWarning
+    }
+    if inTheBackground {
+      refreshLanes()
+      preparation = BackgroundPreparation(replay: replay)
+      hasFindings = false
+      return
     }
     // The keyframes (if the replay has none yet: see `ReplayEngine.makeKeyframes`) and the
     // lanes' indexes on this core, the findings on another.
@@ -121,6 +138,9 @@ public struct InspectorApp: Sendable {
     let position = replay.position
     replay = newer
     stripIndexes = [:]
+    // What was being made for the older read no longer applies.
+    preparation = nil
+    hasFindings = true
     if live {
       replay.seek(to: replay.eventCount)
       state.clock = replay.now
@@ -296,6 +316,10 @@ public struct InspectorApp: Sendable {
   }
 
   private mutating func jumpToFinding(forward: Bool) {
+    guard hasFindings else {
+      state.message = "still looking for findings; try again in a moment"
+      return
+    }
     guard !findings.isEmpty else {
       state.message = "no findings in this trace"
       return

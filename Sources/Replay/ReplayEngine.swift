@@ -222,6 +222,16 @@ public struct ReplayEngine: Sendable {
     progress?(1)
   }
 
+  /// Takes the keyframes `copy` made (``makeKeyframes(progress:)``) when it is a copy of this
+  /// replay — the same prepared tables — and this one has none yet; the cursor stays where it
+  /// is. So the keyframes can be made on another thread, on a copy, while this replay is in
+  /// use; a copy of another replay is ignored.
+  public mutating func adoptKeyframes(from copy: ReplayEngine) {
+    guard copy.prepared === prepared, copy.keyframesMade, !keyframesMade else { return }
+    keyframes = copy.keyframes
+    keyframesMade = true
+  }
+
   // MARK: - Building
 
   fileprivate struct Tables {

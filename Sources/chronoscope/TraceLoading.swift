@@ -77,20 +77,29 @@ enum TraceLoading {
   }
 
   /// Reads and prepares `paths`, one trace per process, as one timeline (see `TraceMerge`).
-  static func load(_ paths: [String], timeStep: Int64? = nil) throws -> InspectorApp {
+  ///
+  /// - Parameter opening: Whether the inspector is for the terminal, which draws its first
+  ///   frame before the keyframes and the findings are made (``InspectorApp/opening(replay:name:timeStep:)``);
+  ///   otherwise everything is made before this returns.
+  static func load(_ paths: [String], timeStep: Int64? = nil, opening: Bool = false) throws
+    -> InspectorApp
+  {
     let replay = try loadReplay(paths)
-    // The findings pass on one core, the keyframes and the lanes' indexes on the other: a
-    // second or two on ten million events, with no fraction to show, so a line says what is
-    // happening.
+    let name =
+      paths.count == 1
+      ? URL(fileURLWithPath: paths[0]).lastPathComponent
+      : mergedName(paths.map { URL(fileURLWithPath: $0).lastPathComponent })
+    // A fraction of a second to a second or two on ten million events, with no fraction to
+    // show, so a line says what is happening.
     let analysing = replay.eventCount > 1_000_000 && isatty(2) != 0 ? ProgressBar(title: "") : nil
-    analysing?.say("finding problems, indexing the lanes and the seeks…")
     defer { analysing?.finish() }
-    return InspectorApp(
-      replay: replay,
-      name: paths.count == 1
-        ? URL(fileURLWithPath: paths[0]).lastPathComponent
-        : mergedName(paths.map { URL(fileURLWithPath: $0).lastPathComponent }),
-      timeStep: timeStep)
+    if opening {
+      analysing?.say("indexing the lanes…")
+      return InspectorApp.opening(replay: replay, name: name, timeStep: timeStep)
+    }
+    // The findings pass on one core, the keyframes and the lanes' indexes on the other.
+    analysing?.say("finding problems, indexing the lanes and the seeks…")
+    return InspectorApp(replay: replay, name: name, timeStep: timeStep)
   }
 
   /// How several files merged on one timeline are named: `P1 a.trace + P2 b.trace`.

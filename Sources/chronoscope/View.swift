@@ -49,7 +49,11 @@ struct View: ParsableCommand {
     // at the first poll.
     var followed = follow ? FollowedFile(path: paths[0]) : nil
     var app: InspectorApp
-    do { app = try TraceLoading.load(paths, timeStep: timeStep) } catch { throw ExitCode(2) }
+    do {
+      app = try TraceLoading.load(paths, timeStep: timeStep, opening: true)
+    } catch {
+      throw ExitCode(2)
+    }
     if follow { app.startFollowing() }
 
     let terminal: TerminalSession
@@ -65,14 +69,17 @@ struct View: ParsableCommand {
     while true {
       // A frame only when something changed: paused, the inspector waits for a key (or a
       // resize, or a signal) without waking, and draws nothing; playing, it draws 30 times a
-      // second; following, it looks at the file every 250 ms and draws when the file grew.
+      // second; following, it looks at the file every 250 ms and draws when the file grew;
+      // while the keyframes and findings are still being made, it looks for them every 50 ms.
       if changed {
         terminal.draw(
           app.render(width: terminal.width, height: terminal.height, colors: terminal.hasColors))
       }
       let wasPlaying = app.state.playing
-      let key = terminal.readKey(
-        timeoutMilliseconds: wasPlaying ? 33 : followed == nil ? -1 : FollowedFile.interval)
+      let timeout =
+        wasPlaying
+        ? 33 : app.isPreparing ? 50 : followed == nil ? -1 : FollowedFile.interval
+      let key = terminal.readKey(timeoutMilliseconds: timeout)
       if let signal = terminal.interruption {
         // Ctrl-C or SIGTERM: give the terminal back, then exit 130 / 143 as shells report a
         // signal. A plain exit rather than re-raising keeps the calling shell running.
@@ -84,6 +91,7 @@ struct View: ParsableCommand {
       last = now
       if let key, !app.handle(key) { break }
       changed = key != nil || wasPlaying
+      if app.takePreparedWork() { changed = true }
       if let replay = followed?.poll() {
         app.follow(replay)
         changed = true

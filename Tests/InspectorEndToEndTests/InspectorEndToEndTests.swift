@@ -92,7 +92,11 @@ final class InspectorEndToEndTests: XCTestCase {
   func testAPausedInspectorSleepsUntilAKeyArrives() throws {
     let session = try start(["view", recording("busy-app")])
     defer { session.kill() }
-    try session.waitFor("event 0/", timeout: .seconds(30))
+    // Once the findings (made on another thread after the first frame) are on screen, nothing
+    // is left to wait for.
+    try session.waitUntil("the first frame with its findings", timeout: .seconds(30)) {
+      $0.contains("event 0/") && !$0.contains("finding…")
+    }
     let program = try session.programID()
     /// The main thread's voluntary context switches: each wake-up from waiting is one.
     func wakeUps() throws -> Int {
@@ -108,6 +112,20 @@ final class InspectorEndToEndTests: XCTestCase {
     session.sendKeys("n")
     try session.waitFor("event 1/")
     session.sendKeys("q")
+    XCTAssertEqual(try session.waitForExit(), 0)
+  }
+
+  /// The first frame comes before the findings; they appear without a key being pressed.
+  func testTheFindingsAppearWithoutAKeyOnceFound() throws {
+    let session = try start(["view", recording("findings-demo")], width: 140)
+    defer { session.kill() }
+    let screen = try session.waitUntil("a count of findings in the title", timeout: .seconds(30)) {
+      $0.range(of: #"⚑ [0-9]+ findings"#, options: .regularExpression) != nil
+    }
+    XCTAssertFalse(screen.contains("finding…"), screen)
+    session.sendKeys("!")
+    try session.waitFor("head-of-line-blocking")
+    session.sendKeys("q", "q")
     XCTAssertEqual(try session.waitForExit(), 0)
   }
 

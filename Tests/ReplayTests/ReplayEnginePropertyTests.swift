@@ -85,6 +85,37 @@ final class ReplayEnginePropertyTests: XCTestCase {
   /// A replay prepared without keyframes is the same replay: every seek lands on what stepping
   /// builds, before its keyframes are made and after, and making them later keeps the cursor
   /// wherever it was.
+  /// Keyframes made on a copy (on another thread, in the inspector) are taken by the replay it
+  /// was copied from, whose cursor stays; those of another replay, even of the same trace, are
+  /// not.
+  func testKeyframesAreAdoptedFromACopyOfTheSameReplayOnly() {
+    for seed in 1...100 {
+      var random = SeededGenerator(seed: UInt64(seed))
+      let trace = Self.randomTrace(&random)
+      let interval = 1 + Int(random.next() % 8)
+      var stepped = ReplayEngine(trace: trace, keyframeInterval: interval)
+      var states = [ReplaySnapshot(stepped)]
+      while stepped.stepForward() { states.append(ReplaySnapshot(stepped)) }
+
+      var replay = ReplayEngine(trace: trace, keyframeInterval: interval, makingKeyframes: false)
+      replay.adoptKeyframes(from: ReplayEngine(trace: trace, keyframeInterval: interval))
+      XCTAssertFalse(replay.hasKeyframes, "seed \(seed): another replay's keyframes")
+      var copy = replay
+      copy.makeKeyframes()
+      let cursor = Int(random.next() % UInt64(replay.eventCount + 1))
+      replay.seek(to: cursor)
+      replay.adoptKeyframes(from: copy)
+      XCTAssertTrue(replay.hasKeyframes, "seed \(seed)")
+      XCTAssertEqual(ReplaySnapshot(replay), states[cursor], "seed \(seed): the cursor stays")
+      for _ in 0..<10 {
+        let target = Int(random.next() % UInt64(replay.eventCount + 1))
+        replay.seek(to: target)
+        XCTAssertEqual(ReplaySnapshot(replay), states[target], "seed \(seed): seek to \(target)")
+      }
+      replay._checkInvariants()
+    }
+  }
+
   func testKeyframesMadeLaterChangeNothingASeekLandsOn() {
     for seed in 1...200 {
       var random = SeededGenerator(seed: UInt64(seed))
