@@ -82,9 +82,6 @@ final class ReplayEnginePropertyTests: XCTestCase {
     }
   }
 
-  /// A replay prepared without keyframes is the same replay: every seek lands on what stepping
-  /// builds, before its keyframes are made and after, and making them later keeps the cursor
-  /// wherever it was.
   /// Keyframes made on a copy (on another thread, in the inspector) are taken by the replay it
   /// was copied from, whose cursor stays; those of another replay, even of the same trace, are
   /// not.
@@ -93,9 +90,7 @@ final class ReplayEnginePropertyTests: XCTestCase {
       var random = SeededGenerator(seed: UInt64(seed))
       let trace = Self.randomTrace(&random)
       let interval = 1 + Int(random.next() % 8)
-      var stepped = ReplayEngine(trace: trace, keyframeInterval: interval)
-      var states = [ReplaySnapshot(stepped)]
-      while stepped.stepForward() { states.append(ReplaySnapshot(stepped)) }
+      let states = Self.steppedStates(of: trace, keyframeInterval: interval)
 
       var replay = ReplayEngine(trace: trace, keyframeInterval: interval, makingKeyframes: false)
       replay.adoptKeyframes(from: ReplayEngine(trace: trace, keyframeInterval: interval))
@@ -116,14 +111,23 @@ final class ReplayEnginePropertyTests: XCTestCase {
     }
   }
 
+  /// What a replay of `trace` shows at every position, stepping from the start.
+  private static func steppedStates(of trace: Trace, keyframeInterval: Int) -> [ReplaySnapshot] {
+    var stepped = ReplayEngine(trace: trace, keyframeInterval: keyframeInterval)
+    var states = [ReplaySnapshot(stepped)]
+    while stepped.stepForward() { states.append(ReplaySnapshot(stepped)) }
+    return states
+  }
+
+  /// A replay prepared without keyframes is the same replay: every seek lands on what stepping
+  /// builds, before its keyframes are made and after, and making them later keeps the cursor
+  /// wherever it was.
   func testKeyframesMadeLaterChangeNothingASeekLandsOn() {
     for seed in 1...200 {
       var random = SeededGenerator(seed: UInt64(seed))
       let trace = Self.randomTrace(&random)
       let interval = 1 + Int(random.next() % 8)
-      var stepped = ReplayEngine(trace: trace, keyframeInterval: interval)
-      var states = [ReplaySnapshot(stepped)]
-      while stepped.stepForward() { states.append(ReplaySnapshot(stepped)) }
+      let states = Self.steppedStates(of: trace, keyframeInterval: interval)
 
       var replay = ReplayEngine(trace: trace, keyframeInterval: interval, makingKeyframes: false)
       XCTAssertFalse(replay.hasKeyframes, "seed \(seed)")
