@@ -108,60 +108,41 @@ extension ReplayEngine {
   /// The `count` soonest-due pending actions (then by when they were scheduled), on every queue,
   /// on those in `queues`, or that are work of the tasks in `tasks`.
   ///
-  /// - Complexity: O(p log count) for p pending actions, in two passes that keep the best
-  ///   `count` seen (the first over due times alone): a view of the next few costs about a
-  ///   millisecond per hundred thousand pending actions, and nothing is kept up to date by the
-  ///   steps for it.
+  /// - Complexity: O(p log count) for p pending actions, in one pass that keeps the best
+  ///   `count` seen, looking no action up unless a filter needs it: a view of the next few
+  ///   costs well under a millisecond per hundred thousand pending actions, and nothing is kept
+  ///   up to date by the steps for it.
   public func pending(
     first count: Int, in queues: Set<QueueID>? = nil, of tasks: Set<TaskID>? = nil
   ) -> [ActionIndex] {
     guard count > 0 else { return [] }
-    /// Each pending action in scope: its due time, and its whole key when `looking` (which looks
-    /// the action up: a cache miss per action on a big trace, so only when needed).
-    func keys(looking: Bool, _ body: (Int64, PendingKey?) -> Void) {
-      let filtered = queues != nil || tasks != nil
-      for (slot, entry) in live.pending {
-        guard looking || filtered else {
-          body(entry.due, nil)
-          continue
-        }
-        let action = actions[Int(slot)]
-        if let queues, !queues.contains(action.queue) { continue }
+    let filtered = queues != nil || tasks != nil
+    var best = Heap<PendingKey>()
+    for (slot, entry) in live.pending {
+      if filtered {
+        // A cache miss per action on a big trace: only when a filter needs it.
+        if let queues, !queues.contains(actions[Int(slot)].queue) { continue }
         if let tasks, !isWork(slot, of: tasks) { continue }
-        body(entry.due, PendingKey(due: entry.due, scheduledAt: action.scheduledAt, slot: slot))
+      }
+      let key = PendingKey(due: entry.due, slot: slot)
+      if best.count < count {
+        best.insert(key)
+      } else if let latest = best.max, key < latest {
+        best.replaceMax(with: key)
       }
     }
-    guard count < live.pending.count / 4 else {
-      var all: [PendingKey] = []
-      all.reserveCapacity(queues == nil && tasks == nil ? live.pending.count : 0)
-      keys(looking: true) { _, key in if let key { all.append(key) } }
-      return all.sorted().prefix(count).map { ActionIndex($0.slot) }
-    }
-    // The `count`th soonest due time, from the due times alone (no action looked up): a
-    // bounded heap whose latest is pushed out.
-    var soonest = Heap<Int64>()
-    keys(looking: false) { due, _ in
-      if soonest.count < count {
-        soonest.insert(due)
-      } else if let latest = soonest.max, due < latest {
-        soonest.replaceMax(with: due)
-      }
-    }
-    guard let limit = soonest.max else { return [] }
-    // Then the whole keys of those due by then — `count` of them, or more where due times tie
-    // at the limit — sorted.
-    var chosen: [PendingKey] = []
-    keys(looking: true) { due, key in if due <= limit, let key { chosen.append(key) } }
-    return chosen.sorted().prefix(count).map { ActionIndex($0.slot) }
+    return best.unordered.sorted().map { ActionIndex(Int($0.slot)) }
   }
 
+  /// A pending action's place in ``pending(first:in:of:)``: due, then scheduled. Actions are
+  /// numbered in the order they were scheduled (the tables are built in time order), so the
+  /// slot orders them as their schedule times do, ties by the file's order — no lookup needed.
   private struct PendingKey: Comparable {
     var due: Int64
-    var scheduledAt: Int64
     var slot: UInt32
 
     static func < (lhs: PendingKey, rhs: PendingKey) -> Bool {
-      (lhs.due, lhs.scheduledAt, lhs.slot) < (rhs.due, rhs.scheduledAt, rhs.slot)
+      (lhs.due, lhs.slot) < (rhs.due, rhs.slot)
     }
   }
 
