@@ -27,6 +27,10 @@ struct SemanticChecks {
   /// lines up to it are context, which may skip the runs of a repeating action that the window
   /// let go of.
   var windowStart: Int64?
+  /// The last scheduler a schedule named that the trace defines: most schedules name the one
+  /// the line before named, and looking it up hashed its id and copied its record (strings and
+  /// all) out of the table.
+  private var lastKnownScheduler: UInt32?
 
   private mutating func withState<R>(_ action: UInt32, _ body: (inout ActionState) -> R) -> R {
     let index = Int(action)
@@ -48,8 +52,12 @@ struct SemanticChecks {
     let action = event.action
     switch event.kind {
     case .schedule:
-      if schedulers[event.scheduler] == nil {
-        warnings.append("action \(action) is scheduled on unknown scheduler \(event.scheduler)")
+      if event.scheduler != lastKnownScheduler {
+        if schedulers.index(forKey: event.scheduler) == nil {
+          warnings.append("action \(action) is scheduled on unknown scheduler \(event.scheduler)")
+        } else {
+          lastKnownScheduler = event.scheduler
+        }
       }
       let duplicate = withState(action) { state in
         defer {

@@ -176,4 +176,45 @@ final class CanonicalLineTests: XCTestCase {
     XCTAssertGreaterThan(accepted, 600)
     XCTAssertLessThan(accepted, 3200)
   }
+
+  /// Every digit count, on both sides of each power of ten, at every distance from the end of
+  /// the bytes (the fast path reads eight bytes at a time where it can): the same events and
+  /// the same words as the general scanner.
+  func testNumbersOfEveryLengthReadTheSameThroughBothPaths() {
+    var values: [String] = ["0", "00", "007"]
+    var power: UInt64 = 1
+    for _ in 1...19 {
+      values += [power - 1, power, power + 1, power * 9 + (power - 1) / 3].map { String($0) }
+      power = power.multipliedReportingOverflow(by: 10).partialValue
+    }
+    values += [
+      "4611686018427387903", "4611686018427387904", "18446744073709551615", "123456789012345678901",
+    ]
+    for value in values {
+      for line in [
+        #"{"t":\#(value),"e":"begin","a":1,"th":1,"run":1}"#,
+        #"{"t":1,"e":"end","a":1,"th":1,"run":1,"dur":\#(value)}"#,
+        #"{"t":1,"e":"hop","a":\#(value),"from":1,"to":\#(value)}"#,
+      ] {
+        // Last in the bytes, with and without a newline, and followed by another line.
+        for after in ["", "\n", "\n" + #"{"t":1,"e":"mark","th":1,"name":"x"}"# + "\n"] {
+          let asWritten = Self.read(text: line + after)
+          let general = Self.read(text: line + " " + after)
+          XCTAssertEqual(asWritten.trace?.events, general.trace?.events, line)
+          XCTAssertEqual(
+            asWritten.diagnostics.map(\.message), general.diagnostics.map(\.message), line)
+        }
+      }
+    }
+    let plain = Self.read(
+      text: #"{"t":123456789012345678,"e":"begin","a":99999999,"th":4294967295,"run":4294967295}"#)
+    XCTAssertEqual(
+      plain.trace?.events,
+      [.begin(time: 123_456_789_012_345_678, action: 99_999_999, thread: .max, run: .max)])
+  }
+
+  /// Reads `text` after a header and a scheduler line, as it is (no newline added).
+  private static func read(text: String) -> TraceReading {
+    TraceReader.parse(Array((header + "\n" + scheduler + "\n" + text).utf8), file: "t.trace")
+  }
 }
