@@ -27,10 +27,10 @@ struct SemanticChecks {
   /// lines up to it are context, which may skip the runs of a repeating action that the window
   /// let go of.
   var windowStart: Int64?
-  /// The last scheduler a schedule named that the trace defines: most schedules name the one
-  /// the line before named, and looking it up hashed its id and copied its record (strings and
-  /// all) out of the table.
-  private var lastKnownScheduler: UInt32?
+  /// Scheduler ids below 65,536 known to be defined, by id: looking each schedule's scheduler up
+  /// in the table hashed its id and copied its record (strings and all) out of it. (A
+  /// definition is never taken back, so an id once known stays known.)
+  private var knownSchedulers: [Bool] = []
 
   private mutating func withState<R>(_ action: UInt32, _ body: (inout ActionState) -> R) -> R {
     let index = Int(action)
@@ -52,11 +52,15 @@ struct SemanticChecks {
     let action = event.action
     switch event.kind {
     case .schedule:
-      if event.scheduler != lastKnownScheduler {
+      let id = Int(event.scheduler)
+      if id >= knownSchedulers.count || !knownSchedulers[id] {
         if schedulers.index(forKey: event.scheduler) == nil {
           warnings.append("action \(action) is scheduled on unknown scheduler \(event.scheduler)")
-        } else {
-          lastKnownScheduler = event.scheduler
+        } else if id < 1 << 16 {
+          if id >= knownSchedulers.count {
+            knownSchedulers += repeatElement(false, count: id + 1 - knownSchedulers.count)
+          }
+          knownSchedulers[id] = true
         }
       }
       let duplicate = withState(action) { state in
