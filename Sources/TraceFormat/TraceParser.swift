@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -156,15 +157,18 @@ struct TraceParser {
   /// Parses as ``run(progress:)`` does — the same trace, the same diagnostics in the same order
   /// — with the reading of runtime-event lines spread over `workers` threads.
   ///
-  /// The header is read first, line by line. The rest is cut into `workers` stretches at line
-  /// starts, and each thread decodes the lines of its stretch that take the fast path (a line as
-  /// the encoder writes it, a runtime event but a mark, decoding without error) straight into
-  /// the event array, at the line's index: what a line decodes to depends on that line alone.
-  /// Then one pass in line order does what depends on the lines before: the time-order and
-  /// end-marker checks, the semantic checks, the tables, and every line the fast path left —
-  /// definitions, marks, errors, a line dated before the one above it — exactly as ``run``
-  /// would, compacting the events towards the front as it goes (a line makes at most one
-  /// event, so nothing is overwritten before it is read). Memory: one event slot per line.
+  /// The header is read first, line by line. The rest is cut into stretches at line starts,
+  /// several per thread, and the threads take them in order and decode the lines that take the
+  /// fast path (a line as the encoder writes it, a runtime event but a mark, decoding without
+  /// error) straight into the event array, at the line's index: what a line decodes to depends
+  /// on that line alone. Behind them, on the calling thread, one pass in line order does what
+  /// depends on the lines before: the time-order and end-marker checks, the semantic checks,
+  /// the tables, and every line the fast path left — definitions, marks, errors, a line dated
+  /// before the one above it — exactly as ``run`` would, compacting the events towards the
+  /// front as it goes (a line makes at most one event, so nothing is overwritten before it is
+  /// read). It takes each stretch once it is decoded, and decodes the next one itself while it
+  /// waits, so the ordered pass overlaps the decoding instead of following it. Memory: one event
+  /// slot per line.
   mutating func runParallel(workers: Int, progress: ((Double) -> Void)?) {
     let total = bytes.count
     var start = 0
@@ -181,7 +185,8 @@ struct TraceParser {
       progress?(1)
       return
     }
-    let stretches = Self.stretches(of: bytes, from: start, count: workers)
+    let stretches = Self.stretches(
+      of: bytes, from: start, count: workers * Self.stretchesPerWorker)
     let firstLines = stretches.reduce(into: [0]) { $0.append($0[$0.count - 1] + $1.lines) }
     let lines = firstLines[firstLines.count - 1]
     var decoded = [Bool](repeating: false, count: lines)
@@ -191,58 +196,121 @@ struct TraceParser {
     events = [TraceEvent](unsafeUninitializedCapacity: lines) { slots, initialized in
       decoded.withUnsafeMutableBufferPointer { decoded in
         checkpoints.withUnsafeMutableBufferPointer { checkpoints in
-          let shared = SharedBuffers(
-            bytes: bytes, events: slots, decoded: decoded, checkpoints: checkpoints)
-          Self.decode(
-            stretches, firstLines: firstLines, into: shared, pageChunk: pageChunk,
-            progress: progress)
+          let decoding = Decoding(
+            bytes: bytes, events: slots, decoded: decoded, checkpoints: checkpoints,
+            stretches: stretches, firstLines: firstLines, pageChunk: pageChunk)
+          for _ in 1..<workers {
+            DispatchQueue.global(qos: .userInitiated).async { decoding.decodeWhileAny() }
+          }
+          compaction = (slots, 0)
+          // This pass touches the bytes only for the lines it reads in full. The decoding
+          // threads handed their pages back; the few read again here are handed back behind it.
+          var release = pageChunk.map { PageRelease(bytes, from: start, chunk: $0) }
+          // The line `cursor.index` starts at `cursor.position`.
+          var cursor = (index: 0, position: start)
+          for stretch in stretches.indices {
+            decoding.waitFor(stretch)
+            for index in firstLines[stretch]..<firstLines[stretch + 1] {
+              let number = linesBefore + 1 + index
+              if decoded[index], takeDecoded(slots[index], number) { continue }
+              let block = index >> Self.checkpointShift
+              if block != cursor.index >> Self.checkpointShift {
+                cursor = (block << Self.checkpointShift, checkpoints[block])
+              }
+              while cursor.index < index {
+                cursor = (cursor.index + 1, lineBounds(at: cursor.position).end + 1)
+              }
+              cursor = (index + 1, parseLine(number: number, at: cursor.position))
+              release?.passed(cursor.position)
+            }
+            progress?(Double(stretch + 1) / Double(stretches.count))
+          }
+          // Every stretch was decoded before the pass read it; the threads have stopped
+          // taking them (none is left), so nothing touches the buffers after this returns.
+          decoding.waitForThreads(workers - 1)
+          release?.passed(bytes.count, final: true)
         }
       }
-      compaction = (slots, 0)
-      // This pass touches the bytes only for the lines it reads in full. The decoding threads
-      // handed their pages back; the few read again here are handed back behind it.
-      var release = pageChunk.map { PageRelease(bytes, from: start, chunk: $0) }
-      // The line `cursor.index` starts at `cursor.position`.
-      var cursor = (index: 0, position: start)
-      for index in 0..<lines {
-        let number = linesBefore + 1 + index
-        if decoded[index], takeDecoded(slots[index], number) { continue }
-        let block = index >> Self.checkpointShift
-        if block != cursor.index >> Self.checkpointShift {
-          cursor = (block << Self.checkpointShift, checkpoints[block])
-        }
-        while cursor.index < index {
-          cursor = (cursor.index + 1, lineBounds(at: cursor.position).end + 1)
-        }
-        cursor = (index + 1, parseLine(number: number, at: cursor.position))
-        release?.passed(cursor.position)
-        if let progress, index & 0xFFFF == 0 {
-          progress(0.6 + 0.4 * Double(index) / Double(lines))
-        }
-      }
-      release?.passed(bytes.count, final: true)
       initialized = compaction?.count ?? 0
       compaction = nil
     }
     progress?(1)
   }
 
+  /// Stretches per thread: enough that the ordered pass can start on the first while the rest
+  /// are decoded, and that the threads finish at nearly the same time.
+  private static let stretchesPerWorker = 16
+
   /// Line `index` starts at `checkpoints[index >> checkpointShift]` plus as many lines as
   /// `index` has low bits: the ordered pass finds the lines it reads in full from there,
   /// without passing over the bytes of every line again.
   private static let checkpointShift = 10
 
-  /// What the decoding threads share: the bytes, one event slot per line, a flag per line
-  /// saying whether its slot holds the line's event, and where every 1024th line starts. Each
-  /// thread writes only its own lines'.
-  private struct SharedBuffers: @unchecked Sendable {
-    // @unchecked Sendable: the bytes are only read; each thread writes the slots, flags and
-    // checkpoints of the lines of its own stretch, and the caller reads them after every
-    // thread has finished.
+  /// The stretches' decoding, shared by the threads that decode and the ordered pass: the
+  /// bytes, one event slot per line, a flag per line saying whether its slot holds the line's
+  /// event, where every 1024th line starts, and which stretch is next to take. Each stretch is
+  /// decoded by one thread, which writes only its lines' slots, flags and checkpoints and then
+  /// signals it done; the ordered pass reads a stretch only after that.
+  private final class Decoding: @unchecked Sendable {
+    // @unchecked Sendable: the buffers are written as above, each stretch by the one thread
+    // that took it (`next` hands each out once), and read after its semaphore is signalled.
     let bytes: UnsafeBufferPointer<UInt8>
     let events: UnsafeMutableBufferPointer<TraceEvent>
     let decoded: UnsafeMutableBufferPointer<Bool>
     let checkpoints: UnsafeMutableBufferPointer<Int>
+    let stretches: [(start: Int, end: Int, lines: Int)]
+    let firstLines: [Int]
+    let pageChunk: Int?
+    private let next = Atomic<Int>(0)
+    private let done: [DispatchSemaphore]
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(
+      bytes: UnsafeBufferPointer<UInt8>, events: UnsafeMutableBufferPointer<TraceEvent>,
+      decoded: UnsafeMutableBufferPointer<Bool>, checkpoints: UnsafeMutableBufferPointer<Int>,
+      stretches: [(start: Int, end: Int, lines: Int)], firstLines: [Int], pageChunk: Int?
+    ) {
+      self.bytes = bytes
+      self.events = events
+      self.decoded = decoded
+      self.checkpoints = checkpoints
+      self.stretches = stretches
+      self.firstLines = firstLines
+      self.pageChunk = pageChunk
+      done = stretches.map { _ in DispatchSemaphore(value: 0) }
+    }
+
+    /// Takes the next stretch no thread has taken and decodes it; false when none is left.
+    func decodeNext() -> Bool {
+      let stretch = next.add(1, ordering: .relaxed).oldValue
+      guard stretch < stretches.count else { return false }
+      TraceParser.decodeStretch(
+        stretches[stretch], firstLine: firstLines[stretch], into: self, pageChunk: pageChunk)
+      done[stretch].signal()
+      return true
+    }
+
+    /// A decoding thread's work: stretches until none is left.
+    func decodeWhileAny() {
+      while decodeNext() {}
+      finished.signal()
+    }
+
+    /// Returns once `stretch` is decoded, decoding the stretches after it meanwhile (the
+    /// ordered pass's thread).
+    func waitFor(_ stretch: Int) {
+      while done[stretch].wait(timeout: .now()) == .timedOut {
+        guard decodeNext() else {
+          done[stretch].wait()
+          return
+        }
+      }
+    }
+
+    /// Waits until `count` decoding threads have stopped.
+    func waitForThreads(_ count: Int) {
+      for _ in 0..<count { finished.wait() }
+    }
   }
 
   /// `count` stretches of the bytes from `start`, each starting at a line's start, with their
@@ -281,30 +349,10 @@ struct TraceParser {
     let counts: UnsafeMutableBufferPointer<Int>
   }
 
-  /// Decodes the fast-path lines of every stretch, one thread each; the calling thread takes
-  /// the first stretch and reports progress on it.
-  private static func decode(
-    _ stretches: [(start: Int, end: Int, lines: Int)], firstLines: [Int],
-    into shared: SharedBuffers, pageChunk: Int?,
-    progress: ((Double) -> Void)?
-  ) {
-    let group = DispatchGroup()
-    for index in stretches.indices.dropFirst() {
-      let stretch = stretches[index]
-      let first = firstLines[index]
-      DispatchQueue.global(qos: .userInitiated).async(group: group) {
-        decodeStretch(stretch, firstLine: first, into: shared, pageChunk: pageChunk, progress: nil)
-      }
-    }
-    decodeStretch(stretches[0], firstLine: 0, into: shared, pageChunk: pageChunk) {
-      progress?(0.6 * $0)
-    }
-    group.wait()
-  }
-
+  /// Decodes the fast-path lines of one stretch into their slots.
   private static func decodeStretch(
-    _ stretch: (start: Int, end: Int, lines: Int), firstLine: Int, into shared: SharedBuffers,
-    pageChunk: Int?, progress: ((Double) -> Void)?
+    _ stretch: (start: Int, end: Int, lines: Int), firstLine: Int, into shared: Decoding,
+    pageChunk: Int?
   ) {
     var position = stretch.start
     var release = pageChunk.map { PageRelease(shared.bytes, from: stretch.start, chunk: $0) }
@@ -321,9 +369,6 @@ struct TraceParser {
       }
       position = end + 1
       release?.passed(position)
-      if let progress, (index - firstLine) & 0xFFFF == 0 {
-        progress(Double(index - firstLine) / Double(max(stretch.lines, 1)))
-      }
     }
   }
 
