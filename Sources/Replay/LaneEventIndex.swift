@@ -50,7 +50,8 @@ extension ReplayEngine {
       case .thread: threadSlotCount
       case .task: tasks.count
       }
-    var lastThread = UInt32.max
+    // The last thread looked up: nil before the first, as any id (UInt32.max too) may occur.
+    var lastThread: UInt32?
     var lastThreadSlot = -1
     func run(_ event: ReplayEvent) -> Int {
       let slot: Int
@@ -79,6 +80,7 @@ extension ReplayEngine {
     }
     for run in 0..<(starts.count - 1) { starts[run + 1] &+= starts[run] }
     var next = starts
+    lastThread = nil  // The second pass must give every event the run the first gave it.
     var offsets = [UInt32](repeating: 0, count: Int(starts[starts.count - 1]))
     for offset in events.indices {
       let run = run(events[offset])
