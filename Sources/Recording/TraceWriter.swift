@@ -28,7 +28,7 @@ import TraceFormat
 /// them would grow with every action ever recorded.
 ///
 /// Only ever used under the recorder's writer lock.
-struct TraceWriter {
+package struct TraceWriter {
   private var descriptor: Int32
   private let path: String
   private let onError: @Sendable (String) -> Void
@@ -484,6 +484,14 @@ struct TraceWriter {
     descriptor = -1
   }
 
+  /// How many of the lines ending (after their newline) at `ends` a reader finds in a file that
+  /// `reached` bytes of them made it to: a line cut short is not there, but one that lost only
+  /// its newline is (a trace's last line needs none), so the writer's count of events written
+  /// is what the file holds.
+  package static func linesRead(ending ends: [Int], reached: Int) -> Int {
+    ends.prefix { $0 - 1 <= reached }.count
+  }
+
   /// Writes the encoded lines with `write(2)`, retrying short writes; on the first failure,
   /// reports it (unless `reporting` is false) and stops writing for good. Returns whether all
   /// of it was written.
@@ -504,8 +512,7 @@ struct TraceWriter {
     }
     let reached = writeReached(descriptor, encoder.bytes)
     fileBytes += reached
-    // Count by what is in the file: a line cut short by the failure is not written.
-    let complete = eventEnds.prefix { $0 <= reached }.count
+    let complete = Self.linesRead(ending: eventEnds, reached: reached)
     written += Int64(complete)
     dropped += Int64(eventEnds.count - complete)
     guard reached < encoder.bytes.count else { return true }

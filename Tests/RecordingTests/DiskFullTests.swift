@@ -50,6 +50,26 @@ final class DiskFullTests: XCTestCase {
 }
 
 extension DiskFullTests {
+  /// The writer counts as written what a reader finds: when the disk fills as the last line's
+  /// newline would go out, that line still reads as an event (the test above saw 1,020 events
+  /// read and 1,019 counted when the limit fell there).
+  func testALineThatLostOnlyItsNewlineCountsAsWrittenAsTheReaderReadsIt() throws {
+    let lines = [
+      #"{"format":"chronoscope-trace","version":1,"clock":"virtual","start":"","process":"t","pid":1}"#,
+      #"{"t":1,"e":"begin","a":1,"th":1,"run":1}"#,
+      #"{"t":2,"e":"end","a":1,"th":1,"run":1,"dur":1}"#,
+    ].map { $0 + "\n" }
+    let bytes = Array(lines.joined().utf8)
+    let header = lines[0].utf8.count
+    let ends = [header + lines[1].utf8.count, bytes.count].map { $0 - header }
+    for reached in 0...(bytes.count - header) {
+      let file = Array(bytes[..<(header + reached)])
+      let read = try XCTUnwrap(TraceReader.parse(file, file: "t.trace").trace).events.count
+      XCTAssertEqual(
+        TraceWriter.linesRead(ending: ends, reached: reached), read, "\(reached) bytes reached")
+    }
+  }
+
   func testAHeaderThatCannotBeWrittenIsAnErrorOfInitNotACallback() throws {
     guard FileManager.default.fileExists(atPath: "/dev/full") else {
       throw XCTSkip("no /dev/full here")
