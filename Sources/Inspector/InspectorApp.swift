@@ -1,5 +1,4 @@
 import Analysis
-import Dispatch
 import Replay
 import Screen
 import TraceFormat
@@ -81,40 +80,18 @@ public struct InspectorApp: Sendable {
     } else if !replay.isClosed {
       state.message = Self.unclosedWarning
     }
-    if inTheBackground {
-      refreshLanes()
-      preparation = BackgroundPreparation(replay: replay)
-      hasFindings = false
-      return
-    }
     // The keyframes (if the replay has none yet: see `ReplayEngine.makeKeyframes`) and the
-    // lanes' indexes on this core, the findings on another.
-    findings = Self.findings(in: replay) {
-      self.replay.makeKeyframes()
-      refreshLanes()
-    }
+    // findings on other threads, the lanes' indexes on this one.
+    startPreparing()
+    refreshLanes()
+    if !inTheBackground { finishPreparing() }
   }
 
-  /// The findings of `replay`, made on another thread while `alongside` runs on this one: on
-  /// ten million events the findings pass takes about a second, and so do the keyframes and
-  /// the lanes' indexes together, so the first frame comes that much sooner. The findings only
-  /// read their copy of the replay, whose tables it shares (`alongside` changes only the
-  /// keyframes and the cursor, so nothing large is copied), and they are the same whichever
-  /// finishes first.
-  private static func findings(in replay: ReplayEngine, alongside: () -> Void) -> [Finding] {
-    final class Result: @unchecked Sendable {
-      // Written by the worker before it signals `done`, read after waiting on it.
-      var findings: [Finding] = []
-      let done = DispatchSemaphore(value: 0)
-    }
-    let result = Result()
-    DispatchQueue.global(qos: .userInitiated).async {
-      result.findings = FindingsAnalysis.findings(in: replay)
-      result.done.signal()
-    }
-    alongside()
-    result.done.wait()
-    return result.findings
+  /// Starts making the keyframes and the findings of the replay on other threads; until
+  /// ``takePreparedWork()`` takes the findings, the inspector says it is still looking.
+  private mutating func startPreparing() {
+    preparation = BackgroundPreparation(replay: replay)
+    hasFindings = false
   }
 
   // MARK: - Following a trace as it is written
@@ -138,9 +115,6 @@ public struct InspectorApp: Sendable {
     let position = replay.position
     replay = newer
     stripIndexes = [:]
-    // What was being made for the older read no longer applies.
-    preparation = nil
-    hasFindings = true
     if live {
       replay.seek(to: replay.eventCount)
       state.clock = replay.now
@@ -148,7 +122,10 @@ public struct InspectorApp: Sendable {
       replay.seek(to: min(position, replay.eventCount))
       state.clock = min(state.clock, replay.span)
     }
-    findings = Self.findings(in: replay) { refreshLanes() }
+    // What was being made for the older read no longer applies: made again, for this one.
+    startPreparing()
+    refreshLanes()
+    finishPreparing()
     if let search = state.search { matches = SearchQuery(search).matches(in: replay) }
   }
 

@@ -73,11 +73,7 @@ final class ReplayEnginePropertyTests: XCTestCase {
       XCTAssertEqual(replay.position, 0, "seed \(seed)")
       XCTAssertEqual(backward.last, forward.first, "seed \(seed): back at the start")
       XCTAssertEqual(forward, backward.reversed(), "seed \(seed)")
-      for _ in 0..<10 {
-        let target = Int(random.next() % UInt64(replay.eventCount + 1))
-        replay.seek(to: target)
-        XCTAssertEqual(ReplaySnapshot(replay), forward[target], "seed \(seed): seek to \(target)")
-      }
+      assertRandomSeeks(10, of: &replay, land: forward, &random, seed: seed)
       for action in replay.actionIndices { _ = replay.life(of: action).runs.map(\.lateness) }
     }
   }
@@ -102,12 +98,23 @@ final class ReplayEnginePropertyTests: XCTestCase {
       replay.adoptKeyframes(from: copy)
       XCTAssertTrue(replay.hasKeyframes, "seed \(seed)")
       XCTAssertEqual(ReplaySnapshot(replay), states[cursor], "seed \(seed): the cursor stays")
-      for _ in 0..<10 {
-        let target = Int(random.next() % UInt64(replay.eventCount + 1))
-        replay.seek(to: target)
-        XCTAssertEqual(ReplaySnapshot(replay), states[target], "seed \(seed): seek to \(target)")
-      }
+      assertRandomSeeks(10, of: &replay, land: states, &random, seed: seed)
       replay._checkInvariants()
+    }
+  }
+
+  /// Seeks `replay` `count` times to random positions; each must show what stepping there
+  /// showed (`states`).
+  private func assertRandomSeeks(
+    _ count: Int, of replay: inout ReplayEngine, land states: [ReplaySnapshot],
+    _ random: inout SeededGenerator, seed: Int, file: StaticString = #filePath, line: UInt = #line
+  ) {
+    for _ in 0..<count {
+      let target = Int(random.next() % UInt64(replay.eventCount + 1))
+      replay.seek(to: target)
+      XCTAssertEqual(
+        ReplaySnapshot(replay), states[target], "seed \(seed): seek to \(target)", file: file,
+        line: line)
     }
   }
 
@@ -132,22 +139,14 @@ final class ReplayEnginePropertyTests: XCTestCase {
       var replay = ReplayEngine(trace: trace, keyframeInterval: interval, makingKeyframes: false)
       XCTAssertFalse(replay.hasKeyframes, "seed \(seed)")
       replay._checkInvariants()
-      for _ in 0..<5 {
-        let target = Int(random.next() % UInt64(replay.eventCount + 1))
-        replay.seek(to: target)
-        XCTAssertEqual(ReplaySnapshot(replay), states[target], "seed \(seed): seek to \(target)")
-      }
+      assertRandomSeeks(5, of: &replay, land: states, &random, seed: seed)
       let cursor = replay.position
       replay.makeKeyframes()
       XCTAssertTrue(replay.hasKeyframes, "seed \(seed)")
       XCTAssertEqual(replay.position, cursor, "seed \(seed): the cursor stays")
       XCTAssertEqual(ReplaySnapshot(replay), states[cursor], "seed \(seed): and what it shows")
       replay._checkInvariants()
-      for _ in 0..<10 {
-        let target = Int(random.next() % UInt64(replay.eventCount + 1))
-        replay.seek(to: target)
-        XCTAssertEqual(ReplaySnapshot(replay), states[target], "seed \(seed): seek to \(target)")
-      }
+      assertRandomSeeks(10, of: &replay, land: states, &random, seed: seed)
     }
   }
 
