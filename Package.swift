@@ -32,11 +32,10 @@ let package = Package(
     // Stage 1b: a simulated clock and its schedulers, for deterministic tests.
     .target(
       name: "VirtualTime",
-      dependencies: [
-        "Scheduling",
-        .product(name: "HeapModule", package: "swift-collections"),
-      ]
+      dependencies: ["CPrefetch", "Scheduling"]
     ),
+    // A cache prefetch hint, which Swift cannot spell: the virtual clock's next slot.
+    .target(name: "CPrefetch"),
     // Stage 3: the trace file format — events, encoder, and the strict streaming reader.
     .target(name: "TraceFormat"),
     // Stage 2: the recording decorator and the trace writer.
@@ -104,7 +103,9 @@ let package = Package(
         "Recording", "TraceFormat", "Scheduling", "VirtualTime", "TestSupport", "Replay",
         "Analysis",
       ]),
-    .testTarget(name: "VirtualTimeTests", dependencies: ["VirtualTime", "Scheduling", "Examples"]),
+    .testTarget(
+      name: "VirtualTimeTests",
+      dependencies: ["VirtualTime", "Scheduling", "Examples", "TestSupport"]),
     // Helpers shared by the test targets that run the built binary.
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     // Runs the built `chronoscope` in a private tmux server; skipped when tmux is missing.

@@ -40,15 +40,18 @@ package final class ThreadLocal<Value>: @unchecked Sendable {
   /// Gives `body` this thread's copy to read or change.
   @inline(__always)
   package func withValue<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R {
-    try body(&box.value)
+    // The thread's slot holds a retained box until the thread ends, so it is borrowed here,
+    // not retained and released around every use.
+    let result = box._withUnsafeGuaranteedRef { box in
+      Result { () throws(E) -> R in try body(&box.value) }
+    }
+    return try result.get()
   }
 
-  private var box: Box {
-    if let pointer = pthread_getspecific(key) {
-      return Unmanaged<Box>.fromOpaque(pointer).takeUnretainedValue()
-    }
-    let box = Box(make())
-    pthread_setspecific(key, Unmanaged.passRetained(box).toOpaque())
+  private var box: Unmanaged<Box> {
+    if let pointer = pthread_getspecific(key) { return Unmanaged<Box>.fromOpaque(pointer) }
+    let box = Unmanaged.passRetained(Box(make()))
+    pthread_setspecific(key, box.toOpaque())
     return box
   }
 }

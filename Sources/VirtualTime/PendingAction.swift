@@ -13,12 +13,12 @@ public struct PendingAction: Sendable, CustomStringConvertible {
   /// Where it was scheduled.
   public let callSite: CallSite
 
-  init(_ action: VirtualClock.Action, due: Int64) {
-    label = action.scheduler.label
-    kind = action.scheduler.kind
+  init(scheduler: VirtualScheduler, due: Int64, isRepeating: Bool, callSite: CallSite) {
+    label = scheduler.label
+    kind = scheduler.kind
     self.due = .nanoseconds(due)
-    isRepeating = action.interval > 0
-    self.callSite = action.callSite
+    self.isRepeating = isRepeating
+    self.callSite = callSite
   }
 
   /// `"retry" (serial) due 2.0 seconds, repeating, from Retry.swift:12 in start()`.

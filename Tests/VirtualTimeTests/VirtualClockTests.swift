@@ -157,6 +157,66 @@ final class VirtualClockTests: XCTestCase {
     XCTAssertEqual(order.value, ["first"])
   }
 
+  /// A handle outlives its work: the clock gives the work's place to later work, which a
+  /// stale handle must not cancel, however many times the place has been given since.
+  func testCancellingAHandleWhoseWorkRanLeavesLaterWorkAlone() {
+    let queue = factory.makeSerial(label: "q")
+    let ran = Locked<[Int]>([])
+    var stale: [SchedulerTask] = []
+    for round in 0..<3 {
+      stale.append(queue.async { ran.withLock { $0.append(round) } })
+      clock.advance()
+    }
+    let later = (10..<13).map { value in
+      queue.after(.seconds(1)) { ran.withLock { $0.append(value) } }
+    }
+    for task in stale { task.cancel() }
+    clock.advance(by: .seconds(1))
+    XCTAssertEqual(ran.value, [0, 1, 2, 10, 11, 12])
+    XCTAssertFalse(later.contains { $0.isCancelled })
+  }
+
+  /// Cancelling a repeating action from its own run stops it, as does cancelling it while it
+  /// waits; the places both leave are given to new work, which runs.
+  func testRepeatingWorkCancelledFromItsOwnRunOrWhileWaitingStops() {
+    let queue = factory.makeSerial(label: "q")
+    let ticks = Locked<[String]>([])
+    let own = Locked<SchedulerTask?>(nil)
+    let task = queue.every(.seconds(1)) {
+      ticks.withLock { $0.append("self") }
+      own.value?.cancel()
+    }
+    own.withLock { $0 = task }
+    let waiting = queue.every(.seconds(1)) { ticks.withLock { $0.append("waiting") } }
+    clock.advance(by: .milliseconds(500))
+    waiting.cancel()
+    clock.advance(by: .seconds(5))
+    queue.after(.seconds(1)) { ticks.withLock { $0.append("new") } }
+    queue.after(.seconds(1)) { ticks.withLock { $0.append("newer") } }
+    clock.advance(by: .seconds(1))
+    XCTAssertEqual(ticks.value, ["self", "new", "newer"])
+  }
+
+  /// What cancelled work captured goes when it is cancelled, not when its time comes; and a
+  /// handle its caller drops cancels nothing.
+  func testCancelledWorkLetsGoOfWhatItCapturedAtOnce() {
+    final class Token: Sendable {}
+    weak var weakToken: Token?
+    let queue = factory.makeSerial(label: "q")
+    let ran = Locked(false)
+    let task: SchedulerTask = {
+      let token = Token()
+      weakToken = token
+      return queue.after(.seconds(60)) { withExtendedLifetime(token) {} }
+    }()
+    _ = queue.after(.seconds(1)) { ran.withLock { $0 = true } }
+    XCTAssertNotNil(weakToken)
+    task.cancel()
+    XCTAssertNil(weakToken)
+    clock.advance(by: .seconds(1))
+    XCTAssertTrue(ran.value)
+  }
+
   func testRepeatingWorkRunsAtEachIntervalUntilCancelled() {
     let ticks = Locked<[Duration]>([])
     let task = factory.makeSerial(label: "tick").every(.milliseconds(250)) { [clock] in
@@ -227,6 +287,28 @@ final class VirtualClockTests: XCTestCase {
       pending[1].callSite.description.hasPrefix("VirtualTimeTests/VirtualClockTests.swift:"))
     timer.cancel()
     clock.advance(by: .seconds(3))
+  }
+
+  /// Each pending action names where it was scheduled, however many places schedule work, in
+  /// whatever order, and whatever the call site's strings are made of.
+  func testEveryPendingActionNamesItsOwnCallSite() {
+    let queue = factory.makeSerial(label: "q")
+    let functions: [StaticString] = ["first()", "second()", "x"]
+    var expected: [String] = []
+    for _ in 0..<2 {
+      for line in stride(from: 1, through: 97, by: 8) as StrideThrough<UInt> {
+        for function in functions {
+          let site = CallSite(fileID: "M/F.swift", line: line, function: function)
+          queue.scheduleAfter(.seconds(expected.count), from: site) {}
+          expected.append("M/F.swift:\(line) in \(function)")
+        }
+      }
+    }
+    let odd = CallSite(fileID: "é", line: 7, function: "ß")
+    queue.scheduleAfter(.seconds(expected.count), from: odd) {}
+    expected.append("é:7 in ß")
+    XCTAssertEqual(clock.pendingActions.map(\.callSite.description), expected)
+    clock.advance(by: .seconds(expected.count))
   }
 
   func testTeardownCheckFailsListingLeftovers() {

@@ -1,0 +1,2 @@
+// CPrefetch is header-only (a static inline function); SwiftPM needs one source file per C target.
+#include "CPrefetch.h"
