@@ -20,6 +20,9 @@ final class RecordedAction: CancellationObserver {
 
   let id: UInt32
   let schedulingThread: UInt32
+  /// The scheduling thread's buffer, which the core owns for as long as this action holds the
+  /// core: read only on that thread, by ``whileUnpublished(_:)``.
+  private unowned(unsafe) let schedulingBuffer: ThreadBuffer
   let isRepeating: Bool
   private let state = Atomic<UInt8>(State.fresh.rawValue)
   private let runs = Atomic<UInt32>(0)
@@ -32,14 +35,27 @@ final class RecordedAction: CancellationObserver {
   @exclusivity(unchecked) nonisolated(unsafe) private var work: (@Sendable () -> Void)?
 
   init(
-    id: UInt32, schedulingThread: UInt32, isRepeating: Bool, core: RecorderCore,
+    id: UInt32, scheduledOn buffer: ThreadBuffer, isRepeating: Bool, core: RecorderCore,
     work: (@Sendable () -> Void)?
   ) {
     self.id = id
-    self.schedulingThread = schedulingThread
+    schedulingThread = buffer.threadID
+    schedulingBuffer = buffer
     self.isRepeating = isRepeating
     self.core = core
     self.work = work
+  }
+
+  /// Runs `body`, the call that hands this action to the wrapped scheduler, on the scheduling
+  /// thread, marking the action unpublished meanwhile: its handle does not exist until the call
+  /// returns, so nothing can cancel it, and a run inside the call (an immediate scheduler's)
+  /// needs none of the atomic steps that keep a cancel and a begin apart.
+  @inline(__always)
+  func whileUnpublished<R>(_ body: () throws -> R) rethrows -> R {
+    let outer = schedulingBuffer.unpublished
+    schedulingBuffer.unpublished = id
+    defer { schedulingBuffer.unpublished = outer }
+    return try body()
   }
 
   /// One run as the wrapped scheduler performs it: begin, the work, end — unless cancelled
@@ -53,6 +69,12 @@ final class RecordedAction: CancellationObserver {
     endRun(run, startedAt: start, on: buffer)
   }
 
+  /// Whether this action runs inside the call that schedules it, on the thread that schedules
+  /// it (see ``whileUnpublished(_:)``): only that thread's buffer can name it. A run that
+  /// starts unpublished ends unpublished, since the handle comes only after both.
+  @inline(__always)
+  private func isUnpublished(on buffer: ThreadBuffer) -> Bool { buffer.unpublished == id }
+
   /// Starts a run and records it (with the hop, if it runs on another thread than it was
   /// scheduled from); returns its number and start time, or nil if the action was cancelled
   /// first. With `force`, a `sync` run starts even if cancelled (its caller waits for it).
@@ -63,7 +85,8 @@ final class RecordedAction: CancellationObserver {
   func beginRun(on buffer: ThreadBuffer, force: Bool = false) -> (UInt32, Int64)? {
     buffer.stamp { () -> (UInt32, Int64)? in
       let start = core.now()
-      guard let run = begin() ?? (force ? 1 : nil) else { return nil }
+      let started = isUnpublished(on: buffer) ? beginUnpublished() : begin()
+      guard let run = started ?? (force ? 1 : nil) else { return nil }
       if buffer.threadID != schedulingThread {
         buffer.append(.hop(time: start, action: id, from: schedulingThread, to: buffer.threadID))
       }
@@ -82,7 +105,7 @@ final class RecordedAction: CancellationObserver {
       buffer.append(
         .end(time: end, action: id, thread: buffer.threadID, run: run, duration: end &- start))
     }
-    self.end()
+    if isUnpublished(on: buffer) { endUnpublished() } else { self.end() }
   }
 
   /// Records the cancel, from the cancelling thread, with who cancelled and whether it started.
@@ -107,6 +130,24 @@ final class RecordedAction: CancellationObserver {
     }
     guard start(from: .fresh) || start(from: .idle) else { return nil }
     return runs.add(1, ordering: .relaxed).newValue
+  }
+
+  /// ``begin()`` with no other thread to race: plain loads and stores (relaxed atomics are
+  /// plain moves), where `begin` takes two locked read-modify-writes. A later cancel, on any
+  /// thread, sees them: it can only come through the handle, published after them.
+  @inline(__always)
+  private func beginUnpublished() -> UInt32? {
+    guard state.load(ordering: .relaxed) != State.cancelled.rawValue else { return nil }
+    state.store(State.running.rawValue, ordering: .relaxed)
+    let run = runs.load(ordering: .relaxed) &+ 1
+    runs.store(run, ordering: .relaxed)
+    return run
+  }
+
+  /// ``end()`` with no other thread to race.
+  @inline(__always)
+  private func endUnpublished() {
+    state.store((isRepeating ? State.idle : State.finished).rawValue, ordering: .relaxed)
   }
 
   /// Ends a run: a repeating action waits for its next run, unless cancelled meanwhile.
@@ -150,7 +191,6 @@ extension RecorderCore {
       if let task { buffer.append(.task(time: time, action: id, task: task)) }
     }
     return RecordedAction(
-      id: id, schedulingThread: buffer.threadID, isRepeating: mode == .repeating, core: self,
-      work: work)
+      id: id, scheduledOn: buffer, isRepeating: mode == .repeating, core: self, work: work)
   }
 }

@@ -60,7 +60,8 @@ public final class RecordingScheduler: Scheduler {
     -> SchedulerTask
   {
     let action = recordSchedule(.async, delay: 0, callSite: callSite, work: work)
-    return observe(action, wrapped.scheduleAsync(from: callSite, fire(action)))
+    return observe(
+      action, action.whileUnpublished { wrapped.scheduleAsync(from: callSite, fire(action)) })
   }
 
   public func scheduleAfter(
@@ -68,7 +69,9 @@ public final class RecordingScheduler: Scheduler {
   ) -> SchedulerTask {
     let action = recordSchedule(
       .after, delay: delay.clampedNanoseconds, callSite: callSite, work: work)
-    return observe(action, wrapped.scheduleAfter(delay, from: callSite, fire(action)))
+    return observe(
+      action, action.whileUnpublished { wrapped.scheduleAfter(delay, from: callSite, fire(action)) }
+    )
   }
 
   public func scheduleRepeating(
@@ -81,8 +84,10 @@ public final class RecordingScheduler: Scheduler {
       callSite: callSite, work: work)
     return observe(
       action,
-      wrapped.scheduleRepeating(
-        every: interval, firstAfter: firstDelay, from: callSite, fire(action)))
+      action.whileUnpublished {
+        wrapped.scheduleRepeating(
+          every: interval, firstAfter: firstDelay, from: callSite, fire(action))
+      })
   }
 
   public var now: SchedulerInstant { wrapped.now }
@@ -93,7 +98,9 @@ public final class RecordingScheduler: Scheduler {
     // Recorded as `after` with the delay left until the deadline on the wrapped clock.
     let delay = max((deadline - wrapped.now).clampedNanoseconds, 0)
     let action = recordSchedule(.after, delay: delay, callSite: callSite, work: work)
-    return observe(action, wrapped.scheduleAt(deadline, from: callSite, fire(action)))
+    return observe(
+      action, action.whileUnpublished { wrapped.scheduleAt(deadline, from: callSite, fire(action)) }
+    )
   }
 
   public func scheduleSync<T, E: Error>(from callSite: CallSite, _ work: () throws(E) -> T)

@@ -47,6 +47,9 @@ final class ThreadBuffer: @unchecked Sendable {
   @exclusivity(unchecked) nonisolated(unsafe) private var knownHead = 0
   /// Actions pushed and popped around their runs on this thread.
   @exclusivity(unchecked) nonisolated(unsafe) var running: [UInt32] = []
+  /// The action whose scheduling call is under way on this thread, its handle not yet
+  /// returned, or 0 (see `RecordedAction.whileUnpublished`).
+  @exclusivity(unchecked) nonisolated(unsafe) var unpublished: UInt32 = 0
   // Action ids this thread may hand out without touching the shared counter: threads take
   // blocks of ids, so recording on several threads never fights over one cache line.
   @exclusivity(unchecked) nonisolated(unsafe) private var nextID: UInt32 = 0
