@@ -27,10 +27,25 @@ package enum ExecutionContext {
   /// Runs `body` as an action of `scheduler` on this thread: the non-generic form, which other
   /// modules call without going through generic metadata on every action.
   package static func run(on scheduler: AnyObject, action body: () -> Void) {
-    let id = ObjectIdentifier(scheduler)
-    stack.withValue { $0.append(id) }
-    body()
-    _ = stack.withValue { $0.popLast() }
+    Runner(stack: stack.local()).run(on: scheduler, action: body)
+  }
+
+  /// Runs actions on this thread, one after another, with the thread's stack looked up once:
+  /// for a loop that runs many (a virtual clock's advance). Use it on this thread only.
+  package static func runner() -> Runner { Runner(stack: stack.local()) }
+
+  /// See ``runner()``.
+  package struct Runner {
+    fileprivate let stack: ThreadLocal<[ObjectIdentifier]>.Local
+
+    /// Runs `body` as an action of `scheduler` on this thread.
+    @inline(__always)
+    package func run(on scheduler: AnyObject, action body: () -> Void) {
+      let id = ObjectIdentifier(scheduler)
+      stack.withValue { $0.append(id) }
+      body()
+      _ = stack.withValue { $0.popLast() }
+    }
   }
 
   /// The schedulers running on this thread, outermost first.

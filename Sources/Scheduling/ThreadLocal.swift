@@ -12,7 +12,7 @@
 // @unchecked Sendable: `key` and `make` never change after init, and each thread only ever
 // touches its own box.
 package final class ThreadLocal<Value>: @unchecked Sendable {
-  private final class Box {
+  fileprivate final class Box {
     /// Only ever touched by its own thread, so the dynamic exclusivity check Swift would make on
     /// each access (two per action run, through ``ExecutionContext``) guards nothing.
     @exclusivity(unchecked) var value: Value
@@ -40,12 +40,28 @@ package final class ThreadLocal<Value>: @unchecked Sendable {
   /// Gives `body` this thread's copy to read or change.
   @inline(__always)
   package func withValue<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R {
-    // The thread's slot holds a retained box until the thread ends, so it is borrowed here,
-    // not retained and released around every use.
-    let result = box._withUnsafeGuaranteedRef { box in
-      Result { () throws(E) -> R in try body(&box.value) }
+    try Local(box: box).withValue(body)
+  }
+
+  /// This thread's copy, looked up once, for a loop that uses it many times in a row. Use it on
+  /// this thread only, and not after the thread ends.
+  @inline(__always)
+  package func local() -> Local { Local(box: box) }
+
+  /// One thread's copy (see ``local()``).
+  package struct Local {
+    fileprivate let box: Unmanaged<Box>
+
+    /// Gives `body` the copy to read or change.
+    @inline(__always)
+    package func withValue<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R {
+      // The thread's slot holds a retained box until the thread ends, so it is borrowed here,
+      // not retained and released around every use.
+      let result = box._withUnsafeGuaranteedRef { box in
+        Result { () throws(E) -> R in try body(&box.value) }
+      }
+      return try result.get()
     }
-    return try result.get()
   }
 
   private var box: Unmanaged<Box> {

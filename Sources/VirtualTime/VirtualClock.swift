@@ -305,8 +305,9 @@ public final class VirtualClock: Sendable {
   /// Runs everything due up to `limit`, taking one lock per action.
   private func drain(upTo limit: Int64) {
     var next = takeNext(upTo: limit)
+    let runner = ExecutionContext.runner()
     while let due = next.take() {
-      ExecutionContext.run(on: due.scheduler, action: due.work)
+      runner.run(on: due.scheduler, action: due.work)
       settleAfterAction()
       // Plain values into the lock's closure: capturing `due` would retain what it holds.
       let finished = due.finished
