@@ -281,6 +281,10 @@ public struct ReplayEngine: Sendable {
     tables.events.reserveCapacity(ordered.count)
     // Sized once: growing by doubling copied the actions (56 bytes each) about twice over.
     tables.actions.reserveCapacity(ordered.count { $0.kind == .schedule })
+    let populator = PagePopulator([
+      reserved(&tables.actions), reserved(&tables.events),
+    ])
+    defer { populator.stop() }
     var lastThread: UInt32?
     for (offset, event) in ordered.enumerated() {
       if let progress, offset & 0xF_FFFF == 0 { progress(Double(offset) / Double(ordered.count)) }
@@ -327,6 +331,16 @@ public struct ReplayEngine: Sendable {
       tables.events.append(ReplayEvent(event, action: index, cancelledBy: canceller))
     }
     return tables
+  }
+
+  /// The memory `array` reserved, which nothing may read before it is written. Only its
+  /// address goes out (to ``PagePopulator``): the array must not grow past its capacity while
+  /// that is in use.
+  private static func reserved<Element>(_ array: inout [Element]) -> UnsafeMutableRawBufferPointer {
+    let bytes = array.capacity * MemoryLayout<Element>.stride
+    return array.withUnsafeMutableBufferPointer { buffer in
+      UnsafeMutableRawBufferPointer(start: buffer.baseAddress, count: bytes)
+    }
   }
 
   fileprivate struct History {
