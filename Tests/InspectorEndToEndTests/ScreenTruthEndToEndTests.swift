@@ -51,8 +51,12 @@ final class ScreenTruthEndToEndTests: XCTestCase {
   func testXOpensTheNextFindingAndEscapeComesBack() throws {
     let session = try start(width: 120, height: 30)
     defer { session.kill() }
-    let screen = try session.waitFor("Lanes (by queue)", timeout: .seconds(30))
-    XCTAssertTrue(screen.contains("⚑ "), "the header counts the findings")
+    // The findings are made after the first frame; until the title counts them, `x` says it
+    // is still looking (and the title's `⚑ finding…` also starts with the flag).
+    try session.waitUntil("the title counting the findings", timeout: .seconds(30)) {
+      $0.contains("Lanes (by queue)")
+        && $0.range(of: #"⚑ [0-9]+ findings"#, options: .regularExpression) != nil
+    }
     session.sendKeys("x")
     try session.waitFor("Finding 1 of ")
     session.sendKeys("Escape", "!")
