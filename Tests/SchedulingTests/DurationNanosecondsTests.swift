@@ -32,6 +32,17 @@ final class DurationNanosecondsTests: XCTestCase {
       (.nanoseconds(Int64.min) - .nanoseconds(1), .min),
       (.seconds(Int64.max), .max),
       (.seconds(Int64.min), .min),
+      // Either side of 2^63 attoseconds (about 9.2 s), where the 64-bit path ends.
+      (Duration(secondsComponent: 9, attosecondsComponent: 223_372_036_854_775_807), 9_223_372_036),
+      (Duration(secondsComponent: 9, attosecondsComponent: 223_372_036_854_775_808), 9_223_372_036),
+      (
+        Duration(secondsComponent: -9, attosecondsComponent: -223_372_036_854_775_808),
+        -9_223_372_036
+      ),
+      (
+        Duration(secondsComponent: -9, attosecondsComponent: -223_372_036_854_775_809),
+        -9_223_372_036
+      ),
     ]
     for (duration, nanoseconds) in cases {
       XCTAssertEqual(duration.clampedNanoseconds, nanoseconds, "\(duration)")
@@ -46,6 +57,10 @@ final class DurationNanosecondsTests: XCTestCase {
         in: -999_999_999_999_999_999...999_999_999_999_999_999, using: &generator)
       let duration = Duration(secondsComponent: seconds, attosecondsComponent: attoseconds)
       XCTAssertEqual(duration.clampedNanoseconds, expected(duration), "\(duration)")
+      // And as many under ten seconds, the delays schedulers mostly see.
+      let short = Duration(
+        secondsComponent: seconds % 10, attosecondsComponent: attoseconds)
+      XCTAssertEqual(short.clampedNanoseconds, expected(short), "\(short)")
     }
   }
 }
