@@ -78,8 +78,15 @@ struct DueQueue: ~Copyable {
     if count == capacity { grow() }
     let entry = Entry(due: due, sequence: nextSequence, slot: slot)
     nextSequence += 1
-    var hole = count
     count += 1
+    place(entry, upFrom: count - 1)
+  }
+
+  /// Puts `entry` in the hole at `hole` or, moving the hole up past every parent it precedes,
+  /// higher.
+  @inline(__always)
+  private mutating func place(_ entry: Entry, upFrom hole: Int) {
+    var hole = hole
     while hole > 0 {
       let parent = (hole &- 1) >> 2
       guard entry.precedes(storage[parent]) else { break }
@@ -131,13 +138,7 @@ struct DueQueue: ~Copyable {
       storage[hole] = storage[best]
       hole = best
     }
-    while hole > 0 {
-      let parent = (hole &- 1) >> 2
-      guard last.precedes(storage[parent]) else { break }
-      storage[hole] = storage[parent]
-      hole = parent
-    }
-    storage[hole] = last
+    place(last, upFrom: hole)
     return first
   }
 
