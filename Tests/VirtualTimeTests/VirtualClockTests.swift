@@ -289,8 +289,9 @@ final class VirtualClockTests: XCTestCase {
     clock.advance(by: .seconds(3))
   }
 
-  /// Each pending action names where it was scheduled, however many places schedule work, in
-  /// whatever order, and whatever the call site's strings are made of.
+  /// Each pending action names where it was scheduled, however many places schedule work and in
+  /// whatever order: places that share a file and line but not a function, lines that share the
+  /// clock's cache entries, and non-ASCII names.
   func testEveryPendingActionNamesItsOwnCallSite() {
     let queue = factory.makeSerial(label: "q")
     let functions: [StaticString] = ["first()", "second()", "x"]
