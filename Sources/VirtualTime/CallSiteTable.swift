@@ -6,8 +6,9 @@ import Scheduling
 /// few in turn: a small direct-mapped cache answers those without hashing.
 struct CallSiteTable {
   /// What tells call sites apart without comparing text: the addresses of their static strings
-  /// (each literal is stored once) and the line. A string that is not stored behind a pointer
-  /// (a single Unicode scalar) is told apart by its text.
+  /// (a literal keeps its address for the life of the process; two equal texts at two
+  /// addresses are only interned twice) and the line. A string not stored behind a pointer
+  /// (which `utf8Start` would trap on) is told apart by its text.
   private enum Key: Hashable {
     case pointers(file: UInt, function: UInt, line: UInt)
     case text(String)
