@@ -2,6 +2,8 @@ import Synchronization
 
 #if canImport(Glibc)
   import Glibc
+#elseif canImport(Musl)
+  import Musl
 #endif
 
 /// Faults in, on another thread, the pages of memory a pass on this thread is about to write.
