@@ -1,10 +1,5 @@
+import Foundation
 import Synchronization
-
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#endif
 
 /// Faults in, on another thread, the pages of memory a pass on this thread is about to write.
 ///
@@ -34,16 +29,10 @@ final class PagePopulator: Sendable {
         return start < end ? Span(start: start, end: end) : nil
       }
       guard !spans.isEmpty else { return }
-      var thread = pthread_t()
-      let retained = Unmanaged.passRetained(self)
-      let created = pthread_create(
-        &thread, nil,
-        { context in
-          guard let context else { return nil }
-          Unmanaged<PagePopulator>.fromOpaque(context).takeRetainedValue().run()
-          return nil
-        }, retained.toOpaque())
-      if created == 0 { pthread_detach(thread) } else { retained.release() }
+      // The thread holds the populator (its spans and flag) until it ends.
+      let thread = Thread { [self] in run() }
+      thread.name = "chronoscope.page-populator"
+      thread.start()
     #else
       spans = []
     #endif
