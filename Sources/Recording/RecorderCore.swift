@@ -28,7 +28,7 @@ final class RecorderCore: Sendable {
   struct Definitions {
     var schedulers: [SchedulerRecord] = []
     var sites: [CallSiteRecord] = []
-    var siteIDs: [SiteKey: UInt32] = [:]
+    var siteIDs: [CallSite.Identity: UInt32] = [:]
     var marks: [(index: UInt32, record: MarkRecord)] = []
     var markCount: UInt32 = 0
   }
@@ -140,9 +140,7 @@ final class RecorderCore: Sendable {
 
   /// The id of a call site, defining it (for the writer to announce) the first time it is seen.
   private static func intern(_ site: CallSite, in definitions: LockedDefinitions) -> UInt32 {
-    let key = SiteKey(
-      file: UnsafeRawPointer(site.fileID.utf8Start),
-      function: UnsafeRawPointer(site.function.utf8Start), line: site.line)
+    let key = site.identity
     return definitions.withLock { definitions in
       if let id = definitions.siteIDs[key] { return id }
       let id = UInt32(definitions.siteIDs.count + 1)
@@ -295,16 +293,6 @@ final class ActionIDCounter: Sendable {
 
   /// The highest id handed out so far.
   var reserved: UInt32 { next.load(ordering: .relaxed) }
-}
-
-/// Where a call site's strings live: static strings are unique per site, so their addresses and
-/// the line identify it without comparing text.
-// @unchecked Sendable: the pointers are addresses of static, immutable string literals, used
-// only as identities and never dereferenced through this key.
-struct SiteKey: Hashable, @unchecked Sendable {
-  var file: UnsafeRawPointer
-  var function: UnsafeRawPointer
-  var line: UInt
 }
 
 /// The definitions waiting to be written, shared by the core and the thread buffers (which

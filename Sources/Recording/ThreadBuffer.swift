@@ -54,9 +54,9 @@ final class ThreadBuffer: @unchecked Sendable {
   // blocks of ids, so recording on several threads never fights over one cache line.
   @exclusivity(unchecked) nonisolated(unsafe) private var nextID: UInt32 = 0
   @exclusivity(unchecked) nonisolated(unsafe) private var lastID: UInt32 = 0
-  /// A small direct-mapped cache of call site → interned id.
-  @exclusivity(unchecked) nonisolated(unsafe) private var sites:
-    [(file: UnsafeRawPointer?, line: UInt, id: UInt32)]
+  /// The ids of the call sites this thread recorded lately.
+  @exclusivity(unchecked) nonisolated(unsafe) private var sites = CallSiteCache(
+    size: ThreadBuffer.siteCacheSize)
 
   /// How many ids a thread takes at once.
   static let idBlock: UInt32 = 256
@@ -78,7 +78,6 @@ final class ThreadBuffer: @unchecked Sendable {
     self.reserveIDs = reserveIDs
     self.internSite = internSite
     self.onHalfFull = onHalfFull
-    sites = Array(repeating: (nil, 0, 0), count: Self.siteCacheSize)
   }
 
   deinit { slots.deallocate() }
@@ -100,13 +99,10 @@ final class ThreadBuffer: @unchecked Sendable {
   /// The trace's id for a call site, from this thread's cache when it can.
   @inline(__always)
   func siteID(_ site: CallSite) -> UInt32 {
-    let file = UnsafeRawPointer(site.fileID.utf8Start)
-    let slot =
-      Int(truncatingIfNeeded: (UInt(bitPattern: file) >> 3) ^ site.line) & (Self.siteCacheSize - 1)
-    let cached = sites[slot]
-    if cached.file == file, cached.line == site.line { return cached.id }
+    let identity = site.identity
+    if let id = sites.id(of: identity) { return id }
     let id = internSite(site)
-    sites[slot] = (file, site.line, id)
+    sites.remember(id, for: identity)
     return id
   }
 

@@ -94,6 +94,30 @@ final class RecordingSchedulerTests: XCTestCase {
     XCTAssertEqual(site.function, "testVirtualTimeRecordingHasExactTimestampsParentsAndCancels()")
   }
 
+  /// Each schedule names its own call site, even where sites share a file and a line and only
+  /// the function tells them apart, scheduled one after another (the thread's cache of sites).
+  func testEachScheduleNamesItsOwnCallSite() throws {
+    let recorder = try TraceRecorder(path: path)
+    let queue = RecordingScheduler(
+      wrapping: ImmediateSchedulerFactory().makeSerial(label: "q"), recorder: recorder)
+    let functions: [StaticString] = ["first()", "second()"]
+    var expected: [String] = []
+    for line in [1, 17, 33] as [UInt] {
+      for function in functions + functions {
+        queue.scheduleAsync(from: CallSite(fileID: "M/F.swift", line: line, function: function)) {}
+        expected.append("M/F.swift:\(line) in \(function)")
+      }
+    }
+    recorder.close()
+    let trace = try readBack()
+    let named = try trace.events.filter { $0.kind == .schedule }.map { event in
+      let site = try XCTUnwrap(trace.callSites[event.site])
+      return "\(site.file):\(site.line) in \(site.function)"
+    }
+    XCTAssertEqual(named, expected)
+    XCTAssertEqual(trace.callSites.count, 6, "each site defined once")
+  }
+
   func testAnActionRunOnAnotherThreadIsRecordedAsAHop() throws {
     let recorder = try TraceRecorder(path: path)
     let queue = RecordingScheduler(
