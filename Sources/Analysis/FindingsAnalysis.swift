@@ -40,13 +40,13 @@ private struct Pass {
   /// so that adding and removing cost no hashing — they happen on nearly every event.
   private var firstPending: [Int32]
 
+  /// 32 bytes: one per action, so on a large trace the largest thing the pass holds.
   private struct ActionRecord {
-    var runStart: Int64 = 0
-    /// When a one-shot action finished, for no-op cancels.
-    var finishedAt: Int64?
-    var runs = 0
-    /// Begins seen: the ordinal from which `runs` takes the run's number.
-    var begins = 0
+    /// While it runs, when the run began; once a run's end has finished it (`done` and not
+    /// cancelled: the one way there but a cancel), when it finished, for no-op cancels.
+    var time: Int64 = 0
+    /// Begins seen: the ordinal from which ``Pass/runs(_:)`` numbers the runs.
+    var begins: UInt32 = 0
     var beganOn = ThreadID(rawValue: 0)
     var nextPending: Int32 = -1
     var previousPending: Int32 = -1
@@ -97,10 +97,8 @@ private struct Pass {
 
     let prior = records[slot].state
     let next = ReplayEngine.transition(event.kind, from: prior, repeating: info.isRepeating)
-    if event.kind == .cancel, prior == .done, !records[slot].cancelled,
-      let finished = records[slot].finishedAt
-    {
-      noOpCancel(action, at: event.time, finishedAt: finished)
+    if event.kind == .cancel, prior == .done, !records[slot].cancelled {
+      noOpCancel(action, at: event.time, finishedAt: records[slot].time)
     }
     guard next != prior else { return }
     records[slot].state = next
@@ -110,21 +108,28 @@ private struct Pass {
     case .begin:
       // Numbered as the replay numbers it: a window (a slice, a flight recorder's dump) may
       // start after runs it no longer holds.
-      records[slot].begins += 1
-      records[slot].runs = replay.runNumber(ordinal: records[slot].begins, of: action)
-      records[slot].runStart = event.time
+      records[slot].begins &+= 1
+      records[slot].time = event.time
       records[slot].beganOn = event.thread
-      began(action, run: records[slot].runs, at: event.time)
+      began(action, run: runs(slot), at: event.time)
       threadStarted(event.thread, by: action, at: event.time)
     case .end:
-      if next == .done, prior == .running { records[slot].finishedAt = event.time }
       ended(action, at: event.time)
       threadFinished(records[slot].beganOn, at: event.time)
+      // After the run's end is judged, which reads when it began from the same field.
+      if next == .done, prior == .running { records[slot].time = event.time }
     case .cancel:
       records[slot].cancelled = true
     case .schedule, .hop, .mark, .task:
       break
     }
+  }
+
+  /// The number of the last run of the action in `slot` that began (0: none), as the replay
+  /// numbers it: a window (a slice, a flight recorder's dump) may start after runs it no longer
+  /// holds.
+  private func runs(_ slot: Int) -> Int {
+    replay.runNumber(ordinal: Int(records[slot].begins), of: ActionIndex(slot))
   }
 
   // MARK: - Pending per queue
@@ -241,7 +246,7 @@ private struct Pass {
 
   private mutating func ended(_ action: ActionIndex, at time: Int64) {
     let info = replay.action(action)
-    let began = records[action.int].runStart
+    let began = records[action.int].time
     let length = time.subtracting(saturating: began)
     let kind = queueKinds[min(replay.queueSlot(of: action), queueKinds.count - 1)]
     if kind == .main, length > thresholds.hang {
@@ -258,7 +263,7 @@ private struct Pass {
     var waits: [(action: ActionIndex, wait: Int64)] = []
     for waiter in pending(onQueueOf: action) {
       let waiterInfo = replay.action(waiter)
-      let due = waiterInfo.due(ofRun: records[waiter.int].runs + 1)
+      let due = waiterInfo.due(ofRun: runs(waiter.int) + 1)
       guard due < time else { continue }
       waits.append((waiter, time.subtracting(saturating: max(due, began))))
     }
@@ -327,9 +332,9 @@ private struct Pass {
             kind: .leakedTimer, severity: .warning, time: info.scheduledAt, action: action,
             related: [], queue: info.queue, duration: nil,
             message:
-              "repeats every \(TimeText.duration(info.delay)) and was never cancelled: still live when the trace closed, after \(records[slot].runs) run(s)"
+              "repeats every \(TimeText.duration(info.delay)) and was never cancelled: still live when the trace closed, after \(runs(slot)) run(s)"
           ))
-      } else if records[slot].state == .pending, records[slot].runs == 0 {
+      } else if records[slot].state == .pending, records[slot].begins == 0 {
         lostWork(action, end: end)
       }
     }

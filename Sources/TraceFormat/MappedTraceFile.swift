@@ -39,42 +39,52 @@ struct MappedTraceFile: ~Copyable {
   func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R { body(bytes) }
 }
 
-/// Hands back the whole pages of a mapped file that a pass over it has left behind, a chunk at
-/// a time. Each thread passing over a stretch keeps its own.
-struct PageRelease {
+/// Hands back the whole pages of memory that a pass over it has left behind, a chunk at a time:
+/// a mapped file's (read again from the page cache if touched again), or a buffer's that nothing
+/// will read again (its pages read as zeros if touched again). Each thread passing over a
+/// stretch keeps its own.
+package struct PageRelease {
   /// Pages are handed back this many bytes at a time.
-  static let defaultChunk = 8 << 20
-  private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+  package static let defaultChunk = 8 << 20
+  private static let pageSize = UInt(sysconf(Int32(_SC_PAGESIZE)))
 
-  private let bytes: UnsafeBufferPointer<UInt8>
+  private let bytes: UnsafeRawBufferPointer
   private let chunk: Int
-  /// Everything before this offset has been handed back (or was not this pass's to hand back).
+  /// Everything before this offset has been handed back (or was not this pass's to hand back):
+  /// a page boundary once anything has been.
   private var released: Int
 
   /// - Parameters:
-  ///   - bytes: the mapped file.
+  ///   - bytes: the memory: a mapped file, or a buffer whose every byte the pass may drop.
   ///   - start: where the pass starts.
   ///   - chunk: how many bytes are passed between two hand-backs.
-  init(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, chunk: Int) {
+  package init(_ bytes: UnsafeRawBufferPointer, from start: Int, chunk: Int) {
     self.bytes = bytes
     self.released = start
     self.chunk = max(chunk, 1)
   }
 
+  init(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, chunk: Int) {
+    self.init(UnsafeRawBufferPointer(bytes), from: start, chunk: chunk)
+  }
+
   /// The pass has reached `position`: hands back the whole pages behind it once a chunk has
   /// gathered, or all of them with `final`.
   @inline(__always)
-  mutating func passed(_ position: Int, final: Bool = false) {
-    guard final || position - released >= chunk else { return }
-    let page = Self.pageSize
+  package mutating func passed(_ position: Int, final: Bool = false) {
+    guard final || position - released >= chunk, position > released,
+      let base = bytes.baseAddress
+    else { return }
     // Only whole pages inside [released, position): a page shared with the neighbouring
-    // stretch stays in memory.
-    let from = (released + page - 1) / page * page
-    let to = position / page * page
-    released = position
+    // stretch, or with what lies before or after the memory, stays; the page the pass is in
+    // goes with the next chunk.
+    let page = Self.pageSize
+    let from = (UInt(bitPattern: base + released) + page - 1) & ~(page - 1)
+    let to = UInt(bitPattern: base + position) & ~(page - 1)
+    guard to > from else { return }
+    released = Int(bitPattern: to &- UInt(bitPattern: base))
     #if os(Linux)
-      guard to > from, let base = bytes.baseAddress else { return }
-      _ = madvise(UnsafeMutableRawPointer(mutating: base + from), to - from, MADV_DONTNEED)
+      _ = madvise(UnsafeMutableRawPointer(bitPattern: from), Int(to - from), MADV_DONTNEED)
     #endif
   }
 }

@@ -186,7 +186,7 @@ struct TraceParser {
       return
     }
     let stretches = Self.stretches(
-      of: bytes, from: start, count: workers * Self.stretchesPerWorker)
+      of: bytes, from: start, count: workers * Self.stretchesPerWorker, pageChunk: pageChunk)
     let firstLines = stretches.reduce(into: [0]) { $0.append($0[$0.count - 1] + $1.lines) }
     let lines = firstLines[firstLines.count - 1]
     var decoded = [Bool](repeating: false, count: lines)
@@ -314,9 +314,12 @@ struct TraceParser {
   }
 
   /// `count` stretches of the bytes from `start`, each starting at a line's start, with their
-  /// line counts (a last line without a newline counts).
+  /// line counts (a last line without a newline counts). With `pageChunk`, the bytes are a
+  /// mapped file whose pages are handed back behind the counting: else the whole file is in
+  /// memory at once, next to the events decoded from it (the file is read again from the page
+  /// cache, a few pages per fault).
   private static func stretches(
-    of bytes: UnsafeBufferPointer<UInt8>, from start: Int, count: Int
+    of bytes: UnsafeBufferPointer<UInt8>, from start: Int, count: Int, pageChunk: Int?
   ) -> [(start: Int, end: Int, lines: Int)] {
     var starts = [start]
     for index in 1..<count {
@@ -332,10 +335,13 @@ struct TraceParser {
       DispatchQueue.concurrentPerform(iterations: starts.count - 1) { index in
         var lines = 0
         var position = bounds[index]
+        var release = pageChunk.map { PageRelease(shared.bytes, from: position, chunk: $0) }
         while position < bounds[index + 1] {
           position = lineBounds(in: shared.bytes, at: position).end + 1
           lines += 1
+          release?.passed(position)
         }
+        release?.passed(bounds[index + 1], final: true)
         shared.counts.initializeElement(at: index, to: lines)
       }
       initialized = starts.count - 1

@@ -136,9 +136,10 @@ enum TraceLoading {
     }
     let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
     let progress = size > 8 << 20 && isatty(2) != 0 ? ProgressBar(title: "reading") : nil
-    let reading = TraceReader.read(path: path) { progress?.update($0) }
+    var reading = TraceReader.read(path: path) { progress?.update($0) }
     progress?.finish()
-    guard let trace = reading.trace, !reading.hasErrors else {
+    // Taken out, so the trace is the events' only owner (see `prepare`).
+    guard !reading.hasErrors, let trace = reading.trace.take() else {
       for line in report(reading, of: path, severities: [.error]) { standardError(line) }
       if !reading.hasErrors && reading.notATrace == nil {
         standardError("\(TextWidth.sanitized(path)): not a readable trace")
@@ -150,11 +151,14 @@ enum TraceLoading {
 
   /// The replay of `trace`, with a progress bar on stderr for large ones, and without its
   /// keyframes: `check`, `stats`, `export` and `diff` never seek, and the inspector makes them
-  /// beside the findings (`InspectorApp.init`).
-  static func prepare(_ trace: Trace) -> ReplayEngine {
+  /// beside the findings (`InspectorApp.init`). The replay takes the trace's events and hands
+  /// their memory back as it goes, so the caller passes its last copy.
+  static func prepare(_ trace: consuming Trace) -> ReplayEngine {
     let preparing =
       trace.events.count > 1_000_000 && isatty(2) != 0 ? ProgressBar(title: "preparing") : nil
-    let replay = ReplayEngine(trace: trace, makingKeyframes: false) { preparing?.update($0) }
+    let replay = ReplayEngine(consuming: consume trace, makingKeyframes: false) {
+      preparing?.update($0)
+    }
     preparing?.finish()
     return replay
   }

@@ -1,0 +1,90 @@
+import TestSupport
+import TraceFormat
+import XCTest
+
+@testable import Replay
+
+/// A replay that takes its trace's events hands their memory back as it goes: it must replay
+/// exactly what a replay of the same trace does, and never touch a copy someone else holds.
+final class ReplayConsumingTests: XCTestCase {
+  /// Enough events (about 19 MB of them) that the memory behind the pass is handed back many
+  /// times, in a shuffled-looking mix of lives: one-shot, repeating, cancelled, hopping.
+  private static func largeTrace(events count: Int, sorted: Bool = true) -> Trace {
+    var random = SeededGenerator(seed: 14)
+    var events: [TraceEvent] = []
+    events.reserveCapacity(count)
+    var time: Int64 = 0
+    var action: UInt32 = 0
+    while events.count < count {
+      action += 1
+      time += Int64(random.next() % 50)
+      let thread = UInt32(1 + random.next() % 3)
+      let repeating = random.next() % 8 == 0
+      events.append(
+        .schedule(
+          time: time, action: action, scheduler: UInt32(1 + random.next() % 2),
+          mode: repeating ? .repeating : .async, delay: repeating ? 10 : 0, due: time,
+          thread: thread, parent: action > 1 ? action - 1 : 0, site: 0))
+      for run in 1...(repeating ? 3 : 1) {
+        events.append(.begin(time: time + 1, action: action, thread: thread, run: UInt32(run)))
+        if random.next() % 4 == 0 {
+          events.append(.hop(time: time + 1, action: action, from: thread, to: thread + 1))
+        }
+        events.append(
+          .end(time: time + 2, action: action, thread: thread, run: UInt32(run), duration: 1))
+        time += 3
+      }
+      if repeating || random.next() % 5 == 0 {
+        events.append(
+          .cancel(time: time, action: action, thread: thread, by: 0, started: !repeating))
+      }
+    }
+    if !sorted {
+      // Every 1000th event a little early: the replay sorts them first.
+      for index in stride(from: 1000, to: events.count, by: 1000) { events[index].time -= 5 }
+    }
+    return Trace(
+      header: TraceHeader(clock: .virtual, start: "", process: "consuming", pid: 1),
+      events: events,
+      schedulers: [
+        1: SchedulerRecord(id: 1, label: "main", kind: "main", family: "virtual", time: 0),
+        2: SchedulerRecord(id: 2, label: "work", kind: "serial", family: "virtual", time: 0),
+      ])
+  }
+
+  private func assertSameReplay(
+    _ taken: ReplayEngine, _ kept: ReplayEngine, file: StaticString = #filePath,
+    line: UInt = #line
+  ) {
+    XCTAssertEqual(taken.eventCount, kept.eventCount, file: file, line: line)
+    XCTAssertTrue(taken.events == kept.events, "events differ", file: file, line: line)
+    XCTAssertTrue(taken.actions == kept.actions, "actions differ", file: file, line: line)
+    XCTAssertEqual(taken.priorStates, kept.priorStates, file: file, line: line)
+    XCTAssertEqual(taken.links, kept.links, file: file, line: line)
+    XCTAssertEqual(taken.threads.map(\.id), kept.threads.map(\.id), file: file, line: line)
+    var (a, b) = (taken, kept)
+    for target in [taken.eventCount / 3, taken.eventCount - 1, 17] {
+      a.seek(to: target)
+      b.seek(to: target)
+      XCTAssertEqual(ReplaySnapshot(a), ReplaySnapshot(b), "at \(target)", file: file, line: line)
+    }
+  }
+
+  func testATakenTraceReplaysExactlyAsAReadOne() {
+    for sorted in [true, false] {
+      let reference = ReplayEngine(trace: Self.largeTrace(events: 400_000, sorted: sorted))
+      let taken = ReplayEngine(consuming: Self.largeTrace(events: 400_000, sorted: sorted))
+      assertSameReplay(taken, reference)
+    }
+  }
+
+  func testACopyTheCallerKeepsIsLeftWhole() {
+    let trace = Self.largeTrace(events: 400_000)
+    let kept = trace  // a copy, sharing the events' buffer
+    let taken = ReplayEngine(consuming: trace)
+    // Compared with events made anew: the same buffer would compare equal without a look.
+    XCTAssertTrue(
+      kept.events == Self.largeTrace(events: 400_000).events, "the kept copy's events changed")
+    assertSameReplay(taken, ReplayEngine(trace: kept))
+  }
+}
