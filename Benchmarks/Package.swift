@@ -47,6 +47,7 @@ let package = Package(
       dependencies: [
         "BenchmarkSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Inspector", package: "Chronoscope"),
         .product(name: "Replay", package: "Chronoscope"),
         .product(name: "Analysis", package: "Chronoscope"),
         .product(name: "Sharing", package: "Chronoscope"),

@@ -60,7 +60,7 @@ extension ReplayEngine {
     guard let action = event.action else { return }
     let slot = action.rawValue
     let info = actions[action.int]
-    let prior = priorStates[offset]
+    let prior = events[offset].prior
     let next = Self.transition(event.kind, from: prior, repeating: info.isRepeating)
     guard prior != next else { return }
     let (from, to) = forward ? (prior, next) : (next, prior)

@@ -304,7 +304,7 @@ extension ReplayEngine {
         pendingHop = nil
       case .end:
         let begin = links[offset]
-        if begin != Self.none, priorStates[offset].isRunning,
+        if begin != Self.none, events[offset].prior.isRunning,
           let last = life.runs.indices.last, life.runs[last].number == runNumber(begin)
         {
           life.runs[last].ended = event.time

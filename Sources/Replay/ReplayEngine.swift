@@ -53,7 +53,6 @@ public struct ReplayEngine: Sendable {
   var queueSlots: SlotTable { prepared.queueSlots }
   var threadSlots: SlotTable { prepared.threadSlots }
   var indexByID: SlotTable { prepared.indexByID }
-  var priorStates: [ActionState] { prepared.priorStates }
   var links: [UInt32] { prepared.links }
   var repeatedBegins: [UInt32: [UInt32]] { prepared.repeatedBegins }
   var firstRuns: [UInt32: UInt32] { prepared.firstRuns }
@@ -87,8 +86,6 @@ public struct ReplayEngine: Sendable {
     let queueSlots: SlotTable
     let threadSlots: SlotTable
     let indexByID: SlotTable
-    /// For each event, the state its action was in before it: stepping back is exact.
-    let priorStates: [ActionState]
     /// For each event, what redoing or undoing it needs: a begin's run ordinal (1, 2, … counted
     /// by the replay, not trusted from the file), an end's begin event, a cancel's last begin
     /// event.
@@ -130,7 +127,7 @@ public struct ReplayEngine: Sendable {
         of: &ordered, handingBack: takingEvents, queueSlots: queueSlots,
         progress: progress.map { report in { report($0 * 0.8) } })
       progress?(0.8)
-      events = tables.events
+      var events = tables.events
       actions = tables.actions
       indexByID = tables.actionIndices
       (tasks, taskSlots) = ReplayEngine.tasks(tables.taskOfAction, actions: actions)
@@ -138,8 +135,8 @@ public struct ReplayEngine: Sendable {
       let threadIDs = tables.threads.union(trace.threadNames.keys).sorted()
       threadSlots = SlotTable(threadIDs)
       let history = ReplayEngine.history(
-        events: events, actions: actions, threadSlots: threadSlots)
-      priorStates = history.priors
+        events: &events, actions: actions, threadSlots: threadSlots)
+      self.events = events
       links = history.links
       repeatedBegins = history.repeatedBegins
       firstRuns = history.firstRuns
@@ -412,7 +409,6 @@ public struct ReplayEngine: Sendable {
   }
 
   fileprivate struct History {
-    var priors: [ActionState]
     var links: [UInt32]
     var repeatedBegins: [UInt32: [UInt32]] = [:]
     var firstRuns: [UInt32: UInt32] = [:]
@@ -420,13 +416,21 @@ public struct ReplayEngine: Sendable {
     var served: [Set<QueueID>]
   }
 
-  /// One pass over the events through the state machine: each event's prior state and links,
-  /// and which queues each thread ran work for.
+  /// One pass over the events through the state machine: each event's prior state (written
+  /// into the event) and links, and which queues each thread ran work for.
   fileprivate static func history(
-    events: [ReplayEvent], actions: [ReplayAction], threadSlots: SlotTable
+    events: inout [ReplayEvent], actions: [ReplayAction], threadSlots: SlotTable
+  ) -> History {
+    events.withUnsafeMutableBufferPointer { events in
+      history(events: events, actions: actions, threadSlots: threadSlots)
+    }
+  }
+
+  private static func history(
+    events: UnsafeMutableBufferPointer<ReplayEvent>, actions: [ReplayAction],
+    threadSlots: SlotTable
   ) -> History {
     var history = History(
-      priors: [ActionState](repeating: .unscheduled, count: events.count),
       links: [UInt32](repeating: none, count: events.count),
       served: [Set<QueueID>](repeating: [], count: threadSlots.count))
     // The queue each thread last ran, so a run of work from one queue costs no hashing.
@@ -434,11 +438,12 @@ public struct ReplayEngine: Sendable {
     var states = [ActionState](repeating: .unscheduled, count: actions.count)
     var runsBegun = [UInt32](repeating: 0, count: actions.count)
     var lastBegin = [UInt32](repeating: none, count: actions.count)
-    for (offset, event) in events.enumerated() {
+    for offset in events.indices {
+      let event = events[offset]
       guard let action = event.action else { continue }
       let slot = action.int
       let prior = states[slot]
-      history.priors[offset] = prior
+      events[offset].prior = prior
       let next = transition(event.kind, from: prior, repeating: actions[slot].isRepeating)
       states[slot] = next
       guard next != prior else { continue }

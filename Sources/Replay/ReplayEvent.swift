@@ -11,6 +11,9 @@ public struct ReplayEvent: Sendable, Hashable {
   /// What happened.
   public let kind: TraceEvent.Kind
   private let flag: Bool
+  /// The state its action was in before it, which the replay's history pass sets: stepping
+  /// back is exact. In what was padding, so it costs no memory.
+  var prior = ActionState.unscheduled
 
   private static let none = UInt32.max
 

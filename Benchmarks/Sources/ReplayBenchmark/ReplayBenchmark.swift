@@ -22,7 +22,7 @@ struct ReplayBenchmark: ParsableCommand {
       Targets (--check), stated for 10M events: seek_max_ms, seek_by_time_max_ms and \
       step_max_ms <= 16; resident_bytes_per_event <= 48. With --file: check_seconds and \
       stats_command_seconds <= 2, export_command_seconds <= 10, open_seconds (read + prepare) \
-      <= 3.
+      <= 3, open_peak_bytes_per_event (opening as the inspector does, in a child) <= 48.
       """)
 
   /// Issue 14: every seek and step within a frame.
@@ -53,7 +53,15 @@ struct ReplayBenchmark: ParsableCommand {
   @Flag(help: "Exit 1 when a target is missed, naming it on stderr (targets above).")
   var check = false
 
+  /// `--child open FILE`: the measurement ``OpenPeak`` runs in a process of its own.
+  @OptionGroup var child: ChildCommandLine
+
   mutating func run() throws {
+    if let words = child.words {
+      guard words.first == "open" else { throw ValidationError("unknown child \(words)") }
+      try OpenPeak.parseOrExit(Array(words.dropFirst())).run()
+      return
+    }
     if let file {
       try CheckPipeline.run(path: file, check: check)
       return

@@ -1,0 +1,49 @@
+import ArgumentParser
+import BenchmarkSupport
+import Foundation
+import Inspector
+import Replay
+import TraceFormat
+
+/// The peak memory of opening a trace file as `chronoscope view` does, in a process of its own
+/// (`ReplayBenchmark --child open FILE`): read, the trace handed to the replay, the lanes indexed
+/// for the first frame, then the keyframes and the findings made beside it. The whole process's
+/// peak, so nothing the measuring process did before counts.
+///
+/// Target (issue 14): at most 48 bytes per event.
+struct OpenPeak: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "ReplayBenchmark --child open",
+    abstract: "Opens a trace file as the inspector does and prints its peak memory (JSON).")
+
+  static let target = Target.atMost(
+    48, "open_peak_bytes_per_event", key: "target_open_peak_bytes_per_event")
+
+  @Argument(help: "The trace file.")
+  var path: String
+
+  func run() throws {
+    var reading = TraceReader.read(path: path)
+    guard !reading.hasErrors, let trace = reading.trace.take() else {
+      throw ValidationError("\(path) is not a readable trace")
+    }
+    let events = trace.events.count
+    let replay = ReplayEngine(consuming: trace, makingKeyframes: false)
+    var app = InspectorApp.opening(replay: replay, name: path)
+    app.finishPreparing()
+    var line = JSONLine()
+    line.add("events", .int(events))
+    line.add("peak_rss_bytes", peakResidentSetBytes().map { .int($0) })
+    print(line)
+  }
+
+  /// Runs the child on `path`: its events and peak resident bytes.
+  static func measure(path: String) throws -> (events: Int, peakBytes: Int) {
+    let output = try ChildProcess.runSelf(arguments: ["--child", "open", path])
+    guard let data = output.split(separator: "\n").last.map({ Data($0.utf8) }),
+      let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+      let events = object["events"] as? Int, let peak = object["peak_rss_bytes"] as? Int
+    else { throw ValidationError("the open child printed no measurement: \(output)") }
+    return (events, peak)
+  }
+}
