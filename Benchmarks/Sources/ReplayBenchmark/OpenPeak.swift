@@ -23,17 +23,30 @@ struct OpenPeak: ParsableCommand {
   var path: String
 
   func run() throws {
+    // The resident memory after each stage, and the peak so far: where the peak comes from.
+    var stages: [(String, Int?, Int?)] = []
+    func stage(_ name: String) {
+      stages.append((name, currentResidentSetBytes(), peakResidentSetBytes()))
+    }
     var reading = TraceReader.read(path: path)
     guard !reading.hasErrors, let trace = reading.trace.take() else {
       throw ValidationError("\(path) is not a readable trace")
     }
     let events = trace.events.count
+    stage("read")
     let replay = ReplayEngine(consuming: trace, makingKeyframes: false)
+    stage("prepared")
     var app = InspectorApp.opening(replay: replay, name: path)
+    stage("first_frame_ready")
     app.finishPreparing()
+    stage("finished")
     var line = JSONLine()
     line.add("events", .int(events))
     line.add("peak_rss_bytes", peakResidentSetBytes().map { .int($0) })
+    for (name, resident, peak) in stages {
+      line.add("rss_after_\(name)", resident.map { .int($0) })
+      line.add("peak_after_\(name)", peak.map { .int($0) })
+    }
     print(line)
   }
 
