@@ -16,7 +16,7 @@ public enum FindingsAnalysis {
     in replay: ReplayEngine, thresholds: FindingThresholds = FindingThresholds()
   ) -> [Finding] {
     var pass = Pass(replay: replay, thresholds: thresholds)
-    for index in replay.eventIndices { pass.apply(replay.event(index)) }
+    for index in replay.eventIndices { pass.apply(replay.event(index), at: index) }
     pass.finish()
     return pass.findings.sorted {
       ($0.time, $0.kind, $0.action) < ($1.time, $1.kind, $1.action)
@@ -40,19 +40,22 @@ private struct Pass {
   /// so that adding and removing cost no hashing — they happen on nearly every event.
   private var firstPending: [Int32]
 
-  /// 32 bytes: one per action, so on a large trace the largest thing the pass holds.
+  /// 20 bytes: one per action, so on a large trace the largest thing the pass holds. What the
+  /// replay's events say (when a run began, on which thread, its number) is found through them.
   private struct ActionRecord {
-    /// While it runs, when the run began; once a run's end has finished it (`done` and not
-    /// cancelled: the one way there but a cancel), when it finished, for no-op cancels.
-    var time: Int64 = 0
-    /// Begins seen: the ordinal from which ``Pass/runs(_:)`` numbers the runs.
-    var begins: UInt32 = 0
-    var beganOn = ThreadID(rawValue: 0)
+    /// The offset of the begin of its last run, or `none`.
+    var lastBegin = none
+    /// The offset of the end that finished it, when a run's end did (one-shot work), for no-op
+    /// cancels; else `none`.
+    var finishedBy = none
     var nextPending: Int32 = -1
     var previousPending: Int32 = -1
     var state = ActionState.unscheduled
     var cancelled = false
   }
+
+  /// "No event" in a record.
+  private static let none = UInt32.max
 
   /// Runs under way per thread, the number of threads with one, and the episode above the
   /// thread limit in progress (its first begin and its peak).
@@ -90,15 +93,17 @@ private struct Pass {
       } + [.other]
   }
 
-  mutating func apply(_ event: ReplayEvent) {
+  mutating func apply(_ event: ReplayEvent, at index: EventIndex) {
     guard let action = event.action else { return }
     let slot = action.int
     let info = replay.action(action)
 
     let prior = records[slot].state
     let next = ReplayEngine.transition(event.kind, from: prior, repeating: info.isRepeating)
-    if event.kind == .cancel, prior == .done, !records[slot].cancelled {
-      noOpCancel(action, at: event.time, finishedAt: records[slot].time)
+    if event.kind == .cancel, prior == .done, !records[slot].cancelled,
+      let finished = eventTime(records[slot].finishedBy)
+    {
+      noOpCancel(action, at: event.time, finishedAt: finished)
     }
     guard next != prior else { return }
     records[slot].state = next
@@ -108,16 +113,15 @@ private struct Pass {
     case .begin:
       // Numbered as the replay numbers it: a window (a slice, a flight recorder's dump) may
       // start after runs it no longer holds.
-      records[slot].begins &+= 1
-      records[slot].time = event.time
-      records[slot].beganOn = event.thread
+      records[slot].lastBegin = UInt32(truncatingIfNeeded: index.offset)
       began(action, run: runs(slot), at: event.time)
       threadStarted(event.thread, by: action, at: event.time)
     case .end:
       ended(action, at: event.time)
-      threadFinished(records[slot].beganOn, at: event.time)
-      // After the run's end is judged, which reads when it began from the same field.
-      if next == .done, prior == .running { records[slot].time = event.time }
+      if let begin = beginOfLastRun(slot) { threadFinished(begin.thread, at: event.time) }
+      if next == .done, prior == .running {
+        records[slot].finishedBy = UInt32(truncatingIfNeeded: index.offset)
+      }
     case .cancel:
       records[slot].cancelled = true
     case .schedule, .hop, .mark, .task:
@@ -129,7 +133,19 @@ private struct Pass {
   /// numbers it: a window (a slice, a flight recorder's dump) may start after runs it no longer
   /// holds.
   private func runs(_ slot: Int) -> Int {
-    replay.runNumber(ordinal: Int(records[slot].begins), of: ActionIndex(slot))
+    let begin = records[slot].lastBegin
+    return begin == Self.none ? 0 : replay.runNumber(begunAt: EventIndex(Int(begin)))
+  }
+
+  /// The begin of the last run of the action in `slot`, if any began.
+  private func beginOfLastRun(_ slot: Int) -> ReplayEvent? {
+    let begin = records[slot].lastBegin
+    return begin == Self.none ? nil : replay.event(EventIndex(Int(begin)))
+  }
+
+  /// The time of the event at `offset`, or nil for `none`.
+  private func eventTime(_ offset: UInt32) -> Int64? {
+    offset == Self.none ? nil : replay.event(EventIndex(Int(offset))).time
   }
 
   // MARK: - Pending per queue
@@ -246,7 +262,7 @@ private struct Pass {
 
   private mutating func ended(_ action: ActionIndex, at time: Int64) {
     let info = replay.action(action)
-    let began = records[action.int].time
+    guard let began = beginOfLastRun(action.int)?.time else { return }
     let length = time.subtracting(saturating: began)
     let kind = queueKinds[min(replay.queueSlot(of: action), queueKinds.count - 1)]
     if kind == .main, length > thresholds.hang {
@@ -334,7 +350,7 @@ private struct Pass {
             message:
               "repeats every \(TimeText.duration(info.delay)) and was never cancelled: still live when the trace closed, after \(runs(slot)) run(s)"
           ))
-      } else if records[slot].state == .pending, records[slot].begins == 0 {
+      } else if records[slot].state == .pending, records[slot].lastBegin == Self.none {
         lostWork(action, end: end)
       }
     }

@@ -185,6 +185,13 @@ extension ReplayEngine {
     return runNumber(ordinal: ordinal, of: action)
   }
 
+  /// The number of the run begun at `begin` (see ``runNumber(_:)``); 0 for an event that began
+  /// no run.
+  package func runNumber(begunAt begin: EventIndex) -> Int {
+    guard events.indices.contains(begin.offset) else { return 0 }
+    return runNumber(UInt32(truncatingIfNeeded: begin.offset))
+  }
+
   /// The number of `action`'s `ordinal`th run in the trace (see ``runNumber(_:)``): the one
   /// rule for numbering runs, which the findings pass follows too.
   package func runNumber(ordinal: Int, of action: ActionIndex) -> Int {
