@@ -96,7 +96,7 @@ private struct Pass {
   mutating func apply(_ event: ReplayEvent, at index: EventIndex) {
     guard let action = event.action else { return }
     let slot = action.int
-    let info = replay.action(action)
+    let info = replay.actionRecord(action)
 
     let prior = records[slot].state
     let next = ReplayEngine.transition(event.kind, from: prior, repeating: info.isRepeating)
@@ -245,7 +245,7 @@ private struct Pass {
   }
 
   private mutating func began(_ action: ActionIndex, run: Int, at time: Int64) {
-    let info = replay.action(action)
+    let info = replay.actionRecord(action)
     let lateness = time.subtracting(saturating: info.due(ofRun: run))
     if lateness > thresholds.late {
       var record = late[action.int] ?? (0, 0, 0, 0)
@@ -261,7 +261,7 @@ private struct Pass {
   }
 
   private mutating func ended(_ action: ActionIndex, at time: Int64) {
-    let info = replay.action(action)
+    let info = replay.actionRecord(action)
     guard let began = beginOfLastRun(action.int)?.time else { return }
     let length = time.subtracting(saturating: began)
     let kind = queueKinds[min(replay.queueSlot(of: action), queueKinds.count - 1)]
@@ -338,14 +338,15 @@ private struct Pass {
     }
     for slot in records.indices {
       let action = ActionIndex(slot)
-      let info = replay.action(action)
-      if info.ranInline { inlineSync(action, at: info.scheduledAt) }
+      let info = replay.actionRecord(action)
+      if info.ranInline { inlineSync(action, at: replay.action(action).scheduledAt) }
       let live = records[slot].state == .pending || records[slot].state == .running
       if info.isRepeating {
         guard live, endedByApp else { continue }
         findings.append(
           Finding(
-            kind: .leakedTimer, severity: .warning, time: info.scheduledAt, action: action,
+            kind: .leakedTimer, severity: .warning, time: replay.action(action).scheduledAt,
+            action: action,
             related: [], queue: info.queue, duration: nil,
             message:
               "repeats every \(TimeText.duration(info.delay)) and was never cancelled: still live when the trace closed, after \(runs(slot)) run(s)"

@@ -133,7 +133,7 @@ public struct TraceStatistics: Sendable {
       let event = replay.event(index)
       guard let action = event.action else { continue }
       let slot = action.int
-      let info = replay.action(action)
+      let info = replay.actionRecord(action)
       let prior = states[slot]
       let next = ReplayEngine.transition(event.kind, from: prior, repeating: info.isRepeating)
       if event.kind == .schedule, prior == .unscheduled {

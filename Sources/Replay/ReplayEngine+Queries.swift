@@ -46,7 +46,15 @@ extension ReplayEngine {
   public var actionIndices: [ActionIndex] { actions.indices.map { ActionIndex($0) } }
 
   /// What the trace says about `action` when it was scheduled.
-  public func action(_ action: ActionIndex) -> ReplayAction { actions[action.int] }
+  public func action(_ action: ActionIndex) -> ReplayAction {
+    let record = actions[action.int]
+    return ReplayAction(record, scheduledBy: events[record.scheduleEvent.offset])
+  }
+
+  /// What the replay keeps of `action`: what ``action(_:)`` says but when, on which thread and
+  /// from where it was scheduled, without looking up the event that says those (for a pass
+  /// over every event).
+  package func actionRecord(_ action: ActionIndex) -> ActionRecord { actions[action.int] }
 
   /// The action with a trace id, if the trace scheduled it.
   public func index(of id: ActionID) -> ActionIndex? {
@@ -72,7 +80,7 @@ extension ReplayEngine {
 
   /// Where `action` was scheduled in the source, if the trace says.
   public func callSite(of action: ActionIndex) -> CallSiteRecord? {
-    callSites[actions[action.int].site]
+    callSites[self.action(action).site]
   }
 
   /// The mark a ``TraceEvent/Kind/mark`` event made, if the trace has its text.

@@ -48,7 +48,7 @@ public struct ReplayEngine: Sendable {
   public var tasks: [TaskInfo] { prepared.tasks }
 
   var events: [ReplayEvent] { prepared.events }
-  var actions: [ReplayAction] { prepared.actions }
+  var actions: [ActionRecord] { prepared.actions }
   var callSites: [UInt32: CallSiteRecord] { prepared.callSites }
   var queueSlots: SlotTable { prepared.queueSlots }
   var threadSlots: SlotTable { prepared.threadSlots }
@@ -81,7 +81,7 @@ public struct ReplayEngine: Sendable {
     let marks: [MarkRecord]
     let tasks: [TaskInfo]
     let events: [ReplayEvent]
-    let actions: [ReplayAction]
+    let actions: [ActionRecord]
     let callSites: [UInt32: CallSiteRecord]
     let queueSlots: SlotTable
     let threadSlots: SlotTable
@@ -268,7 +268,7 @@ public struct ReplayEngine: Sendable {
 
   fileprivate struct Tables {
     var events: [ReplayEvent] = []
-    var actions: [ReplayAction] = []
+    var actions: [ActionRecord] = []
     var actionIndices = SlotTable()
     var threads = Set<UInt32>()
     /// Action slot → the runtime id of the task it is work of (its `task` line).
@@ -276,7 +276,7 @@ public struct ReplayEngine: Sendable {
   }
 
   /// The tasks named by `taskOfAction`, in order of id, and each action's task slot.
-  fileprivate static func tasks(_ taskOfAction: [UInt32: UInt64], actions: [ReplayAction])
+  fileprivate static func tasks(_ taskOfAction: [UInt32: UInt64], actions: [ActionRecord])
     -> ([TaskInfo], [UInt32])
   {
     guard !taskOfAction.isEmpty else { return ([], []) }
@@ -329,7 +329,7 @@ public struct ReplayEngine: Sendable {
   ) -> Tables {
     var tables = Tables()
     tables.events.reserveCapacity(ordered.count)
-    // Sized once: growing by doubling copied the actions (56 bytes each) about twice over.
+    // Sized once: growing by doubling copied the actions (40 bytes each) about twice over.
     tables.actions.reserveCapacity(ordered.count { $0.kind == .schedule })
     // The tables' pages are faulted in a little ahead of the pass, and the events' handed back
     // behind it, so that the memory in use stays about that of the trace or of the tables,
@@ -347,7 +347,7 @@ public struct ReplayEngine: Sendable {
           progress(Double(offset) / Double(ordered.count))
         }
         populator.passed([
-          tables.actions.count * MemoryLayout<ReplayAction>.stride,
+          tables.actions.count * MemoryLayout<ActionRecord>.stride,
           tables.events.count * MemoryLayout<ReplayEvent>.stride,
         ])
         release?.passed(offset * MemoryLayout<TraceEvent>.stride)
@@ -364,12 +364,10 @@ public struct ReplayEngine: Sendable {
           tables.actionIndices.insert(id.rawValue, slot: new.rawValue)
           index = new
           tables.actions.append(
-            ReplayAction(
+            ActionRecord(
               id: id, queue: QueueID(rawValue: event.scheduler), mode: event.mode,
-              scheduledAt: event.time, due: event.due, delay: event.delay,
-              scheduledOn: ThreadID(rawValue: event.thread),
+              due: event.due, delay: event.delay,
               parent: event.parent.flatMap { tables.actionIndices[$0].map(ActionIndex.init) },
-              site: event.site,
               scheduleEvent: EventIndex(tables.events.count),
               queueSlot: queueSlots[event.scheduler] ?? queueSlots.count,
               ranInline: event.ranInline))
@@ -419,7 +417,7 @@ public struct ReplayEngine: Sendable {
   /// One pass over the events through the state machine: each event's prior state (written
   /// into the event) and links, and which queues each thread ran work for.
   fileprivate static func history(
-    events: inout [ReplayEvent], actions: [ReplayAction], threadSlots: SlotTable
+    events: inout [ReplayEvent], actions: [ActionRecord], threadSlots: SlotTable
   ) -> History {
     events.withUnsafeMutableBufferPointer { events in
       history(events: events, actions: actions, threadSlots: threadSlots)
@@ -427,7 +425,7 @@ public struct ReplayEngine: Sendable {
   }
 
   private static func history(
-    events: UnsafeMutableBufferPointer<ReplayEvent>, actions: [ReplayAction],
+    events: UnsafeMutableBufferPointer<ReplayEvent>, actions: [ActionRecord],
     threadSlots: SlotTable
   ) -> History {
     var history = History(

@@ -39,7 +39,8 @@ public struct ReplayEvent: Sendable, Hashable {
       case .hop: event.fromThread
       case .mark: UInt32(truncatingIfNeeded: event.markIndex ?? Int(Self.none))
       case .cancel: cancelledBy?.rawValue ?? Self.none
-      case .schedule, .task: 0
+      case .schedule: event.site
+      case .task: 0
       }
     self.init(
       time: event.time, kind: event.kind, action: event.kind == .mark ? nil : action,
@@ -65,6 +66,10 @@ public struct ReplayEvent: Sendable, Hashable {
   public var cancelledBy: ActionIndex? {
     kind == .cancel && aux != Self.none ? ActionIndex(aux) : nil
   }
+
+  /// The call site's id (0: none) of a ``TraceEvent/Kind/schedule``, which the replay keeps
+  /// here rather than in every action.
+  var scheduleSite: UInt32? { kind == .schedule ? aux : nil }
 
   /// For a ``TraceEvent/Kind/cancel``, whether the action had started; nil for other kinds.
   public var cancelledAfterStart: Bool? { kind == .cancel ? flag : nil }

@@ -88,9 +88,11 @@ final class ReplayConsumingTests: XCTestCase {
   }
 }
 
-/// What the replay holds per event is its memory budget: a field that grows the event shows here.
+/// What the replay holds per event and per action is its memory budget: a field that grows
+/// either shows here.
 final class ReplayLayoutTests: XCTestCase {
-  func testAnEventTakesTwentyFourBytes() {
+  func testAnEventTakesTwentyFourBytesAndAnActionForty() {
     XCTAssertEqual(MemoryLayout<ReplayEvent>.stride, 24)
+    XCTAssertEqual(MemoryLayout<ActionRecord>.stride, 40)
   }
 }
