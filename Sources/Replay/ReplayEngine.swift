@@ -123,11 +123,13 @@ public struct ReplayEngine: Sendable {
       var ordered = ReplayEngine.timeOrdered(trace.events)
       // Taken, the events have one owner left, so they are not copied to be handed back.
       if takingEvents { trace.events = [] }
-      let tables = ReplayEngine.tables(
+      var tables = ReplayEngine.tables(
         of: &ordered, handingBack: takingEvents, queueSlots: queueSlots,
         progress: progress.map { report in { report($0 * 0.8) } })
       progress?(0.8)
+      // Moved out, so that the history pass writes into them without copying them first.
       var events = tables.events
+      tables.events = []
       actions = tables.actions
       indexByID = tables.actionIndices
       (tasks, taskSlots) = ReplayEngine.tasks(tables.taskOfAction, actions: actions)
