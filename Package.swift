@@ -52,7 +52,12 @@ let package = Package(
     // Stage 5: the replay model — the state of every action and queue at any instant of a trace.
     .target(
       name: "Replay",
-      dependencies: ["TraceFormat", .product(name: "HeapModule", package: "swift-collections")]),
+      dependencies: [
+        "CMalloc", "TraceFormat", .product(name: "HeapModule", package: "swift-collections"),
+      ]),
+    // glibc's malloc_trim, which Swift's Glibc module lacks: a replay that took a trace's events
+    // hands back what its preparing freed.
+    .target(name: "CMalloc"),
     // Stage 6: the screen model — styled cells drawn from replay state; no terminal code.
     .target(name: "Screen"),
     // Stage 7: the terminal — ncursesw through a system-library shim, and a thin adapter that

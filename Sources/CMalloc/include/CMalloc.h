@@ -1,0 +1,24 @@
+#ifndef CHRONOSCOPE_CMALLOC_H
+#define CHRONOSCOPE_CMALLOC_H
+
+// glibc's malloc_trim, which Swift's Glibc module does not import. A replay that took a trace's
+// events hands back what its preparing freed (Replay/ReplayEngine.swift): glibc keeps freed
+// memory below a threshold that freeing one large block raises to 32 MB, so the temporary
+// tables of a large trace otherwise stay resident.
+
+#include <stdlib.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+/// Hands the allocator's free memory back to the system where it can; returns whether any was.
+/// Elsewhere than glibc, does nothing.
+static inline int chronoscope_release_free_memory(void) {
+#if defined(__GLIBC__)
+  return malloc_trim(0);
+#else
+  return 0;
+#endif
+}
+
+#endif
