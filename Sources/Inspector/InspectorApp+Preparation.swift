@@ -26,6 +26,10 @@ extension InspectorApp {
   public mutating func takePreparedWork() -> Bool {
     guard let preparation else { return false }
     if let copy = preparation.takeKeyframed() { replay.adoptKeyframes(from: copy) }
+    if let indexes = preparation.takeStripIndexes() {
+      // One the lanes needed sooner was made on this thread already: the same, kept.
+      stripIndexes.merge(indexes) { made, _ in made }
+    }
     var changed = false
     if let found = preparation.takeFindings() {
       findings = found
@@ -43,12 +47,16 @@ extension InspectorApp {
   }
 }
 
-/// The keyframes and the findings of a replay, made on two threads of their own. The keyframes
-/// are made on a copy of the replay, which shares its prepared tables (so nothing large is
-/// copied); the inspector adopts them (``ReplayEngine/adoptKeyframes(from:)``).
+/// The keyframes and the findings of a replay, made on two threads of their own, and then, on
+/// the findings' thread, the lanes' indexes for groupings not shown yet. The keyframes are made
+/// on a copy of the replay, which shares its prepared tables (so nothing large is copied); the
+/// inspector adopts them (``ReplayEngine/adoptKeyframes(from:)``). The indexes come after the
+/// findings, not beside them: each takes 4 bytes an event, and the findings' pass as much again,
+/// so made one after the other they never add up at the peak of opening a large trace.
 final class BackgroundPreparation: Sendable {
   private let keyframed = Mutex<Result<ReplayEngine>>(.working)
   private let found = Mutex<Result<[Finding]>>(.working)
+  private let indexed = Mutex<Result<[InspectorState.Grouping: StripIndex]>>(.working)
   private let group = DispatchGroup()
 
   private enum Result<Value: Sendable>: Sendable {
@@ -57,7 +65,8 @@ final class BackgroundPreparation: Sendable {
     case taken
   }
 
-  init(replay: ReplayEngine) {
+  /// - Parameter indexing: The groupings whose lanes' indexes to make after the findings.
+  init(replay: ReplayEngine, indexing groupings: [InspectorState.Grouping]) {
     DispatchQueue.global(qos: .userInitiated).async(group: group) { [self] in
       var copy = replay
       copy.makeKeyframes()
@@ -66,6 +75,9 @@ final class BackgroundPreparation: Sendable {
     DispatchQueue.global(qos: .userInitiated).async(group: group) { [self] in
       let findings = FindingsAnalysis.findings(in: replay)
       found.withLock { $0 = .done(findings) }
+      var indexes: [InspectorState.Grouping: StripIndex] = [:]
+      for grouping in groupings { indexes[grouping] = StripIndex(replay, grouping: grouping) }
+      indexed.withLock { $0 = .done(indexes) }
     }
   }
 
@@ -75,10 +87,14 @@ final class BackgroundPreparation: Sendable {
   /// The findings, once, when they are done.
   func takeFindings() -> [Finding]? { Self.take(found) }
 
+  /// The lanes' indexes, once, when they are done.
+  func takeStripIndexes() -> [InspectorState.Grouping: StripIndex]? { Self.take(indexed) }
+
   /// Whether both have been taken.
   var isFinished: Bool {
     keyframed.withLock { if case .taken = $0 { true } else { false } }
       && found.withLock { if case .taken = $0 { true } else { false } }
+      && indexed.withLock { if case .taken = $0 { true } else { false } }
   }
 
   func wait() { group.wait() }

@@ -40,10 +40,11 @@ public struct InspectorApp: Sendable {
   private(set) var scope = LaneScope.everything
   /// The events in scope, when a filter is on.
   private(set) var scopedEvents: [EventIndex]?
-  /// Each lane's events by kind, for the strips, under each grouping: by queue and by thread
-  /// made with the inspector (so that `v` never waits), by task when first asked for; made again
-  /// when the replay changes.
-  private var stripIndexes: [InspectorState.Grouping: StripIndex] = [:]
+  /// Each lane's events by kind, for the strips, under each grouping: the one shown first made
+  /// with the inspector, the other of by queue and by thread in the background after the
+  /// findings (so that `v` does not wait once it is taken; asked for sooner, it is made then), by
+  /// task when first asked for; made again when the replay changes.
+  var stripIndexes: [InspectorState.Grouping: StripIndex] = [:]
   /// The strips' index for the grouping shown.
   var strips: StripIndex { stripIndexes[state.grouping] ?? .empty }
   /// Events matching the search, in order; found once when the search is submitted.
@@ -90,7 +91,10 @@ public struct InspectorApp: Sendable {
   /// Starts making the keyframes and the findings of the replay on other threads; until
   /// ``takePreparedWork()`` takes the findings, the inspector says it is still looking.
   private mutating func startPreparing() {
-    preparation = BackgroundPreparation(replay: replay)
+    // The lanes shown first are indexed on this thread (`refreshLanes`); by queue and by thread,
+    // which a key switches between within a frame, in the background meanwhile.
+    let later = [InspectorState.Grouping.byQueue, .byThread].filter { $0 != state.grouping }
+    preparation = BackgroundPreparation(replay: replay, indexing: later)
     hasFindings = false
   }
 
@@ -153,11 +157,7 @@ public struct InspectorApp: Sendable {
   }
 
   private mutating func refreshLanes() {
-    if stripIndexes.isEmpty {
-      for grouping in [InspectorState.Grouping.byQueue, .byThread] {
-        stripIndexes[grouping] = StripIndex(replay, grouping: grouping)
-      }
-    }
+    // Unless the background has made it (see `startPreparing`).
     if stripIndexes[state.grouping] == nil {
       stripIndexes[state.grouping] = StripIndex(replay, grouping: state.grouping)
     }

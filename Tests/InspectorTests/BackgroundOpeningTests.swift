@@ -1,9 +1,10 @@
 import Analysis
-import Inspector
 import Replay
 import Screen
 import TraceFormat
 import XCTest
+
+@testable import Inspector
 
 /// The terminal's inspector draws its first frame before the keyframes and the findings are
 /// made (`InspectorApp.opening`). Until it takes them, what it shows must still be true; after,
@@ -69,5 +70,26 @@ final class BackgroundOpeningTests: XCTestCase {
       }
       opening.replay._checkInvariants()
     }
+  }
+
+  func testTheOtherGroupingsLanesAreIndexedAfterTheFindingsAndShowTheSame() throws {
+    let (trace, name) = try Self.trace("busy-app-virtual")
+    var complete = InspectorApp(replay: ReplayEngine(trace: trace), name: name)
+    var opening = InspectorApp.opening(
+      replay: ReplayEngine(trace: trace, makingKeyframes: false), name: name)
+    // Only the lanes shown are indexed before the first frame; the others come with the rest.
+    XCTAssertNotNil(opening.stripIndexes[.byQueue])
+    XCTAssertNil(opening.stripIndexes[.byThread])
+    opening.finishPreparing()
+    XCTAssertNotNil(opening.stripIndexes[.byThread], "made in the background")
+    complete.group(by: .byThread)
+    opening.group(by: .byThread)
+    XCTAssertEqual(screen(opening), screen(complete))
+    // Asked for before the background made it, it is made at once, the same.
+    var early = InspectorApp.opening(
+      replay: ReplayEngine(trace: trace, makingKeyframes: false), name: name)
+    early.group(by: .byThread)
+    early.finishPreparing()
+    XCTAssertEqual(screen(early), screen(complete))
   }
 }
