@@ -176,16 +176,24 @@ final class RecorderCore: Sendable {
     writer.withLock { drain(into: &$0) }
   }
 
+  /// Writes what is buffered and the end marker, once; returns only when the trace is closed,
+  /// whichever thread closes it. A second caller waits for the first rather than returning at
+  /// once: the process's exit closes its recorders, and a recorder whose last reference went on
+  /// another thread just then could be halfway through closing when the process ended, leaving
+  /// its trace without the marker.
   func close() {
     CrashFlush.unregister(self)
-    guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
-    wakeUp.signal()
+    if !stopping.exchange(true, ordering: .acquiringAndReleasing) { wakeUp.signal() }
     writer.withLock { writer in
+      guard !writer.isClosed else { return }
       drain(into: &writer, final: true)
       writer.close(time: now())
     }
     RecorderRegistry.shared.remove(self)
   }
+
+  /// Whether closing (or the crash path) has begun: for tests.
+  var isStopping: Bool { stopping.load(ordering: .acquiring) }
 
   /// Writes a flight recorder's window, everything recorded until now included, to `path`.
   func dump(to path: String) throws(TraceRecorderError) {

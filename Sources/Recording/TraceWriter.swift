@@ -30,6 +30,8 @@ import TraceFormat
 /// Only ever used under the recorder's writer lock.
 package struct TraceWriter {
   private var descriptor: Int32
+  /// Whether ``close(time:)`` has run: the end marker is written once.
+  private(set) var isClosed = false
   private let path: String
   private let onError: @Sendable (String) -> Void
   private var failed = false
@@ -460,6 +462,7 @@ package struct TraceWriter {
   }
 
   mutating func close(time: Int64) {
+    isClosed = true
     memory = nil
     guard descriptor >= 0 else { return }
     let time = max(time, lastTime)

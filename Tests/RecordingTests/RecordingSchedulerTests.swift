@@ -256,3 +256,30 @@ final class RecordingSchedulerTests: XCTestCase {
     }
   }
 }
+
+/// Closing is done once whichever thread closes first, and no caller returns before the trace
+/// ends with its marker: the process's exit closes a recorder whose last reference may be going
+/// on another thread at that moment.
+final class RecorderClosingTests: XCTestCase {
+  func testASecondCloseReturnsOnlyOnceTheFirstHasWrittenTheEndMarker() throws {
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("chronoscope-\(UUID().uuidString).trace").path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let recorder = try TraceRecorder(path: path, bufferCapacity: 1 << 20)
+    let queue = RecordingScheduler(
+      wrapping: ImmediateSchedulerFactory().makeSerial(label: "q"), recorder: recorder)
+    // Enough buffered events that the first close takes a while to write them.
+    for _ in 0..<100_000 { queue.async {} }
+    let first = DispatchGroup()
+    DispatchQueue.global().async(group: first) { recorder.close() }
+    let deadline = Date(timeIntervalSinceNow: 30)
+    while !recorder.core.isStopping, Date() < deadline {}
+    XCTAssertTrue(recorder.core.isStopping, "the first close began")
+    recorder.close()
+    // Read at once, before waiting for the first close.
+    let reading = TraceReader.read(path: path)
+    XCTAssertEqual(reading.diagnostics, [], "closed when the second close returned")
+    XCTAssertEqual(reading.trace?.closing, Trace.Closing(written: 300_000, dropped: 0))
+    first.wait()
+  }
+}
