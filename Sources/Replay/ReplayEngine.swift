@@ -121,9 +121,16 @@ public struct ReplayEngine: Sendable {
       queues = trace.schedulers.values.sorted { $0.id < $1.id }
       queueSlots = SlotTable(queues.map(\.id))
 
-      var ordered = ReplayEngine.timeOrdered(trace.events)
-      // Taken, the events have one owner left, so they are not copied to be handed back.
-      if takingEvents { trace.events = [] }
+      var ordered: [TraceEvent]
+      if takingEvents {
+        // Taken, the events have one owner left, so they are not copied to be ordered or
+        // handed back.
+        ordered = trace.events
+        trace.events = []
+        ReplayEngine.putInTimeOrder(&ordered)
+      } else {
+        ordered = ReplayEngine.timeOrdered(trace.events)
+      }
       var tables = ReplayEngine.tables(
         of: &ordered, handingBack: takingEvents, queueSlots: queueSlots,
         progress: progress.map { report in { report($0 * 0.8) } })
@@ -480,16 +487,48 @@ public struct ReplayEngine: Sendable {
     return history
   }
 
+  /// `events` in time order, the file's among equal times.
   fileprivate static func timeOrdered(_ events: [TraceEvent]) -> [TraceEvent] {
+    guard let order = timeOrder(of: events) else { return events }
+    return order.map { events[$0] }
+  }
+
+  /// Puts `events` in time order, the file's among equal times, in place: a large trace out of
+  /// order then holds its events once, not twice.
+  fileprivate static func putInTimeOrder(_ events: inout [TraceEvent]) {
+    guard var order = timeOrder(of: events) else { return }
+    // Each cycle of the permutation moves its events along it, one saved aside.
+    events.withUnsafeMutableBufferPointer { events in
+      for start in events.indices where order[start] != start {
+        let first = events[start]
+        var hole = start
+        while true {
+          let next = order[hole]
+          order[hole] = hole
+          if next == start { break }
+          events[hole] = events[next]
+          hole = next
+        }
+        events[hole] = first
+      }
+    }
+  }
+
+  /// Where each event of the time order is in `events`, or nil when they are in order already.
+  /// The places are sorted (8 bytes each), not the events paired with them (56): a large trace
+  /// out of order held three copies of its events.
+  private static func timeOrder(of events: [TraceEvent]) -> [Int]? {
     var sorted = true
     for index in events.indices.dropFirst() where events[index].time < events[index - 1].time {
       sorted = false
       break
     }
-    if sorted { return events }
-    return events.enumerated().sorted {
-      ($0.element.time, $0.offset) < ($1.element.time, $1.offset)
-    }.map(\.element)
+    if sorted { return nil }
+    var order = Array(events.indices)
+    events.withUnsafeBufferPointer { events in
+      order.sort { (events[$0].time, $0) < (events[$1].time, $1) }
+    }
+    return order
   }
 
   // MARK: - State machine
