@@ -8,7 +8,12 @@ import TraceFormat
 public func fuzzReplay(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   var input = FuzzInput(UnsafeRawBufferPointer(start: data, count: size))
   guard let trace = TraceReader.parse(input.trace, file: "fuzz.trace").trace else { return 0 }
-  var replay = ReplayEngine(trace: trace, keyframeInterval: 1 + Int(input.byte() % 32))
+  let interval = 1 + Int(input.byte() % 32)
+  // Both ways of preparing: the CLI's takes the trace's events (and orders them in place).
+  var replay =
+    input.bool()
+    ? ReplayEngine(consuming: trace, keyframeInterval: interval)
+    : ReplayEngine(trace: trace, keyframeInterval: interval)
   var operations = 0
   while input.hasMore, operations < 400 {
     operations += 1

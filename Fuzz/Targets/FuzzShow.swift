@@ -25,7 +25,8 @@ public func fuzzShow(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   guard case .success(let target) = TimeText.target(at) else { return 0 }
   let width = max(InspectorApp.minimumWidth, min(input.int(typical: 60...300), 1000))
   let height = max(InspectorApp.minimumHeight, min(input.int(typical: 16...80), 1000))
-  var app = InspectorApp(replay: ReplayEngine(trace: trace), name: "fuzz.trace")
+  // As `chronoscope show` prepares it: taking the trace's events.
+  var app = InspectorApp(replay: ReplayEngine(consuming: trace), name: "fuzz.trace")
   switch target {
   case .time(let time) where time > app.replay.span: return 0
   case .event(let number) where number > app.replay.eventCount: return 0
