@@ -353,7 +353,9 @@ public struct ReplayEngine: Sendable {
     ])
     defer { populator.stop() }
     var release =
-      handingBack ? PageRelease(UnsafeRawBufferPointer(ordered), from: 0, chunk: 4 << 20) : nil
+      handingBack
+      ? PageRelease(UnsafeRawBufferPointer(ordered), from: 0, chunk: PageRelease.defaultChunk)
+      : nil
     var lastThread: UInt32?
     for offset in ordered.indices {
       if offset & 0xFFFF == 0 {
