@@ -61,8 +61,8 @@ package struct ActionRecord: Sendable, Hashable {
   package let queue: QueueID
   private let parentSlot: UInt32
   private let scheduleOffset: UInt32
-  /// The queue's slot in the replay's tallies.
-  let queueSlot: UInt32
+  /// The queue's slot in the replay's tallies, set once every queue is known.
+  var queueSlot: UInt32 = 0
   /// How it was scheduled.
   package let mode: TraceEvent.ScheduleMode
   /// For a `sync`: it ran inline (see ``ReplayAction/ranInline``).
@@ -70,7 +70,7 @@ package struct ActionRecord: Sendable, Hashable {
 
   init(
     id: ActionID, queue: QueueID, mode: TraceEvent.ScheduleMode, due: Int64, delay: Int64,
-    parent: ActionIndex?, scheduleEvent: EventIndex, queueSlot: Int, ranInline: Bool = false
+    parent: ActionIndex?, scheduleEvent: EventIndex, ranInline: Bool = false
   ) {
     self.due = due
     self.delay = delay
@@ -78,7 +78,6 @@ package struct ActionRecord: Sendable, Hashable {
     self.queue = queue
     parentSlot = parent?.rawValue ?? .max
     scheduleOffset = UInt32(truncatingIfNeeded: scheduleEvent.offset)
-    self.queueSlot = UInt32(truncatingIfNeeded: queueSlot)
     self.mode = mode
     self.ranInline = ranInline
   }

@@ -107,8 +107,33 @@ public struct ReplayEngine: Sendable {
     /// Prepares the tables of `trace` (see ``ReplayEngine/init(trace:keyframeInterval:makingKeyframes:progress:)``);
     /// with `takingEvents`, takes the trace's events and hands back their memory as it goes
     /// (see ``ReplayEngine/init(consuming:keyframeInterval:makingKeyframes:progress:)``).
-    init(
+    convenience init(
       trace: inout Trace, takingEvents: Bool, keyframeInterval: Int,
+      progress: ((Double) -> Void)?
+    ) {
+      var ordered: [TraceEvent]
+      if takingEvents {
+        // Taken, the events have one owner left, so they are not copied to be ordered or
+        // handed back.
+        ordered = trace.events
+        trace.events = []
+        ReplayEngine.putInTimeOrder(&ordered)
+      } else {
+        ordered = ReplayEngine.timeOrdered(trace.events)
+      }
+      let builder = TablesBuilder(progress: progress.map { report in { report($0 * 0.8) } })
+      builder.reserve(events: ordered.count, actions: ordered.count { $0.kind == .schedule })
+      ReplayEngine.feed(&ordered, to: builder, handingBack: takingEvents)
+      self.init(
+        trace: trace, built: builder, freedEvents: takingEvents,
+        keyframeInterval: keyframeInterval, progress: progress)
+    }
+
+    /// Prepares the tables of `trace`, whose events `builder` took (`trace.events` is not
+    /// read); `freedEvents` says that memory was handed back on the way, which the allocator
+    /// is then asked to return too.
+    init(
+      trace: Trace, built builder: TablesBuilder, freedEvents: Bool, keyframeInterval: Int,
       progress: ((Double) -> Void)?
     ) {
       header = trace.header
@@ -120,20 +145,7 @@ public struct ReplayEngine: Sendable {
       self.keyframeInterval = max(keyframeInterval, 1)
       queues = trace.schedulers.values.sorted { $0.id < $1.id }
       queueSlots = SlotTable(queues.map(\.id))
-
-      var ordered: [TraceEvent]
-      if takingEvents {
-        // Taken, the events have one owner left, so they are not copied to be ordered or
-        // handed back.
-        ordered = trace.events
-        trace.events = []
-        ReplayEngine.putInTimeOrder(&ordered)
-      } else {
-        ordered = ReplayEngine.timeOrdered(trace.events)
-      }
-      var tables = ReplayEngine.tables(
-        of: &ordered, handingBack: takingEvents, queueSlots: queueSlots,
-        progress: progress.map { report in { report($0 * 0.8) } })
+      var tables = builder.finish(queueSlots: queueSlots)
       progress?(0.8)
       // Moved out, so that the history pass writes into them without copying them first.
       var events = tables.events
@@ -153,7 +165,7 @@ public struct ReplayEngine: Sendable {
 
       // What preparing freed (the trace's events, the passes' temporary tables) the allocator
       // would partly keep: measured, 3 bytes an event on ten million.
-      if takingEvents { _ = chronoscope_release_free_memory() }
+      if freedEvents { _ = chronoscope_release_free_memory() }
 
       let titles = ThreadInfo.titles(
         for: threadIDs.map { (ThreadID(rawValue: $0), trace.threadNames[$0]) })
@@ -208,9 +220,30 @@ public struct ReplayEngine: Sendable {
     // Progress runs through the passes in proportion to what they cost (measured on a 10M-event
     // trace): the tables, the history, then the stepping that makes the keyframes (half).
     let share = makingKeyframes ? 0.5 : 1
-    prepared = Prepared(
-      trace: &trace, takingEvents: takingEvents, keyframeInterval: keyframeInterval,
-      progress: progress.map { report in { report($0 * share) } })
+    self.init(
+      prepared: Prepared(
+        trace: &trace, takingEvents: takingEvents, keyframeInterval: keyframeInterval,
+        progress: progress.map { report in { report($0 * share) } }),
+      makingKeyframes: makingKeyframes, progress: progress)
+  }
+
+  /// Prepares a replay of `trace`, whose events `builder` took as the file was read (see
+  /// ``read(path:keyframeInterval:makingKeyframes:reading:preparing:)``).
+  init(
+    trace: Trace, built builder: TablesBuilder, keyframeInterval: Int, makingKeyframes: Bool,
+    progress: ((Double) -> Void)?
+  ) {
+    let share = makingKeyframes ? 0.5 : 1
+    self.init(
+      prepared: Prepared(
+        trace: trace, built: builder, freedEvents: true, keyframeInterval: keyframeInterval,
+        progress: progress.map { report in { report($0 * share) } }),
+      makingKeyframes: makingKeyframes, progress: progress)
+  }
+
+  private init(prepared: Prepared, makingKeyframes: Bool, progress: ((Double) -> Void)?) {
+    let share = makingKeyframes ? 0.5 : 1
+    self.prepared = prepared
     progress?(share)
     live = LiveState(
       queues: prepared.queues.count, threads: prepared.threads.count, tasks: prepared.tasks.count)
@@ -280,15 +313,6 @@ public struct ReplayEngine: Sendable {
 
   // MARK: - Building
 
-  fileprivate struct Tables {
-    var events: [ReplayEvent] = []
-    var actions: [ActionRecord] = []
-    var actionIndices = SlotTable()
-    var threads = Set<UInt32>()
-    /// Action slot → the runtime id of the task it is work of (its `task` line).
-    var taskOfAction: [UInt32: UInt64] = [:]
-  }
-
   /// The tasks named by `taskOfAction`, in order of id, and each action's task slot.
   fileprivate static func tasks(_ taskOfAction: [UInt32: UInt64], actions: [ActionRecord])
     -> ([TaskInfo], [UInt32])
@@ -319,106 +343,31 @@ public struct ReplayEngine: Sendable {
     return (infos, slots)
   }
 
-  /// The replay's events and actions, with every action reference made a dense index; with
-  /// `handingBack`, the pages of `ordered` are handed back behind the pass (what is left of it
-  /// afterwards must not be read: it reads as zeros).
-  fileprivate static func tables(
-    of ordered: inout [TraceEvent], handingBack: Bool, queueSlots: SlotTable,
-    progress: ((Double) -> Void)?
-  ) -> Tables {
+  /// Hands `ordered`, in time order, to `builder`; with `handingBack`, the pages of `ordered`
+  /// are handed back behind it (what is left of it afterwards must not be read: it reads as
+  /// zeros).
+  private static func feed(
+    _ ordered: inout [TraceEvent], to builder: TablesBuilder, handingBack: Bool
+  ) {
+    func feed(_ events: UnsafeBufferPointer<TraceEvent>) {
+      var release =
+        handingBack
+        ? PageRelease(UnsafeRawBufferPointer(events), from: 0, chunk: PageRelease.defaultChunk)
+        : nil
+      var start = 0
+      while start < events.count {
+        let end = min(start + 0x1_0000, events.count)
+        let taken = builder.take(UnsafeBufferPointer(rebasing: events[start..<end]))
+        assert(taken, "events in time order are never refused")
+        release?.passed(end * MemoryLayout<TraceEvent>.stride)
+        start = end
+      }
+    }
     if handingBack {
       // Mutable access: a buffer that another array shares is copied here, never dropped.
-      return ordered.withUnsafeMutableBufferPointer { events in
-        tables(of: UnsafeBufferPointer(events), handingBack: true, queueSlots, progress)
-      }
-    }
-    return ordered.withUnsafeBufferPointer { events in
-      tables(of: events, handingBack: false, queueSlots, progress)
-    }
-  }
-
-  private static func tables(
-    of ordered: UnsafeBufferPointer<TraceEvent>, handingBack: Bool, _ queueSlots: SlotTable,
-    _ progress: ((Double) -> Void)?
-  ) -> Tables {
-    var tables = Tables()
-    tables.events.reserveCapacity(ordered.count)
-    // Sized once: growing by doubling copied the actions (40 bytes each) about twice over.
-    tables.actions.reserveCapacity(ordered.count { $0.kind == .schedule })
-    // The tables' pages are faulted in a little ahead of the pass, and the events' handed back
-    // behind it, so that the memory in use stays about that of the trace or of the tables,
-    // whichever is larger, not both.
-    let populator = PagePopulator([
-      reserved(&tables.actions), reserved(&tables.events),
-    ])
-    defer { populator.stop() }
-    var release =
-      handingBack
-      ? PageRelease(UnsafeRawBufferPointer(ordered), from: 0, chunk: PageRelease.defaultChunk)
-      : nil
-    var lastThread: UInt32?
-    for offset in ordered.indices {
-      if offset & 0xFFFF == 0 {
-        if let progress, offset & 0xF_FFFF == 0 {
-          progress(Double(offset) / Double(ordered.count))
-        }
-        populator.passed([
-          tables.actions.count * MemoryLayout<ActionRecord>.stride,
-          tables.events.count * MemoryLayout<ReplayEvent>.stride,
-        ])
-        release?.passed(offset * MemoryLayout<TraceEvent>.stride)
-      }
-      let event = ordered[offset]
-      let id = ActionID(rawValue: event.action)
-      let index: ActionIndex?
-      switch event.kind {
-      case .schedule:
-        if let existing = tables.actionIndices[id.rawValue] {
-          index = ActionIndex(existing)  // a duplicate id: the reader warned; the first counts
-        } else {
-          let new = ActionIndex(tables.actions.count)
-          tables.actionIndices.insert(id.rawValue, slot: new.rawValue)
-          index = new
-          tables.actions.append(
-            ActionRecord(
-              id: id, queue: QueueID(rawValue: event.scheduler), mode: event.mode,
-              due: event.due, delay: event.delay,
-              parent: event.parent.flatMap { tables.actionIndices[$0].map(ActionIndex.init) },
-              scheduleEvent: EventIndex(tables.events.count),
-              queueSlot: queueSlots[event.scheduler] ?? queueSlots.count,
-              ranInline: event.ranInline))
-        }
-      case .mark: index = nil
-      case .task:
-        // Not a step of the action's life: it says whose work the action is.
-        if let known = tables.actionIndices[id.rawValue], let task = event.task {
-          tables.taskOfAction[UInt32(known)] = task
-        }
-        continue
-      case .begin, .end, .hop, .cancel:
-        guard let known = tables.actionIndices[id.rawValue] else { continue }  // never scheduled
-        index = ActionIndex(known)
-      }
-      if event.thread != lastThread {
-        tables.threads.insert(event.thread)
-        lastThread = event.thread
-      }
-      if event.kind == .hop { tables.threads.insert(event.fromThread) }
-      let canceller =
-        event.kind == .cancel
-        ? event.parent.flatMap { tables.actionIndices[$0].map(ActionIndex.init) } : nil
-      tables.events.append(ReplayEvent(event, action: index, cancelledBy: canceller))
-    }
-    return tables
-  }
-
-  /// The memory `array` reserved, which nothing may read before it is written. Only its
-  /// address goes out (to ``PagePopulator``): the array must not grow past its capacity while
-  /// that is in use.
-  private static func reserved<Element>(_ array: inout [Element]) -> UnsafeMutableRawBufferPointer {
-    let bytes = array.capacity * MemoryLayout<Element>.stride
-    return array.withUnsafeMutableBufferPointer { buffer in
-      UnsafeMutableRawBufferPointer(start: buffer.baseAddress, count: bytes)
+      ordered.withUnsafeMutableBufferPointer { feed(UnsafeBufferPointer($0)) }
+    } else {
+      ordered.withUnsafeBufferPointer(feed)
     }
   }
 

@@ -45,6 +45,8 @@ struct TraceParser {
   /// Set when the bytes are a mapped file (``MappedTraceFile``): each pass over them hands back
   /// the pages it has left behind, every this many bytes.
   var pageChunk: Int?
+  /// Takes the events as ``runParallel(workers:progress:)`` reads them, instead of the trace.
+  var stream: TraceEventStream?
 
   // One slot per known key, reused across lines.
   private var slots: FieldSlots
@@ -185,20 +187,28 @@ struct TraceParser {
       progress?(1)
       return
     }
-    let stretches = Self.stretches(
-      of: bytes, from: start, count: workers * Self.stretchesPerWorker, pageChunk: pageChunk)
+    // Streamed, the events of a stretch are handed over as soon as the ordered pass is through
+    // it, so the stretches are smaller (about 2 MB of lines each) and the decoding threads are
+    // kept a few of them ahead: the events in memory at once are then those few stretches'.
+    let count =
+      stream == nil
+      ? workers * Self.stretchesPerWorker
+      : max(workers * Self.stretchesPerWorker, (total - start) / Self.streamedStretchBytes)
+    let stretches = Self.stretches(of: bytes, from: start, count: count, pageChunk: pageChunk)
     let firstLines = stretches.reduce(into: [0]) { $0.append($0[$0.count - 1] + $1.lines) }
     let lines = firstLines[firstLines.count - 1]
     var decoded = [Bool](repeating: false, count: lines)
     var checkpoints = [Int](repeating: 0, count: (lines >> Self.checkpointShift) + 1)
     let linesBefore = line
     let pageChunk = self.pageChunk
+    stream?.reserve(events: lines)
     events = [TraceEvent](unsafeUninitializedCapacity: lines) { slots, initialized in
       decoded.withUnsafeMutableBufferPointer { decoded in
         checkpoints.withUnsafeMutableBufferPointer { checkpoints in
           let decoding = Decoding(
             bytes: bytes, events: slots, decoded: decoded, checkpoints: checkpoints,
-            stretches: stretches, firstLines: firstLines, pageChunk: pageChunk)
+            stretches: stretches, firstLines: firstLines, pageChunk: pageChunk,
+            lead: stream == nil ? nil : workers * Self.streamedLeadPerWorker)
           for _ in 1..<workers {
             DispatchQueue.global(qos: .userInitiated).async { decoding.decodeWhileAny() }
           }
@@ -206,10 +216,19 @@ struct TraceParser {
           // This pass touches the bytes only for the lines it reads in full. The decoding
           // threads handed their pages back; the few read again here are handed back behind it.
           var release = pageChunk.map { PageRelease(bytes, from: start, chunk: $0) }
+          // Streamed, the slots' pages are handed back behind the events handed over: nothing
+          // writes below the compaction's count again.
+          var streamed = 0
+          var slotRelease =
+            stream == nil
+            ? nil
+            : PageRelease(
+              UnsafeRawBufferPointer(slots), from: 0, chunk: PageRelease.defaultChunk)
           // The line `cursor.index` starts at `cursor.position`.
           var cursor = (index: 0, position: start)
-          for stretch in stretches.indices {
+          stretchLoop: for stretch in stretches.indices {
             decoding.waitFor(stretch)
+            defer { decoding.passed(stretch) }
             for index in firstLines[stretch]..<firstLines[stretch + 1] {
               let number = linesBefore + 1 + index
               if decoded[index], takeDecoded(slots[index], number) { continue }
@@ -223,15 +242,25 @@ struct TraceParser {
               cursor = (index + 1, parseLine(number: number, at: cursor.position))
               release?.passed(cursor.position)
             }
+            if let stream, let count = compaction?.count, count > streamed {
+              guard stream.take(UnsafeBufferPointer(rebasing: slots[streamed..<count])) else {
+                decoding.stopTaking()
+                break stretchLoop
+              }
+              streamed = count
+              slotRelease?.passed(streamed * MemoryLayout<TraceEvent>.stride)
+            }
             progress?(Double(stretch + 1) / Double(stretches.count))
           }
-          // Every stretch was decoded before the pass read it; the threads have stopped
-          // taking them (none is left), so nothing touches the buffers after this returns.
+          // Every stretch was decoded before the pass read it, or will never be taken; the
+          // threads have stopped taking them, so nothing touches the buffers after this returns.
           decoding.waitForThreads(workers - 1)
           release?.passed(bytes.count, final: true)
         }
       }
-      initialized = compaction?.count ?? 0
+      // Streamed, the events were handed over (or refused, and reading stopped): none is kept.
+      // (`TraceEvent` holds no reference, so leaving the slots uninitialized leaks nothing.)
+      initialized = stream == nil ? compaction?.count ?? 0 : 0
       compaction = nil
     }
     progress?(1)
@@ -240,6 +269,13 @@ struct TraceParser {
   /// Stretches per thread: enough that the ordered pass can start on the first while the rest
   /// are decoded, and that the threads finish at nearly the same time.
   private static let stretchesPerWorker = 16
+
+  /// Streamed, a stretch is about this many bytes of lines (about 28,000 events, 1.3 MB of
+  /// them).
+  private static let streamedStretchBytes = 2 << 20
+
+  /// Streamed, how many stretches each thread may decode ahead of the ordered pass.
+  private static let streamedLeadPerWorker = 2
 
   /// Line `index` starts at `checkpoints[index >> checkpointShift]` plus as many lines as
   /// `index` has low bits: the ordered pass finds the lines it reads in full from there,
@@ -264,11 +300,19 @@ struct TraceParser {
     private let next = Atomic<Int>(0)
     private let done: [DispatchSemaphore]
     private let finished = DispatchSemaphore(value: 0)
+    /// With a lead, one unit per stretch that may be taken before the ordered pass is through
+    /// the stretches before it: taking a stretch uses a unit, and the ordered pass gives one
+    /// back as it leaves each stretch. Nil: no limit.
+    private let budget: DispatchSemaphore?
+    /// Set when the ordered pass stops early: no stretch is taken after it.
+    private let stopped = Atomic<Bool>(false)
 
+    /// - Parameter lead: How many stretches may be decoded ahead of the ordered pass (nil: all).
     init(
       bytes: UnsafeBufferPointer<UInt8>, events: UnsafeMutableBufferPointer<TraceEvent>,
       decoded: UnsafeMutableBufferPointer<Bool>, checkpoints: UnsafeMutableBufferPointer<Int>,
-      stretches: [(start: Int, end: Int, lines: Int)], firstLines: [Int], pageChunk: Int?
+      stretches: [(start: Int, end: Int, lines: Int)], firstLines: [Int], pageChunk: Int?,
+      lead: Int?
     ) {
       self.bytes = bytes
       self.events = events
@@ -277,13 +321,35 @@ struct TraceParser {
       self.stretches = stretches
       self.firstLines = firstLines
       self.pageChunk = pageChunk
+      // Made empty and filled: libdispatch traps when a semaphore is freed holding less than
+      // it was made with, as this one may when the pass stops early.
+      budget = lead.map { lead in
+        let semaphore = DispatchSemaphore(value: 0)
+        for _ in 0..<max(lead, 1) { semaphore.signal() }
+        return semaphore
+      }
       done = stretches.map { _ in DispatchSemaphore(value: 0) }
     }
 
-    /// Takes the next stretch no thread has taken and decodes it; false when none is left.
-    func decodeNext() -> Bool {
+    /// Takes the next stretch no thread has taken and decodes it; false when none is left, or
+    /// when the lead is used up and `waiting` is false.
+    ///
+    /// The units never run out for the stretch the ordered pass waits for: stretches are taken
+    /// in order, so while it is not taken, every one before it is through the pass and has
+    /// given its unit back.
+    func decodeNext(waiting: Bool) -> Bool {
+      if let budget {
+        if waiting {
+          budget.wait()
+        } else if budget.wait(timeout: .now()) == .timedOut {
+          return false
+        }
+      }
       let stretch = next.add(1, ordering: .relaxed).oldValue
-      guard stretch < stretches.count else { return false }
+      guard stretch < stretches.count, !stopped.load(ordering: .relaxed) else {
+        budget?.signal()  // for another thread waiting on it
+        return false
+      }
       TraceParser.decodeStretch(
         stretches[stretch], firstLine: firstLines[stretch], into: self, pageChunk: pageChunk)
       done[stretch].signal()
@@ -292,19 +358,31 @@ struct TraceParser {
 
     /// A decoding thread's work: stretches until none is left.
     func decodeWhileAny() {
-      while decodeNext() {}
+      while decodeNext(waiting: true) {}
       finished.signal()
     }
 
-    /// Returns once `stretch` is decoded, decoding the stretches after it meanwhile (the
-    /// ordered pass's thread).
+    /// Returns once `stretch` is decoded, decoding the stretches after it meanwhile, as far as
+    /// the lead allows (the ordered pass's thread).
     func waitFor(_ stretch: Int) {
       while done[stretch].wait(timeout: .now()) == .timedOut {
-        guard decodeNext() else {
+        guard decodeNext(waiting: false) else {
           done[stretch].wait()
           return
         }
       }
+    }
+
+    /// The ordered pass is through `stretch`: one more may be taken.
+    func passed(_ stretch: Int) {
+      budget?.signal()
+    }
+
+    /// The ordered pass stops here: the threads take no more stretches, and those waiting for
+    /// a unit are woken to see it.
+    func stopTaking() {
+      stopped.store(true, ordering: .relaxed)
+      budget?.signal()
     }
 
     /// Waits until `count` decoding threads have stopped.

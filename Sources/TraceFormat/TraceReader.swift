@@ -38,7 +38,8 @@ public enum TraceReader {
   /// Reads the file at `path`, handing back the mapped file's pages every `pageChunk` bytes
   /// passed, on `workers` threads (by default as ``parse(_:file:progress:)`` chooses).
   package static func read(
-    path: String, workers: Int? = nil, pageChunk: Int, progress: ((Double) -> Void)? = nil
+    path: String, workers: Int? = nil, pageChunk: Int, streamingTo stream: TraceEventStream? = nil,
+    progress: ((Double) -> Void)? = nil
   ) -> TraceReading {
     // Mapped, not copied: a 700 MB trace costs no 700 MB buffer and no time filling it, and
     // the pages read are handed back as the reader passes them (see `MappedTraceFile`).
@@ -46,7 +47,7 @@ public enum TraceReader {
       return file.withBytes { bytes in
         parse(
           bytes, file: path, workers: workers ?? defaultWorkers(for: bytes.count),
-          pageChunk: pageChunk, progress: progress)
+          pageChunk: pageChunk, streamingTo: stream, progress: progress)
       }
     }
     // Pipes and other files that cannot be mapped are read whole. (A file another process
@@ -88,9 +89,12 @@ public enum TraceReader {
   /// Parses trace bytes with the lines' reading spread over `workers` threads (1: the calling
   /// thread alone). The result is the same for any number of workers — the same trace and the
   /// same diagnostics in the same order; only the time differs.
+  ///
+  /// - Parameter stream: Takes the events as they are read, when the lines are read on several
+  ///   threads (see ``TraceEventStream``).
   package static func parse(
     _ bytes: UnsafeBufferPointer<UInt8>, file: String, workers: Int, pageChunk: Int? = nil,
-    progress: ((Double) -> Void)? = nil
+    streamingTo stream: TraceEventStream? = nil, progress: ((Double) -> Void)? = nil
   ) -> TraceReading {
     withUnsafeTemporaryAllocation(of: FieldSlot.self, capacity: Key.allCases.count) { slots in
       guard let storage = slots.baseAddress else {
@@ -99,6 +103,7 @@ public enum TraceReader {
       storage.initialize(repeating: FieldSlot(value: .null, column: 0), count: slots.count)
       var parser = TraceParser(bytes: bytes, file: file, slots: storage)
       parser.pageChunk = pageChunk
+      parser.stream = stream
       if workers > 1 {
         parser.runParallel(workers: workers, progress: progress)
       } else {

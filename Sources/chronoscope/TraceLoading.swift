@@ -123,30 +123,58 @@ enum TraceLoading {
     return prepare(merged)
   }
 
-  /// Reads and prepares `path` as a replay; errors as for ``load(_:timeStep:)``.
+  /// Reads and prepares `path` as a replay, preparing as it reads (see
+  /// `ReplayEngine.read(path:…)`), without keyframes (see ``prepare(_:)``); errors as for
+  /// ``load(_:timeStep:)``.
   static func loadReplay(_ path: String) throws -> ReplayEngine {
-    prepare(try loadTrace(path))
+    try checkFile(path)
+    let bars = progressBars(for: path)
+    let (reading, replay) = ReplayEngine.read(
+      path: path, makingKeyframes: false, reading: { bars.reading?.update($0) },
+      preparing: { bars.preparing?.update($0) })
+    bars.preparing?.finish()
+    guard let replay else { throw unreadable(reading, path) }
+    return replay
   }
 
   /// Reads `path`; errors as for ``load(_:timeStep:)``.
   static func loadTrace(_ path: String) throws -> Trace {
+    try checkFile(path)
+    let bars = progressBars(for: path)
+    var reading = TraceReader.read(path: path) { bars.reading?.update($0) }
+    bars.reading?.finish()
+    // Taken out, so the trace is the events' only owner (see `prepare`).
+    guard !reading.hasErrors, let trace = reading.trace.take() else {
+      throw unreadable(reading, path)
+    }
+    return trace
+  }
+
+  /// Prints why `path` cannot be read at all, and throws, if it cannot.
+  private static func checkFile(_ path: String) throws {
     if let problem = fileProblem(path) {
       standardError(problem)
       throw CleanExit.failure
     }
+  }
+
+  /// Progress bars on stderr for reading and preparing `path`, when it is large and stderr is a
+  /// terminal. The preparing bar shows only what is left after reading.
+  private static func progressBars(for path: String) -> (
+    reading: ProgressBar?, preparing: ProgressBar?
+  ) {
     let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-    let progress = size > 8 << 20 && isatty(2) != 0 ? ProgressBar(title: "reading") : nil
-    var reading = TraceReader.read(path: path) { progress?.update($0) }
-    progress?.finish()
-    // Taken out, so the trace is the events' only owner (see `prepare`).
-    guard !reading.hasErrors, let trace = reading.trace.take() else {
-      for line in report(reading, of: path, severities: [.error]) { standardError(line) }
-      if !reading.hasErrors && reading.notATrace == nil {
-        standardError("\(TextWidth.sanitized(path)): not a readable trace")
-      }
-      throw CleanExit.failure
+    guard size > 8 << 20, isatty(2) != 0 else { return (nil, nil) }
+    return (ProgressBar(title: "reading"), ProgressBar(title: "preparing"))
+  }
+
+  /// Prints `reading`'s errors with `path`, and returns the error to throw.
+  private static func unreadable(_ reading: TraceReading, _ path: String) -> CleanExit {
+    for line in report(reading, of: path, severities: [.error]) { standardError(line) }
+    if !reading.hasErrors && reading.notATrace == nil {
+      standardError("\(TextWidth.sanitized(path)): not a readable trace")
     }
-    return trace
+    return .failure
   }
 
   /// The replay of `trace`, with a progress bar on stderr for large ones, and without its

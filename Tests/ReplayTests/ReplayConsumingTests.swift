@@ -1,3 +1,4 @@
+import Foundation
 import TestSupport
 import TraceFormat
 import XCTest
@@ -74,6 +75,80 @@ final class ReplayConsumingTests: XCTestCase {
       let reference = ReplayEngine(trace: Self.largeTrace(events: 400_000, sorted: sorted))
       let taken = ReplayEngine(consuming: Self.largeTrace(events: 400_000, sorted: sorted))
       assertSameReplay(taken, reference)
+    }
+  }
+
+  /// `trace` written to a file of its own, whose path is returned.
+  private func write(_ trace: Trace) throws -> String {
+    try write(TraceEncoder.encode(trace))
+  }
+
+  private func write(_ bytes: [UInt8]) throws -> String {
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("replay-reading-\(UUID().uuidString).trace").path
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+    addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
+    return path
+  }
+
+  /// Prepared from each stretch of the file as it is read, a replay is that of the trace read
+  /// whole; out of time order, the file is read again and sorted; on one core, it is read whole.
+  func testAReplayPreparedWhileReadingIsThatOfTheTraceReadWhole() throws {
+    for sorted in [true, false] {
+      let path = try write(Self.largeTrace(events: 100_000, sorted: sorted))
+      let whole = TraceReader.read(path: path)
+      let reference = ReplayEngine(trace: try XCTUnwrap(whole.trace))
+      for workers in [1, 2, 3] {
+        let read = ReplayEngine.read(path: path, workers: workers)
+        let expected: ReplayEngine.Preparation =
+          workers == 1 ? .afterReading : sorted ? .whileReading : .afterReadingAgain
+        XCTAssertEqual(read.preparation, expected, "\(workers) threads, sorted: \(sorted)")
+        XCTAssertNil(read.reading.trace, "the replay holds the trace")
+        XCTAssertEqual(read.reading.diagnostics, whole.diagnostics)
+        assertSameReplay(try XCTUnwrap(read.replay), reference)
+      }
+    }
+  }
+
+  /// A queue may be defined after the work scheduled on it (a file is read as it comes): its
+  /// work is counted in its own slot, not in the slot of undefined queues.
+  func testAQueueDefinedAfterItsWorkGetsItsOwnSlot() throws {
+    var lines = [
+      #"{"format":"chronoscope-trace","version":1,"clock":"virtual","process":"p","pid":1}"#
+    ]
+    for action in 1...300 {
+      let queue = action % 2 + 1
+      lines.append(
+        #"{"t":\#(action),"e":"schedule","a":\#(action),"q":\#(queue),"mode":"async","due":\#(action),"th":1}"#
+      )
+    }
+    lines.append(
+      #"{"t":400,"e":"scheduler","q":2,"label":"late","kind":"serial","family":"virtual"}"#)
+    lines.append(#"{"t":400,"e":"close","events":300,"dropped":0}"#)
+    let path = try write(Array((lines.joined(separator: "\n") + "\n").utf8))
+    let read = ReplayEngine.read(path: path, workers: 2)
+    XCTAssertEqual(read.preparation, .whileReading)
+    let replay = try XCTUnwrap(read.replay)
+    assertSameReplay(replay, ReplayEngine(trace: try XCTUnwrap(TraceReader.read(path: path).trace)))
+    let late = try XCTUnwrap(replay.queueSlot(QueueID(rawValue: 2)))
+    let lateWork = replay.eventIndices.compactMap { replay.event($0).action }.filter {
+      replay.queueSlot(of: $0) == late
+    }
+    XCTAssertEqual(lateWork.count, 150)
+  }
+
+  /// A file with errors makes no replay, and says what reading it says.
+  func testAFileWithErrorsMakesNoReplay() throws {
+    var bytes = TraceEncoder.encode(Self.largeTrace(events: 20_000))
+    // A broken line after the line in the middle.
+    let cut = try XCTUnwrap(bytes[(bytes.count / 2)...].firstIndex(of: 0x0A)) + 1
+    bytes.insert(contentsOf: Array(#"{"t":oops}"#.utf8) + [0x0A], at: cut)
+    let path = try write(bytes)
+    for workers in [1, 2] {
+      let read = ReplayEngine.read(path: path, workers: workers)
+      XCTAssertNil(read.replay)
+      XCTAssertTrue(read.reading.hasErrors)
+      XCTAssertEqual(read.reading.diagnostics, TraceReader.read(path: path).diagnostics)
     }
   }
 

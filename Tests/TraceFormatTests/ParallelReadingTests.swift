@@ -43,6 +43,23 @@ final class ParallelReadingTests: XCTestCase {
         }
         readings.append(("\(name) mapped, on \(workers) threads", reading))
       }
+      // Streamed: the events the stream took and those left in the trace are the trace's.
+      for workers in [2, 3] {
+        let stream = CollectingStream()
+        var reading = TraceReader.read(
+          path: path, workers: workers, pageChunk: 1, streamingTo: stream)
+        reading.diagnostics = reading.diagnostics.map {
+          TraceDiagnostic(
+            severity: $0.severity, file: name, line: $0.line, column: $0.column,
+            message: $0.message)
+        }
+        if !stream.events.isEmpty {
+          XCTAssertEqual(reading.trace?.events, [], "\(name): streamed events kept")
+          XCTAssertGreaterThanOrEqual(stream.reserved ?? -1, stream.events.count, name)
+        }
+        reading.trace?.events.insert(contentsOf: stream.events, at: 0)
+        readings.append(("\(name) streamed, on \(workers) threads", reading))
+      }
     }
     let alone = readings[0].1
     for (what, spread) in readings.dropFirst() {
@@ -150,9 +167,61 @@ final class ParallelReadingTests: XCTestCase {
     }
   }
 
+  /// A stream that refuses events stops the reading there, on any number of threads, without
+  /// waiting for the rest of the file and without being offered more.
+  func testAStreamThatRefusesStopsTheReading() throws {
+    var text =
+      #"{"format":"chronoscope-trace","version":1,"clock":"virtual","process":"p","pid":1}"#
+    text += "\n" + #"{"t":0,"e":"scheduler","q":1,"label":"main","kind":"main","family":"virtual"}"#
+    for action in 1...20_000 {
+      text +=
+        "\n"
+        + #"{"t":\#(action),"e":"schedule","a":\#(action),"q":1,"mode":"async","due":\#(action),"th":1}"#
+    }
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("refusing-stream-\(UUID().uuidString).trace").path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data((text + "\n").utf8)))
+    for workers in [2, 3, 8] {
+      for refusing in [1, 3] {
+        let stream = CollectingStream(refusingBatch: refusing)
+        _ = TraceReader.read(path: path, workers: workers, pageChunk: 1, streamingTo: stream)
+        XCTAssertEqual(stream.batches, refusing, "\(workers) threads, refusing batch \(refusing)")
+        XCTAssertLessThan(stream.events.count, 20_000)
+      }
+    }
+  }
+
   func testInputsThatAreNotTracesReadTheSame() {
     for text in ["", "\n\n", "hello\nworld\n", #"{"format":"other"}"# + "\n{}\n", "{\n"] {
       assertSameReading(Array(text.utf8), "not a trace: \(text.debugDescription)")
     }
+  }
+}
+
+/// Keeps what a reader streams; refuses the `refusingBatch`th batch, if set.
+private final class CollectingStream: TraceEventStream {
+  private(set) var events: [TraceEvent] = []
+  private(set) var reserved: Int?
+  private(set) var batches = 0
+  private let refusingBatch: Int?
+
+  init(refusingBatch: Int? = nil) {
+    self.refusingBatch = refusingBatch
+  }
+
+  func reserve(events: Int) {
+    XCTAssertNil(reserved, "reserved twice")
+    XCTAssertEqual(batches, 0, "reserved after events")
+    reserved = events
+  }
+
+  func take(_ events: UnsafeBufferPointer<TraceEvent>) -> Bool {
+    batches += 1
+    XCTAssertFalse(events.isEmpty, "an empty batch")
+    if batches == refusingBatch { return false }
+    XCTAssertTrue(refusingBatch.map { batches < $0 } ?? true, "offered events after refusing")
+    self.events.append(contentsOf: events)
+    return true
   }
 }

@@ -6,8 +6,8 @@ import Replay
 import TraceFormat
 
 /// The peak memory of opening a trace file as `chronoscope view` does, in a process of its own
-/// (`ReplayBenchmark --child open FILE`): read, the trace handed to the replay, the lanes indexed
-/// for the first frame, then the keyframes and the findings made beside it. The whole process's
+/// (`ReplayBenchmark --child open FILE`): read and prepared in one pass, the lanes indexed for
+/// the first frame, then the keyframes and the findings made beside it. The whole process's
 /// peak, so nothing the measuring process did before counts.
 ///
 /// Target (issue 14): at most 48 bytes per event.
@@ -28,13 +28,11 @@ struct OpenPeak: ParsableCommand {
     func stage(_ name: String) {
       stages.append((name, currentResidentSetBytes(), peakResidentSetBytes()))
     }
-    var reading = TraceReader.read(path: path)
-    guard !reading.hasErrors, let trace = reading.trace.take() else {
+    // Read and prepared in one pass, as `chronoscope view` does.
+    guard let replay = ReplayEngine.read(path: path, makingKeyframes: false).replay else {
       throw ValidationError("\(path) is not a readable trace")
     }
-    let events = trace.events.count
-    stage("read")
-    let replay = ReplayEngine(consuming: trace, makingKeyframes: false)
+    let events = replay.eventCount
     stage("prepared")
     var app = InspectorApp.opening(replay: replay, name: path)
     stage("first_frame_ready")

@@ -1,0 +1,168 @@
+import TraceFormat
+
+/// Makes the replay's events and actions from trace events in time order, batch by batch: from
+/// a trace in memory (``ReplayEngine/init(consuming:keyframeInterval:makingKeyframes:progress:)``),
+/// or from the reader as it reads, so that the trace's events never exist whole
+/// (``ReplayEngine/read(path:keyframeInterval:makingKeyframes:reading:preparing:)``).
+///
+/// Every action reference becomes a dense index. Events of actions never scheduled are left
+/// out, and `task` events only say whose work an action is. Queue slots are not known until
+/// every scheduler is (a file may define one after its first use), so ``finish(queueSlots:)``
+/// sets them.
+final class TablesBuilder: TraceEventStream {
+  struct Tables {
+    var events: [ReplayEvent] = []
+    var actions: [ActionRecord] = []
+    var actionIndices = SlotTable()
+    var threads = Set<UInt32>()
+    /// Action slot → the runtime id of the task it is work of (its `task` line).
+    var taskOfAction: [UInt32: UInt64] = [:]
+  }
+
+  private var tables = Tables()
+  /// How many events were taken.
+  private(set) var received = 0
+  /// Whether an event came earlier than the one before it, and was refused: what was made is
+  /// then of no use.
+  private(set) var refused = false
+  private var latestTime = Int64.min
+  private var lastThread: UInt32?
+  /// Faults the tables' pages in a little ahead of the pass (see ``PagePopulator``).
+  private var populator: PagePopulator?
+  private let progress: ((Double) -> Void)?
+  private var expected = 0
+
+  /// - Parameter progress: Called now and then with the fraction of the expected events taken.
+  init(progress: ((Double) -> Void)? = nil) {
+    self.progress = progress
+  }
+
+  deinit { populator?.stop() }
+
+  func reserve(events: Int) {
+    reserve(events: events, actions: events)
+  }
+
+  /// Sizes the tables for `events` events and `actions` actions at most, once: growing by
+  /// doubling copied the actions (40 bytes each) about twice over. Room never written costs
+  /// address space, not memory.
+  func reserve(events: Int, actions: Int) {
+    guard tables.events.capacity == 0 else { return }
+    expected = events
+    tables.events.reserveCapacity(events)
+    tables.actions.reserveCapacity(actions)
+    populator = PagePopulator([
+      Self.reserved(&tables.actions), Self.reserved(&tables.events),
+    ])
+  }
+
+  func take(_ events: UnsafeBufferPointer<TraceEvent>) -> Bool {
+    guard !refused else { return false }
+    // The populator knows the arrays' addresses: they must not grow while it runs.
+    if tables.events.count + events.count > tables.events.capacity
+      || tables.actions.count + events.count > tables.actions.capacity
+    {
+      populator?.stop()
+      populator = nil
+    }
+    for event in events {
+      guard event.time >= latestTime else {
+        refused = true
+        return false
+      }
+      latestTime = event.time
+      add(event)
+      received += 1
+      if received & 0xFFFF == 0 { passed() }
+    }
+    return true
+  }
+
+  private func passed() {
+    if let progress, received & 0xF_FFFF == 0, expected > 0 {
+      progress(min(Double(received) / Double(expected), 1))
+    }
+    populator?.passed([
+      tables.actions.count * MemoryLayout<ActionRecord>.stride,
+      tables.events.count * MemoryLayout<ReplayEvent>.stride,
+    ])
+  }
+
+  private func add(_ event: TraceEvent) {
+    let id = ActionID(rawValue: event.action)
+    let index: ActionIndex?
+    switch event.kind {
+    case .schedule:
+      if let existing = tables.actionIndices[id.rawValue] {
+        index = ActionIndex(existing)  // a duplicate id: the reader warned; the first counts
+      } else {
+        let new = ActionIndex(tables.actions.count)
+        tables.actionIndices.insert(id.rawValue, slot: new.rawValue)
+        index = new
+        tables.actions.append(
+          ActionRecord(
+            id: id, queue: QueueID(rawValue: event.scheduler), mode: event.mode,
+            due: event.due, delay: event.delay,
+            parent: event.parent.flatMap { tables.actionIndices[$0].map(ActionIndex.init) },
+            scheduleEvent: EventIndex(tables.events.count), ranInline: event.ranInline))
+      }
+    case .mark: index = nil
+    case .task:
+      // Not a step of the action's life: it says whose work the action is.
+      if let known = tables.actionIndices[id.rawValue], let task = event.task {
+        tables.taskOfAction[UInt32(known)] = task
+      }
+      return
+    case .begin, .end, .hop, .cancel:
+      guard let known = tables.actionIndices[id.rawValue] else { return }  // never scheduled
+      index = ActionIndex(known)
+    }
+    if event.thread != lastThread {
+      tables.threads.insert(event.thread)
+      lastThread = event.thread
+    }
+    if event.kind == .hop { tables.threads.insert(event.fromThread) }
+    let canceller =
+      event.kind == .cancel
+      ? event.parent.flatMap { tables.actionIndices[$0].map(ActionIndex.init) } : nil
+    tables.events.append(ReplayEvent(event, action: index, cancelledBy: canceller))
+  }
+
+  /// The tables, each action given the slot of its queue in `queueSlots` (the shared last slot
+  /// for a queue the trace never defined).
+  func finish(queueSlots: SlotTable) -> Tables {
+    populator?.stop()
+    populator = nil
+    var tables = self.tables
+    self.tables = Tables()
+    // Room reserved for events the file did not hold (lines that were not events, events of
+    // actions never scheduled, a reserve that counted every line an action), some of it
+    // faulted in by the populator: handed back.
+    Self.handBackUnused(&tables.events)
+    Self.handBackUnused(&tables.actions)
+    tables.actions.withUnsafeMutableBufferPointer { actions in
+      for slot in actions.indices {
+        actions[slot].queueSlot = UInt32(
+          truncatingIfNeeded: queueSlots[actions[slot].queue.rawValue] ?? queueSlots.count)
+      }
+    }
+    return tables
+  }
+
+  /// Hands back the whole pages of `array`'s capacity past its count.
+  private static func handBackUnused<Element>(_ array: inout [Element]) {
+    let offset = array.count * MemoryLayout<Element>.stride
+    var release = PageRelease(UnsafeRawBufferPointer(reserved(&array)), from: offset, chunk: 1)
+    release.passed(array.capacity * MemoryLayout<Element>.stride, final: true)
+  }
+
+  /// The memory `array` reserved, which nothing may read before it is written. Only its
+  /// address goes out (to ``PagePopulator``): the array must not grow past its capacity while
+  /// that is in use.
+  private static func reserved<Element>(_ array: inout [Element]) -> UnsafeMutableRawBufferPointer {
+    let bytes = array.capacity * MemoryLayout<Element>.stride
+    return array.withUnsafeMutableBufferPointer { buffer in
+      UnsafeMutableRawBufferPointer(start: buffer.baseAddress, count: bytes)
+    }
+  }
+}
