@@ -31,27 +31,31 @@ private struct Pass {
   let thresholds: FindingThresholds
   var findings: [Finding] = []
 
-  /// Where each action stands, by action slot: one record, so that an event touches one
-  /// cache line of the pass's own state (ten parallel arrays cost a cache miss each on a large
+  /// The pending lists and how one-shot work finished, by action slot: one record, so that an
+  /// event touches one cache line of it (ten parallel arrays cost a cache miss each on a large
   /// trace).
   private var records: [ActionRecord]
+  /// Where each action stands, by action slot; apart from the records, which it would make 16
+  /// bytes, not 12.
+  private var states: [ActionState]
+  /// Events before this offset have been applied, the one before it being the current one: a
+  /// run's begin is found through the replay as the last before it.
+  private var applied = 0
   /// Actions pending on each queue (by queue slot), for head-of-line blocking: a doubly linked
   /// list through the records' `nextPending` / `previousPending` (by action slot, -1 for none),
   /// so that adding and removing cost no hashing — they happen on nearly every event.
   private var firstPending: [Int32]
 
-  /// 20 bytes: one per action, so on a large trace the largest thing the pass holds. What the
-  /// replay's events say (when a run began, on which thread, its number) is found through them.
+  /// 12 bytes: one per action, so on a large trace the largest thing the pass holds. What the
+  /// replay says (its last run's begin, and through it when the run began, on which thread, its
+  /// number) is found through it.
   private struct ActionRecord {
-    /// The offset of the begin of its last run, or `none`.
-    var lastBegin = none
     /// The offset of the end that finished it, when a run's end did (one-shot work), for no-op
-    /// cancels; else `none`.
+    /// cancels; else `none`. (Cancelled work never gets one: a cancel that takes effect leaves
+    /// it pending or running, from where no end is a one-shot finish.)
     var finishedBy = none
     var nextPending: Int32 = -1
     var previousPending: Int32 = -1
-    var state = ActionState.unscheduled
-    var cancelled = false
   }
 
   /// "No event" in a record.
@@ -80,6 +84,7 @@ private struct Pass {
     self.thresholds = thresholds
     let count = replay.actionCount
     records = [ActionRecord](repeating: ActionRecord(), count: count)
+    states = [ActionState](repeating: .unscheduled, count: count)
     firstPending = [Int32](repeating: -1, count: replay.queueSlotCount)
     runningOn = [Int32](repeating: 0, count: replay.threadSlotCount)
     threadLimit = thresholds.threads ?? replay.header.cores.map { 4 * $0 }
@@ -94,27 +99,25 @@ private struct Pass {
   }
 
   mutating func apply(_ event: ReplayEvent, at index: EventIndex) {
+    applied = index.offset + 1
     guard let action = event.action else { return }
     let slot = action.int
     let info = replay.actionRecord(action)
 
-    let prior = records[slot].state
+    let prior = states[slot]
     let next = ReplayEngine.transition(event.kind, from: prior, repeating: info.isRepeating)
-    if event.kind == .cancel, prior == .done, !records[slot].cancelled,
-      let finished = eventTime(records[slot].finishedBy)
-    {
+    if event.kind == .cancel, prior == .done, let finished = eventTime(records[slot].finishedBy) {
       noOpCancel(action, at: event.time, finishedAt: finished)
     }
     guard next != prior else { return }
-    records[slot].state = next
+    states[slot] = next
     if prior == .pending { removePending(slot) }
     if next == .pending { addPending(slot) }
     switch event.kind {
     case .begin:
       // Numbered as the replay numbers it: a window (a slice, a flight recorder's dump) may
       // start after runs it no longer holds.
-      records[slot].lastBegin = UInt32(truncatingIfNeeded: index.offset)
-      began(action, run: runs(slot), at: event.time)
+      began(action, run: replay.runNumber(begunAt: index), at: event.time)
       threadStarted(event.thread, by: action, at: event.time)
     case .end:
       ended(action, at: event.time)
@@ -122,9 +125,7 @@ private struct Pass {
       if next == .done, prior == .running {
         records[slot].finishedBy = UInt32(truncatingIfNeeded: index.offset)
       }
-    case .cancel:
-      records[slot].cancelled = true
-    case .schedule, .hop, .mark, .task:
+    case .schedule, .hop, .mark, .task, .cancel:
       break
     }
   }
@@ -133,14 +134,17 @@ private struct Pass {
   /// numbers it: a window (a slice, a flight recorder's dump) may start after runs it no longer
   /// holds.
   private func runs(_ slot: Int) -> Int {
-    let begin = records[slot].lastBegin
-    return begin == Self.none ? 0 : replay.runNumber(begunAt: EventIndex(Int(begin)))
+    lastBegin(slot).map { replay.runNumber(begunAt: $0) } ?? 0
+  }
+
+  /// The begin of the last run of the action in `slot` so far, if any began.
+  private func lastBegin(_ slot: Int) -> EventIndex? {
+    replay.lastBegin(of: ActionIndex(slot), before: EventIndex(applied))
   }
 
   /// The begin of the last run of the action in `slot`, if any began.
   private func beginOfLastRun(_ slot: Int) -> ReplayEvent? {
-    let begin = records[slot].lastBegin
-    return begin == Self.none ? nil : replay.event(EventIndex(Int(begin)))
+    lastBegin(slot).map { replay.event($0) }
   }
 
   /// The time of the event at `offset`, or nil for `none`.
@@ -340,7 +344,7 @@ private struct Pass {
       let action = ActionIndex(slot)
       let info = replay.actionRecord(action)
       if info.ranInline { inlineSync(action, at: replay.action(action).scheduledAt) }
-      let live = records[slot].state == .pending || records[slot].state == .running
+      let live = states[slot] == .pending || states[slot] == .running
       if info.isRepeating {
         guard live, endedByApp else { continue }
         findings.append(
@@ -351,7 +355,7 @@ private struct Pass {
             message:
               "repeats every \(TimeText.duration(info.delay)) and was never cancelled: still live when the trace closed, after \(runs(slot)) run(s)"
           ))
-      } else if records[slot].state == .pending, records[slot].lastBegin == Self.none {
+      } else if states[slot] == .pending, lastBegin(slot) == nil {
         lostWork(action, end: end)
       }
     }

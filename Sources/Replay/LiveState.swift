@@ -78,7 +78,7 @@ extension ReplayEngine {
       let entry: LiveState.Pending
       switch (event.kind, forward) {
       case (.end, true):
-        let begin = links[offset]
+        let begin = lastBegin(of: action, before: offset)
         entry = .init(due: info.due(ofRun: runNumber(begin) + 1), lastBegin: begin)
       case (.begin, false):
         // Undoing the first begin restores what the schedule set, whatever that run's number.
@@ -86,7 +86,7 @@ extension ReplayEngine {
         let due = runOrdinal(begin) == 1 ? info.due : info.due(ofRun: runNumber(begin))
         entry = .init(due: due, lastBegin: previousBegin(offset))
       case (.cancel, false):
-        let begin = links[offset]
+        let begin = lastBegin(of: action, before: offset)
         entry = .init(due: info.due(ofRun: runNumber(begin) + 1), lastBegin: begin)
       default:
         entry = .init(due: info.due, lastBegin: Self.none)
@@ -95,7 +95,8 @@ extension ReplayEngine {
       live.pendingByQueue[Int(info.queueSlot)] += 1
       tallyTask(of: slot, pending: 1)
     case .running, .runningCancelled:
-      let begin = forward ? UInt32(truncatingIfNeeded: offset) : links[offset]
+      let begin =
+        forward ? UInt32(truncatingIfNeeded: offset) : lastBegin(of: action, before: offset)
       live.running[slot] = begin
       if to == .runningCancelled { live.cancelled.insert(slot) }
       live.runningByQueue[Int(info.queueSlot)] += 1
@@ -170,9 +171,40 @@ extension ReplayEngine {
   }
 
   /// The run ordinal of the begin event at `offset` — 1 for the action's first begin in the
-  /// trace, 2 for its second… — for finding earlier begins; 0 for none.
+  /// trace, 2 for its second… — for finding earlier begins; 0 for none, or for a begin the
+  /// replay ignores (its action was not pending).
   func runOrdinal(_ begin: UInt32) -> Int {
-    begin == Self.none ? 0 : Int(links[Int(begin)])
+    guard events.indices.contains(Int(begin)), events[Int(begin)].kind == .begin,
+      events[Int(begin)].prior == .pending, let action = events[Int(begin)].action
+    else { return 0 }
+    guard onlyBegins[action.int] == Self.ranMoreThanOnce else { return 1 }
+    let begins = repeatedBegins[action.rawValue] ?? []
+    return Self.countBelow(Int(begin), in: begins) + 1
+  }
+
+  /// The begin of `action`'s last run begun before the event at `offset`, or `none`.
+  ///
+  /// - Complexity: O(1) for an action that ran once, O(log runs) otherwise.
+  func lastBegin(of action: ActionIndex, before offset: Int) -> UInt32 {
+    let only = onlyBegins[action.int]
+    switch only {
+    case Self.none: return Self.none
+    case Self.ranMoreThanOnce:
+      let begins = repeatedBegins[action.rawValue] ?? []
+      let earlier = Self.countBelow(offset, in: begins)
+      return earlier == 0 ? Self.none : begins[earlier - 1]
+    default: return Int(only) < offset ? only : Self.none
+    }
+  }
+
+  /// How many of `begins` (ascending) are below `offset`.
+  private static func countBelow(_ offset: Int, in begins: [UInt32]) -> Int {
+    var (low, high) = (0, begins.count)
+    while low < high {
+      let middle = (low + high) / 2
+      if Int(begins[middle]) < offset { low = middle + 1 } else { high = middle }
+    }
+    return low
   }
 
   /// The number of the run begun at `offset`, as the trace numbers it; 0 for none. Runs are

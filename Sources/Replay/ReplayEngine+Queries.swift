@@ -305,13 +305,13 @@ extension ReplayEngine {
       switch event.kind {
       case .hop: pendingHop = event.hoppedFrom
       case .begin:
-        guard links[offset] != Self.none else { continue }  // a begin the replay ignores
+        guard event.prior == .pending else { continue }  // a begin the replay ignores
         var run = run(begunAt: UInt32(offset))
         run.hoppedFrom = pendingHop
         life.runs.append(run)
         pendingHop = nil
       case .end:
-        let begin = links[offset]
+        let begin = lastBegin(of: action, before: offset)
         if begin != Self.none, events[offset].prior.isRunning,
           let last = life.runs.indices.last, life.runs[last].number == runNumber(begin)
         {
@@ -331,6 +331,18 @@ extension ReplayEngine {
 }
 
 // MARK: - Dense slots, for passes over the events that keep per-queue or per-thread state
+
+extension ReplayEngine {
+  /// The begin of `action`'s last run begun before the event at `index`, if any: what a pass
+  /// over the events needs, without keeping it per action.
+  ///
+  /// - Complexity: O(1) for an action that ran once, O(log runs) otherwise.
+  package func lastBegin(of action: ActionIndex, before index: EventIndex) -> EventIndex? {
+    guard actions.indices.contains(action.int) else { return nil }
+    let begin = lastBegin(of: action, before: index.offset)
+    return begin == Self.none ? nil : EventIndex(Int(begin))
+  }
+}
 
 extension ReplayEngine {
   /// How many queue slots there are: one per defined queue, plus one shared by work on queues the

@@ -54,7 +54,7 @@ public struct ReplayEngine: Sendable {
   var queueSlots: SlotTable { prepared.queueSlots }
   var threadSlots: SlotTable { prepared.threadSlots }
   var indexByID: SlotTable { prepared.indexByID }
-  var links: [UInt32] { prepared.links }
+  var onlyBegins: [UInt32] { prepared.onlyBegins }
   var repeatedBegins: [UInt32: [UInt32]] { prepared.repeatedBegins }
   var firstRuns: [UInt32: UInt32] { prepared.firstRuns }
   var taskSlots: [UInt32] { prepared.taskSlots }
@@ -70,6 +70,9 @@ public struct ReplayEngine: Sendable {
 
   /// "No event" or "no action" in the tables above.
   static let none = UInt32.max
+  /// In ``onlyBegins``: the action ran more than once. (No event has this offset: offsets are 32
+  /// bits, and four billion events would take a file of hundreds of gigabytes.)
+  static let ranMoreThanOnce = UInt32.max - 1
 
   /// The tables preparing makes; see the forwarding properties above for what each holds.
   private final class Prepared: Sendable {
@@ -87,13 +90,14 @@ public struct ReplayEngine: Sendable {
     let queueSlots: SlotTable
     let threadSlots: SlotTable
     let indexByID: SlotTable
-    /// For each event, what redoing or undoing it needs: a begin's run ordinal (1, 2, … counted
-    /// by the replay, not trusted from the file), an end's begin event, a cancel's last begin
-    /// event.
-    let links: [UInt32]
+    /// By action slot, the begin of its only run; `none` when it never ran, and
+    /// `ranMoreThanOnce` when its begins are in ``repeatedBegins``. What redoing or undoing an
+    /// event needs of the runs before it — an end's begin, a begin's run ordinal — is found
+    /// here and there, where a link per event cost 4 bytes an event.
+    let onlyBegins: [UInt32]
     /// The begins of every action that ran more than once, in order, by action slot: undoing
-    /// run k finds run k − 1 here. Kept apart because most actions run once (4 bytes an event
-    /// saved).
+    /// run k finds run k − 1 here, and an end the begin of its run. Kept apart because most
+    /// actions run once.
     let repeatedBegins: [UInt32: [UInt32]]
     /// By action slot, the run number of its first begin in the trace when that is above 1: a
     /// window (a slice, a flight recorder's dump) that starts after runs it no longer holds.
@@ -159,7 +163,7 @@ public struct ReplayEngine: Sendable {
       let history = ReplayEngine.history(
         events: &events, actions: actions, threadSlots: threadSlots)
       self.events = events
-      links = history.links
+      onlyBegins = history.onlyBegins
       repeatedBegins = history.repeatedBegins
       firstRuns = history.firstRuns
 
@@ -372,7 +376,7 @@ public struct ReplayEngine: Sendable {
   }
 
   fileprivate struct History {
-    var links: [UInt32]
+    var onlyBegins: [UInt32]
     var repeatedBegins: [UInt32: [UInt32]] = [:]
     var firstRuns: [UInt32: UInt32] = [:]
     /// By thread slot.
@@ -380,7 +384,8 @@ public struct ReplayEngine: Sendable {
   }
 
   /// One pass over the events through the state machine: each event's prior state (written
-  /// into the event) and links, and which queues each thread ran work for.
+  /// into the event), the begins of each action's runs, and which queues each thread ran work
+  /// for.
   fileprivate static func history(
     events: inout [ReplayEvent], actions: [ActionRecord], threadSlots: SlotTable
   ) -> History {
@@ -394,13 +399,11 @@ public struct ReplayEngine: Sendable {
     threadSlots: SlotTable
   ) -> History {
     var history = History(
-      links: [UInt32](repeating: none, count: events.count),
+      onlyBegins: [UInt32](repeating: none, count: actions.count),
       served: [Set<QueueID>](repeating: [], count: threadSlots.count))
     // The queue each thread last ran, so a run of work from one queue costs no hashing.
     var lastServed = [UInt32](repeating: none, count: threadSlots.count)
     var states = [ActionState](repeating: .unscheduled, count: actions.count)
-    var runsBegun = [UInt32](repeating: 0, count: actions.count)
-    var lastBegin = [UInt32](repeating: none, count: actions.count)
     for offset in events.indices {
       let event = events[offset]
       guard let action = event.action else { continue }
@@ -412,27 +415,24 @@ public struct ReplayEngine: Sendable {
       guard next != prior else { continue }
       switch event.kind {
       case .begin:
-        runsBegun[slot] &+= 1
-        history.links[offset] = runsBegun[slot]
-        if runsBegun[slot] == 1, let run = event.run, run > 1 {
-          history.firstRuns[UInt32(slot)] = run
+        let begin = UInt32(truncatingIfNeeded: offset)
+        switch history.onlyBegins[slot] {
+        case none:
+          history.onlyBegins[slot] = begin
+          if let run = event.run, run > 1 { history.firstRuns[UInt32(slot)] = run }
+        case ranMoreThanOnce:
+          history.repeatedBegins[UInt32(slot)]?.append(begin)
+        case let first:
+          history.repeatedBegins[UInt32(slot)] = [first, begin]
+          history.onlyBegins[slot] = ranMoreThanOnce
         }
-        if runsBegun[slot] == 2 {
-          history.repeatedBegins[UInt32(slot)] = [
-            lastBegin[slot], UInt32(truncatingIfNeeded: offset),
-          ]
-        } else if runsBegun[slot] > 2 {
-          history.repeatedBegins[UInt32(slot)]?.append(UInt32(truncatingIfNeeded: offset))
-        }
-        lastBegin[slot] = UInt32(truncatingIfNeeded: offset)
         if let thread = threadSlots[event.thread.rawValue],
           lastServed[thread] != actions[slot].queueSlot
         {
           lastServed[thread] = actions[slot].queueSlot
           history.served[thread].insert(actions[slot].queue)
         }
-      case .end, .cancel: history.links[offset] = lastBegin[slot]
-      case .schedule, .hop, .mark, .task: break
+      case .end, .cancel, .schedule, .hop, .mark, .task: break
       }
     }
     return history
