@@ -57,8 +57,16 @@ extension ReplayEngine {
   package func actionRecord(_ action: ActionIndex) -> ActionRecord { actions[action.int] }
 
   /// The action with a trace id, if the trace scheduled it.
+  ///
+  /// - Complexity: O(1), or O(log a) for a actions when their ids ascend as they were scheduled.
   public func index(of id: ActionID) -> ActionIndex? {
-    indexByID[id.rawValue].map(ActionIndex.init)
+    if let indexByID { return indexByID[id.rawValue].map(ActionIndex.init) }
+    var (low, high) = (0, actions.count)
+    while low < high {
+      let middle = low + (high - low) / 2
+      if actions[middle].id.rawValue < id.rawValue { low = middle + 1 } else { high = middle }
+    }
+    return low < actions.count && actions[low].id == id ? ActionIndex(low) : nil
   }
 
   /// The index of the event that scheduled `action`.

@@ -53,7 +53,7 @@ public struct ReplayEngine: Sendable {
   var callSites: [UInt32: CallSiteRecord] { prepared.callSites }
   var queueSlots: SlotTable { prepared.queueSlots }
   var threadSlots: SlotTable { prepared.threadSlots }
-  var indexByID: SlotTable { prepared.indexByID }
+  var indexByID: SlotTable? { prepared.indexByID }
   var onlyBegins: [UInt32] { prepared.onlyBegins }
   var repeatedBegins: [UInt32: [UInt32]] { prepared.repeatedBegins }
   var firstRuns: [UInt32: UInt32] { prepared.firstRuns }
@@ -89,7 +89,9 @@ public struct ReplayEngine: Sendable {
     let callSites: [UInt32: CallSiteRecord]
     let queueSlots: SlotTable
     let threadSlots: SlotTable
-    let indexByID: SlotTable
+    /// Action slots by trace id; nil when the ids ascend with the slots, as a recorder numbers
+    /// them, and a search finds them (the table took 4 to 5 bytes an action).
+    let indexByID: SlotTable?
     /// By action slot, the begin of its only run; `none` when it never ran, and
     /// `ranMoreThanOnce` when its begins are in ``repeatedBegins``. What redoing or undoing an
     /// event needs of the runs before it — an end's begin, a begin's run ordinal — is found
@@ -155,7 +157,11 @@ public struct ReplayEngine: Sendable {
       var events = tables.events
       tables.events = []
       actions = tables.actions
-      indexByID = tables.actionIndices
+      let ascending = zip(actions, actions.dropFirst()).allSatisfy {
+        $0.id.rawValue < $1.id.rawValue
+      }
+      indexByID = ascending ? nil : tables.actionIndices
+      tables.actionIndices = SlotTable()
       (tasks, taskSlots) = ReplayEngine.tasks(tables.taskOfAction, actions: actions)
 
       let threadIDs = tables.threads.union(trace.threadNames.keys).sorted()

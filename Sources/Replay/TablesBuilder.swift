@@ -40,17 +40,18 @@ final class TablesBuilder: TraceEventStream {
   deinit { populator?.stop() }
 
   func reserve(events: Int) {
-    reserve(events: events, actions: events)
+    reserve(events: events, actions: events, populating: false)
   }
 
   /// Sizes the tables for `events` events and `actions` actions at most, once: growing by
   /// doubling copied the actions (40 bytes each) about twice over. Room never written costs
   /// address space, not memory.
-  func reserve(events: Int, actions: Int) {
+  func reserve(events: Int, actions: Int, populating: Bool = true) {
     guard tables.events.capacity == 0 else { return }
     expected = events
     tables.events.reserveCapacity(events)
     tables.actions.reserveCapacity(actions)
+    guard populating else { return }
     populator = PagePopulator([
       Self.reserved(&tables.actions), Self.reserved(&tables.events),
     ])

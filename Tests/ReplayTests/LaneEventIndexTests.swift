@@ -1,7 +1,8 @@
-import Replay
 import TestSupport
 import TraceFormat
 import XCTest
+
+@testable import Replay
 
 /// A lane's events by kind, as the strips look them up, against a plain filter of the events.
 final class LaneEventIndexTests: XCTestCase {
@@ -51,5 +52,92 @@ final class LaneEventIndexTests: XCTestCase {
         }
       }
     }
+  }
+
+  /// A lane with few events among many keeps its offsets whole, a busy one as 16-bit
+  /// differences, and a block of 64 places may hold the end of one lane and the start of the
+  /// next: every lane still holds exactly its events.
+  func testSparseAndBusyLanesHoldExactlyTheirEvents() {
+    var events: [TraceEvent] = []
+    var time: Int64 = 0
+    for action in UInt32(1)...50_000 {
+      time += 1
+      // Queue 2 gets one action in 5,000: its offsets lie far apart.
+      let queue: UInt32 = action % 5_000 == 0 ? 2 : 1
+      let thread: UInt32 = action % 3 == 0 ? 9 : 1
+      events.append(
+        .schedule(
+          time: time, action: action, scheduler: queue, mode: .async, delay: 0, due: time,
+          thread: thread, parent: 0, site: 0))
+      events.append(.begin(time: time, action: action, thread: thread, run: 1))
+      events.append(.end(time: time, action: action, thread: thread, run: 1, duration: 0))
+    }
+    let trace = Trace(
+      header: TraceHeader(clock: .virtual, start: "", process: "t", pid: 1), events: events,
+      schedulers: [
+        1: SchedulerRecord(id: 1, label: "busy", kind: "serial", family: "v", time: 0),
+        2: SchedulerRecord(id: 2, label: "quiet", kind: "serial", family: "v", time: 0),
+      ])
+    let replay = ReplayEngine(trace: trace)
+    let byQueue = replay.laneEventIndex(by: .queue)
+    let byThread = replay.laneEventIndex(by: .thread)
+    for kind in [TraceEvent.Kind.schedule, .begin, .end] {
+      var expectedByQueue = [[UInt32]](repeating: [], count: replay.queueSlotCount)
+      var expectedByThread = [[UInt32]](repeating: [], count: replay.threadSlotCount)
+      for index in replay.eventIndices where replay.event(index).kind == kind {
+        let event = replay.event(index)
+        if let action = event.action {
+          expectedByQueue[replay.queueSlot(of: action)].append(UInt32(index.offset))
+        }
+        if let slot = replay.threadSlot(of: event.thread) {
+          expectedByThread[slot].append(UInt32(index.offset))
+        }
+      }
+      for slot in expectedByQueue.indices {
+        XCTAssertEqual(Array(byQueue.events(lane: slot, kind: kind)), expectedByQueue[slot])
+      }
+      for slot in expectedByThread.indices {
+        XCTAssertEqual(Array(byThread.events(lane: slot, kind: kind)), expectedByThread[slot])
+      }
+    }
+  }
+}
+
+/// Offsets packed in blocks read back as they were put, whether a block's spread is just
+/// under 65,536, just over, or anything, and however the places are filled.
+final class PackedOffsetsTests: XCTestCase {
+  func testOffsetsReadBackAsTheyWerePut() {
+    for seed in 1...40 {
+      var random = SeededGenerator(seed: UInt64(seed))
+      let count = Int(random.next() % 1_000)
+      var values: [UInt32] = []
+      var value = UInt32(random.next() % 1_000)
+      for _ in 0..<count {
+        let gaps: [UInt32] = [0, 1, 1_000, 65_535 / 63, 65_536, 1 << 30]
+        let step = gaps[Int(random.next() % UInt64(gaps.count))]
+        value = value &+ step  // may wrap: any value must come back
+        values.append(value)
+      }
+      // Filled in a shuffled order, as a lane index fills its places.
+      var order = Array(values.indices)
+      for index in order.indices.reversed() {
+        order.swapAt(index, Int(random.next() % UInt64(index + 1)))
+      }
+      let packed = PackedOffsets(count: count) { put in
+        for place in order { put(place, values[place]) }
+      }
+      XCTAssertEqual(values.indices.map { packed[$0] }, values, "seed \(seed)")
+    }
+  }
+
+  func testBusyOffsetsTakeTwoBytesAndSparseOnesFour() {
+    let busy = PackedOffsets(count: 6_400) { put in
+      for place in 0..<6_400 { put(place, UInt32(place * 3)) }
+    }
+    let sparse = PackedOffsets(count: 6_400) { put in
+      for place in 0..<6_400 { put(place, UInt32(place * 2_000)) }
+    }
+    XCTAssertEqual(busy.storedBytes, 6_400 * 2 + 100 * 8)
+    XCTAssertEqual(sparse.storedBytes, 6_400 * 4 + 100 * 8)
   }
 }

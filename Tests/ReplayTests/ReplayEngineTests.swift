@@ -369,4 +369,26 @@ final class ReplayTaskTests: XCTestCase {
       XCTAssertEqual(states(), forward[position], "seek to \(position)")
     }
   }
+
+  /// An action is found by its trace id whether the ids ascend as the actions were scheduled
+  /// (a search) or not (a table), and an id the trace never scheduled is found nowhere.
+  func testActionsAreFoundByIdInAnyOrderOfIds() {
+    for ids in [[1, 5, 9, 200_000], [10, 3, 7, 4_000_000_000], [UInt32.max, 2]] as [[UInt32]] {
+      let events = ids.enumerated().map { offset, id in
+        TraceEvent.schedule(
+          time: Int64(offset), action: id, scheduler: 1, mode: .async, delay: 0,
+          due: Int64(offset), thread: 1, parent: 0, site: 0)
+      }
+      let replay = ReplayEngine(
+        trace: Trace(
+          header: TraceHeader(clock: .virtual, start: "", process: "ids", pid: 1),
+          events: events))
+      for (slot, id) in ids.enumerated() {
+        XCTAssertEqual(replay.index(of: ActionID(rawValue: id)), ActionIndex(slot), "\(ids)")
+      }
+      for missing in [0, 4, 8, 11, 199_999, UInt32.max - 1] as [UInt32] {
+        XCTAssertNil(replay.index(of: ActionID(rawValue: missing)), "\(missing) in \(ids)")
+      }
+    }
+  }
 }
