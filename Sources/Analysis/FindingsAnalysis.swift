@@ -46,16 +46,29 @@ private struct Pass {
   /// so that adding and removing cost no hashing — they happen on nearly every event.
   private var firstPending: [Int32]
 
-  /// 12 bytes: one per action, so on a large trace the largest thing the pass holds. What the
+  /// 8 bytes: one per action, so on a large trace the largest thing the pass holds. What the
   /// replay says (its last run's begin, and through it when the run began, on which thread, its
   /// number) is found through it.
+  ///
+  /// An action is in a pending list only while it is pending, and finished by an end only once
+  /// it is done, so the first field serves both: it is -1 (`none`) in every other state.
   private struct ActionRecord {
-    /// The offset of the end that finished it, when a run's end did (one-shot work), for no-op
-    /// cancels; else `none`. (Cancelled work never gets one: a cancel that takes effect leaves
-    /// it pending or running, from where no end is a one-shot finish.)
-    var finishedBy = none
-    var nextPending: Int32 = -1
+    private var link: UInt32 = none
     var previousPending: Int32 = -1
+
+    /// While pending: the next action pending on its queue, -1 for none.
+    var nextPending: Int32 {
+      get { Int32(bitPattern: link) }
+      set { link = UInt32(bitPattern: newValue) }
+    }
+
+    /// Once done: the offset of the end that finished it, when a run's end did (one-shot work),
+    /// for no-op cancels; else `none`. (Cancelled work never gets one: a cancel that takes
+    /// effect leaves it pending or running, from where no end is a one-shot finish.)
+    var finishedBy: UInt32 {
+      get { link }
+      set { link = newValue }
+    }
   }
 
   /// "No event" in a record.
@@ -107,6 +120,7 @@ private struct Pass {
     let prior = states[slot]
     let next = ReplayEngine.transition(event.kind, from: prior, repeating: info.isRepeating)
     if event.kind == .cancel, prior == .done, let finished = eventTime(records[slot].finishedBy) {
+      // Done, the record's link is the end that finished it (see `ActionRecord`).
       noOpCancel(action, at: event.time, finishedAt: finished)
     }
     guard next != prior else { return }

@@ -224,6 +224,12 @@ struct TraceParser {
             ? nil
             : PageRelease(
               UnsafeRawBufferPointer(slots), from: 0, chunk: PageRelease.defaultChunk)
+          // And the flags of the lines read (a byte a line), which nothing reads again.
+          var flagRelease =
+            stream == nil
+            ? nil
+            : PageRelease(
+              UnsafeRawBufferPointer(decoded), from: 0, chunk: PageRelease.defaultChunk)
           // The line `cursor.index` starts at `cursor.position`.
           var cursor = (index: 0, position: start)
           stretchLoop: for stretch in stretches.indices {
@@ -250,6 +256,7 @@ struct TraceParser {
               streamed = count
               slotRelease?.passed(streamed * MemoryLayout<TraceEvent>.stride)
             }
+            flagRelease?.passed(firstLines[stretch + 1])
             progress?(Double(stretch + 1) / Double(stretches.count))
           }
           // Every stretch was decoded before the pass read it, or will never be taken; the
