@@ -7,13 +7,34 @@ import TraceFormat
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzReplay(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   var input = FuzzInput(UnsafeRawBufferPointer(start: data, count: size))
-  guard let trace = TraceReader.parse(input.trace, file: "fuzz.trace").trace else { return 0 }
+  let bytes = input.trace
+  guard let trace = TraceReader.parse(bytes, file: "fuzz.trace").trace else { return 0 }
   let interval = 1 + Int(input.byte() % 32)
-  // Both ways of preparing: the CLI's takes the trace's events (and orders them in place).
-  var replay =
-    input.bool()
-    ? ReplayEngine(consuming: trace, keyframeInterval: interval)
-    : ReplayEngine(trace: trace, keyframeInterval: interval)
+  // Every way of preparing: from a trace, taking its events (and ordering them in place), or
+  // while reading on several threads, as the CLI does (and reading again when out of order).
+  var replay: ReplayEngine
+  switch input.byte() % 3 {
+  case 0: replay = ReplayEngine(trace: trace, keyframeInterval: interval)
+  case 1: replay = ReplayEngine(consuming: trace, keyframeInterval: interval)
+  default:
+    let workers = 2 + Int(input.byte() % 3)
+    let read = bytes.withUnsafeBufferPointer {
+      ReplayEngine.parse($0, file: "fuzz.trace", workers: workers, keyframeInterval: interval)
+    }
+    // A file with errors makes no replay; the reader's trace is then still good to replay.
+    replay = read.replay ?? ReplayEngine(trace: trace, keyframeInterval: interval)
+    if let streamed = read.replay {
+      let whole = ReplayEngine(trace: trace, keyframeInterval: interval)
+      precondition(streamed.eventCount == whole.eventCount, "prepared while reading: events")
+      precondition(streamed.actionCount == whole.actionCount, "prepared while reading: actions")
+      for index in whole.eventIndices {
+        precondition(streamed.event(index) == whole.event(index), "prepared while reading")
+      }
+      for action in whole.actionIndices {
+        precondition(streamed.action(action) == whole.action(action), "prepared while reading")
+      }
+    }
+  }
   var operations = 0
   while input.hasMore, operations < 400 {
     operations += 1

@@ -46,15 +46,36 @@ extension ReplayEngine {
     path: String, workers: Int?, keyframeInterval: Int = 4096, makingKeyframes: Bool = true,
     reading: ((Double) -> Void)? = nil, preparing: ((Double) -> Void)? = nil
   ) -> (reading: TraceReading, replay: ReplayEngine?, preparation: Preparation) {
+    prepare(keyframeInterval: keyframeInterval, makingKeyframes: makingKeyframes, preparing) {
+      stream in
+      TraceReader.read(
+        path: path, workers: workers, pageChunk: PageRelease.defaultChunk, streamingTo: stream,
+        progress: reading)
+    }
+  }
+
+  /// What ``read(path:workers:keyframeInterval:makingKeyframes:reading:preparing:)`` does, for
+  /// trace bytes in memory (`file` names them in diagnostics): for the fuzz targets.
+  package static func parse(
+    _ bytes: UnsafeBufferPointer<UInt8>, file: String, workers: Int, keyframeInterval: Int = 4096
+  ) -> (reading: TraceReading, replay: ReplayEngine?, preparation: Preparation) {
+    prepare(keyframeInterval: keyframeInterval, makingKeyframes: true, nil) { stream in
+      TraceReader.parse(bytes, file: file, workers: workers, streamingTo: stream)
+    }
+  }
+
+  /// Reads with `read`, handing it a stream that makes the replay's tables; reads again
+  /// without one when the stream refuses events out of time order.
+  private static func prepare(
+    keyframeInterval: Int, makingKeyframes: Bool, _ preparing: ((Double) -> Void)?,
+    reading read: (TraceEventStream?) -> TraceReading
+  ) -> (reading: TraceReading, replay: ReplayEngine?, preparation: Preparation) {
     let builder = TablesBuilder()
-    var result = TraceReader.read(
-      path: path, workers: workers, pageChunk: PageRelease.defaultChunk, streamingTo: builder,
-      progress: reading)
+    var result = read(builder)
     var preparation = builder.received > 0 ? Preparation.whileReading : .afterReading
     if builder.refused {
       // Out of time order: what was made is of no use, and the events it took are gone.
-      result = TraceReader.read(
-        path: path, workers: workers, pageChunk: PageRelease.defaultChunk, progress: reading)
+      result = read(nil)
       preparation = .afterReadingAgain
     }
     guard !result.hasErrors, let trace = result.trace.take() else {
