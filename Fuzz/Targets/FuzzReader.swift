@@ -15,6 +15,13 @@ public func fuzzReader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   precondition(
     spread.errorCount == reading.errorCount && spread.warningCount == reading.warningCount,
     "counts differ on 3 threads")
+  // Streamed (as the replay is prepared while reading), the same events, handed over in order.
+  let stream = CollectingStream()
+  let streamed = TraceReader.parse(bytes, file: "fuzz.trace", workers: 2, streamingTo: stream)
+  precondition(streamed.diagnostics == reading.diagnostics, "diagnostics differ streamed")
+  precondition(
+    stream.events + (streamed.trace?.events ?? []) == reading.trace?.events ?? [],
+    "events differ streamed")
   precondition(reading.errorCount >= reading.diagnostics.count { $0.severity == .error })
   for diagnostic in reading.diagnostics { _ = diagnostic.description }
   if let trace = reading.trace {
@@ -34,4 +41,15 @@ public func fuzzReader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     _ = trace.span
   }
   return 0
+}
+
+/// Keeps the events a reader streams.
+private final class CollectingStream: TraceEventStream {
+  var events: [TraceEvent] = []
+  func reserve(events count: Int) { precondition(events.isEmpty, "reserved after events") }
+  func take(_ events: UnsafeBufferPointer<TraceEvent>) -> Bool {
+    precondition(!events.isEmpty, "an empty batch")
+    self.events.append(contentsOf: events)
+    return true
+  }
 }
