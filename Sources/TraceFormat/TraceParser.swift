@@ -187,6 +187,9 @@ struct TraceParser {
       progress?(1)
       return
     }
+    // Streamed only when there will be a trace: a header line with an error still starts the
+    // events (`hasHeader`), but leaves no header, so reading makes no trace of them.
+    let stream = header == nil ? nil : self.stream
     // Streamed, the events of a stretch are handed over as soon as the ordered pass is through
     // it, so the stretches are smaller (about 2 MB of lines each) and the decoding threads are
     // kept a few of them ahead: the events in memory at once are then those few stretches'.

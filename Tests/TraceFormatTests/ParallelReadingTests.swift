@@ -53,6 +53,9 @@ final class ParallelReadingTests: XCTestCase {
             severity: $0.severity, file: name, line: $0.line, column: $0.column,
             message: $0.message)
         }
+        if reading.trace == nil {
+          XCTAssertEqual(stream.events, [], "\(name): events streamed, but no trace")
+        }
         if !stream.events.isEmpty {
           XCTAssertEqual(reading.trace?.events, [], "\(name): streamed events kept")
           XCTAssertGreaterThanOrEqual(stream.reserved ?? -1, stream.events.count, name)
@@ -145,6 +148,13 @@ final class ParallelReadingTests: XCTestCase {
         { lines, _ in
           lines.insert(lines[0], at: lines.count / 2)
           lines.insert(#"{"t":0,"e":"begin","a":1,"th":1,"run":1}"#, at: 0)
+        }
+      ),
+      (
+        "a header whose process is a number",
+        { lines, _ in
+          lines[0] = Substring(
+            lines[0].replacingOccurrences(of: #""process":""#, with: #""process":3,"x":""#))
         }
       ),
       (
