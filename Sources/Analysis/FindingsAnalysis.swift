@@ -35,8 +35,8 @@ private struct Pass {
   /// event touches one cache line of it (ten parallel arrays cost a cache miss each on a large
   /// trace).
   private var records: [ActionRecord]
-  /// Where each action stands, by action slot; apart from the records, which it would make 16
-  /// bytes, not 12.
+  /// Where each action stands, by action slot; apart from the records, which it would make 12
+  /// bytes, not 8.
   private var states: [ActionState]
   /// Events before this offset have been applied, the one before it being the current one: a
   /// run's begin is found through the replay as the last before it.

@@ -18,7 +18,7 @@ import TraceFormat
 /// time order (the file's order among equal times). Events of actions the trace never scheduled
 /// are left out (the reader warns about them).
 ///
-/// - Complexity: a step is O(1); a seek is O(`keyframeInterval` + live actions) whatever the
+/// - Complexity: a step is O(1), or O(log r) for an action that ran r times; a seek is O(`keyframeInterval` + live actions) whatever the
 ///   distance, because the live sets are snapshotted every `keyframeInterval` events — or, while
 ///   more actions than that are live, every as many events as there are live actions, so that the
 ///   snapshots together hold at most about one entry per event — and a seek starts from the
@@ -511,7 +511,7 @@ public struct ReplayEngine: Sendable {
 
   /// Applies the next event; returns false at the end.
   ///
-  /// - Complexity: O(1), amortized.
+  /// - Complexity: O(1), amortized; O(log r) for an action that ran r times.
   @discardableResult
   public mutating func stepForward() -> Bool {
     guard position < events.count else { return false }
@@ -523,7 +523,7 @@ public struct ReplayEngine: Sendable {
 
   /// Undoes the current event; returns false at the start.
   ///
-  /// - Complexity: O(1), amortized.
+  /// - Complexity: O(1), amortized; O(log r) for an action that ran r times.
   @discardableResult
   public mutating func stepBackward() -> Bool {
     guard position > 0 else { return false }
