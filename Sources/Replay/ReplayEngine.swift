@@ -244,10 +244,12 @@ public struct ReplayEngine: Sendable {
     progress: ((Double) -> Void)?
   ) {
     let share = makingKeyframes ? 0.5 : 1
+    // The tables (the first 80% of preparing) were made while reading: what is left counts
+    // from 0.
     self.init(
       prepared: Prepared(
         trace: trace, built: builder, freedEvents: true, keyframeInterval: keyframeInterval,
-        progress: progress.map { report in { report($0 * share) } }),
+        progress: progress.map { report in { report(max($0 - 0.8, 0) / 0.2 * share) } }),
       makingKeyframes: makingKeyframes, progress: progress)
   }
 
