@@ -102,13 +102,17 @@ enum CheckPipeline {
     line.add("peak_rss_bytes", peakResidentSetBytes().map { .int($0) })
     line.add("open_peak_bytes_per_event", .double(openPeak))
     let context = "check-pipeline events=\(eventCount)"
-    let outcomes =
+    var outcomes =
       zip(commandTargets, [checkSeconds, statsSeconds]).map { $0.outcome($1, context: context) }
       + [
         exportTarget.outcome(exportSeconds, context: context),
         openTarget.outcome(openSeconds, context: context),
-        OpenPeak.target.outcome(openPeak, context: context),
       ]
+    // The memory target is stated for ten million events: on fewer, the process's own memory
+    // (the runtime and its libraries, about 20 MB) weighs more per event.
+    if opened.events >= OpenPeak.targetEvents {
+      outcomes.append(OpenPeak.target.outcome(openPeak, context: context))
+    }
     line.add(outcomes)
     print(line)
     var tally = TargetTally(benchmark: "check-pipeline")

@@ -18,6 +18,8 @@ struct OpenPeak: ParsableCommand {
 
   static let target = Target.atMost(
     48, "open_peak_bytes_per_event", key: "target_open_peak_bytes_per_event")
+  /// The trace size the target is stated for, and checked from.
+  static let targetEvents = 10_000_000
 
   @Argument(help: "The trace file.")
   var path: String
