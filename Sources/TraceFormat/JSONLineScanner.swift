@@ -48,6 +48,9 @@ struct JSONLineScanner {
   let lineStart: Int
   let lineEnd: Int
   var position: Int
+  /// Whether failures carry their message. A reader that shows no more diagnostics turns it
+  /// off: making a message per bad line took most of the time of reading a file of them.
+  var describing = true
 
   init(bytes: UnsafeBufferPointer<UInt8>, lineStart: Int, lineEnd: Int) {
     self.bytes = bytes
@@ -58,8 +61,9 @@ struct JSONLineScanner {
 
   var column: Int { position - lineStart + 1 }
 
-  func failure(_ message: String, at position: Int? = nil) -> Failure {
-    Failure(column: (position ?? self.position) - lineStart + 1, message: message)
+  func failure(_ message: @autoclosure () -> String, at position: Int? = nil) -> Failure {
+    Failure(
+      column: (position ?? self.position) - lineStart + 1, message: describing ? message() : "")
   }
 
   // MARK: - Structure

@@ -5,11 +5,16 @@ enum Key: UInt8, CaseIterable {
   case dropped, version, process, metadata, count, signal, inline, cores, startNanoseconds, task
 
   /// The key as written in files.
-  var name: String {
-    switch self {
+  var name: String { Self.names[Int(rawValue)] }
+
+  /// The names, by raw value, made once: `"\(self)"` finds a case's name by reflection, which
+  /// took most of the time of reading a file whose every line lacks a field (a message names
+  /// the field on each line, even past the diagnostics shown).
+  private static let names: [String] = allCases.map { key in
+    switch key {
     case .function: "func"
     case .startNanoseconds: "start_ns"
-    default: "\(self)"
+    default: "\(key)"
     }
   }
 
@@ -113,24 +118,30 @@ struct Fields {
   /// The line's `metadata` or `fields` object.
   let object: [String: String]?
 
-  func failure(_ key: Key, _ message: String) -> JSONLineScanner.Failure {
-    JSONLineScanner.Failure(column: slots[key]?.column ?? 1, message: message)
+  func failure(_ key: Key, _ message: @autoclosure () -> String) -> JSONLineScanner.Failure {
+    failure(column: slots[key]?.column ?? 1, message())
+  }
+
+  private func failure(column: Int, _ message: @autoclosure () -> String)
+    -> JSONLineScanner.Failure
+  {
+    // Without a message when the scanner makes none (see `JSONLineScanner.describing`).
+    JSONLineScanner.Failure(column: column, message: scanner.describing ? message() : "")
   }
 
   private func required(_ key: Key, in event: @autoclosure () -> String) throws(JSONLineScanner
     .Failure) -> Slot
   {
     guard let slot = slots[key] else {
-      throw JSONLineScanner.Failure(
-        column: 1, message: "missing field \"\(key.name)\" in a \(event()) line")
+      throw failure(column: 1, "missing field \"\(key.name)\" in a \(event()) line")
     }
     return slot
   }
 
   private func wrongType(_ key: Key, _ expected: String, _ slot: Slot) -> JSONLineScanner.Failure {
-    JSONLineScanner.Failure(
+    failure(
       column: slot.column,
-      message: "field \"\(key.name)\" must be \(expected), found \(slot.value.typeName)")
+      "field \"\(key.name)\" must be \(expected), found \(slot.value.typeName)")
   }
 
   func integer(_ key: Key, in event: @autoclosure () -> String) throws(JSONLineScanner.Failure)

@@ -493,6 +493,8 @@ struct TraceParser {
       return
     }
     var scanner = JSONLineScanner(bytes: bytes, lineStart: start, lineEnd: end)
+    // Past the diagnostics shown, a bad line is only counted: its message is not made.
+    scanner.describing = diagnostics.count < TraceReader.maximumDiagnostics
     scanner.skipWhitespace()
     if scanner.position == end { return }  // blank line
     let isFirstLine = lastLine == 0

@@ -319,6 +319,26 @@ final class TraceReaderTests: XCTestCase {
     XCTAssertEqual(reading.diagnostics.last?.message, "300 more problem(s) not shown")
   }
 
+  /// Past the diagnostics shown, the reader makes no message for a bad line, but still counts
+  /// it; every message shown is whole, whichever kind of failure made it (the scanner's or a
+  /// field's).
+  func testProblemsPastThoseShownAreCountedAndThoseShownAreWhole() {
+    let bad = [
+      "garbage", "{}", #"{"t":"a","e":"begin"}"#, #"{"t":-5,"e":"begin","a":1,"th":1}"#,
+      #"{"t":1,"e":"begin","a":1,"th":1,"run":0}"#,
+    ]
+    let lines = (0..<300).map { bad[$0 % bad.count] }
+    let reading = read([header] + lines + [close])
+    XCTAssertEqual(reading.errorCount, 300)
+    let shown = reading.diagnostics.dropLast()
+    XCTAssertEqual(shown.count, TraceReader.maximumDiagnostics)
+    XCTAssertTrue(shown.allSatisfy { $0.severity == .error && !$0.message.isEmpty })
+    // The five kinds, in order, each time round.
+    XCTAssertEqual(shown[0].message, shown[5].message)
+    XCTAssertEqual(shown[199].message, shown[4].message)
+    XCTAssertEqual(reading.diagnostics.last?.message, "100 more problem(s) not shown")
+  }
+
   func testAFileThatIsNotATraceIsSaidOnceAndNotReadLineByLine() {
     let source = read(["// swift-tools-version: 6.0", "import PackageDescription", "let x = 1"])
     XCTAssertEqual(
