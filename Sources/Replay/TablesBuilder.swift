@@ -19,14 +19,23 @@ final class TablesBuilder: TraceEventStream {
     var taskOfAction: [UInt32: UInt64] = [:]
   }
 
-  private var tables = Tables()
+  /// What the pass keeps from one event to the next. A struct the pass works on as a local:
+  /// on the class's own stored properties, every access paid a dynamic exclusivity check, a
+  /// fifth of the pass's time.
+  private struct Pass {
+    var tables = Tables()
+    var received = 0
+    var refused = false
+    var latestTime = Int64.min
+    var lastThread: UInt32?
+  }
+
+  private var pass = Pass()
   /// How many events were taken.
-  private(set) var received = 0
+  var received: Int { pass.received }
   /// Whether an event came earlier than the one before it, and was refused: what was made is
   /// then of no use.
-  private(set) var refused = false
-  private var latestTime = Int64.min
-  private var lastThread: UInt32?
+  var refused: Bool { pass.refused }
   /// Faults the tables' pages in a little ahead of the pass (see ``PagePopulator``).
   private var populator: PagePopulator?
   private let progress: ((Double) -> Void)?
@@ -47,86 +56,91 @@ final class TablesBuilder: TraceEventStream {
   /// doubling copied the actions (40 bytes each) about twice over. Room never written costs
   /// address space, not memory.
   func reserve(events: Int, actions: Int, populating: Bool = true) {
-    guard tables.events.capacity == 0 else { return }
+    guard pass.tables.events.capacity == 0 else { return }
     expected = events
-    tables.events.reserveCapacity(events)
-    tables.actions.reserveCapacity(actions)
+    pass.tables.events.reserveCapacity(events)
+    pass.tables.actions.reserveCapacity(actions)
     guard populating else { return }
     populator = PagePopulator([
-      Self.reserved(&tables.actions), Self.reserved(&tables.events),
+      Self.reserved(&pass.tables.actions), Self.reserved(&pass.tables.events),
     ])
   }
 
   func take(_ events: UnsafeBufferPointer<TraceEvent>) -> Bool {
-    guard !refused else { return false }
+    // Moved out and back, so the arrays stay uniquely referenced and the loop below works on
+    // a local.
+    var pass = self.pass
+    self.pass = Pass()
+    defer { self.pass = pass }
+    guard !pass.refused else { return false }
     // The populator knows the arrays' addresses: they must not grow while it runs.
-    if tables.events.count + events.count > tables.events.capacity
-      || tables.actions.count + events.count > tables.actions.capacity
+    if pass.tables.events.count + events.count > pass.tables.events.capacity
+      || pass.tables.actions.count + events.count > pass.tables.actions.capacity
     {
       populator?.stop()
       populator = nil
     }
     for event in events {
-      guard event.time >= latestTime else {
-        refused = true
+      guard event.time >= pass.latestTime else {
+        pass.refused = true
         return false
       }
-      latestTime = event.time
-      add(event)
-      received += 1
-      if received & 0xFFFF == 0 { passed() }
+      pass.latestTime = event.time
+      Self.add(event, to: &pass)
+      pass.received += 1
+      if pass.received & 0xFFFF == 0 { passed(pass) }
     }
     return true
   }
 
-  private func passed() {
-    if let progress, received & 0xF_FFFF == 0, expected > 0 {
-      progress(min(Double(received) / Double(expected), 1))
+  private func passed(_ pass: Pass) {
+    if let progress, pass.received & 0xF_FFFF == 0, expected > 0 {
+      progress(min(Double(pass.received) / Double(expected), 1))
     }
     populator?.passed([
-      tables.actions.count * MemoryLayout<ActionRecord>.stride,
-      tables.events.count * MemoryLayout<ReplayEvent>.stride,
+      pass.tables.actions.count * MemoryLayout<ActionRecord>.stride,
+      pass.tables.events.count * MemoryLayout<ReplayEvent>.stride,
     ])
   }
 
-  private func add(_ event: TraceEvent) {
+  private static func add(_ event: TraceEvent, to pass: inout Pass) {
     let id = ActionID(rawValue: event.action)
     let index: ActionIndex?
     switch event.kind {
     case .schedule:
-      if let existing = tables.actionIndices[id.rawValue] {
+      if let existing = pass.tables.actionIndices[id.rawValue] {
         index = ActionIndex(existing)  // a duplicate id: the reader warned; the first counts
       } else {
-        let new = ActionIndex(tables.actions.count)
-        tables.actionIndices.insert(id.rawValue, slot: new.rawValue)
+        let new = ActionIndex(pass.tables.actions.count)
+        pass.tables.actionIndices.insert(id.rawValue, slot: new.rawValue)
         index = new
-        tables.actions.append(
+        pass.tables.actions.append(
           ActionRecord(
             id: id, queue: QueueID(rawValue: event.scheduler), mode: event.mode,
             due: event.due, delay: event.delay,
-            parent: event.parent.flatMap { tables.actionIndices[$0].map(ActionIndex.init) },
-            scheduleEvent: EventIndex(tables.events.count), ranInline: event.ranInline))
+            parent: event.parent.flatMap { pass.tables.actionIndices[$0].map(ActionIndex.init) },
+            scheduleEvent: EventIndex(pass.tables.events.count), ranInline: event.ranInline))
       }
     case .mark: index = nil
     case .task:
       // Not a step of the action's life: it says whose work the action is.
-      if let known = tables.actionIndices[id.rawValue], let task = event.task {
-        tables.taskOfAction[UInt32(known)] = task
+      if let known = pass.tables.actionIndices[id.rawValue], let task = event.task {
+        pass.tables.taskOfAction[UInt32(known)] = task
       }
       return
     case .begin, .end, .hop, .cancel:
-      guard let known = tables.actionIndices[id.rawValue] else { return }  // never scheduled
+      guard let known = pass.tables.actionIndices[id.rawValue] else { return }  // never scheduled
       index = ActionIndex(known)
     }
-    if event.thread != lastThread {
-      tables.threads.insert(event.thread)
-      lastThread = event.thread
+    if event.thread != pass.lastThread {
+      pass.tables.threads.insert(event.thread)
+      pass.lastThread = event.thread
     }
-    if event.kind == .hop { tables.threads.insert(event.fromThread) }
+    if event.kind == .hop { pass.tables.threads.insert(event.fromThread) }
     let canceller =
       event.kind == .cancel
-      ? event.parent.flatMap { tables.actionIndices[$0].map(ActionIndex.init) } : nil
-    tables.events.append(ReplayEvent(event, action: index, cancelledBy: canceller))
+      ? event.parent.flatMap { pass.tables.actionIndices[$0].map(ActionIndex.init) } : nil
+    pass.tables.events.append(ReplayEvent(event, action: index, cancelledBy: canceller))
   }
 
   /// The tables, each action given the slot of its queue in `queueSlots` (the shared last slot
@@ -134,8 +148,8 @@ final class TablesBuilder: TraceEventStream {
   func finish(queueSlots: SlotTable) -> Tables {
     populator?.stop()
     populator = nil
-    var tables = self.tables
-    self.tables = Tables()
+    var tables = pass.tables
+    pass.tables = Tables()
     // Room reserved for events the file did not hold (lines that were not events, events of
     // actions never scheduled, a reserve that counted every line an action), some of it
     // faulted in by the populator: handed back.

@@ -25,10 +25,13 @@ struct OpenPeak: ParsableCommand {
   var path: String
 
   func run() throws {
-    // The resident memory after each stage, and the peak so far: where the peak comes from.
-    var stages: [(String, Int?, Int?)] = []
+    // The resident memory after each stage, the peak so far, and the time since the start:
+    // where the peak and the wait come from.
+    let start = ContinuousClock.now
+    var stages: [(String, Int?, Int?, Duration)] = []
     func stage(_ name: String) {
-      stages.append((name, currentResidentSetBytes(), peakResidentSetBytes()))
+      stages.append(
+        (name, currentResidentSetBytes(), peakResidentSetBytes(), ContinuousClock.now - start))
     }
     // Read and prepared in one pass, as `chronoscope view` does.
     guard let replay = ReplayEngine.read(path: path, makingKeyframes: false).replay else {
@@ -43,9 +46,10 @@ struct OpenPeak: ParsableCommand {
     var line = JSONLine()
     line.add("events", .int(events))
     line.add("peak_rss_bytes", peakResidentSetBytes().map { .int($0) })
-    for (name, resident, peak) in stages {
+    for (name, resident, peak, elapsed) in stages {
       line.add("rss_after_\(name)", resident.map { .int($0) })
       line.add("peak_after_\(name)", peak.map { .int($0) })
+      line.add("seconds_to_\(name)", .double(rounded(seconds(elapsed), places: 3)))
     }
     print(line)
   }
