@@ -55,8 +55,10 @@ package struct LaneEvents: RandomAccessCollection, Sendable {
 /// Event offsets in 2 bytes each where they can be: the offsets are cut into blocks of 64, and
 /// a block whose offsets lie within 65,536 of its smallest keeps them as 16-bit differences
 /// from it, any other block as they are. An index of lanes holds runs of ascending offsets, so
-/// only a lane with fewer than one event in a thousand has blocks of the wide kind: about 2.1
-/// bytes an event on a trace of busy lanes, 4.1 at worst, where plain offsets took 4.
+/// the wide blocks are those of a lane with fewer than one event in a thousand, and those where
+/// one run ends and the next begins: about 2.1 bytes an event on a trace of busy lanes, 4.1 at
+/// worst, where plain offsets took 4. (Fewer than 2³¹ offsets: a block's start keeps its kind
+/// in the top bit.)
 struct PackedOffsets: Sendable {
   private struct Block {
     /// The smallest offset of a narrow block.
