@@ -8,8 +8,8 @@ extension ReplayEngine {
   /// reading.
   ///
   /// A file read on one core (a small one, or a pipe) is read whole and then prepared as that
-  /// initializer does. A file out of time order is read again and sorted, which takes about
-  /// twice as long.
+  /// initializer does. A file out of time order is read again from the start and sorted: up to
+  /// twice the reading, when its first line out of order comes late.
   ///
   /// - Parameters:
   ///   - keyframeInterval: Events between snapshots of the live sets.
