@@ -167,7 +167,8 @@ public struct ReplayEngine: Sendable {
       let threadIDs = tables.threads.union(trace.threadNames.keys).sorted()
       threadSlots = SlotTable(threadIDs)
       let history = ReplayEngine.history(
-        events: &events, actions: actions, threadSlots: threadSlots)
+        events: &events, actions: actions, threadSlots: threadSlots,
+        progress: progress.map { report in { report(0.8 + 0.2 * $0) } })
       self.events = events
       onlyBegins = history.onlyBegins
       repeatedBegins = history.repeatedBegins
@@ -395,16 +396,17 @@ public struct ReplayEngine: Sendable {
   /// into the event), the begins of each action's runs, and which queues each thread ran work
   /// for.
   fileprivate static func history(
-    events: inout [ReplayEvent], actions: [ActionRecord], threadSlots: SlotTable
+    events: inout [ReplayEvent], actions: [ActionRecord], threadSlots: SlotTable,
+    progress: ((Double) -> Void)?
   ) -> History {
     events.withUnsafeMutableBufferPointer { events in
-      history(events: events, actions: actions, threadSlots: threadSlots)
+      history(events: events, actions: actions, threadSlots: threadSlots, progress: progress)
     }
   }
 
   private static func history(
     events: UnsafeMutableBufferPointer<ReplayEvent>, actions: [ActionRecord],
-    threadSlots: SlotTable
+    threadSlots: SlotTable, progress: ((Double) -> Void)?
   ) -> History {
     var history = History(
       onlyBegins: [UInt32](repeating: none, count: actions.count),
@@ -413,6 +415,7 @@ public struct ReplayEngine: Sendable {
     var lastServed = [UInt32](repeating: none, count: threadSlots.count)
     var states = [ActionState](repeating: .unscheduled, count: actions.count)
     for offset in events.indices {
+      if let progress, offset & 0xF_FFFF == 0 { progress(Double(offset) / Double(events.count)) }
       let event = events[offset]
       guard let action = event.action else { continue }
       let slot = action.int
