@@ -134,8 +134,11 @@ private struct Pass {
       began(action, run: replay.runNumber(begunAt: index), at: event.time)
       threadStarted(event.thread, by: action, at: event.time)
     case .end:
-      ended(action, at: event.time)
-      if let begin = beginOfLastRun(slot) { threadFinished(begin.thread, at: event.time) }
+      // The run's begin, looked up once for both.
+      if let begin = beginOfLastRun(slot) {
+        ended(action, begunAt: begin.time, at: event.time)
+        threadFinished(begin.thread, at: event.time)
+      }
       if next == .done, prior == .running {
         records[slot].finishedBy = UInt32(truncatingIfNeeded: index.offset)
       }
@@ -278,9 +281,8 @@ private struct Pass {
     }
   }
 
-  private mutating func ended(_ action: ActionIndex, at time: Int64) {
+  private mutating func ended(_ action: ActionIndex, begunAt began: Int64, at time: Int64) {
     let info = replay.actionRecord(action)
-    guard let began = beginOfLastRun(action.int)?.time else { return }
     let length = time.subtracting(saturating: began)
     let kind = queueKinds[min(replay.queueSlot(of: action), queueKinds.count - 1)]
     if kind == .main, length > thresholds.hang {

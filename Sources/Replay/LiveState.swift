@@ -77,17 +77,17 @@ extension ReplayEngine {
     case .pending:
       let entry: LiveState.Pending
       switch (event.kind, forward) {
-      case (.end, true):
-        let begin = lastBegin(of: action, before: offset)
-        entry = .init(due: info.due(ofRun: runNumber(begin) + 1), lastBegin: begin)
+      case (.end, true), (.cancel, false):
+        // The run before: found once, with its ordinal.
+        let run = lastRun(of: action, before: offset)
+        entry = .init(
+          due: info.due(ofRun: runNumber(ordinal: run.ordinal, of: action) + 1),
+          lastBegin: run.begin)
       case (.begin, false):
         // Undoing the first begin restores what the schedule set, whatever that run's number.
         let begin = UInt32(offset)
         let due = runOrdinal(begin) == 1 ? info.due : info.due(ofRun: runNumber(begin))
         entry = .init(due: due, lastBegin: previousBegin(offset))
-      case (.cancel, false):
-        let begin = lastBegin(of: action, before: offset)
-        entry = .init(due: info.due(ofRun: runNumber(begin) + 1), lastBegin: begin)
       default:
         entry = .init(due: info.due, lastBegin: Self.none)
       }
@@ -186,14 +186,20 @@ extension ReplayEngine {
   ///
   /// - Complexity: O(1) for an action that ran once, O(log runs) otherwise.
   func lastBegin(of action: ActionIndex, before offset: Int) -> UInt32 {
+    lastRun(of: action, before: offset).begin
+  }
+
+  /// The begin and the ordinal (see ``runOrdinal(_:)``) of `action`'s last run begun before the
+  /// event at `offset`; `none` and 0 when there is none.
+  func lastRun(of action: ActionIndex, before offset: Int) -> (begin: UInt32, ordinal: Int) {
     let only = onlyBegins[action.int]
     switch only {
-    case Self.none: return Self.none
+    case Self.none: return (Self.none, 0)
     case Self.ranMoreThanOnce:
       let begins = repeatedBegins[action.rawValue] ?? []
       let earlier = Self.countBelow(offset, in: begins)
-      return earlier == 0 ? Self.none : begins[earlier - 1]
-    default: return Int(only) < offset ? only : Self.none
+      return earlier == 0 ? (Self.none, 0) : (begins[earlier - 1], earlier)
+    default: return Int(only) < offset ? (only, 1) : (Self.none, 0)
     }
   }
 
@@ -212,9 +218,9 @@ extension ReplayEngine {
   /// recorder's dump) that starts after runs it no longer holds, that is the trace's number for
   /// it, not 1. A run's due time follows this number.
   func runNumber(_ begin: UInt32) -> Int {
-    let ordinal = runOrdinal(begin)
-    guard ordinal > 0, let action = events[Int(begin)].action else { return ordinal }
-    return runNumber(ordinal: ordinal, of: action)
+    guard let action = events.indices.contains(Int(begin)) ? events[Int(begin)].action : nil
+    else { return 0 }
+    return runNumber(ordinal: runOrdinal(begin), of: action)
   }
 
   /// The number of the run begun at `begin` (see ``runNumber(_:)``); 0 for an event that began
@@ -224,11 +230,13 @@ extension ReplayEngine {
     return runNumber(UInt32(truncatingIfNeeded: begin.offset))
   }
 
-  /// The number of `action`'s `ordinal`th run in the trace (see ``runNumber(_:)``): the one
-  /// rule for numbering runs, which the findings pass follows too.
+  /// The number of `action`'s `ordinal`th run in the trace (see ``runNumber(_:)``), 0 for the
+  /// 0th (no run): the one rule for numbering runs, which the findings pass follows too.
   package func runNumber(ordinal: Int, of action: ActionIndex) -> Int {
     // Most traces are not windows: no hashing per begin on the findings pass's hot loop.
-    guard !firstRuns.isEmpty, let first = firstRuns[action.rawValue] else { return ordinal }
+    guard ordinal > 0, !firstRuns.isEmpty, let first = firstRuns[action.rawValue] else {
+      return max(ordinal, 0)
+    }
     return ordinal + Int(first) - 1
   }
 

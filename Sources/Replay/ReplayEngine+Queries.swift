@@ -319,9 +319,10 @@ extension ReplayEngine {
         life.runs.append(run)
         pendingHop = nil
       case .end:
-        let begin = lastBegin(of: action, before: offset)
-        if begin != Self.none, events[offset].prior.isRunning,
-          let last = life.runs.indices.last, life.runs[last].number == runNumber(begin)
+        let run = lastRun(of: action, before: offset)
+        if run.begin != Self.none, events[offset].prior.isRunning,
+          let last = life.runs.indices.last,
+          life.runs[last].number == runNumber(ordinal: run.ordinal, of: action)
         {
           life.runs[last].ended = event.time
         }

@@ -392,3 +392,51 @@ final class ReplayTaskTests: XCTestCase {
     }
   }
 }
+
+/// Windows of a longer recording, replayed as the recording numbered them.
+final class ReplayWindowTests: XCTestCase {
+  /// A window (a slice, a flight recorder's dump) that starts at a repeating action's fourth
+  /// run: after each end the action is due on the trace's numbering of its runs, and stepping
+  /// back through every event restores exactly what stepping forward saw, with its runs and
+  /// cancel in place.
+  func testAWindowsRepeatingWorkKeepsItsRhythmBothWays() {
+    let interval: Int64 = 100
+    var events: [TraceEvent] = [
+      .schedule(
+        time: 0, action: 1, scheduler: 1, mode: .repeating, delay: interval, due: interval,
+        thread: 1, parent: 0, site: 0)
+    ]
+    for run in UInt32(4)...6 {
+      let time = Int64(run) * interval
+      events.append(.begin(time: time, action: 1, thread: 1, run: run))
+      events.append(.end(time: time + 10, action: 1, thread: 1, run: run, duration: 10))
+    }
+    events.append(.cancel(time: 700, action: 1, thread: 1, by: 0, started: false))
+    let replay = ReplayEngine(
+      trace: Trace(
+        header: TraceHeader(clock: .virtual, start: "", process: "window", pid: 1),
+        events: events,
+        schedulers: [
+          1: SchedulerRecord(id: 1, label: "q", kind: "serial", family: "virtual", time: 0)
+        ]))
+    let action = ActionIndex(0)
+    var stepping = replay
+    var forward: [ReplaySnapshot] = [ReplaySnapshot(stepping)]
+    var duesAfterEnds: [Int64?] = []
+    while stepping.stepForward() {
+      forward.append(ReplaySnapshot(stepping))
+      if stepping.event(EventIndex(stepping.position - 1)).kind == .end {
+        duesAfterEnds.append(stepping.nextDue(of: action))
+      }
+    }
+    // Runs 4, 5 and 6 ended: next due are runs 5, 6 and 7, on the first run's rhythm.
+    XCTAssertEqual(duesAfterEnds, [500, 600, 700])
+    XCTAssertEqual(stepping.life(of: action).runs.map(\.number), [4, 5, 6])
+    while stepping.position > 0 {
+      XCTAssertEqual(
+        ReplaySnapshot(stepping), forward[stepping.position], "at \(stepping.position)")
+      stepping.stepBackward()
+    }
+    XCTAssertEqual(ReplaySnapshot(stepping), forward[0])
+  }
+}
