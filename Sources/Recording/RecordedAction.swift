@@ -2,11 +2,22 @@ import Scheduling
 import Synchronization
 import TraceFormat
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// The recorder's view of one scheduled action: its id, where it was scheduled, and a small
 /// state machine that makes "cancelled before it started" and "began" mutually exclusive.
 ///
 /// Without it, a cancel racing with the start of a run on another thread could be recorded as
 /// "not started" while the action still began, and the trace would contradict itself.
+///
+/// An action that never left the call that scheduled it (an inline run, a `sync`) is handed back
+/// to its thread's buffer and used again for the thread's next action (see
+/// ``RecorderCore/recordScheduled(on:_:delay:firstDelay:callSite:work:handOver:)``):
+/// allocating, counting and freeing an object was a third of what recording added to such work.
 final class RecordedAction: CancellationObserver {
   private enum State: UInt8 {
     /// Never run yet.
@@ -18,16 +29,27 @@ final class RecordedAction: CancellationObserver {
     case finished
   }
 
-  let id: UInt32
+  // `id` and `isRepeating` change only while the action is in its buffer's spare slot or being
+  // taken from it, on the owning thread, when nothing else holds the action (see
+  // ``ThreadBuffer/spareAction``); from then on they are read only.
+  @exclusivity(unchecked) nonisolated(unsafe) private(set) var id: UInt32
+  @exclusivity(unchecked) nonisolated(unsafe) private(set) var isRepeating: Bool
   let schedulingThread: UInt32
-  /// The scheduling thread's buffer, which the core owns for as long as this action holds the
-  /// core: read only on that thread, by ``whileUnpublished(_:)``.
+  /// The scheduling thread's buffer, which the core owns: used only on that thread, by
+  /// ``whileUnpublished(_:)`` and ``becomeSpare()``, while the core is held.
   private unowned(unsafe) let schedulingBuffer: ThreadBuffer
-  let isRepeating: Bool
   private let state = Atomic<UInt8>(State.fresh.rawValue)
   private let runs = Atomic<UInt32>(0)
 
-  let core: RecorderCore
+  /// The core, not held: an action that can outlive the call that scheduled it holds it in
+  /// `heldCore` (``holdCore()``). One that cannot is used only while its scheduler, which holds
+  /// the core, is in that call; it then waits in the buffer's spare slot, and an owning
+  /// reference from there would keep the core (which owns the buffer) alive forever. Not
+  /// holding it also keeps every thread's actions off the core's one shared reference count.
+  unowned(unsafe) let core: RecorderCore
+  /// The core's key to each thread's buffer.
+  private let bufferKey: pthread_key_t
+  @exclusivity(unchecked) nonisolated(unsafe) private var heldCore: RecorderCore?
   /// The wrapped work (nil for `sync`, whose work runs in place). A one-shot action lets go of it
   /// when its run starts: the observer of a handle that is never cancelled must not keep what the
   /// work captured. Only `fire()` touches it, and a one-shot action fires once, so it needs no
@@ -43,7 +65,32 @@ final class RecordedAction: CancellationObserver {
     schedulingBuffer = buffer
     self.isRepeating = isRepeating
     self.core = core
+    bufferKey = core.bufferKey
     self.work = work
+  }
+
+  /// Keeps the core alive for as long as this action lives: for an action that leaves the call
+  /// that scheduled it, in a closure or a handle's observers.
+  func holdCore() { heldCore = core }
+
+  /// Lets go of the work (a repeating action's, which an inline scheduler ran once) and waits in
+  /// the scheduling thread's buffer for its next action, on that thread, while nothing else holds
+  /// this action.
+  @inline(__always)
+  func becomeSpare() {
+    work = nil
+    schedulingBuffer.spareAction = self
+  }
+
+  /// Makes a spare action (see ``ThreadBuffer/spareAction``) a fresh one, on the thread it was
+  /// scheduled from, while nothing else holds it.
+  @inline(__always)
+  func reuse(id: UInt32, isRepeating: Bool, work: (@Sendable () -> Void)?) {
+    self.id = id
+    self.isRepeating = isRepeating
+    self.work = work
+    state.store(State.fresh.rawValue, ordering: .relaxed)
+    runs.store(0, ordering: .relaxed)
   }
 
   /// Runs `body`, the call that hands this action to the wrapped scheduler, on the scheduling
@@ -63,10 +110,19 @@ final class RecordedAction: CancellationObserver {
   func fire() {
     guard let work else { return }
     if !isRepeating { self.work = nil }
-    let buffer = core.currentBuffer()
-    guard let (run, start) = beginRun(on: buffer) else { return }
-    work()
-    endRun(run, startedAt: start, on: buffer)
+    withBuffer { buffer in
+      guard let (run, start) = beginRun(on: buffer) else { return }
+      work()
+      endRun(run, startedAt: start, on: buffer)
+    }
+  }
+
+  /// Calls `body` with the calling thread's buffer, neither the buffer nor the core retained:
+  /// while this action can run, the core is held, by its scheduler during the scheduling call
+  /// and by the action after it (``holdCore()``).
+  @inline(__always)
+  func withBuffer<R, E: Error>(_ body: (ThreadBuffer) throws(E) -> R) throws(E) -> R {
+    try RecorderCore.withBuffer(forKey: bufferKey, orMake: core, body)
   }
 
   /// Whether this action runs inside the call that schedules it, on the thread that schedules
@@ -84,7 +140,7 @@ final class RecordedAction: CancellationObserver {
   @inline(__always)
   func beginRun(on buffer: ThreadBuffer, force: Bool = false) -> (UInt32, Int64)? {
     buffer.stamp { () -> (UInt32, Int64)? in
-      let start = core.now()
+      let start = buffer.now()
       let started = isUnpublished(on: buffer) ? beginUnpublished() : begin()
       guard let run = started ?? (force ? 1 : nil) else { return nil }
       if buffer.threadID != schedulingThread {
@@ -101,7 +157,7 @@ final class RecordedAction: CancellationObserver {
   func endRun(_ run: UInt32, startedAt start: Int64, on buffer: ThreadBuffer) {
     buffer.running.removeLast()
     buffer.stamp {
-      let end = core.now()
+      let end = buffer.now()
       buffer.append(
         .end(time: end, action: id, thread: buffer.threadID, run: run, duration: end &- start))
     }
@@ -111,13 +167,14 @@ final class RecordedAction: CancellationObserver {
   /// Records the cancel, from the cancelling thread, with who cancelled and whether it started.
   /// The state changes before the clock is read (see ``beginRun(on:force:)``).
   func schedulerTaskCancelled() {
-    let buffer = core.currentBuffer()
-    buffer.stamp {
-      let started = cancel()
-      buffer.append(
-        .cancel(
-          time: core.now(), action: id, thread: buffer.threadID, by: buffer.currentAction,
-          started: started))
+    withBuffer { buffer in
+      buffer.stamp {
+        let started = cancel()
+        buffer.append(
+          .cancel(
+            time: buffer.now(), action: id, thread: buffer.threadID, by: buffer.currentAction,
+            started: started))
+      }
     }
   }
 
@@ -167,13 +224,82 @@ final class RecordedAction: CancellationObserver {
 extension RecorderCore {
   /// Records a `schedule` of a new action on scheduler `scheduler` from the calling thread, with
   /// the action running on it (if any) as its parent, and returns the action to record its runs
-  /// and cancel. Without a call site, the line has none (`site` 0). With `task` (a Swift task's
-  /// runtime id), a `task` line follows the schedule: the action is that task's work.
+  /// and cancel; it holds the core (see ``RecordedAction/holdCore()``). Without a call site, the
+  /// line has none (`site` 0). With `task` (a Swift task's runtime id), a `task` line follows the
+  /// schedule: the action is that task's work.
   func recordSchedule(
     on scheduler: UInt32, _ mode: TraceEvent.ScheduleMode, delay: Int64, firstDelay: Int64? = nil,
     callSite: CallSite?, work: (@Sendable () -> Void)?, inline: Bool = false, task: UInt64? = nil
   ) -> RecordedAction {
-    let buffer = currentBuffer()
+    let action = withCurrentBuffer { buffer in
+      writeSchedule(
+        on: scheduler, mode, delay: delay, firstDelay: firstDelay, callSite: callSite,
+        work: work, inline: inline, task: task, buffer: buffer)
+    }
+    action.holdCore()
+    return action
+  }
+
+  /// Records a `schedule` as ``recordSchedule(on:_:delay:firstDelay:callSite:work:inline:task:)``
+  /// does, then calls `handOver` with the action, unpublished (see
+  /// ``RecordedAction/whileUnpublished(_:)``), to give its work to the wrapped scheduler, and
+  /// returns the handle that call returns.
+  ///
+  /// If the work already ran to completion (``SchedulerTask/isFinished``) and nothing else kept
+  /// the action, it goes back to the thread's buffer for the next action; otherwise it holds the
+  /// core and watches the handle for a cancel.
+  @inline(__always)
+  func recordScheduled(
+    on scheduler: UInt32, _ mode: TraceEvent.ScheduleMode, delay: Int64, firstDelay: Int64? = nil,
+    callSite: CallSite, work: @escaping @Sendable () -> Void,
+    handOver: (RecordedAction) -> SchedulerTask
+  ) -> SchedulerTask {
+    withCurrentBuffer { buffer in
+      var action = writeSchedule(
+        on: scheduler, mode, delay: delay, firstDelay: firstDelay, callSite: callSite,
+        work: work, inline: false, task: nil, buffer: buffer)
+      let task = action.whileUnpublished { handOver(action) }
+      // Work that already ran inline cannot be cancelled in any way that matters.
+      if task.isFinished, isKnownUniquelyReferenced(&action) {
+        action.becomeSpare()
+        return task
+      }
+      action.holdCore()
+      if !task.isFinished { task.whenCancelled(notify: action) }
+      return task
+    }
+  }
+
+  /// Records a `sync` schedule and runs `body` with its action, which then goes back to the
+  /// thread's buffer unless something kept it.
+  @inline(__always)
+  func recordSync<T, E: Error>(
+    on scheduler: UInt32, callSite: CallSite, inline: Bool,
+    _ body: (RecordedAction) throws(E) -> T
+  ) throws(E) -> T {
+    try withCurrentBuffer { (buffer) throws(E) -> T in
+      var action = writeSchedule(
+        on: scheduler, .sync, delay: 0, firstDelay: nil, callSite: callSite, work: nil,
+        inline: inline, task: nil, buffer: buffer)
+      defer {
+        if isKnownUniquelyReferenced(&action) {
+          action.becomeSpare()
+        } else {
+          action.holdCore()
+        }
+      }
+      return try body(action)
+    }
+  }
+
+  /// Writes the `schedule` line and returns its action: the buffer's spare one if it has one,
+  /// else a new one, neither holding the core.
+  @inline(__always)
+  private func writeSchedule(
+    on scheduler: UInt32, _ mode: TraceEvent.ScheduleMode, delay: Int64, firstDelay: Int64?,
+    callSite: CallSite?, work: (@Sendable () -> Void)?, inline: Bool, task: UInt64?,
+    buffer: ThreadBuffer
+  ) -> RecordedAction {
     let id = buffer.makeActionID()
     let site = callSite.map { buffer.siteID($0) } ?? 0
     // The format's spans and times stop at 2^62 - 1 ns: a delay of `.seconds(.max)` is written
@@ -182,7 +308,7 @@ extension RecorderCore {
     let written = min(max(delay, 0), limit)
     let untilFirst = min(max(firstDelay ?? delay, 0), limit)
     buffer.stamp {
-      let time = now()
+      let time = buffer.now()
       buffer.append(
         .schedule(
           time: time, action: id, scheduler: scheduler, mode: mode, delay: written,
@@ -190,7 +316,13 @@ extension RecorderCore {
           parent: buffer.currentAction, site: site, inline: inline))
       if let task { buffer.append(.task(time: time, action: id, task: task)) }
     }
+    let isRepeating = mode == .repeating
+    if let spare = buffer.spareAction {
+      buffer.spareAction = nil
+      spare.reuse(id: id, isRepeating: isRepeating, work: work)
+      return spare
+    }
     return RecordedAction(
-      id: id, scheduledOn: buffer, isRepeating: mode == .repeating, core: self, work: work)
+      id: id, scheduledOn: buffer, isRepeating: isRepeating, core: self, work: work)
   }
 }

@@ -16,7 +16,8 @@ final class RecorderCore: Sendable {
   private let bufferCapacity: Int
   private let actionIDs = ActionIDCounter()
   private let nextScheduler = Atomic<UInt32>(0)
-  private let bufferKey: pthread_key_t
+  /// The thread-specific key under which each thread finds its buffer.
+  let bufferKey: pthread_key_t
   private let buffers = Mutex<[ThreadBuffer]>([])
   private let definitions = LockedDefinitions()
   private let writer: Mutex<TraceWriter>
@@ -123,13 +124,36 @@ final class RecorderCore: Sendable {
     return makeBuffer()
   }
 
+  /// Calls `body` with the calling thread's buffer, made on its first event, without retaining
+  /// it: the core owns every buffer until it goes, and `body` runs while the core is held.
+  @inline(__always)
+  func withCurrentBuffer<R, E: Error>(_ body: (ThreadBuffer) throws(E) -> R) throws(E) -> R {
+    try Self.withBuffer(forKey: bufferKey, orMake: self, body)
+  }
+
+  /// ``withCurrentBuffer(_:)`` for a caller that holds the key but not the core (a recorded
+  /// action): `core` is touched only on the thread's first event.
+  @inline(__always)
+  static func withBuffer<R, E: Error>(
+    forKey key: pthread_key_t, orMake core: @autoclosure () -> RecorderCore,
+    _ body: (ThreadBuffer) throws(E) -> R
+  ) throws(E) -> R {
+    guard let pointer = pthread_getspecific(key) else { return try body(core().makeBuffer()) }
+    let buffer = Unmanaged<ThreadBuffer>.fromOpaque(pointer)
+    // A typed throw cannot pass through `_withUnsafeGuaranteedRef`; the result carries it.
+    let result = buffer._withUnsafeGuaranteedRef { buffer in
+      Result { () throws(E) -> R in try body(buffer) }
+    }
+    return try result.get()
+  }
+
   private func makeBuffer() -> ThreadBuffer {
     let wakeUp = self.wakeUp
     let block = ThreadBuffer.idBlock
     let definitions = self.definitions
     let buffer = ThreadBuffer(
       threadID: ThreadIdentity.currentID(), threadName: ThreadIdentity.currentName(),
-      capacity: bufferCapacity,
+      capacity: bufferCapacity, clock: clock, origin: origin,
       reserveIDs: { [actionIDs] in actionIDs.reserve(block) },
       internSite: { site in Self.intern(site, in: definitions) },
       onHalfFull: { wakeUp.signal() })

@@ -59,19 +59,17 @@ public final class RecordingScheduler: Scheduler {
   public func scheduleAsync(from callSite: CallSite, _ work: @escaping @Sendable () -> Void)
     -> SchedulerTask
   {
-    let action = recordSchedule(.async, delay: 0, callSite: callSite, work: work)
-    return observe(
-      action, action.whileUnpublished { wrapped.scheduleAsync(from: callSite, fire(action)) })
+    core.recordScheduled(on: traceID, .async, delay: 0, callSite: callSite, work: work) {
+      wrapped.scheduleAsync(from: callSite, fire($0))
+    }
   }
 
   public func scheduleAfter(
     _ delay: Duration, from callSite: CallSite, _ work: @escaping @Sendable () -> Void
   ) -> SchedulerTask {
-    let action = recordSchedule(
-      .after, delay: delay.clampedNanoseconds, callSite: callSite, work: work)
-    return observe(
-      action, action.whileUnpublished { wrapped.scheduleAfter(delay, from: callSite, fire(action)) }
-    )
+    core.recordScheduled(
+      on: traceID, .after, delay: delay.clampedNanoseconds, callSite: callSite, work: work
+    ) { wrapped.scheduleAfter(delay, from: callSite, fire($0)) }
   }
 
   public func scheduleRepeating(
@@ -79,15 +77,12 @@ public final class RecordingScheduler: Scheduler {
     _ work: @escaping @Sendable () -> Void
   ) -> SchedulerTask {
     // The trace's `delay` is the interval and its `due` the first run's.
-    let action = recordSchedule(
-      .repeating, delay: interval.clampedNanoseconds, firstDelay: firstDelay.clampedNanoseconds,
-      callSite: callSite, work: work)
-    return observe(
-      action,
-      action.whileUnpublished {
-        wrapped.scheduleRepeating(
-          every: interval, firstAfter: firstDelay, from: callSite, fire(action))
-      })
+    core.recordScheduled(
+      on: traceID, .repeating, delay: interval.clampedNanoseconds,
+      firstDelay: firstDelay.clampedNanoseconds, callSite: callSite, work: work
+    ) {
+      wrapped.scheduleRepeating(every: interval, firstAfter: firstDelay, from: callSite, fire($0))
+    }
   }
 
   public var now: SchedulerInstant { wrapped.now }
@@ -97,10 +92,9 @@ public final class RecordingScheduler: Scheduler {
   ) -> SchedulerTask {
     // Recorded as `after` with the delay left until the deadline on the wrapped clock.
     let delay = max((deadline - wrapped.now).clampedNanoseconds, 0)
-    let action = recordSchedule(.after, delay: delay, callSite: callSite, work: work)
-    return observe(
-      action, action.whileUnpublished { wrapped.scheduleAt(deadline, from: callSite, fire(action)) }
-    )
+    return core.recordScheduled(
+      on: traceID, .after, delay: delay, callSite: callSite, work: work
+    ) { wrapped.scheduleAt(deadline, from: callSite, fire($0)) }
   }
 
   public func scheduleSync<T, E: Error>(from callSite: CallSite, _ work: () throws(E) -> T)
@@ -108,33 +102,19 @@ public final class RecordingScheduler: Scheduler {
   {
     // A sync onto a scheduler this thread already holds runs inline instead of deadlocking; the
     // trace says so (`"inline":true`), because it is a call that would have hung.
-    let action = recordSchedule(
-      .sync, delay: 0, callSite: callSite, work: nil, inline: wrapped.isCurrent)
-    return try wrapped.scheduleSync(from: callSite) { () throws(E) -> T in
-      let buffer = action.core.currentBuffer()
-      let (run, start) = action.beginRun(on: buffer, force: true) ?? (1, 0)
-      defer { action.endRun(run, startedAt: start, on: buffer) }
-      return try work()
+    try core.recordSync(on: traceID, callSite: callSite, inline: wrapped.isCurrent) {
+      (action) throws(E) -> T in
+      try wrapped.scheduleSync(from: callSite) { () throws(E) -> T in
+        try action.withBuffer { (buffer) throws(E) -> T in
+          let (run, start) = action.beginRun(on: buffer, force: true) ?? (1, 0)
+          defer { action.endRun(run, startedAt: start, on: buffer) }
+          return try work()
+        }
+      }
     }
   }
 
   // MARK: - Recording
-
-  private func recordSchedule(
-    _ mode: TraceEvent.ScheduleMode, delay: Int64, firstDelay: Int64? = nil, callSite: CallSite,
-    work: (@Sendable () -> Void)?, inline: Bool = false
-  ) -> RecordedAction {
-    core.recordSchedule(
-      on: traceID, mode, delay: delay, firstDelay: firstDelay, callSite: callSite, work: work,
-      inline: inline)
-  }
-
-  private func observe(_ action: RecordedAction, _ task: SchedulerTask) -> SchedulerTask {
-    // Work that already ran inline cannot be cancelled in any way that matters.
-    if task.isFinished { return task }
-    task.whenCancelled(notify: action)
-    return task
-  }
 
   /// The work as the wrapped scheduler runs it: begin, the work, end — unless cancelled first.
   ///

@@ -42,11 +42,19 @@ final class ThreadBuffer: @unchecked Sendable {
   private let onHalfFull: @Sendable () -> Void
   private let reserveIDs: @Sendable () -> UInt32
   private let internSite: @Sendable (CallSite) -> UInt32
+  /// The recorder's clock and its reading at the recorder's start, so that timestamps need only
+  /// the buffer: the recorder is not retained for them.
+  private let clock: TraceClock
+  private let origin: Int64
 
   /// The producer's last look at `head`; refreshed only when the ring seems full.
   @exclusivity(unchecked) nonisolated(unsafe) private var knownHead = 0
   /// Actions pushed and popped around their runs on this thread.
   @exclusivity(unchecked) nonisolated(unsafe) var running: [UInt32] = []
+  /// An action that never left the call that scheduled it on this thread, kept for the thread's
+  /// next one (see `RecorderCore.recordScheduled`). Nothing else references it, and it does not
+  /// hold the core, which owns this buffer.
+  @exclusivity(unchecked) nonisolated(unsafe) var spareAction: RecordedAction?
   /// The action whose scheduling call is under way on this thread, its handle not yet
   /// returned, or 0 (see `RecordedAction.whileUnpublished`).
   @exclusivity(unchecked) nonisolated(unsafe) var unpublished: UInt32 = 0
@@ -63,7 +71,7 @@ final class ThreadBuffer: @unchecked Sendable {
   private static let siteCacheSize = 64
 
   init(
-    threadID: UInt32, threadName: String, capacity: Int,
+    threadID: UInt32, threadName: String, capacity: Int, clock: TraceClock, origin: Int64,
     reserveIDs: @escaping @Sendable () -> UInt32,
     internSite: @escaping @Sendable (CallSite) -> UInt32,
     onHalfFull: @escaping @Sendable () -> Void
@@ -78,9 +86,15 @@ final class ThreadBuffer: @unchecked Sendable {
     self.reserveIDs = reserveIDs
     self.internSite = internSite
     self.onHalfFull = onHalfFull
+    self.clock = clock
+    self.origin = origin
   }
 
   deinit { slots.deallocate() }
+
+  /// The recorder's time now, in nanoseconds since it started.
+  @inline(__always)
+  func now() -> Int64 { clock.nanoseconds() &- origin }
 
   /// The action running on this thread now, or 0.
   var currentAction: UInt32 { running.last ?? 0 }
