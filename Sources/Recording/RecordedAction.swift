@@ -35,9 +35,6 @@ final class RecordedAction: CancellationObserver {
   @exclusivity(unchecked) nonisolated(unsafe) private(set) var id: UInt32
   @exclusivity(unchecked) nonisolated(unsafe) private(set) var isRepeating: Bool
   let schedulingThread: UInt32
-  /// The scheduling thread's buffer, which the core owns: used only on that thread, by
-  /// ``whileUnpublished(_:)`` and ``becomeSpare()``, while the core is held.
-  private unowned(unsafe) let schedulingBuffer: ThreadBuffer
   private let state = Atomic<UInt8>(State.fresh.rawValue)
   private let runs = Atomic<UInt32>(0)
 
@@ -62,7 +59,6 @@ final class RecordedAction: CancellationObserver {
   ) {
     self.id = id
     schedulingThread = buffer.threadID
-    schedulingBuffer = buffer
     self.isRepeating = isRepeating
     self.core = core
     bufferKey = core.bufferKey
@@ -74,12 +70,12 @@ final class RecordedAction: CancellationObserver {
   func holdCore() { heldCore = core }
 
   /// Lets go of the work (a repeating action's, which an inline scheduler ran once) and waits in
-  /// the scheduling thread's buffer for its next action, on that thread, while nothing else holds
+  /// `buffer`, the scheduling thread's, for that thread's next action, while nothing else holds
   /// this action.
   @inline(__always)
-  func becomeSpare() {
+  func becomeSpare(in buffer: ThreadBuffer) {
     work = nil
-    schedulingBuffer.spareAction = self
+    buffer.spareAction = self
   }
 
   /// Makes a spare action (see ``ThreadBuffer/spareAction``) a fresh one, on the thread it was
@@ -94,14 +90,14 @@ final class RecordedAction: CancellationObserver {
   }
 
   /// Runs `body`, the call that hands this action to the wrapped scheduler, on the scheduling
-  /// thread, marking the action unpublished meanwhile: its handle does not exist until the call
-  /// returns, so nothing can cancel it, and a run inside the call (an immediate scheduler's)
-  /// needs none of the atomic steps that keep a cancel and a begin apart.
+  /// thread, whose buffer is `buffer`, marking the action unpublished meanwhile: its handle does
+  /// not exist until the call returns, so nothing can cancel it, and a run inside the call (an
+  /// immediate scheduler's) needs none of the atomic steps that keep a cancel and a begin apart.
   @inline(__always)
-  func whileUnpublished<R>(_ body: () throws -> R) rethrows -> R {
-    let outer = schedulingBuffer.unpublished
-    schedulingBuffer.unpublished = id
-    defer { schedulingBuffer.unpublished = outer }
+  func whileUnpublished<R>(on buffer: ThreadBuffer, _ body: () throws -> R) rethrows -> R {
+    let outer = buffer.unpublished
+    buffer.unpublished = id
+    defer { buffer.unpublished = outer }
     return try body()
   }
 
@@ -126,7 +122,7 @@ final class RecordedAction: CancellationObserver {
   }
 
   /// Whether this action runs inside the call that schedules it, on the thread that schedules
-  /// it (see ``whileUnpublished(_:)``): only that thread's buffer can name it. A run that
+  /// it (see ``whileUnpublished(on:_:)``): only that thread's buffer can name it. A run that
   /// starts unpublished ends unpublished, since the handle comes only after both.
   @inline(__always)
   private func isUnpublished(on buffer: ThreadBuffer) -> Bool { buffer.unpublished == id }
@@ -147,7 +143,7 @@ final class RecordedAction: CancellationObserver {
         buffer.append(.hop(time: start, action: id, from: schedulingThread, to: buffer.threadID))
       }
       buffer.append(.begin(time: start, action: id, thread: buffer.threadID, run: run))
-      buffer.running.append(id)
+      buffer.running.push(id)
       return (run, start)
     }
   }
@@ -155,7 +151,7 @@ final class RecordedAction: CancellationObserver {
   /// Records the end of a run.
   @inline(__always)
   func endRun(_ run: UInt32, startedAt start: Int64, on buffer: ThreadBuffer) {
-    buffer.running.removeLast()
+    buffer.running.pop()
     buffer.stamp {
       let end = buffer.now()
       buffer.append(
@@ -242,7 +238,7 @@ extension RecorderCore {
 
   /// Records a `schedule` as ``recordSchedule(on:_:delay:firstDelay:callSite:work:inline:task:)``
   /// does, then calls `handOver` with the action, unpublished (see
-  /// ``RecordedAction/whileUnpublished(_:)``), to give its work to the wrapped scheduler, and
+  /// ``RecordedAction/whileUnpublished(on:_:)``), to give its work to the wrapped scheduler, and
   /// returns the handle that call returns.
   ///
   /// If the work already ran to completion (``SchedulerTask/isFinished``) and nothing else kept
@@ -258,10 +254,10 @@ extension RecorderCore {
       var action = writeSchedule(
         on: scheduler, mode, delay: delay, firstDelay: firstDelay, callSite: callSite,
         work: work, inline: false, task: nil, buffer: buffer)
-      let task = action.whileUnpublished { handOver(action) }
+      let task = action.whileUnpublished(on: buffer) { handOver(action) }
       // Work that already ran inline cannot be cancelled in any way that matters.
       if task.isFinished, isKnownUniquelyReferenced(&action) {
-        action.becomeSpare()
+        action.becomeSpare(in: buffer)
         return task
       }
       action.holdCore()
@@ -283,7 +279,7 @@ extension RecorderCore {
         inline: inline, task: nil, buffer: buffer)
       defer {
         if isKnownUniquelyReferenced(&action) {
-          action.becomeSpare()
+          action.becomeSpare(in: buffer)
         } else {
           action.holdCore()
         }

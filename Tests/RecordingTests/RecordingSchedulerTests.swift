@@ -225,6 +225,28 @@ final class RecordingSchedulerTests: XCTestCase {
     XCTAssertEqual(try readBack().events.map(\.kind), [.schedule, .begin, .end])
   }
 
+  func testEachActionNestedInlineHasTheOneRunningItAsItsParent() throws {
+    let recorder = try TraceRecorder(path: path)
+    let queue = RecordingScheduler(
+      wrapping: ImmediateScheduler(label: "inline"), recorder: recorder)
+    // Deeper than the thread's stack of running actions starts out.
+    @Sendable func nest(_ depth: Int) {
+      guard depth > 0 else { return }
+      queue.async { nest(depth - 1) }
+    }
+    nest(40)
+    queue.async {}
+    recorder.close()
+
+    let schedules = try readBack().events.filter { $0.kind == .schedule }
+    XCTAssertEqual(schedules.count, 41)
+    XCTAssertNil(schedules[0].parent)
+    for (parent, child) in zip(schedules.dropLast(2), schedules.dropFirst().dropLast()) {
+      XCTAssertEqual(child.parent, parent.action)
+    }
+    XCTAssertNil(schedules[40].parent, "none runs once the nest has ended")
+  }
+
   func testOpeningAnUnwritablePathFailsClearly() {
     XCTAssertThrowsError(try TraceRecorder(path: "/nonexistent-dir/x.trace")) { error in
       XCTAssertEqual(
