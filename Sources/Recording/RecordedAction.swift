@@ -182,11 +182,15 @@ final class RecordedAction: CancellationObserver {
       ).exchanged
     }
     guard start(from: .fresh) || start(from: .idle) else { return nil }
-    return runs.add(1, ordering: .relaxed).newValue
+    // Only the thread that moved the state to running counts the run, and the move acquired
+    // the end of the run before: a plain increment, not a locked one.
+    let run = runs.load(ordering: .relaxed) &+ 1
+    runs.store(run, ordering: .relaxed)
+    return run
   }
 
   /// ``begin()`` with no other thread to race: plain loads and stores (relaxed atomics are
-  /// plain moves), where `begin` takes two locked read-modify-writes. A later cancel, on any
+  /// plain moves), where `begin` takes a locked compare-and-exchange. A later cancel, on any
   /// thread, sees them: it can only come through the handle, published after them.
   @inline(__always)
   private func beginUnpublished() -> UInt32? {
@@ -203,11 +207,17 @@ final class RecordedAction: CancellationObserver {
     state.store((isRepeating ? State.idle : State.finished).rawValue, ordering: .relaxed)
   }
 
-  /// Ends a run: a repeating action waits for its next run, unless cancelled meanwhile.
+  /// Ends a run: a repeating action waits for its next run, unless cancelled meanwhile. A
+  /// one-shot action is finished either way: it never begins again, and a cancel during its run
+  /// was recorded when it came, so a plain store will do where a repeating one needs a compare.
   func end() {
-    let next = isRepeating ? State.idle : State.finished
+    guard isRepeating else {
+      state.store(State.finished.rawValue, ordering: .releasing)
+      return
+    }
     _ = state.compareExchange(
-      expected: State.running.rawValue, desired: next.rawValue, ordering: .acquiringAndReleasing)
+      expected: State.running.rawValue, desired: State.idle.rawValue,
+      ordering: .acquiringAndReleasing)
   }
 
   /// Marks the action cancelled; returns whether any run had started.
