@@ -11,7 +11,7 @@ public struct TraceEvent: Sendable, Hashable {
   /// How the action was scheduled (``Kind/schedule`` only).
   public var mode: ScheduleMode
   /// ``started`` for a cancel, ``ranInline`` for a schedule.
-  private var flag: Bool
+  @usableFromInline var flag: Bool
   /// The action's id; 0 for events that concern no action.
   public var action: UInt32
   /// The scheduler's id (``Kind/schedule``), else 0.
@@ -20,9 +20,9 @@ public struct TraceEvent: Sendable, Hashable {
   public var thread: UInt32
   /// The call site's id (``Kind/schedule``), or the mark's index (``Kind/mark``), else 0.
   public var site: UInt32
-  private var aux: UInt32
-  private var first: Int64
-  private var second: Int64
+  @usableFromInline var aux: UInt32
+  @usableFromInline var first: Int64
+  @usableFromInline var second: Int64
 
   /// What an event records.
   public enum Kind: UInt8, Sendable, CaseIterable {
@@ -98,7 +98,8 @@ public struct TraceEvent: Sendable, Hashable {
     }
   }
 
-  private init(time: Int64, kind: Kind, action: UInt32, thread: UInt32) {
+  @usableFromInline
+  init(time: Int64, kind: Kind, action: UInt32, thread: UInt32) {
     self.time = time
     self.kind = kind
     mode = .async
@@ -121,6 +122,7 @@ public struct TraceEvent: Sendable, Hashable {
   ///   - due: When it is first due, in trace time.
   ///   - inline: For a `sync`, whether it ran inline because the calling thread already held the
   ///     scheduler (waiting would have deadlocked).
+  @inlinable
   public static func schedule(
     time: Int64, action: UInt32, scheduler: UInt32, mode: ScheduleMode, delay: Int64, due: Int64,
     thread: UInt32, parent: UInt32, site: UInt32, inline: Bool = false
@@ -137,6 +139,7 @@ public struct TraceEvent: Sendable, Hashable {
   }
 
   /// Run number `run` (1 for one-shot actions) of `action` started on `thread`.
+  @inlinable
   public static func begin(time: Int64, action: UInt32, thread: UInt32, run: UInt32) -> TraceEvent {
     var event = TraceEvent(time: time, kind: .begin, action: action, thread: thread)
     event.aux = run
@@ -144,6 +147,7 @@ public struct TraceEvent: Sendable, Hashable {
   }
 
   /// Run number `run` of `action` finished on `thread` after `duration` ns.
+  @inlinable
   public static func end(time: Int64, action: UInt32, thread: UInt32, run: UInt32, duration: Int64)
     -> TraceEvent
   {
@@ -154,6 +158,7 @@ public struct TraceEvent: Sendable, Hashable {
   }
 
   /// `action`, scheduled on thread `from`, runs on thread `to`.
+  @inlinable
   public static func hop(time: Int64, action: UInt32, from: UInt32, to: UInt32) -> TraceEvent {
     var event = TraceEvent(time: time, kind: .hop, action: action, thread: to)
     event.aux = from
@@ -161,6 +166,7 @@ public struct TraceEvent: Sendable, Hashable {
   }
 
   /// `action` was cancelled from `thread` while `by` ran there (0: none).
+  @inlinable
   public static func cancel(time: Int64, action: UInt32, thread: UInt32, by: UInt32, started: Bool)
     -> TraceEvent
   {
@@ -171,6 +177,7 @@ public struct TraceEvent: Sendable, Hashable {
   }
 
   /// The app marked a moment on `thread`; `mark` indexes ``Trace/marks``.
+  @inlinable
   public static func mark(time: Int64, thread: UInt32, mark: UInt32) -> TraceEvent {
     var event = TraceEvent(time: time, kind: .mark, action: 0, thread: thread)
     event.site = mark
@@ -178,6 +185,7 @@ public struct TraceEvent: Sendable, Hashable {
   }
 
   /// `action` is work of the Swift task whose runtime id is `task` (1 … 2⁶² − 1).
+  @inlinable
   public static func task(time: Int64, action: UInt32, task: UInt64) -> TraceEvent {
     var event = TraceEvent(time: time, kind: .task, action: action, thread: 0)
     event.first = Int64(truncatingIfNeeded: task)
