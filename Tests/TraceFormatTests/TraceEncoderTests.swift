@@ -51,6 +51,20 @@ final class TraceEncoderTests: XCTestCase {
       values += [power - 1, power, power + 1, -power, -(power - 1), 2 * (power - 1) + 1]
       if power <= Int64.max / 10 { power *= 10 }
     }
+    // Zeros inside the eight-digit chunks the encoder splits numbers into, and random numbers
+    // of every length.
+    values += [
+      100_000_001, 1_000_000_010_000_000, 10_000_000_000_000_001, 9_000_000_000_000_000_009,
+    ]
+    var random = SeededGenerator(seed: 14)
+    var limit: Int64 = 10
+    for _ in 1...19 {
+      for _ in 0..<40 {
+        let value = Int64.random(in: 0..<limit, using: &random)
+        values += [value, -value]
+      }
+      limit = limit <= Int64.max / 10 ? limit * 10 : .max
+    }
     for value in values {
       var encoder = TraceEncoder()
       encoder.event(.end(time: value, action: 7, thread: 3, run: 2, duration: value))
