@@ -362,7 +362,7 @@ private struct LineBuffer {
     if high < 100_000_000 {
       upToEightDigits(UInt32(truncatingIfNeeded: high))
     } else {
-      // Past 10^16: at most 20 digits, so the highest chunk has at most four.
+      // Past 10^16: a magnitude of Int64 has at most 19 digits, so this chunk has at most 3.
       upToEightDigits(UInt32(truncatingIfNeeded: high / 100_000_000))
       eightDigits(UInt32(truncatingIfNeeded: high % 100_000_000))
     }
@@ -381,7 +381,7 @@ private struct LineBuffer {
     fourDigits(value % 10_000)
   }
 
-  /// `value` (10 to 9,999) with no leading zeros.
+  /// `value` (below 10^4) with no leading zeros.
   @inline(__always)
   private mutating func upToFourDigits(_ value: UInt32) {
     if value < 100 {
