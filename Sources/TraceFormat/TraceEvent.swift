@@ -220,6 +220,7 @@ public struct TraceEvent: Sendable, Hashable {
 
   /// The event with every action id it names — its own, then a parent or canceller, the order
   /// they are written in — passed through `transform`. Zero (no action) stays zero.
+  @inlinable
   package func mappingActionIDs(_ transform: (UInt32) -> UInt32) -> TraceEvent {
     var event = self
     if action != 0 { event.action = transform(action) }
