@@ -159,38 +159,40 @@ public struct TraceEncoder: Sendable {
       line.begin(event.time, event.kind.staticName)
       switch event.kind {
       case .schedule:
-        line.field("a", Int64(event.action))
-        line.field("q", Int64(event.scheduler))
+        line.member(",\"a\":", Int64(event.action))
+        line.member(",\"q\":", Int64(event.scheduler))
         line.raw(",\"mode\":\"")
         line.raw(event.mode.staticName)
         line.byte(UInt8(ascii: "\""))
-        if event.mode == .after || event.mode == .repeating { line.field("delay", event.delay) }
-        line.field("due", event.due)
-        line.field("th", Int64(event.thread))
-        if let parent = event.parent { line.field("parent", Int64(parent)) }
-        if event.site != 0 { line.field("site", Int64(event.site)) }
+        if event.mode == .after || event.mode == .repeating {
+          line.member(",\"delay\":", event.delay)
+        }
+        line.member(",\"due\":", event.due)
+        line.member(",\"th\":", Int64(event.thread))
+        if let parent = event.parent { line.member(",\"parent\":", Int64(parent)) }
+        if event.site != 0 { line.member(",\"site\":", Int64(event.site)) }
         if event.ranInline { line.raw(",\"inline\":true") }
       case .begin:
-        line.field("a", Int64(event.action))
-        line.field("th", Int64(event.thread))
-        line.field("run", Int64(event.run))
+        line.member(",\"a\":", Int64(event.action))
+        line.member(",\"th\":", Int64(event.thread))
+        line.member(",\"run\":", Int64(event.run))
       case .end:
-        line.field("a", Int64(event.action))
-        line.field("th", Int64(event.thread))
-        line.field("run", Int64(event.run))
-        line.field("dur", event.duration)
+        line.member(",\"a\":", Int64(event.action))
+        line.member(",\"th\":", Int64(event.thread))
+        line.member(",\"run\":", Int64(event.run))
+        line.member(",\"dur\":", event.duration)
       case .hop:
-        line.field("a", Int64(event.action))
-        line.field("from", Int64(event.fromThread))
-        line.field("to", Int64(event.thread))
+        line.member(",\"a\":", Int64(event.action))
+        line.member(",\"from\":", Int64(event.fromThread))
+        line.member(",\"to\":", Int64(event.thread))
       case .cancel:
-        line.field("a", Int64(event.action))
-        line.field("th", Int64(event.thread))
-        if let by = event.parent { line.field("by", Int64(by)) }
+        line.member(",\"a\":", Int64(event.action))
+        line.member(",\"th\":", Int64(event.thread))
+        if let by = event.parent { line.member(",\"by\":", Int64(by)) }
         line.raw(event.started ? ",\"started\":true" : ",\"started\":false")
       case .task:
-        line.field("a", Int64(event.action))
-        line.field("task", Int64(truncatingIfNeeded: event.task ?? 0))
+        line.member(",\"a\":", Int64(event.action))
+        line.member(",\"task\":", Int64(truncatingIfNeeded: event.task ?? 0))
       case .mark:
         break
       }
@@ -335,6 +337,14 @@ private struct LineBuffer {
     raw(",\"e\":\"")
     raw(name)
     byte(UInt8(ascii: "\""))
+  }
+
+  /// A member whose text before the value, `,"key":`, is one literal: one copy, where
+  /// ``field(_:_:)`` writes the punctuation a byte at a time around the key.
+  @inline(__always)
+  mutating func member(_ prefix: StaticString, _ value: Int64) {
+    raw(prefix)
+    integer(value)
   }
 
   @inline(__always)
