@@ -1,8 +1,10 @@
 import Foundation
-import Recording
 import Scheduling
+import TestSupport
 import TraceFormat
 import XCTest
+
+@testable import Recording
 
 /// Threads race schedules against cancels on live Dispatch and OperationQueue schedulers through
 /// the recorder; the trace must never contradict itself: no begin after a cancel that said "not
@@ -78,5 +80,28 @@ final class RecordingStressTests: XCTestCase {
 
   func testRacingCancelsOnOperationQueuesNeverContradictTheTrace() throws {
     try stress(OperationQueueSchedulerFactory(), family: "operation-queue")
+  }
+
+  /// Work still queued on Dispatch's threads when the last user of its recorder lets go runs
+  /// and records as usual, on the recorder it holds; the recorder goes with the last of it.
+  func testWorkPendingOnDispatchHoldsItsRecorderUntilTheLastOfItHasRun() throws {
+    let actions = 2_000 * Self.scale
+    weak var weakCore: RecorderCore?
+    let ran = Locked(0)
+    do {
+      let recorder = try TraceRecorder(path: temporaryTracePath("pending"))
+      weakCore = recorder.core
+      let recording = RecordingSchedulerFactory(
+        wrapping: DispatchSchedulerFactory(), recorder: recorder)
+      let queues = (0..<4).map { recording.makeSerial(label: "pending.\($0)") }
+      for index in 0..<actions {
+        queues[index % queues.count].after(.milliseconds(1 + index % 20)) {
+          ran.withLock { $0 += 1 }
+        }
+      }
+    }
+    XCTAssertEqual(waitUntil { ran.value == actions }, .satisfied, "every action ran")
+    XCTAssertEqual(
+      waitUntil { weakCore == nil }, .satisfied, "the recorder went after the last of its work")
   }
 }
