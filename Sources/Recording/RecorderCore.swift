@@ -115,15 +115,6 @@ final class RecorderCore: Sendable {
   @inline(__always)
   func now() -> Int64 { clock.nanoseconds() &- origin }
 
-  /// The calling thread's buffer, made and registered on its first event.
-  @inline(__always)
-  func currentBuffer() -> ThreadBuffer {
-    if let pointer = pthread_getspecific(bufferKey) {
-      return Unmanaged<ThreadBuffer>.fromOpaque(pointer).takeUnretainedValue()
-    }
-    return makeBuffer()
-  }
-
   /// Calls `body` with the calling thread's buffer, made on its first event, without retaining
   /// it: the core owns every buffer until it goes, and `body` runs while the core is held.
   @inline(__always)
@@ -190,8 +181,11 @@ final class RecorderCore: Sendable {
       definitions.marks.append((definitions.markCount, MarkRecord(name: name, fields: fields)))
       return definitions.markCount
     }
-    let buffer = currentBuffer()
-    buffer.stamp { buffer.append(.mark(time: now(), thread: buffer.threadID, mark: index)) }
+    withCurrentBuffer { buffer in
+      buffer.stamp {
+        buffer.append(.mark(time: buffer.now(), thread: buffer.threadID, mark: index))
+      }
+    }
   }
 
   // MARK: - Writer

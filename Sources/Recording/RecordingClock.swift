@@ -56,9 +56,10 @@ public struct RecordingClock<Wrapped: Clock>: Clock where Wrapped.Duration == Du
       action.schedulerTaskCancelled()
       throw error
     }
-    let buffer = core.currentBuffer()
-    if let (run, start) = action.beginRun(on: buffer) {
-      action.endRun(run, startedAt: start, on: buffer)
+    action.withBuffer { buffer in
+      if let (run, start) = action.beginRun(on: buffer) {
+        action.endRun(run, startedAt: start, on: buffer)
+      }
     }
   }
 }

@@ -46,12 +46,13 @@ public final class RecordingSerialExecutor: SerialExecutor, @unchecked Sendable 
     let action = core.recordSchedule(
       on: traceID, .async, delay: 0, callSite: nil, work: nil, task: TaskIdentity.task(of: job))
     queue.async { [self] in
-      let buffer = core.currentBuffer()
-      // Forced, as a `sync` run is: the job must run whatever the record says, or the actor
-      // would stop.
-      let (run, start) = action.beginRun(on: buffer, force: true) ?? (1, 0)
-      job.runSynchronously(on: asUnownedSerialExecutor())
-      action.endRun(run, startedAt: start, on: buffer)
+      action.withBuffer { buffer in
+        // Forced, as a `sync` run is: the job must run whatever the record says, or the actor
+        // would stop.
+        let (run, start) = action.beginRun(on: buffer, force: true) ?? (1, 0)
+        job.runSynchronously(on: asUnownedSerialExecutor())
+        action.endRun(run, startedAt: start, on: buffer)
+      }
     }
   }
 
