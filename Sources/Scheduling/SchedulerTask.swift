@@ -24,20 +24,33 @@ open class SchedulerTask: @unchecked Sendable {
   /// Who to tell on cancel: nothing, one ``CancellationObserver`` (the common case, stored as is),
   /// or a ``CancelHandlerList``. One word, so the handle stays small: the virtual clock keeps its
   /// hot fields in the same cache line.
-  private let onCancel: Mutex<AnyObject?>
+  ///
+  /// Held retained by hand, not as an `AnyObject?`: a mutex of a plain word costs nothing to
+  /// destroy, where `Mutex<AnyObject?>`'s deinit went through `Optional`'s generic value witness
+  /// (with a metadata lookup) for every handle, nil or not — 60 of the virtual clock's 1,800
+  /// instructions per action, by callgrind.
+  private let onCancel: Mutex<Unmanaged<AnyObject>?>
 
   /// Makes a handle.
   ///
   /// - Parameter onCancel: Called once, on the thread that first calls ``cancel()``. Decorators
   ///   use it to forward cancellation to the task they wrap.
   public init(onCancel: (@Sendable () -> Void)? = nil) {
-    self.onCancel = Mutex(onCancel.map { CancelHandlerList([.closure($0)]) })
+    self.onCancel = Mutex(
+      onCancel.map { .passRetained(CancelHandlerList([.closure($0)]) as AnyObject) })
     isFinished = false
   }
 
-  private init(finished: Bool) {
+  /// Makes a handle with no one to tell yet: what a scheduler's own subclass calls, with nothing
+  /// to wrap.
+  package init(finished: Bool) {
     onCancel = Mutex(nil)
     isFinished = finished
+  }
+
+  deinit {
+    // Nothing else can reach the handle any more; the lock is free and uncontended.
+    onCancel.withLock { $0 }?.release()
   }
 
   /// Whether ``cancel()`` has been called.
@@ -53,7 +66,7 @@ open class SchedulerTask: @unchecked Sendable {
       defer { handlers = nil }
       return handlers
     }
-    Self.notify(taken)
+    Self.notify(taken?.takeRetainedValue())
     didCancel()
   }
 
@@ -80,9 +93,12 @@ open class SchedulerTask: @unchecked Sendable {
     let runNow = onCancel.withLock { handlers -> Bool in
       if isCancelled { return true }
       if handlers == nil, case .observer(let observer) = handler {
-        handlers = observer
+        handlers = .passRetained(observer as AnyObject)
       } else {
-        handlers = CancelHandlerList(Self.handlers(in: handlers) + [handler])
+        let list = CancelHandlerList(
+          Self.handlers(in: handlers?.takeUnretainedValue()) + [handler])
+        handlers?.release()
+        handlers = .passRetained(list)
       }
       return false
     }

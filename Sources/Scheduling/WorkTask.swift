@@ -24,7 +24,7 @@ package final class WorkTask: SchedulerTask, @unchecked Sendable {
 
   package init(_ work: @escaping @Sendable () -> Void) {
     self.work = Mutex(Held(work: work))
-    super.init()
+    super.init(finished: false)
   }
 
   /// The work for a run after which it runs again (a repeating action); nil once cancelled.

@@ -40,6 +40,43 @@ final class SchedulerTaskTests: XCTestCase {
     XCTAssertEqual(observer.calls.value, 1)
   }
 
+  /// The handle holds its observers by hand (a retained word): each is let go of once, when the
+  /// handle goes uncancelled, or as soon as it is cancelled, and none is let go of early.
+  func testObserversAreReleasedOnceWhetherOrNotTheHandleIsCancelled() {
+    for cancelFirst in [false, true] {
+      weak var first: Observer?
+      weak var second: Observer?
+      weak var closureOwner: Observer?
+      var task: SchedulerTask? = SchedulerTask()
+      do {
+        let one = Observer()
+        let two = Observer()
+        let owner = Observer()
+        first = one
+        second = two
+        closureOwner = owner
+        task?.whenCancelled(notify: one)
+        // The second observer turns the single observer into a list: the list must take over
+        // the first one's reference, not drop it.
+        task?.whenCancelled(notify: two)
+        task?.whenCancelled { owner.schedulerTaskCancelled() }
+      }
+      XCTAssertNotNil(first, "cancelFirst: \(cancelFirst)")
+      XCTAssertNotNil(second)
+      XCTAssertNotNil(closureOwner)
+      if cancelFirst {
+        task?.cancel()
+        XCTAssertNil(first, "a cancelled handle keeps no observer")
+        XCTAssertNil(second)
+        XCTAssertNil(closureOwner)
+      }
+      task = nil
+      XCTAssertNil(first, "cancelFirst: \(cancelFirst)")
+      XCTAssertNil(second)
+      XCTAssertNil(closureOwner)
+    }
+  }
+
   func testConcurrentCancelsRunHandlersExactlyOnce() {
     for _ in 0..<200 {
       let runs = Locked(0)

@@ -300,13 +300,13 @@ final class VirtualClockTests: XCTestCase {
       for line in stride(from: 1, through: 97, by: 8) as StrideThrough<UInt> {
         for function in functions {
           let site = CallSite(fileID: "M/F.swift", line: line, function: function)
-          queue.scheduleAfter(.seconds(expected.count), from: site) {}
+          _ = queue.scheduleAfter(.seconds(expected.count), from: site) {}
           expected.append("M/F.swift:\(line) in \(function)")
         }
       }
     }
     let odd = CallSite(fileID: "é", line: 7, function: "ß")
-    queue.scheduleAfter(.seconds(expected.count), from: odd) {}
+    _ = queue.scheduleAfter(.seconds(expected.count), from: odd) {}
     expected.append("é:7 in ß")
     XCTAssertEqual(clock.pendingActions.map(\.callSite.description), expected)
     clock.advance(by: .seconds(expected.count))
