@@ -257,14 +257,31 @@ public struct TraceEncoder: Sendable {
     line { $0.integer(value) }
   }
 
-  /// Builds up to ``LineBuffer/capacity`` bytes in a stack buffer and appends them in one go.
+  /// Builds up to ``LineBuffer/capacity`` bytes straight into `bytes`' spare capacity (growing
+  /// it first only if less than that is spare), and counts in what was written.
+  ///
+  /// Writing in place spares each line a copy from a stack buffer: `append(contentsOf:)` and its
+  /// `memcpy` were 100 of the recorder's writer's 900 instructions per event, by callgrind. A
+  /// buffer with that much spare capacity reserved takes a line without allocating (the crash
+  /// path's case).
   private mutating func line(_ build: (inout LineBuffer) -> Void) {
-    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: LineBuffer.capacity) { scratch in
-      guard let base = scratch.baseAddress else { return }
-      var line = LineBuffer(base: base)
-      build(&line)
-      bytes.append(contentsOf: UnsafeBufferPointer(start: base, count: line.count))
-    }
+    #if compiler(>=6.2)
+      bytes.append(addingCapacity: LineBuffer.capacity) { span in
+        span.withUnsafeMutableBufferPointer { spare, written in
+          guard let base = spare.baseAddress else { return }
+          var line = LineBuffer(base: base + written)
+          build(&line)
+          written &+= line.count
+        }
+      }
+    #else
+      withUnsafeTemporaryAllocation(of: UInt8.self, capacity: LineBuffer.capacity) { scratch in
+        guard let base = scratch.baseAddress else { return }
+        var line = LineBuffer(base: base)
+        build(&line)
+        bytes.append(contentsOf: UnsafeBufferPointer(start: base, count: line.count))
+      }
+    #endif
   }
 
   /// A JSON string with every control character, quote and backslash escaped.
