@@ -154,7 +154,7 @@ public struct TraceEncoder: Sendable {
       raw("}\n")
       return
     }
-    // Every other event is numbers and fixed text: built in one stack buffer, appended at once.
+    // Every other event is numbers and fixed text: built in place in one go (see `line`).
     line { line in
       line.begin(event.time, event.kind.staticName)
       switch event.kind {
@@ -208,7 +208,9 @@ public struct TraceEncoder: Sendable {
   }
 
   /// The last line of a trace whose process crashed: the signal (`SIGSEGV`…) and the thread it
-  /// hit. Written from a signal handler: it appends to `bytes` within reserved capacity.
+  /// hit. Written from a signal handler: it allocates nothing when `bytes` has a kilobyte of
+  /// spare capacity (each piece is built in place, in up to 320 bytes of it), which the
+  /// recorder's writer keeps reserved.
   public mutating func crash(time: Int64, signal: StaticString, thread: UInt32) {
     begin(time, "crash")
     raw(",\"signal\":\"")
