@@ -107,7 +107,7 @@ public struct TraceEncoder: Sendable {
   /// A scheduler definition.
   public mutating func scheduler(_ scheduler: SchedulerRecord) {
     begin(scheduler.time, "scheduler")
-    field("q", Int64(scheduler.id))
+    member(",\"q\":", Int64(scheduler.id))
     raw(",\"label\":")
     string(scheduler.label)
     raw(",\"kind\":")
@@ -120,7 +120,7 @@ public struct TraceEncoder: Sendable {
   /// A thread's name.
   public mutating func thread(id: UInt32, name: String, time: Int64) {
     begin(time, "thread")
-    field("th", Int64(id))
+    member(",\"th\":", Int64(id))
     raw(",\"name\":")
     string(name)
     raw("}\n")
@@ -129,10 +129,10 @@ public struct TraceEncoder: Sendable {
   /// A call site definition.
   public mutating func callSite(_ site: CallSiteRecord, time: Int64) {
     begin(time, "site")
-    field("site", Int64(site.id))
+    member(",\"site\":", Int64(site.id))
     raw(",\"file\":")
     string(site.file)
-    field("line", Int64(site.line))
+    member(",\"line\":", Int64(site.line))
     raw(",\"func\":")
     string(site.function)
     raw("}\n")
@@ -143,7 +143,7 @@ public struct TraceEncoder: Sendable {
     guard event.kind != .mark else {
       line {
         $0.begin(event.time, "mark")
-        $0.field("th", Int64(event.thread))
+        $0.member(",\"th\":", Int64(event.thread))
       }
       raw(",\"name\":")
       string(mark?.name ?? "")
@@ -203,7 +203,7 @@ public struct TraceEncoder: Sendable {
   /// A note that the recorder dropped `count` events since its last flush.
   public mutating func dropped(time: Int64, count: Int64) {
     begin(time, "dropped")
-    field("count", count)
+    member(",\"count\":", count)
     raw("}\n")
   }
 
@@ -216,7 +216,7 @@ public struct TraceEncoder: Sendable {
     raw(",\"signal\":\"")
     raw(signal)
     raw("\"")
-    field("th", Int64(thread))
+    member(",\"th\":", Int64(thread))
     raw("}\n")
   }
 
@@ -227,15 +227,15 @@ public struct TraceEncoder: Sendable {
     begin(time, "crash")
     raw(",\"signal\":")
     string(signalName)
-    field("th", Int64(thread))
+    member(",\"th\":", Int64(thread))
     raw("}\n")
   }
 
   /// The end marker of a cleanly closed trace.
   public mutating func closing(time: Int64, _ closing: Trace.Closing) {
     begin(time, "close")
-    field("events", closing.written)
-    field("dropped", closing.dropped)
+    member(",\"events\":", closing.written)
+    member(",\"dropped\":", closing.dropped)
     raw("}\n")
   }
 
@@ -245,8 +245,9 @@ public struct TraceEncoder: Sendable {
     line { $0.begin(time, name) }
   }
 
-  private mutating func field(_ key: StaticString, _ value: Int64) {
-    line { $0.field(key, value) }
+  /// A member `,"key":value`, its text before the value given as one literal.
+  private mutating func member(_ prefix: StaticString, _ value: Int64) {
+    line { $0.member(prefix, value) }
   }
 
   private mutating func raw(_ text: StaticString) {
@@ -358,21 +359,11 @@ private struct LineBuffer {
     byte(UInt8(ascii: "\""))
   }
 
-  /// A member whose text before the value, `,"key":`, is one literal: one copy, where
-  /// ``field(_:_:)`` writes the punctuation a byte at a time around the key.
+  /// A member whose text before the value, `,"key":`, is one literal: one copy, not the
+  /// punctuation a byte at a time around the key.
   @inline(__always)
   mutating func member(_ prefix: StaticString, _ value: Int64) {
     raw(prefix)
-    integer(value)
-  }
-
-  @inline(__always)
-  mutating func field(_ key: StaticString, _ value: Int64) {
-    byte(UInt8(ascii: ","))
-    byte(UInt8(ascii: "\""))
-    raw(key)
-    byte(UInt8(ascii: "\""))
-    byte(UInt8(ascii: ":"))
     integer(value)
   }
 
