@@ -80,13 +80,7 @@ extension InspectorApp {
           "at \(TimeText.seconds(cancelledAt)) (\(life.cancelledAfterStart ? "after it started" : "before it started"))"
         ))
     }
-    var now = "\(replay.state(of: action))"
-    if let due = replay.nextDue(of: action) {
-      let dueIn = due.subtracting(saturating: state.clock)
-      now +=
-        ", next due \(TimeText.seconds(due)) (\(dueIn >= 0 ? "in \(TimeText.duration(dueIn))" : "late \(TimeText.duration(dueIn.magnitudeSaturated))"))"
-    }
-    lines.append(("now", "\(now) at \(TimeText.seconds(state.clock))"))
+    lines.append(("now", nowText(of: action)))
 
     let followed = state.history.compactMap { mode -> ActionIndex? in
       if case .detail(let action, _) = mode { action } else { nil }
@@ -102,6 +96,35 @@ extension InspectorApp {
       &grid, theme, links.map { ($0.role, $0.action) }, selected: link,
       title: "Related (\(links.count)) · j/k select · ⏎ follow · esc back",
       from: 4 + lines.count + 1)
+  }
+
+  /// Where `action` stands at the cursor, dated by its own events (never by the cursor's time).
+  func nowText(of action: ActionIndex) -> String {
+    func runs(_ count: Int) -> String { count == 1 ? "once" : "\(count) times" }
+    switch replay.status(of: action) {
+    case .notScheduledYet(let at):
+      return "not scheduled yet (scheduled at \(TimeText.seconds(at)))"
+    case .pending(let due, let count):
+      let dueIn = due.subtracting(saturating: state.clock)
+      let when =
+        dueIn >= 0
+        ? "in \(TimeText.duration(dueIn))" : "late \(TimeText.duration(dueIn.magnitudeSaturated))"
+      return (count == 0 ? "pending" : "pending after running \(runs(count))")
+        + ", next due \(TimeText.seconds(due)) (\(when))"
+    case .running(let run, let began, let cancelledAt):
+      let text = "running run \(run) since \(TimeText.seconds(began))"
+      guard let cancelledAt else { return text }
+      return text + ", cancelled at \(TimeText.seconds(cancelledAt)): it will not run again"
+    case .cancelledBeforeItRan(let at):
+      return "cancelled before it ran, at \(TimeText.seconds(at))"
+    case .finished(let at, let count):
+      return count > 1
+        ? "ran \(runs(count)), finished at \(TimeText.seconds(at))"
+        : "finished at \(TimeText.seconds(at))"
+    case .cancelledAfterRuns(let count, let cancelledAt, let lastEnded):
+      let ended = lastEnded.map { ", last run ended at \(TimeText.seconds($0))" } ?? ""
+      return "ran \(runs(count)), cancelled at \(TimeText.seconds(cancelledAt))\(ended)"
+    }
   }
 
   /// Labelled lines (`queue  app.db`) from row `top`; returns the row after them.

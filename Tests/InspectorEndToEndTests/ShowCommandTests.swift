@@ -37,6 +37,19 @@ final class ShowCommandTests: XCTestCase {
     XCTAssertEqual(try show(["--action", "1"]).output, try show(["--action", "#1"]).output)
   }
 
+  func testTheActionsStateIsDatedByItsOwnEvents() throws {
+    let fixture = Self.recordings.deletingLastPathComponent()
+      .appendingPathComponent("Tests/InspectorTests/Fixtures/worker-hops.trace").path
+    let cancelled = try CommandRun.chronoscope(["show", fixture, "--at", "5ms", "--action", "4"])
+    XCTAssertEqual(cancelled.status, 0, cancelled.output)
+    XCTAssertTrue(
+      cancelled.output.contains("now          cancelled before it ran, at 0.002180s"),
+      cancelled.output)
+    XCTAssertFalse(cancelled.output.contains("done"), cancelled.output)
+    let finished = try CommandRun.chronoscope(["show", fixture, "--at", "5ms", "--action", "1"])
+    XCTAssertTrue(finished.output.contains("now          finished at 0.000140s"), finished.output)
+  }
+
   func testFindingsAreAppendedAfterTheFrameWhenAsked() throws {
     let (status, output) = try show(["--findings"], recording: "retry")
     XCTAssertEqual(status, 0, output)
