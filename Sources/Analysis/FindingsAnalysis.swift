@@ -391,8 +391,12 @@ private struct Pass {
     let severity: Finding.Severity
     let message: String
     if !replay.isClosed {
+      // A trace without a close line and without a crash is still being written (`view
+      // --follow`), or its process was killed: like a slice's end, pending work at its tail is
+      // not lost. A crash did stop the work pending at it.
+      guard replay.crash != nil else { return }
       severity = .info
-      message = "still pending when the recording stopped (due \(TimeText.seconds(info.due)))"
+      message = "still pending when the process crashed (due \(TimeText.seconds(info.due)))"
     } else if !endedByApp {
       severity = .info
       message =

@@ -70,7 +70,10 @@ extension InspectorApp {
       : findings.isEmpty ? "" : "  ⚑ \(findings.count) finding\(findings.count == 1 ? "" : "s")"
     let ending =
       replay.crash.map { "  ⚠ crashed: \($0.signal)" } ?? (replay.isClosed ? "" : "  ⚠ not closed")
-    let followed = following ? (isLive ? "  ● live" : "  ◌ following · G live end") : ""
+    let followed =
+      !following
+      ? ""
+      : replay.isClosed ? "  ■ recording ended" : isLive ? "  ● live" : "  ◌ following · G live end"
     let warning = followed + found + (following && !replay.isClosed ? "" : ending)
     // The warning keeps its room first; the name and clock are cut with an ellipsis.
     let limit = max(grid.width - rightWidth - 2, 0)

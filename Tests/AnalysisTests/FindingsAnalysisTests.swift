@@ -16,13 +16,14 @@ final class FindingsAnalysisTests: XCTestCase {
   ]
 
   private static func findings(
-    _ events: [TraceEvent], closed: Bool = true,
+    _ events: [TraceEvent], closed: Bool = true, crash: Trace.Crash? = nil,
     thresholds: FindingThresholds = FindingThresholds()
   ) -> [Finding] {
-    let trace = Trace(
+    var trace = Trace(
       header: TraceHeader(clock: .virtual, start: "", process: "t", pid: 1), events: events,
       schedulers: queues, threadNames: [1: "main"],
       closing: closed ? .init(written: Int64(events.count), dropped: 0) : nil)
+    trace.crash = crash
     return FindingsAnalysis.findings(in: ReplayEngine(trace: trace), thresholds: thresholds)
   }
 
@@ -56,12 +57,19 @@ final class FindingsAnalysisTests: XCTestCase {
     XCTAssertEqual(findings.filter { $0.kind == .lostWork }.count, 1, "#2 ran")
   }
 
-  func testPendingWorkInARecordingThatStoppedIsOnlyInformation() throws {
+  func testPendingWorkAtTheTailOfATraceStillBeingWrittenIsNotLost() throws {
     let findings = Self.findings(
       [Self.schedule(1, queue: 2, at: 0, mode: .after, delay: 5 * Self.ms)], closed: false)
+    XCTAssertEqual(findings.map(\.kind), [], "no close line and no crash: the tail is live")
+  }
+
+  func testPendingWorkAtACrashIsOnlyInformation() throws {
+    let findings = Self.findings(
+      [Self.schedule(1, queue: 2, at: 0, mode: .after, delay: 5 * Self.ms)], closed: false,
+      crash: Trace.Crash(signal: "SIGSEGV", thread: 1, time: 6 * Self.ms))
     XCTAssertEqual(findings.map(\.kind), [.lostWork])
     XCTAssertEqual(findings[0].severity, .info)
-    XCTAssertTrue(findings[0].message.contains("recording stopped"), findings[0].message)
+    XCTAssertTrue(findings[0].message.contains("process crashed"), findings[0].message)
   }
 
   func testABeginPastTheThresholdIsLateWithItsWorstLateness() throws {

@@ -65,4 +65,28 @@ final class FollowTests: XCTestCase {
     }
     XCTAssertTrue(positions.contains { $0 > 30 }, "matches in the new events: \(positions)")
   }
+
+  func testALiveTailHasNoLostWorkAndItsFindingsOnlyGrow() throws {
+    var app = InspectorApp(replay: try prefix(50), name: "live.trace")
+    app.startFollowing()
+    var counts: [Int] = []
+    for count in stride(from: 50, through: 3_000, by: 50) {
+      app.follow(try prefix(count))
+      XCTAssertFalse(
+        app.findings.contains { $0.kind == .lostWork },
+        "work pending at a live tail is not lost (\(count) events): \(app.findings.map(\.message))")
+      counts.append(app.findings.count)
+    }
+    XCTAssertEqual(counts, counts.sorted(), "a growing trace's findings never go away: \(counts)")
+  }
+
+  func testTheHeaderSaysTheRecordingEndedOnceTheCloseLineArrives() throws {
+    var app = InspectorApp(replay: try prefix(100), name: "live.trace")
+    app.startFollowing()
+    let path = GoldenScreenTests.recordings.appendingPathComponent("busy-app-virtual.trace").path
+    app.follow(ReplayEngine(trace: try XCTUnwrap(TraceReader.read(path: path).trace)))
+    let header = app.render(width: 120, height: 30).plainText.split(separator: "\n")[0]
+    XCTAssertTrue(header.contains("■ recording ended"), String(header))
+    XCTAssertFalse(header.contains("● live"), String(header))
+  }
 }
