@@ -142,7 +142,7 @@ private struct Pass {
       if next == .done, prior == .running {
         records[slot].finishedBy = UInt32(truncatingIfNeeded: index.offset)
       }
-    case .schedule, .hop, .mark, .task, .cancel:
+    case .schedule, .hop, .mark, .task, .work, .cancel:
       break
     }
   }

@@ -177,7 +177,7 @@ public struct TraceStatistics: Sendable {
         }
       case .cancel:
         queue(action, info.queue) { $0.cancelled += 1 }
-      case .schedule, .hop, .mark, .task:
+      case .schedule, .hop, .mark, .task, .work:
         break
       }
     }

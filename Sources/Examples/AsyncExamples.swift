@@ -1,3 +1,5 @@
+import Scheduling
+
 /// Async/await versions of the timing patterns the scheduler examples show, written against any
 /// `Clock` so that tests run them on a `VirtualAsyncClock` and apps on `ContinuousClock`.
 
@@ -157,16 +159,20 @@ public enum AsyncSearchDemo {
     let backend = Backend(clock: search)
     var shown: [String] = []
     for await query in debounced(keystrokes, for: .milliseconds(150), clock: debounce) {
-      do {
-        let answer = try await retrying(attempts: 3, firstDelay: .milliseconds(50), clock: search) {
-          _ in
-          try await withTimeout(.milliseconds(120), clock: search) {
-            try await backend.search(query)
+      // Every sleep the search makes — the backend's, the timeout's, the retry's backoff — is
+      // named after the query in a recording.
+      await WorkContext.with(name: "search \"\(query)\"", ["query": query]) {
+        do {
+          let answer = try await retrying(attempts: 3, firstDelay: .milliseconds(50), clock: search)
+          { _ in
+            try await withTimeout(.milliseconds(120), clock: search) {
+              try await backend.search(query)
+            }
           }
+          shown.append(answer)
+        } catch {
+          shown.append("\(query): failed (\(error))")
         }
-        shown.append(answer)
-      } catch {
-        shown.append("\(query): failed (\(error))")
       }
     }
     _ = await typist.result

@@ -34,6 +34,12 @@ extension InspectorApp {
       replay.queue(info.queue).map { "\($0.label) (\($0.kind), \($0.family))" }
       ?? "queue \(info.queue.rawValue)"
     var lines: [(String, String)] = []
+    if let work = replay.work(of: action) {
+      if !work.name.isEmpty { lines.append(("name", work.name)) }
+      for (key, value) in work.fields.sorted(by: { $0.key < $1.key }) {
+        lines.append((key, value))
+      }
+    }
     lines.append(("queue", queue))
     if let task = replay.task(of: action), let work = replay.task(task)?.actionCount {
       lines.append(("task", "\(task), whose work is \(work == 1 ? "1 action" : "\(work) actions")"))
@@ -88,6 +94,7 @@ extension InspectorApp {
     let trail = (followed + [action]).suffix(6).map { "\(replay.action($0).id)" }
     grid.write(
       " Action \(info.id) · \(info.mode.name)"
+        + (replay.work(of: action).map { $0.name.isEmpty ? "" : " · \($0.name)" } ?? "")
         + (followed.isEmpty ? "" : "   (\(trail.joined(separator: " → ")))"),
       row: 2, column: 1, style: theme.title)
     drawLabelled(&grid, theme, lines, from: 4)
@@ -155,8 +162,9 @@ extension InspectorApp {
     let selected = min(max(link, 0), links.count - 1)
     for index in window(count: links.count, selected: selected, rows: bottom - row) {
       let (role, action) = links[index]
+      let name = workName(of: action)
       let text =
-        "\(role.padded(to: 13))\(label(of: action).padded(to: 16))\(queueLabel(of: action).padded(to: 20))\(site(of: action))"
+        "\(role.padded(to: 13))\(label(of: action).padded(to: 16))\(queueLabel(of: action).padded(to: 20))\(name.isEmpty ? "" : name + "  ")\(site(of: action))"
       grid.write(index == selected ? "▸" : " ", row: row, column: 1, style: theme.title)
       grid.write(TextWidth.truncated(text, to: grid.width - 4), row: row, column: 3)
       if index == selected {
@@ -181,7 +189,10 @@ extension InspectorApp {
       ("z Z", "zoom the lane strips in / out around the cursor"),
       ("g G", "start / end of the trace"),
       ("@", "seek: a time (1.25s, 300ms, 40us), an event (e120) or an action (#12)"),
-      ("/", "search labels, call sites, marks, threads; label: site: mark: thread: #12; n N"),
+      (
+        "/",
+        "search labels, sites, marks, threads, named work; label: site: mark: thread: name: #12; n N"
+      ),
       ("f", "filter lanes by name (Pending, Running, Events follow)"),
       ("v", "lanes by queue / thread / task"), ("j k tab", "move the selection / next panel"),
       ("enter", "details of the selected action; there, follow a related action"),

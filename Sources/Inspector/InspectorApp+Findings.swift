@@ -26,8 +26,11 @@ extension InspectorApp {
     {
       let finding = findings[index]
       let row = top + offset
+      let name =
+        replay.hasNamedWork
+        ? TextWidth.truncated(workName(of: finding.action), to: 20).padded(to: 21) : ""
       let text =
-        "\(TimeText.seconds(finding.time).leftPadded(to: 12))  \(finding.severity.rawValue.padded(to: 8))\(finding.kind.rawValue.padded(to: 22))\(label(of: finding.action).padded(to: 17))\(TextWidth.truncated(queueLabel(of: finding.action), to: 20).padded(to: 21))\(finding.message)"
+        "\(TimeText.seconds(finding.time).leftPadded(to: 12))  \(finding.severity.rawValue.padded(to: 8))\(finding.kind.rawValue.padded(to: 22))\(label(of: finding.action).padded(to: 17))\(name)\(TextWidth.truncated(queueLabel(of: finding.action), to: 20).padded(to: 21))\(finding.message)"
       grid.write(index == selected ? "▸" : " ", row: row, column: 1, style: theme.title)
       grid.write(
         TextWidth.truncated(text, to: grid.width - 4), row: row, column: 3,
@@ -47,9 +50,11 @@ extension InspectorApp {
       row: 2, column: 1, style: theme.title)
     var lines: [(String, String)] = [
       ("at", TimeText.seconds(finding.time)),
+      ("work", workName(of: finding.action)),
       ("queue", replay.queue(finding.queue)?.label ?? "queue \(finding.queue.rawValue)"),
       ("what", finding.message),
     ]
+    lines.removeAll { $0.0 == "work" && $0.1.isEmpty }
     if let site = replay.callSite(of: finding.action) {
       lines.append(("call site", "\(site.file):\(site.line) in \(site.function)"))
     }

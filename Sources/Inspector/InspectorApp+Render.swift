@@ -238,6 +238,14 @@ extension InspectorApp {
     replay.thread(thread)?.title ?? "thread \(thread.rawValue)"
   }
 
+  /// What the app named `action` (`search "swift" request=42`), empty when it did not.
+  func workName(of action: ActionIndex) -> String {
+    replay.work(of: action)?.summary ?? ""
+  }
+
+  /// The width of a panel's column of work names: none when the trace names no work.
+  func workWidth(_ layout: Layout) -> Int { replay.hasNamedWork ? layout.label + 1 : 0 }
+
   func site(of action: ActionIndex) -> String {
     guard let site = replay.callSite(of: action) else { return "—" }
     return "\(site.file):\(site.line)"
@@ -440,6 +448,7 @@ extension InspectorApp {
       }
       let columns: [(text: String, width: Int, style: Style)] = [
         (label(of: action), layout.action, .plain),
+        (workName(of: action), workWidth(layout), theme.title),
         (queueLabel(of: action), layout.label + 1, .plain),
         ("due \(TimeText.seconds(due))", 16, .plain),
         (countdown, 15, dueIn < 0 ? theme.warning : .plain),
@@ -479,6 +488,7 @@ extension InspectorApp {
       let cancelled = replay.state(of: action) == .runningCancelled ? "cancelled" : ""
       let columns: [(text: String, width: Int, style: Style)] = [
         (label(of: action), layout.action, .plain),
+        (workName(of: action), workWidth(layout), theme.title),
         (queueLabel(of: action), layout.label + 1, .plain),
         (thread, layout.label + 4, .plain), (elapsed, 16, .plain),
         (number, number.isEmpty ? 0 : 10, .plain),
@@ -553,10 +563,11 @@ extension InspectorApp {
             + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
               separator: " ")
         }
-        columns.append((text, layout.action + layout.label + 1, .plain))
+        columns.append((text, layout.action + workWidth(layout) + layout.label + 1, .plain))
         columns.append((threadTitle(event.thread), layout.label + 1, .plain))
       } else if let action = event.action {
         columns.append((label(of: action), layout.action, .plain))
+        columns.append((workName(of: action), workWidth(layout), .plain))
         columns.append((queueLabel(of: action), layout.label + 1, .plain))
         columns.append((threadTitle(event.thread), layout.label + 1, .plain))
         var extra = ""
@@ -565,7 +576,7 @@ extension InspectorApp {
         case .cancel: extra = event.cancelledAfterStart == true ? "after start" : "before start"
         case .begin, .end:
           if replay.action(action).isRepeating { extra = event.run.map { "run \($0)" } ?? "" }
-        case .schedule, .mark, .task: break
+        case .schedule, .mark, .task, .work: break
         }
         columns.append((extra, layout.label + 4, .plain))
       }
@@ -574,7 +585,7 @@ extension InspectorApp {
         ? theme.current : future ? theme.dim : event.kind == .cancel ? theme.cancel : .plain
       grid.write(isCurrent ? "▸" : " ", row: line, column: 0, style: theme.title)
       var x = 1
-      for column in columns where x < grid.width {
+      for column in columns where x < grid.width && column.width > 0 {
         grid.write(
           TextWidth.truncated(column.text, to: min(column.width - 1, grid.width - x)), row: line,
           column: x, style: style)
@@ -608,7 +619,7 @@ struct StripCell {
   init(_ kind: TraceEvent.Kind, future: Bool) {
     (glyph, priority) =
       switch kind {
-      case .schedule, .task: ("s", 0)
+      case .schedule, .task, .work: ("s", 0)
       case .hop: ("↷", 1)
       case .mark: ("◆", 2)
       case .end: ("█", 3)

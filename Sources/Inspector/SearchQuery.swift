@@ -1,14 +1,14 @@
 import Replay
 import TraceFormat
 
-/// What `/` searches for: free text, or one field (`label:`, `site:`, `mark:`, `thread:`) or an
-/// action (`#12`).
+/// What `/` searches for: free text, or one field (`label:`, `site:`, `mark:`, `thread:`,
+/// `name:` for named work) or an action (`#12`).
 struct SearchQuery: Equatable, Sendable {
   enum Field: Equatable, Sendable {
     /// Labels, call sites (file name without extension, function), marks and their fields,
-    /// thread names.
+    /// thread names, the names and values of named work.
     case any
-    case label, site, mark, thread
+    case label, site, mark, thread, name
     case action(ActionID)
   }
 
@@ -26,6 +26,7 @@ struct SearchQuery: Equatable, Sendable {
     }
     let prefixes: [(String, Field)] = [
       ("label:", .label), ("site:", .site), ("mark:", .mark), ("thread:", .thread),
+      ("name:", .name),
     ]
     for (prefix, field) in prefixes where lowered.hasPrefix(prefix) {
       self.field = field
@@ -40,7 +41,7 @@ struct SearchQuery: Equatable, Sendable {
 
   /// The events that match, in order.
   ///
-  /// - Complexity: O(events + queues + call sites + marks + threads).
+  /// - Complexity: O(events + queues + call sites + marks + threads + named work).
   func matches(in replay: ReplayEngine) -> [EventIndex] {
     if case .action(let id) = field {
       guard let action = replay.index(of: id) else { return [] }
@@ -65,6 +66,8 @@ struct SearchQuery: Equatable, Sendable {
         mark.name.lowercased().contains(text)
           || mark.fields.contains { "\($0.key)=\($0.value)".lowercased().contains(text) }
       } : []
+    let named = wants(.name) && replay.hasNamedWork
+    var works: [WorkRecord: Bool] = [:]
     return replay.eventIndices.filter { index in
       let event = replay.event(index)
       switch event.kind {
@@ -75,15 +78,26 @@ struct SearchQuery: Equatable, Sendable {
         guard let action = event.action else { return false }
         if labels.contains(replay.action(action).queue) { return true }
         if event.kind == .begin, threads.contains(event.thread) { return true }
+        if named, let work = replay.work(of: action) {
+          let found = works[work] ?? Self.matches(work, text)
+          works[work] = found
+          if found { return true }
+        }
         guard wants(.site), let site = replay.callSite(of: action) else { return false }
         if let known = sites[site.id] { return known }
         let found = matches(site)
         sites[site.id] = found
         return found
-      case .end, .hop, .cancel, .task:
+      case .end, .hop, .cancel, .task, .work:
         return false
       }
     }
+  }
+
+  /// Whether named work's name, or one of its `key=value` pairs, contains `text`.
+  private static func matches(_ work: WorkRecord, _ text: String) -> Bool {
+    work.name.lowercased().contains(text)
+      || work.fields.contains { "\($0.key)=\($0.value)".lowercased().contains(text) }
   }
 
   /// Free text matches a site's file name without its extension and its function (so `swift`

@@ -45,7 +45,7 @@ struct Theme {
   /// The style of a strip glyph for an event of `kind`.
   func style(of kind: TraceEvent.Kind) -> Style {
     switch kind {
-    case .schedule, .hop, .task: schedule
+    case .schedule, .hop, .task, .work: schedule
     case .begin, .end: running
     case .cancel: cancel
     case .mark: mark

@@ -108,6 +108,8 @@ struct LiveActions {
     var cancel: TraceEvent?
     /// Its `task` line, when it is work of a Swift task.
     var task: TraceEvent?
+    /// Its `work` line and what it names, when the app named the work.
+    var work: (event: TraceEvent, record: WorkRecord)?
     var running: Bool { begin != nil && end == nil }
   }
 
@@ -115,8 +117,8 @@ struct LiveActions {
 
   var count: Int { lives.count }
 
-  /// Follows `event` (with the file's action ids).
-  mutating func note(_ event: TraceEvent) {
+  /// Follows `event` (with the file's action ids); `work` is what a `work` event names.
+  mutating func note(_ event: TraceEvent, work: WorkRecord? = nil) {
     let action = event.action
     switch event.kind {
     case .schedule:
@@ -137,33 +139,39 @@ struct LiveActions {
       if life.running { lives[action]?.cancel = event } else { lives[action] = nil }
     case .task:
       lives[action]?.task = event
+    case .work:
+      if let work { lives[action]?.work = (event, work) }
     case .hop, .mark:
       break
     }
   }
 
   /// The context's event lines, in time order (and, at one instant, in the order they happened
-  /// to each action).
-  var events: [TraceEvent] {
+  /// to each action), and what the `work` lines among them name, by action.
+  var events: (events: [TraceEvent], works: [UInt32: WorkRecord]) {
     var events: [TraceEvent] = []
+    var works: [UInt32: WorkRecord] = [:]
     events.reserveCapacity(lives.count * 2)
-    for life in lives.values {
+    for (action, life) in lives {
       events.append(life.schedule)
-      for event in [life.task, life.begin, life.end, life.cancel] {
+      for event in [life.task, life.work?.event, life.begin, life.end, life.cancel] {
         if let event { events.append(event) }
       }
+      if let work = life.work { works[action] = work.record }
     }
     func rank(_ kind: TraceEvent.Kind) -> Int {
       switch kind {
       case .schedule: 0
       case .task: 1
-      case .begin: 2
-      case .cancel: 3
-      default: 4
+      case .work: 2
+      case .begin: 3
+      case .cancel: 4
+      default: 5
       }
     }
-    return events.sorted {
+    let sorted = events.sorted {
       ($0.time, rank($0.kind), $0.action) < ($1.time, rank($1.kind), $1.action)
     }
+    return (sorted, works)
   }
 }

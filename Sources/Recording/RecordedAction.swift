@@ -53,10 +53,13 @@ final class RecordedAction: CancellationObserver {
   /// work captured. Only `fire()` touches it, and a one-shot action fires once, so it needs no
   /// lock; nor a dynamic exclusivity check on each run (see ``ThreadBuffer``).
   @exclusivity(unchecked) nonisolated(unsafe) private var work: (@Sendable () -> Void)?
+  /// The work's context (``WorkContext/current`` when it was scheduled), under which each run
+  /// runs, so that what the work schedules carries it on. Set with `work`, under the same rules.
+  @exclusivity(unchecked) nonisolated(unsafe) private var context: WorkContext?
 
   init(
     id: UInt32, scheduledOn buffer: ThreadBuffer, isRepeating: Bool, core: RecorderCore,
-    work: (@Sendable () -> Void)?
+    work: (@Sendable () -> Void)?, context: WorkContext?
   ) {
     self.id = id
     schedulingThread = buffer.threadID
@@ -64,6 +67,7 @@ final class RecordedAction: CancellationObserver {
     self.core = core
     bufferKey = core.bufferKey
     self.work = work
+    self.context = context
   }
 
   /// Keeps the core alive for as long as this action lives: for an action that leaves the call
@@ -76,16 +80,18 @@ final class RecordedAction: CancellationObserver {
   @inline(__always)
   func becomeSpare(in buffer: ThreadBuffer) {
     work = nil
+    context = nil
     buffer.spareAction = self
   }
 
   /// Makes a spare action (see ``ThreadBuffer/spareAction``) a fresh one, on the thread it was
   /// scheduled from, while nothing else holds it.
   @inline(__always)
-  func reuse(id: UInt32, isRepeating: Bool, work: (@Sendable () -> Void)?) {
+  func reuse(id: UInt32, isRepeating: Bool, work: (@Sendable () -> Void)?, context: WorkContext?) {
     self.id = id
     self.isRepeating = isRepeating
     self.work = work
+    self.context = context
     state.store(State.fresh.rawValue, ordering: .relaxed)
     runs.store(0, ordering: .relaxed)
   }
@@ -109,7 +115,13 @@ final class RecordedAction: CancellationObserver {
     if !isRepeating { self.work = nil }
     withBuffer { buffer in
       guard let (run, start) = beginRun(on: buffer) else { return }
-      work()
+      // The run sees the context it was scheduled in, not the running thread's: a test moving
+      // a virtual clock inside a scope must not lend that scope to the work it runs.
+      if context != nil || WorkContext.current != nil {
+        WorkContext.$current.withValue(context, operation: work)
+      } else {
+        work()
+      }
       endRun(run, startedAt: start, on: buffer)
     }
   }
@@ -304,11 +316,14 @@ extension RecorderCore {
   @inline(__always)
   private func writeSchedule(
     on scheduler: UInt32, _ mode: TraceEvent.ScheduleMode, delay: Int64, firstDelay: Int64?,
-    callSite: CallSite?, work: (@Sendable () -> Void)?, inline: Bool, task: UInt64?,
+    callSite: CallSite?, work body: (@Sendable () -> Void)?, inline: Bool, task: UInt64?,
     buffer: ThreadBuffer
   ) -> RecordedAction {
     let id = buffer.makeActionID()
     let site = callSite.map { buffer.siteID($0) } ?? 0
+    // Named work: its record is queued for the writer before the stamp, which must stay short.
+    let context = WorkContext.current
+    let work = context.map { workIndex(for: $0) }
     // The format's spans and times stop at 2^62 - 1 ns: a delay of `.seconds(.max)` is written
     // as the longest the format holds, not as a value the reader would reject.
     let limit = TraceLimits.maximumTime
@@ -322,14 +337,16 @@ extension RecorderCore {
           due: min(time &+ untilFirst, limit), thread: buffer.threadID,
           parent: buffer.currentAction, site: site, inline: inline))
       if let task { buffer.append(.task(time: time, action: id, task: task)) }
+      if let work { buffer.append(.work(time: time, action: id, work: work)) }
     }
     let isRepeating = mode == .repeating
     if let spare = buffer.spareAction {
       buffer.spareAction = nil
-      spare.reuse(id: id, isRepeating: isRepeating, work: work)
+      spare.reuse(id: id, isRepeating: isRepeating, work: body, context: context)
       return spare
     }
     return RecordedAction(
-      id: id, scheduledOn: buffer, isRepeating: isRepeating, core: self, work: work)
+      id: id, scheduledOn: buffer, isRepeating: isRepeating, core: self, work: body,
+      context: context)
   }
 }

@@ -32,6 +32,9 @@ final class RecorderCore: Sendable {
     var siteIDs: [CallSite.Identity: UInt32] = [:]
     var marks: [(index: UInt32, record: MarkRecord)] = []
     var markCount: UInt32 = 0
+    /// Names and values of named work, by the index its `work` event carries.
+    var works: [(index: UInt32, record: WorkRecord)] = []
+    var workCount: UInt32 = 0
   }
 
   /// A recorder writing to the file at `path`, which it creates or truncates.
@@ -188,6 +191,17 @@ final class RecorderCore: Sendable {
     }
   }
 
+  /// The index a `work` event carries for `context`, whose name and values the writer writes on
+  /// that event's line.
+  func workIndex(for context: WorkContext) -> UInt32 {
+    let record = WorkRecord(name: context.name, fields: context.values)
+    return definitions.withLock { definitions in
+      defer { definitions.workCount &+= 1 }
+      definitions.works.append((definitions.workCount, record))
+      return definitions.workCount
+    }
+  }
+
   // MARK: - Writer
 
   func flush() {
@@ -275,6 +289,7 @@ final class RecorderCore: Sendable {
         definitions.schedulers.removeAll()
         definitions.sites.removeAll()
         definitions.marks.removeAll()
+        definitions.works.removeAll()
       }
       return definitions
     }

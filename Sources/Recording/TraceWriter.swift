@@ -42,6 +42,8 @@ package struct TraceWriter {
   private var carried: [[TraceEvent]] = []
   /// Mark texts whose events have not been written yet.
   private var pendingMarks: [UInt32: MarkRecord] = [:]
+  /// Names and values of named work whose `work` events have not been written yet.
+  private var pendingWorks: [UInt32: WorkRecord] = [:]
   /// Definitions not written yet, by id: each goes out just before its first use.
   private var pendingSchedulers: [UInt32: SchedulerRecord] = [:]
   private var pendingSites: [UInt32: CallSiteRecord] = [:]
@@ -205,6 +207,7 @@ package struct TraceWriter {
     for scheduler in definitions.schedulers { pendingSchedulers[scheduler.id] = scheduler }
     for site in definitions.sites { pendingSites[site.id] = site }
     for mark in definitions.marks { pendingMarks[mark.index] = mark.record }
+    for work in definitions.works { pendingWorks[work.index] = work.record }
   }
 
   /// Makes room, outside any crash, for what the crash path may need: ids up to `maxActionID`
@@ -265,7 +268,7 @@ package struct TraceWriter {
   /// The lines that make what follows `start` a trace of its own: every definition written so
   /// far, then the lines of the work live at `start` (see ``FlightMemory``), in time order.
   private func contextLines(at start: Int64) -> (bytes: [UInt8], events: Int64) {
-    let events = live.events
+    let (events, works) = live.events
     let time = events.first?.time ?? start
     var context = TraceEncoder()
     for thread in definedThreads { context.thread(id: thread.id, name: thread.name, time: time) }
@@ -274,7 +277,7 @@ package struct TraceWriter {
       context.scheduler(scheduler)
     }
     for site in definedSites { context.callSite(site, time: time) }
-    for event in events { context.event(event) }
+    for event in events { context.event(event, work: works[event.action]) }
     return (context.bytes, Int64(events.count))
   }
 
@@ -408,11 +411,16 @@ package struct TraceWriter {
   private mutating func encode(_ recorded: TraceEvent) {
     let event = keepsIDs ? recorded : recorded.mappingActionIDs { actionIDs.fileID(for: $0) }
     lastTime = max(lastTime, event.time)
-    if tracksContext { live.note(event) }
     defineWhatIsUsed(by: event)
     if event.kind == .mark {
+      if tracksContext { live.note(event) }
       encoder.event(event, mark: pendingMarks.removeValue(forKey: event.site))
+    } else if event.kind == .work {
+      let work = pendingWorks.removeValue(forKey: event.site)
+      if tracksContext { live.note(event, work: work) }
+      encoder.event(event, work: work)
     } else {
+      if tracksContext { live.note(event) }
       encoder.event(event)
     }
     eventEnds.append(encoder.bytes.count)
@@ -423,7 +431,8 @@ package struct TraceWriter {
   /// Writes the definitions `event` refers to that are not in the file yet, dated with it.
   @inline(__always)
   private mutating func defineWhatIsUsed(by event: TraceEvent) {
-    guard event.kind != .task else { return }  // it names no thread, and follows its schedule
+    // A task or work line names no thread, and follows its schedule.
+    guard event.kind != .task, event.kind != .work else { return }
     if event.thread != lastThread {
       lastThread = event.thread
       if namedThreads.insert(event.thread).inserted {

@@ -177,6 +177,17 @@ extension ReplayEngine {
     }.sorted()
   }
 
+  /// What the app named `action` (its name and values), if it did.
+  ///
+  /// - Complexity: O(1).
+  public func work(of action: ActionIndex) -> WorkRecord? {
+    guard let index = workOfAction[action.rawValue] else { return nil }
+    return works.indices.contains(Int(index)) ? works[Int(index)] : nil
+  }
+
+  /// Whether any action of the trace is named work.
+  public var hasNamedWork: Bool { !workOfAction.isEmpty }
+
   /// The task `action` is work of, if the trace says.
   public func task(of action: ActionIndex) -> TaskID? {
     guard !taskSlots.isEmpty else { return nil }
@@ -332,7 +343,7 @@ extension ReplayEngine {
           life.cancelledBy = event.cancelledBy
           life.cancelledAfterStart = event.cancelledAfterStart ?? false
         }
-      case .schedule, .mark, .task: break
+      case .schedule, .mark, .task, .work: break
       }
     }
     return life

@@ -58,6 +58,8 @@ public struct ReplayEngine: Sendable {
   var repeatedBegins: [UInt32: [UInt32]] { prepared.repeatedBegins }
   var firstRuns: [UInt32: UInt32] { prepared.firstRuns }
   var taskSlots: [UInt32] { prepared.taskSlots }
+  var works: [WorkRecord] { prepared.works }
+  var workOfAction: [UInt32: UInt32] { prepared.workOfAction }
   var keyframeInterval: Int { prepared.keyframeInterval }
 
   private(set) var keyframes: [Keyframe] = []
@@ -83,6 +85,10 @@ public struct ReplayEngine: Sendable {
     let queues: [SchedulerRecord]
     let threads: [ThreadInfo]
     let marks: [MarkRecord]
+    /// What the app named its work (``Trace/works``), and by action slot the index of each
+    /// named action's.
+    let works: [WorkRecord]
+    let workOfAction: [UInt32: UInt32]
     let tasks: [TaskInfo]
     let events: [ReplayEvent]
     let actions: [ActionRecord]
@@ -147,6 +153,7 @@ public struct ReplayEngine: Sendable {
       crash = trace.crash
       closedAt = trace.closing == nil ? nil : trace.closedAt
       marks = trace.marks
+      works = trace.works
       callSites = trace.callSites
       self.keyframeInterval = max(keyframeInterval, 1)
       queues = trace.schedulers.values.sorted { $0.id < $1.id }
@@ -163,6 +170,7 @@ public struct ReplayEngine: Sendable {
       indexByID = ascending ? nil : tables.actionIndices
       tables.actionIndices = SlotTable()
       (tasks, taskSlots) = ReplayEngine.tasks(tables.taskOfAction, actions: actions)
+      workOfAction = tables.workOfAction
 
       let threadIDs = tables.threads.union(trace.threadNames.keys).sorted()
       threadSlots = SlotTable(threadIDs)
@@ -443,7 +451,7 @@ public struct ReplayEngine: Sendable {
           lastServed[thread] = actions[slot].queueSlot
           history.served[thread].insert(actions[slot].queue)
         }
-      case .end, .cancel, .schedule, .hop, .mark, .task: break
+      case .end, .cancel, .schedule, .hop, .mark, .task, .work: break
       }
     }
     return history

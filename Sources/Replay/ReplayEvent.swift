@@ -40,7 +40,7 @@ public struct ReplayEvent: Sendable, Hashable {
       case .mark: UInt32(truncatingIfNeeded: event.markIndex ?? Int(Self.none))
       case .cancel: cancelledBy?.rawValue ?? Self.none
       case .schedule: event.site
-      case .task: 0
+      case .task, .work: 0
       }
     self.init(
       time: event.time, kind: event.kind, action: event.kind == .mark ? nil : action,

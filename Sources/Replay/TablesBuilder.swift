@@ -17,6 +17,8 @@ final class TablesBuilder: TraceEventStream {
     var threads = Set<UInt32>()
     /// Action slot → the runtime id of the task it is work of (its `task` line).
     var taskOfAction: [UInt32: UInt64] = [:]
+    /// Action slot → the index in ``Trace/works`` of what the app named it (its `work` line).
+    var workOfAction: [UInt32: UInt32] = [:]
   }
 
   /// What the pass keeps from one event to the next. A struct the pass works on as a local:
@@ -126,6 +128,14 @@ final class TablesBuilder: TraceEventStream {
       // Not a step of the action's life: it says whose work the action is.
       if let known = pass.tables.actionIndices[id.rawValue], let task = event.task {
         pass.tables.taskOfAction[UInt32(known)] = task
+      }
+      return
+    case .work:
+      // Not a step either: it names the work. The first line for an action counts.
+      if let known = pass.tables.actionIndices[id.rawValue], let work = event.workIndex,
+        pass.tables.workOfAction[UInt32(known)] == nil
+      {
+        pass.tables.workOfAction[UInt32(known)] = UInt32(truncatingIfNeeded: work)
       }
       return
     case .begin, .end, .hop, .cancel:

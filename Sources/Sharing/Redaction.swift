@@ -59,6 +59,10 @@ public struct Redaction {
     case markName = "mark name"
     /// A mark's field (its key and its value).
     case markField = "mark field"
+    /// The name of named work (a `WorkContext`'s).
+    case workName = "work name"
+    /// A value of named work (its key and its value).
+    case workValue = "work value"
     /// A header metadata entry (its key and its value).
     case metadata = "metadata entry"
     /// The header's process name.
@@ -227,6 +231,11 @@ public struct Redaction {
       MarkRecord(
         name: work.replace(mark.name, .markName),
         fields: work.replace(mark.fields, .markField, keptKeys: [], numbersOf: []))
+    }
+    out.works = trace.works.map { named in
+      WorkRecord(
+        name: named.name.isEmpty ? "" : work.replace(named.name, .workName),
+        fields: work.replace(named.fields, .workValue, keptKeys: [], numbersOf: []))
     }
     if var crash = trace.crash, !Self.signals.contains(crash.signal) {
       crash.signal = work.replace(crash.signal, .other)

@@ -40,7 +40,8 @@ public enum TraceMerge {
     let timeline = ProcessTimeline(headers: traces.map(\.header))
     let names = traces.indices.map(tag)
     var shifts: [Shift] = []
-    var next = Shift(time: 0, action: 0, queue: 0, thread: 0, site: 0, mark: 0, task: 0)
+    var next = Shift(
+      time: 0, action: 0, queue: 0, thread: 0, site: 0, mark: 0, work: 0, task: 0)
     for (index, trace) in traces.enumerated() {
       next.time = timeline.offsets[index]
       shifts.append(next)
@@ -50,6 +51,7 @@ public enum TraceMerge {
       next.thread = try advance(next.thread, past: used.thread, "thread ids")
       next.site = try advance(next.site, past: used.site, "call-site ids")
       next.mark = try advance(next.mark, past: UInt32(clamping: trace.marks.count), "marks")
+      next.work = try advance(next.work, past: UInt32(clamping: trace.works.count), "named work")
       // Two processes' runtimes both count tasks from 1: the ids move apart as the others do.
       let (task, overflow) = next.task.addingReportingOverflow(used.task)
       guard !overflow, task <= UInt64(TraceLimits.maximumTime) else {
@@ -91,7 +93,7 @@ public enum TraceMerge {
       // Every thread gets a name: its title in its own trace (`worker 5` for a nameless one or
       // a cut-off fragment, with its id there), after the process tag.
       var threads = Set(trace.threadNames.keys)
-      for event in trace.events where event.kind != .task {
+      for event in trace.events where event.kind != .task && event.kind != .work {
         threads.insert(event.thread)
         if event.kind == .hop { threads.insert(event.fromThread) }
       }
@@ -102,6 +104,7 @@ public enum TraceMerge {
         merged.threadNames[id &+ shift.thread] = "\(name) \(title)"
       }
       merged.marks += trace.marks
+      merged.works += trace.works
       dropped = min(dropped &+ trace.droppedEvents, TraceLimits.maximumCount)
       if let crash = trace.crash, merged.crash == nil {
         merged.crash = Trace.Crash(
@@ -136,6 +139,7 @@ public enum TraceMerge {
     var thread: UInt32
     var site: UInt32
     var mark: UInt32
+    var work: UInt32
     var task: UInt64
 
     func moved(_ time: Int64) throws(Failure) -> Int64 {
@@ -180,6 +184,10 @@ public enum TraceMerge {
       case .task:
         // Both ids are within the limits that ``merge(_:sources:)`` checked.
         return .task(time: time, action: event.action &+ action, task: (event.task ?? 0) &+ task)
+      case .work:
+        return .work(
+          time: time, action: event.action &+ action,
+          work: UInt32(truncatingIfNeeded: event.workIndex ?? 0) &+ work)
       }
     }
   }
@@ -199,6 +207,10 @@ public enum TraceMerge {
           action = max(action, event.action)
           self.task = max(self.task, task)
           continue  // it names no thread
+        }
+        if event.kind == .work {
+          action = max(action, event.action)
+          continue  // nor does this
         }
         action = max(action, event.action, event.parent ?? 0)
         queue = max(queue, event.scheduler)

@@ -119,6 +119,7 @@ public enum TraceSlice {
     let history = actionsWithHistory(trace, window: window)
     var events: [TraceEvent] = []
     var marks: [MarkRecord] = []
+    var works: [WorkRecord] = []
     var threads = Set<UInt32>()
     var schedulers = Set<UInt32>()
     var sites = Set<UInt32>()
@@ -134,7 +135,12 @@ public enum TraceSlice {
         marks.append(
           trace.marks.indices.contains(index) ? trace.marks[index] : MarkRecord(name: ""))
       }
-      if event.kind != .task { threads.insert(event.thread) }
+      if let index = event.workIndex {
+        kept = .work(time: event.time, action: event.action, work: UInt32(works.count))
+        works.append(
+          trace.works.indices.contains(index) ? trace.works[index] : WorkRecord(name: ""))
+      }
+      if event.kind != .task, event.kind != .work { threads.insert(event.thread) }
       if event.kind == .hop { threads.insert(event.fromThread) }
       if event.kind == .schedule {
         schedulers.insert(event.scheduler)
@@ -152,6 +158,7 @@ public enum TraceSlice {
       callSites: trace.callSites.filter { sites.contains($0.key) },
       threadNames: trace.threadNames.filter { threads.contains($0.key) }, marks: marks)
     slice.droppedEvents = trace.droppedEvents
+    slice.works = works
     let lastEvent = trace.events.reduce(0) { max($0, $1.time) }
     let crashInWindow = trace.crash.map { $0.time <= window.to } ?? true
     if trace.closing == nil, window.to >= lastEvent, crashInWindow {

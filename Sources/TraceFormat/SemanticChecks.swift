@@ -103,6 +103,10 @@ struct SemanticChecks {
         warnings.append(
           "action \(action) is named work of task \(event.task ?? 0) but was never scheduled")
       }
+    case .work:
+      if !withState(action, { $0 }).flags.contains(.scheduled) {
+        warnings.append("action \(action) is named work but was never scheduled")
+      }
     case .hop, .mark:
       break
     }

@@ -12,6 +12,8 @@ public struct Trace: Sendable {
   public var threadNames: [UInt32: String]
   /// The marks; ``TraceEvent/markIndex`` indexes them.
   public var marks: [MarkRecord]
+  /// The names and values of named work; ``TraceEvent/workIndex`` indexes them.
+  public var works: [WorkRecord] = []
   /// The end marker's counts, when the recording was closed cleanly.
   public var closing: Closing?
   /// How the process died, when the recorder wrote a `crash` line.

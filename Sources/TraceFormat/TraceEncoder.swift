@@ -54,7 +54,10 @@ public struct TraceEncoder: Sendable {
       let mark = event.markIndex.flatMap {
         trace.marks.indices.contains($0) ? trace.marks[$0] : nil
       }
-      encoder.event(event, mark: mark)
+      let work = event.workIndex.flatMap {
+        trace.works.indices.contains($0) ? trace.works[$0] : nil
+      }
+      encoder.event(event, mark: mark, work: work)
       lastTime = max(lastTime, event.time)
     }
     if trace.droppedEvents > 0 { encoder.dropped(time: lastTime, count: trace.droppedEvents) }
@@ -138,8 +141,26 @@ public struct TraceEncoder: Sendable {
     raw("}\n")
   }
 
-  /// A runtime event; `mark` gives a ``TraceEvent/Kind/mark`` its text.
-  public mutating func event(_ event: TraceEvent, mark: MarkRecord? = nil) {
+  /// A runtime event; `mark` gives a ``TraceEvent/Kind/mark`` its text, `work` a
+  /// ``TraceEvent/Kind/work`` its name and values.
+  public mutating func event(_ event: TraceEvent, mark: MarkRecord? = nil, work: WorkRecord? = nil)
+  {
+    if event.kind == .work {
+      line {
+        $0.begin(event.time, "work")
+        $0.member(",\"a\":", Int64(event.action))
+      }
+      if let name = work?.name, !name.isEmpty {
+        raw(",\"name\":")
+        string(name)
+      }
+      if let fields = work?.fields, !fields.isEmpty {
+        raw(",\"fields\":")
+        object(fields)
+      }
+      raw("}\n")
+      return
+    }
     guard event.kind != .mark else {
       line {
         $0.begin(event.time, "mark")
@@ -193,7 +214,7 @@ public struct TraceEncoder: Sendable {
       case .task:
         line.member(",\"a\":", Int64(event.action))
         line.member(",\"task\":", Int64(truncatingIfNeeded: event.task ?? 0))
-      case .mark:
+      case .mark, .work:
         break
       }
       line.raw("}\n")

@@ -41,6 +41,9 @@ public struct TraceEvent: Sendable, Hashable {
     /// The action is work of a Swift task — an actor's job, a sleep — written just after its
     /// schedule. Not an event in the action's life: it names who the work belongs to.
     case task
+    /// The action is work the app named (a `WorkContext`): written just after its schedule, and,
+    /// like ``task``, not an event in the action's life.
+    case work
 
     /// The name used in trace files: the one table of event names. The encoder writes it, the
     /// reader looks names up through ``init(name:)``, and ``name`` derives from it, so a new kind
@@ -54,6 +57,7 @@ public struct TraceEvent: Sendable, Hashable {
       case .cancel: "cancel"
       case .mark: "mark"
       case .task: "task"
+      case .work: "work"
       }
     }
 
@@ -192,6 +196,14 @@ public struct TraceEvent: Sendable, Hashable {
     return event
   }
 
+  /// `action` is work the app named; `work` indexes ``Trace/works``.
+  @inlinable
+  public static func work(time: Int64, action: UInt32, work: UInt32) -> TraceEvent {
+    var event = TraceEvent(time: time, kind: .work, action: action, thread: 0)
+    event.site = work
+    return event
+  }
+
   // MARK: - Reading fields
 
   /// Whether the action had started when it was cancelled (``Kind/cancel`` only).
@@ -215,6 +227,8 @@ public struct TraceEvent: Sendable, Hashable {
   public var task: UInt64? { kind == .task ? UInt64(truncatingIfNeeded: first) : nil }
   /// The index into ``Trace/marks`` of a ``Kind/mark``.
   public var markIndex: Int? { kind == .mark ? Int(site) : nil }
+  /// The index into ``Trace/works`` of a ``Kind/work``.
+  public var workIndex: Int? { kind == .work ? Int(site) : nil }
 
   // MARK: - Rewriting
 

@@ -29,6 +29,7 @@ struct TraceParser {
   private var callSites: [UInt32: CallSiteRecord] = [:]
   private var threadNames: [UInt32: String] = [:]
   private var marks: [MarkRecord] = []
+  private var works: [WorkRecord] = []
   private var closing: Trace.Closing?
   private var crash: Trace.Crash?
   private var closedAt: Int64?
@@ -103,6 +104,7 @@ struct TraceParser {
       header: header, events: events, schedulers: schedulers, callSites: callSites,
       threadNames: threadNames, marks: marks, closing: closing)
     trace.droppedEvents = droppedEvents
+    trace.works = works
     trace.crash = crash
     trace.closedAt = closedAt
     return TraceReading(
@@ -636,6 +638,12 @@ struct TraceParser {
       let name = try fields.string(.name, in: "mark")
       marks.append(MarkRecord(name: name, fields: fields.object(.fields) ?? [:]))
       append(.mark(time: time, thread: thread, mark: UInt32(marks.count - 1)), line)
+    case .event(.work):
+      let action = try fields.id(.a, in: "work")
+      works.append(
+        WorkRecord(
+          name: try fields.optionalString(.name) ?? "", fields: fields.object(.fields) ?? [:]))
+      append(.work(time: time, action: action, work: UInt32(works.count - 1)), line)
     case .event(let eventKind):
       if let event = try Self.event(eventKind, time: time, fields) { append(event, line) }
     case .scheduler:
@@ -677,7 +685,7 @@ struct TraceParser {
   }
 
   /// The event a runtime-event line of `kind` at `time` describes, from its fields; nil for a
-  /// mark, whose text goes to the marks table. It depends on the line alone, so a line decodes
+  /// mark or a work line, whose text goes to the marks or works table. It depends on the line alone, so a line decodes
   /// the same on any thread (see ``runParallel(workers:progress:)``).
   static func event(_ kind: TraceEvent.Kind, time: Int64, _ fields: Fields)
     throws(JSONLineScanner.Failure) -> TraceEvent?
@@ -718,7 +726,7 @@ struct TraceParser {
       return .task(
         time: time, action: try fields.id(.a, in: "task"),
         task: UInt64(try fields.integer(.task, in: "task", range: 1...TraceLimits.maximumTime)))
-    case .mark:
+    case .mark, .work:
       return nil
     }
   }

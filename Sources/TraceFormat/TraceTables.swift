@@ -41,6 +41,27 @@ public struct CallSiteRecord: Sendable, Hashable {
   }
 }
 
+/// What the app called a piece of work: a short name and values (`WorkContext` in `Scheduling`),
+/// written on a `work` line just after the action's `schedule`.
+public struct WorkRecord: Sendable, Hashable {
+  /// The work's name (`search "swift"`); empty when the app gave only values.
+  public var name: String
+  /// Its values, by key (`request: 42`).
+  public var fields: [String: String]
+
+  /// Makes a record.
+  public init(name: String, fields: [String: String] = [:]) {
+    self.name = name
+    self.fields = fields
+  }
+
+  /// The name, then the values as `key=value` in key order: what a view shows of the work.
+  public var summary: String {
+    let values = fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+    return ([name].filter { !$0.isEmpty } + values).joined(separator: " ")
+  }
+}
+
 /// A moment the app marked, with optional details.
 public struct MarkRecord: Sendable, Equatable {
   /// What happened ("login tapped").

@@ -98,10 +98,13 @@ enum ExampleRuns {
       let finish: TimeoutService.ResultHandler = { _ in
         main.async { completed.withLock { $0 += 1 } }
       }
-      service.start(timeout: .milliseconds(45), handler: finish)
-      if request % 7 == 3 {
-        // The user gives up: starting again cancels the request in flight.
+      // Each request is named: what it schedules, on any queue, carries the name on.
+      WorkContext.with(name: "request \(request)") {
         service.start(timeout: .milliseconds(45), handler: finish)
+        if request % 7 == 3 {
+          // The user gives up: starting again cancels the request in flight.
+          service.start(timeout: .milliseconds(45), handler: finish)
+        }
       }
       services.append(service)
       try wait("busy-app") { completed.value >= request / 2 }
@@ -178,8 +181,9 @@ enum ExampleRuns {
     }
     let requests = 40
     for request in 0..<requests {
-      // Requests arrive every 25 ms; their latency (1…60 ms) is fixed by their number.
-      main.after(.milliseconds(25 * request)) {
+      // Requests arrive every 25 ms; their latency (1…60 ms) is fixed by their number. Each is
+      // named: what it schedules, on any queue, carries the name on.
+      main.after(.milliseconds(25 * request), name: "request \(request)") {
         if request % 10 == 0 {
           recorder.mark("burst", ["first": String(request), "size": "10"])
         }

@@ -41,7 +41,9 @@ final class AsyncRecordingTests: XCTestCase {
       XCTAssertTrue(output.contains(lane), "lane \(lane):\n\(output)")
     }
     XCTAssertTrue(output.contains("── Pending (3)"), output)
-    XCTAssertTrue(output.contains("#11 after       search           due 0.510000s"), output)
+    // The search's sleeps are named after the query (a WorkContext scope in the demo).
+    XCTAssertTrue(
+      output.contains("#11 after       search \"swift\" … search           due 0.510000s"), output)
   }
 
   func testShowByTaskDrawsATaskPerLaneWithItsPendingAndRunningWork() throws {

@@ -60,7 +60,7 @@ final class InspectorEndToEndTests: XCTestCase {
     session.sendKeys("Enter")
     try session.waitFor("3.000000s / 6.500000s")
     session.sendKeys("?")
-    try session.waitFor("search labels, call sites, marks, threads")
+    try session.waitFor("search labels, sites, marks, threads, named work")
     session.sendKeys("Escape")
     try session.waitUntil("the main view", timeout: .seconds(10)) {
       $0.contains("Lanes (by queue)")

@@ -132,7 +132,7 @@ final class RedactSliceCommandTests: XCTestCase {
     XCTAssertTrue(text.contains(#""slice_to_ns":"600000000""#))
     let lines = text.split(separator: "\n")
     let events = lines.filter { line in
-      ["schedule", "begin", "end", "hop", "cancel", "mark"].contains {
+      ["schedule", "begin", "end", "hop", "cancel", "mark", "task", "work"].contains {
         line.contains(#""e":"\#($0)""#)
       }
     }

@@ -12,7 +12,15 @@ final class FollowTests: XCTestCase {
   private func prefix(_ count: Int) throws -> ReplayEngine {
     let path = GoldenScreenTests.recordings.appendingPathComponent("busy-app-virtual.trace").path
     var trace = try XCTUnwrap(TraceReader.read(path: path).trace)
-    trace.events = Array(trace.events.prefix(count))
+    // `count` steps of the replay: a work line, which names the action before it, is no step.
+    var steps = 0
+    let end =
+      trace.events.firstIndex { event in
+        guard event.kind != .work, event.kind != .task else { return false }
+        steps += 1
+        return steps > count
+      } ?? trace.events.endIndex
+    trace.events = Array(trace.events[..<end])
     trace.closing = nil
     trace.closedAt = nil
     return ReplayEngine(trace: trace)

@@ -133,6 +133,28 @@ final class FlightRecorderTests: XCTestCase {
     XCTAssertEqual(try readClean(first).events.count, 3, "schedule, begin, end")
     XCTAssertEqual(try readClean(second).events.count, 6)
   }
+
+  func testNamedWorkLiveAtTheWindowsStartKeepsItsName() throws {
+    let (clock, flight, factory) = virtualFlight(
+      FlightRecorderWindow(keeping: .seconds(5), maxBytes: 1 << 20))
+    let queue = factory.makeSerial(label: "q")
+    let far = queue.after(.seconds(3_600), name: "nightly sync", ["job": "7"]) {}
+    defer { far.cancel() }
+    let timer = queue.every(.seconds(1), name: "poll") {}
+    defer { timer.cancel() }
+    for _ in 0..<60 {
+      clock.advance(by: .seconds(1))
+      flight.recorder.flush()
+    }
+    let path = temporaryPath("flight-named")
+    try flight.dump(to: path)
+    var replay = ReplayEngine(trace: try readClean(path))
+    XCTAssertGreaterThan(try XCTUnwrap(replay.header.sliceWindow).lowerBound, 0)
+    replay.seek(to: replay.eventCount)
+    let names = replay.pending(first: 10).compactMap { replay.work(of: $0)?.summary }.sorted()
+    XCTAssertEqual(
+      names, ["nightly sync job=7", "poll"], "scheduled before the window, named in it")
+  }
 }
 
 /// A flight recorder's dump keeps the task of a sleep that began before its window.

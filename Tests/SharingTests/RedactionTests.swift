@@ -25,6 +25,10 @@ final class RedactionTests: XCTestCase {
       strings.insert(mark.name)
       for (key, value) in mark.fields { strings.formUnion([key, value]) }
     }
+    for work in trace.works {
+      strings.insert(work.name)
+      for (key, value) in work.fields { strings.formUnion([key, value]) }
+    }
     return strings
   }
 
@@ -34,7 +38,7 @@ final class RedactionTests: XCTestCase {
   private static let formatWords = [
     "chronoscope-trace", "format", "version", "clock", "host", "virtual", "start", "start_ns",
     "process", "pid", "cores", "metadata", "thread", "scheduler", "site", "schedule", "begin",
-    "end", "hop", "cancel", "mark", "dropped", "close", "crash", "label", "kind", "family",
+    "end", "hop", "cancel", "mark", "work", "dropped", "close", "crash", "label", "kind", "family",
     "serial", "concurrent", "main", "dispatch", "operation-queue", "immediate", "file", "line",
     "func", "mode", "async", "sync", "after", "repeating", "delay", "due", "parent", "inline",
     "from", "run", "dur", "started", "name", "fields", "count", "events", "signal", "SIGSEGV",

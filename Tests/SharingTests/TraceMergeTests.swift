@@ -83,6 +83,20 @@ final class TraceMergeTests: XCTestCase {
     XCTAssertEqual(merged.threadNames.count, 4, "a task line names no thread")
   }
 
+  func testEachProcesssNamedWorkKeepsItsOwnName() throws {
+    var client = Self.process("client", pid: 10, startNanoseconds: 1_000 * Self.ms)
+    var server = Self.process("server", pid: 20, startNanoseconds: 1_000 * Self.ms)
+    client.events.insert(.work(time: 0, action: 1, work: 0), at: 1)
+    client.works = [WorkRecord(name: "fetch", fields: ["id": "1"])]
+    server.events.insert(.work(time: 0, action: 1, work: 0), at: 1)
+    server.works = [WorkRecord(name: "serve", fields: ["id": "1"])]
+    let merged = try TraceMerge.merge([client, server])
+    let replay = ReplayEngine(trace: merged)
+    XCTAssertEqual(
+      replay.actionIndices.map { replay.work(of: $0)?.summary }, ["fetch id=1", "serve id=1"])
+    XCTAssertEqual(merged.threadNames.count, 4, "a work line names no thread")
+  }
+
   func testTracesThatCannotBeLinedUpOrWouldOverflowAreRefused() {
     let host = Self.process("a", pid: 1, startNanoseconds: 0)
     let virtual = Self.process("b", pid: 2, startNanoseconds: nil, clock: .virtual)

@@ -44,13 +44,20 @@ final class TraceSliceTests: XCTestCase {
   }
 
   /// An event as a reader sees it: a mark with its text, not its index in the table.
+  /// An event with the text its mark or work line carries in place of its table index, which a
+  /// slice numbers anew.
   private struct WindowEvent: Equatable {
     var event: TraceEvent
     var mark: MarkRecord?
+    var work: WorkRecord?
 
-    init(event: TraceEvent, mark: MarkRecord?) {
-      self.event = mark == nil ? event : .mark(time: event.time, thread: event.thread, mark: 0)
-      self.mark = mark
+    init(_ event: TraceEvent, in trace: Trace) {
+      mark = event.markIndex.map { trace.marks[$0] }
+      work = event.workIndex.map { trace.works[$0] }
+      self.event =
+        mark != nil
+        ? .mark(time: event.time, thread: event.thread, mark: 0)
+        : work != nil ? .work(time: event.time, action: event.action, work: 0) : event
     }
   }
 
@@ -100,7 +107,7 @@ final class TraceSliceTests: XCTestCase {
         let (slice, _) = try self.slice(trace, from: from, to: to)
         let inWindow = { (trace: Trace) in
           trace.events.filter { (from...to).contains($0.time) }.map { event in
-            WindowEvent(event: event, mark: event.markIndex.map { trace.marks[$0] })
+            WindowEvent(event, in: trace)
           }
         }
         let (expected, found) = (inWindow(trace), inWindow(slice))

@@ -16,6 +16,7 @@ final class TraceEventTests: XCTestCase {
     case .cancel: .cancel(time: 8, action: 1, thread: 1, by: 0, started: true)
     case .mark: .mark(time: 9, thread: 1, mark: 0)
     case .task: .task(time: 1, action: 1, task: 42)
+    case .work: .work(time: 1, action: 1, work: 0)
     }
   }
 
@@ -24,6 +25,7 @@ final class TraceEventTests: XCTestCase {
       var trace = Trace(
         header: TraceHeader(clock: .virtual, start: "", process: "tests", pid: 1),
         events: [example(of: kind)], marks: [MarkRecord(name: "moment")])
+      trace.works = [WorkRecord(name: "search", fields: ["query": "swift"])]
       trace.schedulers[1] = SchedulerRecord(
         id: 1, label: "q", kind: "serial", family: "virtual", time: 0)
       let bytes = TraceEncoder.encode(trace)
@@ -67,5 +69,37 @@ final class TraceEventTests: XCTestCase {
       XCTAssertEqual(read.events.first?.mode, mode)
       XCTAssertEqual(TraceEvent.ScheduleMode(name: mode.name), mode)
     }
+  }
+
+  func testNamedWorkRoundTripsAndANamelessLineReads() throws {
+    var trace = Trace(
+      header: TraceHeader(clock: .virtual, start: "", process: "tests", pid: 1),
+      events: [
+        .schedule(
+          time: 1, action: 1, scheduler: 1, mode: .async, delay: 0, due: 1, thread: 1, parent: 0,
+          site: 0),
+        .work(time: 1, action: 1, work: 0),
+        .schedule(
+          time: 2, action: 2, scheduler: 1, mode: .async, delay: 0, due: 2, thread: 1, parent: 0,
+          site: 0),
+        .work(time: 2, action: 2, work: 1),
+      ])
+    trace.schedulers[1] = SchedulerRecord(
+      id: 1, label: "q", kind: "serial", family: "virtual", time: 0)
+    trace.works = [
+      WorkRecord(name: "search \"swift\"\u{1B}[2J", fields: ["query": "swift", "id": "7"]),
+      WorkRecord(name: "", fields: ["request": "42"]),
+    ]
+    let text = String(decoding: TraceEncoder.encode(trace), as: UTF8.self)
+    XCTAssertTrue(
+      text.contains(
+        #"{"t":1,"e":"work","a":1,"name":"search \"swift\"\u001b[2J","fields":{"id":"7","query":"swift"}}"#
+      ), text)
+    XCTAssertTrue(text.contains(#"{"t":2,"e":"work","a":2,"fields":{"request":"42"}}"#), text)
+    let read = try XCTUnwrap(TraceReader.parse(Array(text.utf8), file: "work.trace").trace)
+    XCTAssertEqual(read.works, trace.works)
+    XCTAssertEqual(read.events, trace.events)
+    XCTAssertEqual(
+      read.works.map(\.summary), ["search \"swift\"\u{1B}[2J id=7 query=swift", "request=42"])
   }
 }

@@ -1,0 +1,84 @@
+/// A short name and key–value pairs that say *which* work this is: a recording writes them beside
+/// every action scheduled while they are current, and the inspector shows them wherever it shows
+/// the action.
+///
+/// Name one call:
+///
+/// ```swift
+/// queue.async(name: "search \(query)") { … }
+/// queue.after(.milliseconds(300), name: "debounce", ["query": query]) { … }
+/// ```
+///
+/// or everything scheduled inside a scope, so that a request id follows the work it causes
+/// across queues, tasks and actors:
+///
+/// ```swift
+/// WorkContext.with(name: "request", ["id": request.id]) {
+///   network.async { … }        // named "request", id=…
+/// }
+/// ```
+///
+/// The context is a task-local value (as swift-distributed-tracing's `ServiceContext` is): a
+/// `Task {}` started inside a scope inherits it, and outside any task it lives on the thread
+/// for the scope's duration. The recording decorator carries it further: work it records runs
+/// with the context that was current when it was scheduled, so whatever that work schedules in
+/// turn carries it too. Without a recorder the schedulers do not carry it (a plain
+/// `DispatchQueue` knows nothing of task-locals), and nothing is recorded.
+///
+/// Nested scopes add up, as swift-log's metadata does: an inner value replaces an outer value of
+/// the same key, and an inner name replaces the outer name.
+///
+/// - Warning: Names and values go into trace files that people attach to bug reports: keep
+///   secrets out of them (`chronoscope redact` replaces them with tokens, as it does labels).
+public struct WorkContext: Sendable, Hashable {
+  /// A short name for the work (`search "swift"`); empty when only values were given.
+  public var name: String
+  /// Values that describe it (`request: 42`).
+  public var values: [String: String]
+
+  /// Makes a context.
+  public init(name: String = "", values: [String: String] = [:]) {
+    self.name = name
+    self.values = values
+  }
+
+  /// The context of the code running now, if any.
+  @TaskLocal public static var current: WorkContext?
+
+  /// The current context with `name` (when given) and `values` laid over it.
+  public static func adding(name: String?, values: [String: String]) -> WorkContext {
+    var context = current ?? WorkContext()
+    if let name { context.name = name }
+    if !values.isEmpty { context.values.merge(values) { _, inner in inner } }
+    return context
+  }
+
+  /// Runs `operation` with `name` and `values` added to the current context, and returns its
+  /// result.
+  ///
+  /// - Parameters:
+  ///   - name: The work's name; nil keeps the enclosing scope's.
+  ///   - values: Values to add; each replaces an enclosing value of the same key.
+  ///   - operation: The code whose scheduled work carries the context.
+  public static func with<R>(
+    name: String? = nil, _ values: [String: String] = [:], operation: () throws -> R
+  ) rethrows -> R {
+    try $current.withValue(adding(name: name, values: values), operation: operation)
+  }
+
+  /// Runs the asynchronous `operation` with `name` and `values` added to the current context,
+  /// and returns its result.
+  ///
+  /// - Parameters:
+  ///   - name: The work's name; nil keeps the enclosing scope's.
+  ///   - values: Values to add; each replaces an enclosing value of the same key.
+  ///   - isolation: The caller's isolation, inherited by `operation`.
+  ///   - operation: The code whose scheduled work (and whose child tasks) carry the context.
+  public static func with<R>(
+    name: String? = nil, _ values: [String: String] = [:],
+    isolation: isolated (any Actor)? = #isolation, operation: () async throws -> R
+  ) async rethrows -> R {
+    try await $current.withValue(
+      adding(name: name, values: values), operation: operation, isolation: isolation)
+  }
+}
