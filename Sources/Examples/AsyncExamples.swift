@@ -146,7 +146,7 @@ public enum AsyncSearchDemo {
   /// Types, debounces and searches; returns what the field showed, in order.
   public static func run<C: Clock<Duration>>(typing: C, debounce: C, search: C) async -> [String] {
     let (keystrokes, field) = AsyncStream.makeStream(of: String.self)
-    let typist = Task {
+    let type: @Sendable () async throws -> Void = {
       for (pause, text) in [
         (0, "s"), (80, "sw"), (80, "swi"), (80, "swift"), (400, "swiftui"), (60, "swiftu"),
       ] {
@@ -156,6 +156,12 @@ public enum AsyncSearchDemo {
       try await typing.sleep(for: .milliseconds(300))
       field.finish()
     }
+    // Named, so that a recording's task lanes say whose sleeps these are.
+    #if compiler(>=6.2)
+      let typist = Task(name: "typist", operation: type)
+    #else
+      let typist = Task(operation: type)
+    #endif
     let backend = Backend(clock: search)
     var shown: [String] = []
     for await query in debounced(keystrokes, for: .milliseconds(150), clock: debounce) {

@@ -106,8 +106,9 @@ struct LiveActions {
     var begin: TraceEvent?
     var end: TraceEvent?
     var cancel: TraceEvent?
-    /// Its `task` line, when it is work of a Swift task.
+    /// Its `task` line, when it is work of a Swift task, and the task's name if it had one.
     var task: TraceEvent?
+    var taskName: String?
     /// Its `work` line and what it names, when the app named the work.
     var work: (event: TraceEvent, record: WorkRecord)?
     var running: Bool { begin != nil && end == nil }
@@ -118,7 +119,7 @@ struct LiveActions {
   var count: Int { lives.count }
 
   /// Follows `event` (with the file's action ids); `work` is what a `work` event names.
-  mutating func note(_ event: TraceEvent, work: WorkRecord? = nil) {
+  mutating func note(_ event: TraceEvent, work: WorkRecord? = nil, taskName: String? = nil) {
     let action = event.action
     switch event.kind {
     case .schedule:
@@ -139,6 +140,7 @@ struct LiveActions {
       if life.running { lives[action]?.cancel = event } else { lives[action] = nil }
     case .task:
       lives[action]?.task = event
+      lives[action]?.taskName = taskName
     case .work:
       if let work { lives[action]?.work = (event, work) }
     case .hop, .mark:
@@ -147,10 +149,11 @@ struct LiveActions {
   }
 
   /// The context's event lines, in time order (and, at one instant, in the order they happened
-  /// to each action), and what the `work` lines among them name, by action.
-  var events: (events: [TraceEvent], works: [UInt32: WorkRecord]) {
+  /// to each action), and what the `work` and `task` lines among them name, by action.
+  var events: (events: [TraceEvent], works: [UInt32: WorkRecord], taskNames: [UInt32: String]) {
     var events: [TraceEvent] = []
     var works: [UInt32: WorkRecord] = [:]
+    var taskNames: [UInt32: String] = [:]
     events.reserveCapacity(lives.count * 2)
     for (action, life) in lives {
       events.append(life.schedule)
@@ -158,6 +161,7 @@ struct LiveActions {
         if let event { events.append(event) }
       }
       if let work = life.work { works[action] = work.record }
+      if let name = life.taskName { taskNames[action] = name }
     }
     func rank(_ kind: TraceEvent.Kind) -> Int {
       switch kind {
@@ -172,6 +176,6 @@ struct LiveActions {
     let sorted = events.sorted {
       ($0.time, rank($0.kind), $0.action) < ($1.time, rank($1.kind), $1.action)
     }
-    return (sorted, works)
+    return (sorted, works, taskNames)
   }
 }

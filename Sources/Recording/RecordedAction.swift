@@ -324,6 +324,7 @@ extension RecorderCore {
     // Named work: its record is queued for the writer before the stamp, which must stay short.
     let context = WorkContext.current
     let work = context.map { workIndex(for: $0) }
+    let taskName = task.flatMap(TaskIdentity.name(of:)).map { taskNameIndex(for: $0) } ?? 0
     // The format's spans and times stop at 2^62 - 1 ns: a delay of `.seconds(.max)` is written
     // as the longest the format holds, not as a value the reader would reject.
     let limit = TraceLimits.maximumTime
@@ -336,7 +337,11 @@ extension RecorderCore {
           time: time, action: id, scheduler: scheduler, mode: mode, delay: written,
           due: min(time &+ untilFirst, limit), thread: buffer.threadID,
           parent: buffer.currentAction, site: site, inline: inline))
-      if let task { buffer.append(.task(time: time, action: id, task: task)) }
+      if let task {
+        var line = TraceEvent.task(time: time, action: id, task: task)
+        line.site = taskName  // for the writer: which name to write on the line
+        buffer.append(line)
+      }
       if let work { buffer.append(.work(time: time, action: id, work: work)) }
     }
     let isRepeating = mode == .repeating

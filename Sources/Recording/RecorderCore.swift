@@ -35,6 +35,9 @@ final class RecorderCore: Sendable {
     /// Names and values of named work, by the index its `work` event carries.
     var works: [(index: UInt32, record: WorkRecord)] = []
     var workCount: UInt32 = 0
+    /// Names of Swift tasks, by the index (from 1) their `task` event carries.
+    var taskNames: [(index: UInt32, name: String)] = []
+    var taskNameCount: UInt32 = 0
   }
 
   /// A recorder writing to the file at `path`, which it creates or truncates.
@@ -202,6 +205,16 @@ final class RecorderCore: Sendable {
     }
   }
 
+  /// The index (from 1) a `task` event carries for a task named `name`, whose name the writer
+  /// writes on that event's line.
+  func taskNameIndex(for name: String) -> UInt32 {
+    definitions.withLock { definitions in
+      definitions.taskNameCount &+= 1
+      definitions.taskNames.append((definitions.taskNameCount, name))
+      return definitions.taskNameCount
+    }
+  }
+
   // MARK: - Writer
 
   func flush() {
@@ -290,6 +303,7 @@ final class RecorderCore: Sendable {
         definitions.sites.removeAll()
         definitions.marks.removeAll()
         definitions.works.removeAll()
+        definitions.taskNames.removeAll()
       }
       return definitions
     }

@@ -12,9 +12,12 @@ import TraceFormat
 ///
 /// In the trace, the clock is a lane (its label, kind `concurrent`, family `clock`), and each
 /// sleep is an action on it:
-/// - `schedule` (mode `after`, `delay` the time left until the deadline, no call site: `Clock`'s
-///   `sleep` has no way to pass the caller's), with the recorded action running on the sleeping
-///   thread, if any, as parent;
+/// - `schedule` (mode `after`, `delay` the time left until the deadline), with the recorded
+///   action running on the sleeping thread, if any, as parent, and the caller's call site when
+///   the call is ``sleep(for:tolerance:fileID:line:function:)`` on a `RecordingClock` itself.
+///   Code generic over `some Clock` calls `Clock`'s own `sleep`, which has no way to pass the
+///   caller's site (and an async function has no return address to find it by), so those sleeps
+///   have none: name their work (`WorkContext`) to tell them apart;
 /// - when the sleep returns, `begin` and `end` at once on the thread the task resumed on — with a
 ///   `hop` when that is another thread than the one it slept on, as a task's resumption often is;
 /// - when the sleep throws (the task was cancelled), `cancel`, not started;
@@ -46,10 +49,31 @@ public struct RecordingClock<Wrapped: Clock>: Clock where Wrapped.Duration == Du
   public var minimumResolution: Duration { wrapped.minimumResolution }
 
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    try await sleep(until: deadline, tolerance: tolerance, from: nil)
+  }
+
+  /// Sleeps for `duration`, recording the caller's call site with the sleep: what the
+  /// inspector shows in Pending, where a sleep through `Clock`'s own `sleep(for:)` shows none.
+  ///
+  /// ```swift
+  /// try await clock.sleep(for: .milliseconds(300))   // Search.swift:42 in the trace
+  /// ```
+  public func sleep(
+    for duration: Duration, tolerance: Duration? = nil, fileID: StaticString = #fileID,
+    line: UInt = #line, function: StaticString = #function
+  ) async throws {
+    try await sleep(
+      until: now.advanced(by: duration), tolerance: tolerance,
+      from: CallSite(fileID: fileID, line: line, function: function))
+  }
+
+  private func sleep(until deadline: Instant, tolerance: Duration?, from callSite: CallSite?)
+    async throws
+  {
     let core = recorder.core
     let action = core.recordSchedule(
       on: traceID, .after, delay: now.duration(to: deadline).clampedNanoseconds,
-      callSite: nil, work: nil, task: TaskIdentity.current)
+      callSite: callSite, work: nil, task: TaskIdentity.current)
     do {
       try await wrapped.sleep(until: deadline, tolerance: tolerance)
     } catch {

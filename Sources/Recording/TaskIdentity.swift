@@ -22,6 +22,17 @@ enum TaskIdentity {
     }
   }
 
+  /// The name of task `task` (`Task(name:)`), when it is the task running on this thread and
+  /// has one: the runtime tells only the current task's name.
+  static func name(of task: UInt64) -> String? {
+    #if compiler(>=6.2)
+      guard let name = Task.name, current == task else { return nil }
+      return name
+    #else
+      return nil
+    #endif
+  }
+
   private static func recordable(_ id: UInt64) -> UInt64? {
     id == 0 || id > UInt64(TraceLimits.maximumTime) ? nil : id
   }

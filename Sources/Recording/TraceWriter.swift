@@ -44,6 +44,8 @@ package struct TraceWriter {
   private var pendingMarks: [UInt32: MarkRecord] = [:]
   /// Names and values of named work whose `work` events have not been written yet.
   private var pendingWorks: [UInt32: WorkRecord] = [:]
+  /// Names of Swift tasks whose `task` events have not been written yet.
+  private var pendingTaskNames: [UInt32: String] = [:]
   /// Definitions not written yet, by id: each goes out just before its first use.
   private var pendingSchedulers: [UInt32: SchedulerRecord] = [:]
   private var pendingSites: [UInt32: CallSiteRecord] = [:]
@@ -208,6 +210,7 @@ package struct TraceWriter {
     for site in definitions.sites { pendingSites[site.id] = site }
     for mark in definitions.marks { pendingMarks[mark.index] = mark.record }
     for work in definitions.works { pendingWorks[work.index] = work.record }
+    for task in definitions.taskNames { pendingTaskNames[task.index] = task.name }
   }
 
   /// Makes room, outside any crash, for what the crash path may need: ids up to `maxActionID`
@@ -268,7 +271,7 @@ package struct TraceWriter {
   /// The lines that make what follows `start` a trace of its own: every definition written so
   /// far, then the lines of the work live at `start` (see ``FlightMemory``), in time order.
   private func contextLines(at start: Int64) -> (bytes: [UInt8], events: Int64) {
-    let (events, works) = live.events
+    let (events, works, taskNames) = live.events
     let time = events.first?.time ?? start
     var context = TraceEncoder()
     for thread in definedThreads { context.thread(id: thread.id, name: thread.name, time: time) }
@@ -277,7 +280,11 @@ package struct TraceWriter {
       context.scheduler(scheduler)
     }
     for site in definedSites { context.callSite(site, time: time) }
-    for event in events { context.event(event, work: works[event.action]) }
+    for event in events {
+      context.event(
+        event, work: works[event.action],
+        taskName: event.kind == .task ? taskNames[event.action] : nil)
+    }
     return (context.bytes, Int64(events.count))
   }
 
@@ -419,6 +426,10 @@ package struct TraceWriter {
       let work = pendingWorks.removeValue(forKey: event.site)
       if tracksContext { live.note(event, work: work) }
       encoder.event(event, work: work)
+    } else if event.kind == .task {
+      let name = event.site == 0 ? nil : pendingTaskNames.removeValue(forKey: event.site)
+      if tracksContext { live.note(event, taskName: name) }
+      encoder.event(event, taskName: name)
     } else {
       if tracksContext { live.note(event) }
       encoder.event(event)

@@ -169,7 +169,8 @@ public struct ReplayEngine: Sendable {
       }
       indexByID = ascending ? nil : tables.actionIndices
       tables.actionIndices = SlotTable()
-      (tasks, taskSlots) = ReplayEngine.tasks(tables.taskOfAction, actions: actions)
+      (tasks, taskSlots) = ReplayEngine.tasks(
+        tables.taskOfAction, names: trace.taskNames, actions: actions)
       workOfAction = tables.workOfAction
 
       let threadIDs = tables.threads.union(trace.threadNames.keys).sorted()
@@ -335,9 +336,9 @@ public struct ReplayEngine: Sendable {
   // MARK: - Building
 
   /// The tasks named by `taskOfAction`, in order of id, and each action's task slot.
-  fileprivate static func tasks(_ taskOfAction: [UInt32: UInt64], actions: [ActionRecord])
-    -> ([TaskInfo], [UInt32])
-  {
+  fileprivate static func tasks(
+    _ taskOfAction: [UInt32: UInt64], names: [UInt64: String], actions: [ActionRecord]
+  ) -> ([TaskInfo], [UInt32]) {
     guard !taskOfAction.isEmpty else { return ([], []) }
     let ids = Set(taskOfAction.values).sorted()
     let slotOf = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, UInt32($0)) })
@@ -359,7 +360,9 @@ public struct ReplayEngine: Sendable {
       queues[Int(pair.slot)].append(QueueID(rawValue: pair.queue))
     }
     let infos = ids.indices.map {
-      TaskInfo(id: TaskID(rawValue: ids[$0]), queues: queues[$0], actionCount: counts[$0])
+      TaskInfo(
+        id: TaskID(rawValue: ids[$0]), name: names[ids[$0]], queues: queues[$0],
+        actionCount: counts[$0])
     }
     return (infos, slots)
   }

@@ -3,11 +3,13 @@
 public struct TaskInfo: Sendable, Equatable {
   /// The runtime's id for it.
   public let id: TaskID
+  /// Its name (`Task(name:)`), if it had one.
+  public let name: String?
   /// The queues (actors, clocks, schedulers) its work was on, by id.
   public let queues: [QueueID]
   /// How many actions the trace says were its work.
   public let actionCount: Int
 
-  /// `task 42`.
-  public var title: String { id.description }
+  /// `task 42`, or `search (task 42)` for a named task.
+  public var title: String { name.map { "\($0) (\(id))" } ?? id.description }
 }

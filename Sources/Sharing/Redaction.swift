@@ -63,6 +63,8 @@ public struct Redaction {
     case workName = "work name"
     /// A value of named work (its key and its value).
     case workValue = "work value"
+    /// A Swift task's name.
+    case taskName = "task name"
     /// A header metadata entry (its key and its value).
     case metadata = "metadata entry"
     /// The header's process name.
@@ -237,6 +239,7 @@ public struct Redaction {
         name: named.name.isEmpty ? "" : work.replace(named.name, .workName),
         fields: work.replace(named.fields, .workValue, keptKeys: [], numbersOf: []))
     }
+    out.taskNames = trace.taskNames.mapValues { work.replace($0, .taskName) }
     if var crash = trace.crash, !Self.signals.contains(crash.signal) {
       crash.signal = work.replace(crash.signal, .other)
       out.crash = crash

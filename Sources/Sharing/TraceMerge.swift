@@ -105,6 +105,7 @@ public enum TraceMerge {
       }
       merged.marks += trace.marks
       merged.works += trace.works
+      for (task, name) in trace.taskNames { merged.taskNames[task &+ shift.task] = name }
       dropped = min(dropped &+ trace.droppedEvents, TraceLimits.maximumCount)
       if let crash = trace.crash, merged.crash == nil {
         merged.crash = Trace.Crash(

@@ -159,6 +159,8 @@ public enum TraceSlice {
       threadNames: trace.threadNames.filter { threads.contains($0.key) }, marks: marks)
     slice.droppedEvents = trace.droppedEvents
     slice.works = works
+    let tasks = Set(events.compactMap(\.task))
+    slice.taskNames = trace.taskNames.filter { tasks.contains($0.key) }
     let lastEvent = trace.events.reduce(0) { max($0, $1.time) }
     let crashInWindow = trace.crash.map { $0.time <= window.to } ?? true
     if trace.closing == nil, window.to >= lastEvent, crashInWindow {

@@ -14,6 +14,8 @@ public struct Trace: Sendable {
   public var marks: [MarkRecord]
   /// The names and values of named work; ``TraceEvent/workIndex`` indexes them.
   public var works: [WorkRecord] = []
+  /// The names of Swift tasks that had one (`Task(name:)`), by the runtime's id (``TraceEvent/task``).
+  public var taskNames: [UInt64: String] = [:]
   /// The end marker's counts, when the recording was closed cleanly.
   public var closing: Closing?
   /// How the process died, when the recorder wrote a `crash` line.

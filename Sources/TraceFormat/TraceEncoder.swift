@@ -30,6 +30,7 @@ public struct TraceEncoder: Sendable {
     var threadsLeft = trace.threadNames
     var schedulersLeft = trace.schedulers
     var sitesLeft = trace.callSites
+    var namesLeft = trace.taskNames
     var lastThread: UInt32?
     var lastTime: Int64 = 0
     for event in trace.events {
@@ -57,7 +58,9 @@ public struct TraceEncoder: Sendable {
       let work = event.workIndex.flatMap {
         trace.works.indices.contains($0) ? trace.works[$0] : nil
       }
-      encoder.event(event, mark: mark, work: work)
+      // A task's name goes on its first line.
+      let taskName = event.task.flatMap { namesLeft.removeValue(forKey: $0) }
+      encoder.event(event, mark: mark, work: work, taskName: taskName)
       lastTime = max(lastTime, event.time)
     }
     if trace.droppedEvents > 0 { encoder.dropped(time: lastTime, count: trace.droppedEvents) }
@@ -142,9 +145,22 @@ public struct TraceEncoder: Sendable {
   }
 
   /// A runtime event; `mark` gives a ``TraceEvent/Kind/mark`` its text, `work` a
-  /// ``TraceEvent/Kind/work`` its name and values.
-  public mutating func event(_ event: TraceEvent, mark: MarkRecord? = nil, work: WorkRecord? = nil)
-  {
+  /// ``TraceEvent/Kind/work`` its name and values, `taskName` a ``TraceEvent/Kind/task`` the
+  /// task's name.
+  public mutating func event(
+    _ event: TraceEvent, mark: MarkRecord? = nil, work: WorkRecord? = nil, taskName: String? = nil
+  ) {
+    if event.kind == .task, let taskName {
+      line {
+        $0.begin(event.time, "task")
+        $0.member(",\"a\":", Int64(event.action))
+        $0.member(",\"task\":", Int64(truncatingIfNeeded: event.task ?? 0))
+      }
+      raw(",\"name\":")
+      string(taskName)
+      raw("}\n")
+      return
+    }
     if event.kind == .work {
       line {
         $0.begin(event.time, "work")

@@ -30,6 +30,7 @@ struct TraceParser {
   private var threadNames: [UInt32: String] = [:]
   private var marks: [MarkRecord] = []
   private var works: [WorkRecord] = []
+  private var taskNames: [UInt64: String] = [:]
   private var closing: Trace.Closing?
   private var crash: Trace.Crash?
   private var closedAt: Int64?
@@ -105,6 +106,7 @@ struct TraceParser {
       threadNames: threadNames, marks: marks, closing: closing)
     trace.droppedEvents = droppedEvents
     trace.works = works
+    trace.taskNames = taskNames
     trace.crash = crash
     trace.closedAt = closedAt
     return TraceReading(
@@ -645,7 +647,14 @@ struct TraceParser {
           name: try fields.optionalString(.name) ?? "", fields: fields.object(.fields) ?? [:]))
       append(.work(time: time, action: action, work: UInt32(works.count - 1)), line)
     case .event(let eventKind):
-      if let event = try Self.event(eventKind, time: time, fields) { append(event, line) }
+      guard let event = try Self.event(eventKind, time: time, fields) else { break }
+      // A task's name, on any of its lines (the fast path takes the lines without one).
+      if let task = event.task, let name = try fields.optionalString(.name),
+        taskNames[task] == nil
+      {
+        taskNames[task] = name
+      }
+      append(event, line)
     case .scheduler:
       let id = try fields.id(.q, in: "scheduler")
       let record = SchedulerRecord(

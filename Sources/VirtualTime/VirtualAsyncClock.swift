@@ -115,22 +115,27 @@ public final class VirtualAsyncClock: Clock, Sendable {
 
   /// Starts `body` as a task and runs it until it first suspends (or finishes).
   ///
+  /// - Parameter name: The task's name (`Task(name:)`), which a recording shows on its lane.
   /// - Returns: A handle whose ``VirtualTask/result`` is set once the body returns or throws.
   @discardableResult
   public func task<Success: Sendable>(
-    _ body: @escaping @Sendable () async throws -> Success
+    name: String? = nil, _ body: @escaping @Sendable () async throws -> Success
   ) -> VirtualTask<Success> {
     let handle = VirtualTask<Success>(clock: self)
     let id = ObjectIdentifier(handle)
     changeActivity { $0.tasks[id] = { [weak handle] in handle?.cancelWithoutDriving() } }
+    let operation: @Sendable () async -> Void = {
+      let outcome: Result<Success, any Error>
+      do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+      handle.finish(outcome)
+      self.changeActivity { $0.tasks[id] = nil }
+    }
     drive {
-      handle.started(
-        Task {
-          let outcome: Result<Success, any Error>
-          do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
-          handle.finish(outcome)
-          self.changeActivity { $0.tasks[id] = nil }
-        })
+      #if compiler(>=6.2)
+        handle.started(Task(name: name, operation: operation))
+      #else
+        handle.started(Task(operation: operation))
+      #endif
     }
     return handle
   }

@@ -56,4 +56,35 @@ final class RecordingClockTests: XCTestCase {
     replay.seek(toTime: 100 * Self.ms)
     XCTAssertEqual(replay.pendingCount(), 2, "both sleeps of the race are pending at 100 ms")
   }
+
+  func testASleepOnTheRecordingClockRecordsItsCallSiteAndItsTasksName() throws {
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("clock-named-\(UUID().uuidString).trace").path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let virtual = VirtualAsyncClock()
+    let recorder = try TraceRecorder(
+      reproduciblePath: path, clock: .virtual { virtual.now.offset }, metadata: [:])
+    let clock = RecordingClock(wrapping: virtual, recorder: recorder, label: "search")
+    let line = #line + 1
+    virtual.task(name: "search") { try await clock.sleep(for: .milliseconds(50)) }
+    virtual.task { try await clock.sleep(for: .milliseconds(60)) }  // a task with no name
+    virtual.advance(by: .milliseconds(100))
+    try virtual.checkNoPendingWork()
+    recorder.close()
+
+    let reading = TraceReader.read(path: path)
+    XCTAssertEqual(reading.diagnostics.map(\.description), [])
+    var replay = ReplayEngine(trace: try XCTUnwrap(reading.trace))
+    let first = try XCTUnwrap(replay.actionIndices.first)
+    let site = try XCTUnwrap(replay.callSite(of: first), "the sleep's call site")
+    XCTAssertEqual("\(site.file):\(site.line)", "RecordingTests/RecordingClockTests.swift:\(line)")
+    XCTAssertEqual(
+      replay.tasks.map(\.title).sorted(),
+      [
+        "search (task \(replay.tasks.map(\.id.rawValue).min() ?? 0))",
+        "task \(replay.tasks.map(\.id.rawValue).max() ?? 0)",
+      ].sorted())
+    replay.seek(to: replay.eventCount)
+    XCTAssertEqual(Set(replay.tasks.compactMap(\.name)), ["search"])
+  }
 }

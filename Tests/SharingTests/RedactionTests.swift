@@ -25,6 +25,7 @@ final class RedactionTests: XCTestCase {
       strings.insert(mark.name)
       for (key, value) in mark.fields { strings.formUnion([key, value]) }
     }
+    strings.formUnion(trace.taskNames.values)
     for work in trace.works {
       strings.insert(work.name)
       for (key, value) in work.fields { strings.formUnion([key, value]) }

@@ -102,4 +102,28 @@ final class TraceEventTests: XCTestCase {
     XCTAssertEqual(
       read.works.map(\.summary), ["search \"swift\"\u{1B}[2J id=7 query=swift", "request=42"])
   }
+
+  func testATasksNameIsWrittenOnItsFirstLineAndReadFromAny() throws {
+    var trace = Trace(
+      header: TraceHeader(clock: .virtual, start: "", process: "tests", pid: 1),
+      events: [
+        .schedule(
+          time: 1, action: 1, scheduler: 1, mode: .after, delay: 5, due: 6, thread: 1, parent: 0,
+          site: 0),
+        .task(time: 1, action: 1, task: 7),
+        .schedule(
+          time: 2, action: 2, scheduler: 1, mode: .after, delay: 5, due: 7, thread: 1, parent: 0,
+          site: 0),
+        .task(time: 2, action: 2, task: 7),
+      ])
+    trace.schedulers[1] = SchedulerRecord(
+      id: 1, label: "q", kind: "serial", family: "virtual", time: 0)
+    trace.taskNames = [7: "search"]
+    let text = String(decoding: TraceEncoder.encode(trace), as: UTF8.self)
+    XCTAssertTrue(text.contains(#"{"t":1,"e":"task","a":1,"task":7,"name":"search"}"#), text)
+    XCTAssertTrue(text.contains(#"{"t":2,"e":"task","a":2,"task":7}"#), text)
+    let read = try XCTUnwrap(TraceReader.parse(Array(text.utf8), file: "task.trace").trace)
+    XCTAssertEqual(read.taskNames, [7: "search"])
+    XCTAssertEqual(read.events, trace.events)
+  }
 }
