@@ -7,7 +7,7 @@ extension Redaction {
     var shortened: [Shortening] = []
     let header = trace.header
     if let (metadata, shortening) = fitted(
-      header.metadata, first: sliceKeys,
+      header.metadata, in: .header, first: sliceKeys,
       length: { metadata in
         var header = header
         header.metadata = metadata
@@ -19,6 +19,7 @@ extension Redaction {
       trace.header.metadata = metadata
       shortened.append(shortening)
     }
+    var markTimes: [Int: Int64]?
     for (index, mark) in trace.marks.enumerated() {
       // The longest the mark's line can be, whatever its time and thread.
       let length = { (fields: [String: String]) in
@@ -28,9 +29,18 @@ extension Redaction {
           mark: MarkRecord(name: mark.name, fields: fields))
         return encoder.bytes.count - 1
       }
-      if let (fields, shortening) = fitted(mark.fields, first: [], length: length) {
+      guard length(mark.fields) > TraceReader.maximumLineLength else { continue }
+      // Which mark it is, for the summary: found once, and only for a trace that needs it.
+      let times =
+        markTimes
+        ?? Dictionary(
+          trace.events.compactMap { event in event.markIndex.map { ($0, event.time) } },
+          uniquingKeysWith: { first, _ in first })
+      markTimes = times
+      let line = Shortening.Line.mark(index, time: times[index] ?? 0)
+      if let (fields, shortening) = fitted(mark.fields, in: line, first: [], length: length) {
         trace.marks[index].fields = fields
-        shortened.append(Shortening(mark: index, shortening))
+        shortened.append(shortening)
       }
     }
     return shortened
@@ -41,7 +51,8 @@ extension Redaction {
   ///
   /// - Complexity: O(`pairs.count`) calls of `length` on one entry; two on all that fit.
   private static func fitted(
-    _ pairs: [String: String], first: Set<String>, length: ([String: String]) -> Int
+    _ pairs: [String: String], in line: Shortening.Line, first: Set<String>,
+    length: ([String: String]) -> Int
   ) -> ([String: String], Shortening)? {
     let full = length(pairs)
     guard full > TraceReader.maximumLineLength else { return nil }
@@ -64,6 +75,8 @@ extension Redaction {
       count -= 1
       kept = prefix(count)
     }
-    return (kept, Shortening(length: full, leftOut: order.count - count, entries: order.count))
+    return (
+      kept, Shortening(line, length: full, leftOut: order.count - count, entries: order.count)
+    )
   }
 }

@@ -1,3 +1,4 @@
+import Replay
 import TraceFormat
 
 extension Redaction {
@@ -74,8 +75,16 @@ extension Redaction {
   /// A line whose redacted form would pass ``TraceReader/maximumLineLength``, so that readers
   /// would not read it: its entries that did not fit were left out.
   public struct Shortening: Sendable, Equatable, CustomStringConvertible {
-    /// The mark's position in ``Trace/marks``, or nil for the header (its metadata).
-    public var mark: Int?
+    /// A line that can grow past the limit: one with many entries.
+    public enum Line: Sendable, Equatable {
+      /// The header, with its metadata.
+      case header
+      /// A mark, with its fields: its position in ``Trace/marks`` and its time.
+      case mark(Int, time: Int64)
+    }
+
+    /// Which line.
+    public var line: Line
     /// The length the line would have had, in bytes without its newline.
     public var length: Int
     /// Entries left out: the header's metadata entries, or the mark's fields.
@@ -83,21 +92,19 @@ extension Redaction {
     /// Entries it had.
     public var entries: Int
 
-    init(mark: Int?, _ shortening: Shortening) {
-      self = shortening
-      self.mark = mark
-    }
-
-    init(length: Int, leftOut: Int, entries: Int) {
-      (self.length, self.leftOut, self.entries) = (length, leftOut, entries)
+    init(_ line: Line, length: Int, leftOut: Int, entries: Int) {
+      (self.line, self.length, self.leftOut, self.entries) = (line, length, leftOut, entries)
     }
 
     /// `the header would be 1234567 bytes long, over the 1048576 a line may hold: left out …`.
     public var description: String {
-      let (line, entryName) =
-        mark.map { ("mark \($0 + 1)", "fields") } ?? ("the header", "metadata entries")
+      let (name, entryName) =
+        switch line {
+        case .header: ("the header", "metadata entries")
+        case .mark(_, let time): ("the mark at \(TimeText.seconds(time))", "fields")
+        }
       return
-        "\(line) would be \(length) bytes long, over the \(TraceReader.maximumLineLength) a line may hold: left out \(leftOut) of its \(entries) \(entryName)"
+        "\(name) would be \(length) bytes long, over the \(TraceReader.maximumLineLength) a line may hold: left out \(leftOut) of its \(entries) \(entryName)"
     }
   }
 }

@@ -3,8 +3,8 @@ import TraceFormat
 
 /// Replaces every string of a trace that could tell what an app is or does — scheduler labels,
 /// call-site files and functions, thread names, mark names and fields, header metadata, the
-/// process name and pid — with stable short hashes, keeping the structure and timing: every
-/// event, id, time, source line and count stays as it was (docs/Sharing.md).
+/// process name — with stable short hashes, and the pid with a hash or 0, keeping the structure
+/// and timing: every event, id, time, source line and count stays as it was (docs/Sharing.md).
 ///
 /// ```swift
 /// let redaction = try Redaction(salt: "only-we-know", keepPattern: "main|app\\..*")

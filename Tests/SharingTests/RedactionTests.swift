@@ -366,7 +366,7 @@ final class RedactionTests: XCTestCase {
     XCTAssertEqual(redacted.header.metadata["slice_from_ns"], "5", "the format's keys first")
     XCTAssertEqual(redacted.header.metadata["slice_to_ns"], "9")
     let shortening = try XCTUnwrap(summary.shortened.first)
-    XCTAssertNil(shortening.mark)
+    XCTAssertEqual(shortening.line, .header)
     XCTAssertEqual(shortening.entries, 75_002)
     XCTAssertEqual(shortening.leftOut, 75_002 - redacted.header.metadata.count)
     XCTAssertGreaterThan(shortening.length, TraceReader.maximumLineLength)
@@ -388,11 +388,12 @@ final class RedactionTests: XCTestCase {
     let (bytes, summary) = redact(trace)
     let (redacted, _) = try SharingFixtures.read(bytes, "redacted")
     XCTAssertEqual(redacted.events.count, 1)
-    XCTAssertEqual(summary.shortened.first?.mark, 0)
+    XCTAssertEqual(summary.shortened.first?.line, .mark(0, time: 1))
     XCTAssertEqual(summary.shortened.first?.entries, 80_000)
     XCTAssertEqual(
       summary.shortened.first?.leftOut, 80_000 - (redacted.marks.first?.fields.count ?? 0))
-    XCTAssertTrue(summary.description.contains("; mark 1 would be "), summary.description)
+    XCTAssertTrue(
+      summary.description.contains("; the mark at 0.000000s would be "), summary.description)
   }
 
   // MARK: - Keep and summary
