@@ -14,7 +14,7 @@ public struct ThreadInfo: Sendable, Equatable {
   /// Linux keeps at most 15 bytes of a thread's name (16 with the terminator) and Dispatch
   /// keeps the end of a longer one, so a name of exactly that length is probably a fragment
   /// such as `-qos.overcommit`.
-  static let truncatedNameLength = 15
+  package static let truncatedNameLength = 15
 
   /// Titles for `threads` (id and recorded name), in the same order: whole names kept, fragments
   /// and missing names replaced by `worker N`, duplicates told apart by id.

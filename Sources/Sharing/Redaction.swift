@@ -1,9 +1,10 @@
+import Replay
 import TraceFormat
 
 /// Replaces every string of a trace that could tell what an app is or does — scheduler labels,
 /// call-site files and functions, thread names, mark names and fields, header metadata, the
-/// process name and pid — with stable short hashes, keeping the structure and timing: every
-/// event, id, time, source line and count stays as it was (docs/Sharing.md).
+/// process name — with stable short hashes, and the pid with a hash or 0, keeping the structure
+/// and timing: every event, id, time, source line and count stays as it was (docs/Sharing.md).
 ///
 /// ```swift
 /// let redaction = try Redaction(salt: "only-we-know", keepPattern: "main|app\\..*")
@@ -20,11 +21,20 @@ import TraceFormat
 ///   alone, so redacting twice changes nothing more. A string that merely looks like a token —
 ///   `r:abcd`, or 20 hex digits with a wrong check — is original data and is replaced like any
 ///   other: only a check forged with the salt survives (one chance in 2³² by accident).
-/// - **Kept.** Empty strings (they say nothing); the header's `start` (when it is an ISO 8601
-///   time), `start_ns`, `cores`, clock and version (times and machine facts); a scheduler's kind and family, and a crash's signal,
-///   when they are the format's own words (others are replaced); labels that ``keep`` matches
-///   whole; and the values of the slice keys `slice_from_ns` and `slice_to_ns` when they are
-///   plain numbers.
+/// - **Kept.** Empty strings (they say nothing); the ISO 8601 time that starts the header's
+///   `start` (text after it is replaced), `start_ns`, `cores`, clock and version (times and
+///   machine facts); source lines and task ids; a scheduler's kind and family, and a crash's
+///   signal, when they are the format's own words (others are replaced); the thread name
+///   `main`; labels and thread names that ``keep`` matches whole; and the values of the slice
+///   keys `slice_from_ns` and `slice_to_ns` when they are plain numbers. ``drop`` leaves out
+///   the start time, the core count, source lines or the runtime's task ids.
+/// - **Apart.** A thread name the OS cut (15 bytes, as Linux keeps them) names no thread: two
+///   threads with the same cut name get different tokens.
+/// - **Numbers.** The pid becomes a hash only with a salt; without one it is dropped (0): a
+///   number hashed with a public key is found again by hashing every pid.
+/// - **Readable.** Tokens are longer than short names, so a header or mark with many short
+///   entries can grow past the reader's line limit; then the entries that do not fit are left
+///   out, and ``Summary/shortened`` says so.
 ///
 /// - Warning: A hash hides a string, not its guessable contents: with the default (empty, so
 ///   public) salt anyone can hash `"main"` and find it. Pass a secret ``salt`` for a trace that
@@ -34,9 +44,38 @@ import TraceFormat
 public struct Redaction {
   /// The salt every hash is keyed with; "" by default.
   public let salt: String
-  /// Scheduler labels that this matches whole are kept as they are.
+  /// Scheduler labels and thread names that this matches whole are kept as they are.
   public let keep: Regex<AnyRegexOutput>?
+  /// What else is left out of the output.
+  public let drop: Set<Drop>
   private let key: SipHash.Key
+
+  /// What a redaction can leave out besides names: facts it keeps by default, because they say
+  /// nothing about what the app is, but say when and on what it ran.
+  public enum Drop: String, CaseIterable, Sendable {
+    /// The header's `start` and `start_ns`: when the recording was made.
+    case start
+    /// The header's `cores`: the recording machine's core count.
+    case cores
+    /// Call sites' source lines, which become 0: the shape of the code.
+    case lines
+    /// The Swift runtime's task ids, renumbered 1, 2, … in order of appearance: how many tasks
+    /// the process had made before.
+    case taskIDs = "task-ids"
+
+    /// What the summary says was dropped.
+    var summary: String {
+      switch self {
+      case .start: "the start time"
+      case .cores: "the core count"
+      case .lines: "source lines"
+      case .taskIDs: "task ids (renumbered)"
+      }
+    }
+  }
+
+  /// The thread name the recorder writes for the main thread: the format's word, kept.
+  static let mainThreadName = "main"
 
   /// The prefix every token starts with.
   public static let tokenPrefix = "r:"
@@ -44,68 +83,6 @@ public struct Redaction {
   static let hashDigits = 12
   /// Hex digits of the check in a token.
   static let checkDigits = 8
-
-  /// What a redaction replaces, for its ``Summary``.
-  public enum Field: String, CaseIterable, Sendable {
-    /// A scheduler's label.
-    case label
-    /// A call site's file.
-    case file
-    /// A call site's function.
-    case function
-    /// A thread's name.
-    case threadName = "thread name"
-    /// A mark's name.
-    case markName = "mark name"
-    /// A mark's field (its key and its value).
-    case markField = "mark field"
-    /// The name of named work (a `WorkContext`'s).
-    case workName = "work name"
-    /// A value of named work (its key and its value).
-    case workValue = "work value"
-    /// A Swift task's name.
-    case taskName = "task name"
-    /// A header metadata entry (its key and its value).
-    case metadata = "metadata entry"
-    /// The header's process name.
-    case process = "process name"
-    /// The header's pid.
-    case pid
-    /// A scheduler kind or family, a crash signal or a `start` that is not the format's own.
-    case other = "other value"
-
-    /// The name of several.
-    public var plural: String { self == .metadata ? "metadata entries" : rawValue + "s" }
-  }
-
-  /// What a redaction did, counted per ``Field``.
-  public struct Summary: Sendable, Equatable, CustomStringConvertible {
-    /// Entries replaced, by field. A mark field or metadata entry counts once for its key and
-    /// value.
-    public private(set) var replaced: [Field: Int] = [:]
-    /// Labels kept because ``Redaction/keep`` matched them.
-    public internal(set) var keptByPattern = 0
-    /// Values left alone because they were already redacted with this salt.
-    public internal(set) var alreadyRedacted = 0
-
-    /// How many entries of `field` were replaced.
-    public func count(of field: Field) -> Int { replaced[field] ?? 0 }
-
-    mutating func add(_ field: Field) { replaced[field, default: 0] += 1 }
-
-    /// `replaced 12 labels (1 kept by --keep), 5 files, …; 3 already redacted`.
-    public var description: String {
-      var parts = Field.allCases.compactMap { field -> String? in
-        let count = count(of: field)
-        guard count > 0 || field == .label else { return nil }
-        let name = count == 1 ? field.rawValue : field.plural
-        return field == .label && keptByPattern > 0
-          ? "\(count) \(name) (\(keptByPattern) kept by --keep)" : "\(count) \(name)"
-      }
-      if alreadyRedacted > 0 { parts.append("\(alreadyRedacted) already redacted, left alone") }
-      return "replaced " + parts.joined(separator: ", ")
-    }
-  }
 
   /// Why a ``keep`` pattern cannot be used.
   public struct PatternError: Error, Sendable, CustomStringConvertible {
@@ -117,10 +94,12 @@ public struct Redaction {
   ///
   /// - Parameters:
   ///   - salt: Keys every hash: outputs with different salts cannot be linked.
-  ///   - keep: Scheduler labels it matches whole are kept.
-  public init(salt: String = "", keep: Regex<AnyRegexOutput>? = nil) {
+  ///   - keep: Scheduler labels and thread names it matches whole are kept.
+  ///   - drop: What else to leave out.
+  public init(salt: String = "", keep: Regex<AnyRegexOutput>? = nil, drop: Set<Drop> = []) {
     self.salt = salt
     self.keep = keep
+    self.drop = drop
     let salted = Array(salt.utf8)
     key = SipHash.Key(
       k0: SipHash.hash([Domain.saltHigh] + salted, key: Self.fixedKey),
@@ -130,13 +109,13 @@ public struct Redaction {
   /// Makes a redaction whose ``keep`` pattern is Swift `Regex` syntax (`main|app\..*`).
   ///
   /// - Throws: ``PatternError`` when `keepPattern` is not a regular expression.
-  public init(salt: String = "", keepPattern: String?) throws(PatternError) {
+  public init(salt: String = "", keepPattern: String?, drop: Set<Drop> = []) throws(PatternError) {
     guard let keepPattern else {
-      self.init(salt: salt)
+      self.init(salt: salt, drop: drop)
       return
     }
     do {
-      self.init(salt: salt, keep: try Regex(keepPattern))
+      self.init(salt: salt, keep: try Regex(keepPattern), drop: drop)
     } catch {
       throw PatternError(description: "\"\(keepPattern)\" is not a regular expression: \(error)")
     }
@@ -148,7 +127,17 @@ public struct Redaction {
   ///
   /// - Complexity: O(`value.utf8.count`).
   public func token(for value: String) -> String {
-    let hash = SipHash.hash([Domain.string] + Array(value.utf8), key: key) >> 16
+    token(hashing: [Domain.string] + Array(value.utf8))
+  }
+
+  /// The token for the name of one thread, unlike any other thread's: for a name the OS cut,
+  /// which does not tell threads apart.
+  func token(for value: String, thread: UInt32) -> String {
+    token(hashing: [Domain.threadName] + Self.bytes(UInt64(thread)) + Array(value.utf8))
+  }
+
+  private func token(hashing input: [UInt8]) -> String {
+    let hash = SipHash.hash(input, key: key) >> 16
     return Self.tokenPrefix + Self.hex(hash, digits: Self.hashDigits)
       + Self.hex(check(of: hash), digits: Self.checkDigits)
   }
@@ -167,10 +156,12 @@ public struct Redaction {
     return check == self.check(of: hash)
   }
 
-  /// The pid that replaces `pid`: a negative number (real pids are positive) made of 31 bits of
-  /// its hash and 32 of a check, so that it is recognized as redacted as a token is. 0 (no pid)
-  /// stays 0.
+  /// The pid that replaces `pid`: with a salt, a negative number (real pids are positive) made
+  /// of 31 bits of its hash and 32 of a check, so that it is recognized as redacted as a token
+  /// is; without one, 0 (no pid), since a hash with the public key is reversed by hashing every
+  /// pid. 0 stays 0.
   public func redactedPID(_ pid: Int64) -> Int64 {
+    if salt.isEmpty { return 0 }
     if pid == 0 || isRedactedPID(pid) { return pid }
     let hash = SipHash.hash([Domain.pid] + Self.bytes(UInt64(bitPattern: pid)), key: key) >> 33
     return -Int64(bitPattern: hash << 32 | check(of: hash))
@@ -202,15 +193,19 @@ public struct Redaction {
     let pid = redactedPID(trace.header.pid)
     if pid != trace.header.pid { work.summary.add(.pid) }
     out.header.pid = pid
-    if !trace.header.start.isEmpty, ProcessTimeline.seconds(iso8601: trace.header.start) == nil {
-      out.header.start = work.replace(trace.header.start, .other)
+    if drop.contains(.start) {
+      out.header.start = ""
+      out.header.startNanoseconds = nil
+    } else {
+      out.header.start = work.replaceStart(trace.header.start)
     }
+    if drop.contains(.cores) { out.header.cores = nil }
     out.header.metadata = work.replace(
       trace.header.metadata, .metadata, keptKeys: Self.sliceKeys, numbersOf: Self.sliceTimes)
     for (id, scheduler) in trace.schedulers {
       var scheduler = scheduler
-      if let keep, (try? keep.wholeMatch(in: scheduler.label)) != nil {
-        work.summary.keptByPattern += 1
+      if keeps(scheduler.label) {
+        work.summary.keep(.label)
       } else {
         scheduler.label = work.replace(scheduler.label, .label)
       }
@@ -226,9 +221,18 @@ public struct Redaction {
       var site = site
       site.file = work.replace(site.file, .file)
       site.function = work.replace(site.function, .function)
+      if drop.contains(.lines) { site.line = 0 }
       out.callSites[id] = site
     }
-    for (id, name) in trace.threadNames { out.threadNames[id] = work.replace(name, .threadName) }
+    for (id, name) in trace.threadNames where name != Self.mainThreadName {
+      if keeps(name) {
+        work.summary.keep(.threadName)
+      } else if name.utf8.count == ThreadInfo.truncatedNameLength {
+        out.threadNames[id] = work.replace(name, .threadName, thread: id)
+      } else {
+        out.threadNames[id] = work.replace(name, .threadName)
+      }
+    }
     out.marks = trace.marks.map { mark in
       MarkRecord(
         name: work.replace(mark.name, .markName),
@@ -244,7 +248,36 @@ public struct Redaction {
       crash.signal = work.replace(crash.signal, .other)
       out.crash = crash
     }
+    if drop.contains(.taskIDs) {
+      (out.events, out.taskNames) = Self.renumberingTasks(out.events, names: out.taskNames)
+    }
+    work.summary.dropped = drop
+    work.summary.shortened = Self.fitLines(&out)
     return (out, work.summary)
+  }
+
+  private func keeps(_ value: String) -> Bool {
+    guard let keep else { return false }
+    return (try? keep.wholeMatch(in: value)) != nil
+  }
+
+  /// `events` with each `task` line's runtime id replaced by 1, 2, … in order of appearance,
+  /// and the tasks' `names` under their new ids.
+  private static func renumberingTasks(_ events: [TraceEvent], names: [UInt64: String])
+    -> ([TraceEvent], [UInt64: String])
+  {
+    var numbers: [UInt64: UInt64] = [:]
+    let renumbered = events.map { event in
+      guard let task = event.task else { return event }
+      let number = numbers[task] ?? UInt64(numbers.count + 1)
+      numbers[task] = number
+      return .task(time: event.time, action: event.action, task: number)
+    }
+    var renamed: [UInt64: String] = [:]
+    for (task, name) in names {
+      if let number = numbers[task] { renamed[number] = name }
+    }
+    return (renumbered, renamed)
   }
 
   /// The words of the format that are kept: they tell nothing about the app.
@@ -270,6 +303,28 @@ public struct Redaction {
       guard let token = token(value) else { return value }
       summary.add(field)
       return token
+    }
+
+    /// `value` as the name of thread `thread` only (see ``Redaction/token(for:thread:)``).
+    mutating func replace(_ value: String, _ field: Field, thread: UInt32) -> String {
+      if value.isEmpty { return value }
+      if redaction.isRedacted(value) {
+        summary.alreadyRedacted += 1
+        return value
+      }
+      summary.add(field)
+      return redaction.token(for: value, thread: thread)
+    }
+
+    /// The header's `start`: the ISO 8601 time it starts with is kept, what follows the time is
+    /// replaced (it is not the recorder's), and a `start` that is no time is replaced whole.
+    mutating func replaceStart(_ start: String) -> String {
+      guard !start.isEmpty else { return start }
+      guard let length = Redaction.timeLength(start) else { return replace(start, .other) }
+      let time = String(decoding: start.utf8.prefix(length), as: UTF8.self)
+      let rest = String(
+        decoding: start.utf8.dropFirst(length).drop { $0 == UInt8(ascii: " ") }, as: UTF8.self)
+      return rest.isEmpty ? time : time + " " + replace(rest, .other)
     }
 
     /// The token for `value`, or nil when it stays: empty, or already redacted.
@@ -316,6 +371,47 @@ public struct Redaction {
     static let pid: UInt8 = 3
     static let saltHigh: UInt8 = 4
     static let saltLow: UInt8 = 5
+    static let threadName: UInt8 = 6
+  }
+
+  /// The length of the ISO 8601 time `text` starts with — `2026-11-21T23:46:35Z`, with an
+  /// optional fraction of up to 9 digits and an optional `Z` or `±hh:mm` — or nil when it does
+  /// not start with one. Strict, unlike Foundation's parser, which ignores what follows.
+  static func timeLength(_ text: String) -> Int? {
+    let bytes = Array(text.utf8.prefix(40))
+    var position = 0
+    func number(_ digits: Int, in range: ClosedRange<Int>) -> Bool {
+      guard position + digits <= bytes.count else { return false }
+      var value = 0
+      for byte in bytes[position..<(position + digits)] {
+        guard (0x30...0x39).contains(byte) else { return false }
+        value = value * 10 + Int(byte - 0x30)
+      }
+      position += digits
+      return range.contains(value)
+    }
+    func literal(_ character: Character) -> Bool {
+      guard position < bytes.count, bytes[position] == character.asciiValue else { return false }
+      position += 1
+      return true
+    }
+    guard number(4, in: 0...9999), literal("-"), number(2, in: 1...12), literal("-"),
+      number(2, in: 1...31), literal("T"), number(2, in: 0...23), literal(":"),
+      number(2, in: 0...59), literal(":"), number(2, in: 0...60)
+    else { return nil }
+    let beforeFraction = position
+    if literal(".") {
+      var digits = 0
+      while digits < 9, number(1, in: 0...9) { digits += 1 }
+      if digits == 0 { position = beforeFraction }
+    }
+    if literal("Z") { return position }
+    let beforeZone = position
+    if literal("+") || literal("-") {
+      if number(2, in: 0...23), literal(":"), number(2, in: 0...59) { return position }
+      position = beforeZone
+    }
+    return position
   }
 
   /// Turns a salt into a key: "chronosc" and "ope-reda" in ASCII, read little-endian.

@@ -31,12 +31,20 @@ public enum TraceFileWriter {
   /// - Parameter input: The file the output was made from. It is never written: a `path` that
   ///   names it — the same path, through a symbolic link, or another hard link to it — is an
   ///   error.
-  /// - Throws: ``SaveError``.
+  /// - Throws: ``SaveError``; also when a line of `bytes` is longer than a reader reads
+  ///   (``TraceReader/maximumLineLength``): a file that would not read is not written.
   public static func save(_ bytes: [UInt8], to path: String, input: String) throws(SaveError) {
     if sameFile(path, input) {
       throw SaveError(
         isOverInput: true,
         description: "the output \(path) is the input file; write the result to another file")
+    }
+    if let (line, length) = firstLongLine(bytes) {
+      throw SaveError(
+        isOverInput: false,
+        description:
+          "cannot write \(path): its line \(line) would be \(length) bytes long; readers read lines of at most \(TraceReader.maximumLineLength) bytes"
+      )
     }
     let url = URL(fileURLWithPath: path)
     let directory = url.deletingLastPathComponent().path
@@ -66,6 +74,25 @@ public enum TraceFileWriter {
     if let failure {
       unlink(temporary)
       throw SaveError(isOverInput: false, description: "cannot write \(path): \(failure)")
+    }
+  }
+
+  /// The first line of `bytes` (from 1) longer than ``TraceReader/maximumLineLength``, without
+  /// its newline, and its length; nil when there is none.
+  ///
+  /// - Complexity: O(`bytes.count`).
+  static func firstLongLine(_ bytes: [UInt8]) -> (line: Int, length: Int)? {
+    bytes.withUnsafeBytes { raw -> (line: Int, length: Int)? in
+      guard let base = raw.baseAddress else { return nil }
+      var (start, line) = (0, 1)
+      while start < raw.count {
+        let end =
+          memchr(base + start, Int32(UInt8(ascii: "\n")), raw.count - start)
+          .map { $0 - UnsafeMutableRawPointer(mutating: base) } ?? raw.count
+        if end - start > TraceReader.maximumLineLength { return (line, end - start) }
+        (start, line) = (end + 1, line + 1)
+      }
+      return nil
     }
   }
 

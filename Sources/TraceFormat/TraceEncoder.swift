@@ -30,7 +30,6 @@ public struct TraceEncoder: Sendable {
     var threadsLeft = trace.threadNames
     var schedulersLeft = trace.schedulers
     var sitesLeft = trace.callSites
-    var namesLeft = trace.taskNames
     var lastThread: UInt32?
     var lastTime: Int64 = 0
     for event in trace.events {
@@ -58,8 +57,8 @@ public struct TraceEncoder: Sendable {
       let work = event.workIndex.flatMap {
         trace.works.indices.contains($0) ? trace.works[$0] : nil
       }
-      // A task's name goes on its first line.
-      let taskName = event.task.flatMap { namesLeft.removeValue(forKey: $0) }
+      // A task's name goes on each of its lines, as a recorder writes them.
+      let taskName = event.task.flatMap { trace.taskNames[$0] }
       encoder.event(event, mark: mark, work: work, taskName: taskName)
       lastTime = max(lastTime, event.time)
     }

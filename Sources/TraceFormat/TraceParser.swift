@@ -485,6 +485,15 @@ struct TraceParser {
   private mutating func parseLine(_ line: Int, _ start: Int, _ end: Int, isLastWithoutNewline: Bool)
   {
     if end - start > TraceReader.maximumLineLength {
+      // A header that is too long is the reason the file reads as no trace: say so, rather
+      // than that the next line has no "format".
+      if lastLine == 0, !hasHeader {
+        stop(
+          notATrace:
+            "the first line is \(end - start) bytes long; lines longer than \(TraceReader.maximumLineLength) bytes are not read",
+          line, 1)
+        return
+      }
       report(
         .error, line, 1,
         "line is \(end - start) bytes long; lines longer than \(TraceReader.maximumLineLength) bytes are not read"

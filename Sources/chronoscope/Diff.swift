@@ -9,11 +9,12 @@ struct Diff: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Compare two recordings of the same program: expected (A) and actual (B).",
     discussion: """
-      Actions are matched by queue label, call site and occurrence, not by id. Reports the first \
-      place where the runs differ in order, the actions only one trace has, and timing \
-      differences beyond --tolerance (times from each trace's start). Exit status: 0 when the \
-      traces do not differ, 1 when they do, 2 for unreadable input or bad options. --json prints \
-      one document (docs/Diff.md).
+      Actions are matched by queue label, the function that scheduled them and occurrence, not \
+      by id; source lines only tell apart one function's call sites, so an edit that moves lines \
+      changes nothing. Reports the first place where the runs differ in order, the actions only \
+      one trace has, and timing differences beyond --tolerance, with times from each trace's \
+      first event (or --align-mark). Exit status: 0 when the traces do not differ, 1 when they \
+      do, 2 for unreadable input or bad options. --json prints one document (docs/Diff.md).
       """
   )
 
@@ -25,6 +26,12 @@ struct Diff: ParsableCommand {
 
   @Option(help: "Timing differences up to this much count as equal (default 1ms; 0 for exact).")
   var tolerance: String = "1ms"
+
+  @Option(
+    help: ArgumentHelp(
+      "Count each trace's times from its first mark with this name, not from its first event.",
+      valueName: "name"))
+  var alignMark: String?
 
   @Flag(help: "Print the differences as one JSON document.")
   var json = false
@@ -43,7 +50,17 @@ struct Diff: ParsableCommand {
     let replayA = try? TraceLoading.loadReplay(a)
     let replayB = try? TraceLoading.loadReplay(b)
     guard let replayA, let replayB else { throw ExitCode(2) }
-    let diff = TraceDiff(replayA, replayB, tolerance: tolerance)
+    let diff: TraceDiff
+    do throws(TraceDiff.MissingMark) {
+      diff = try TraceDiff(
+        replayA, replayB, tolerance: tolerance, origin: alignMark.map { .mark($0) } ?? .firstEvent)
+    } catch {
+      let file = error.trace == "A" ? a : b
+      standardError(
+        TextWidth.sanitized(
+          "chronoscope: --align-mark: \(file) has no mark named \"\(error.name)\""))
+      throw ExitCode(2)
+    }
     if json {
       print(DiffJSON.document(diff, a: a, b: b))
     } else {
@@ -53,7 +70,15 @@ struct Diff: ParsableCommand {
   }
 
   static func text(_ diff: TraceDiff, a: String, b: String) -> [String] {
-    var lines = ["A: \(a)", "B: \(b)"]
+    let origin =
+      switch diff.origin {
+      case .firstEvent: "its first event"
+      case .mark(let name): "its first mark \"\(name)\""
+      }
+    var lines = [
+      "A: \(a) (times from \(origin), at \(TimeText.seconds(diff.originA)))",
+      "B: \(b) (times from \(origin), at \(TimeText.seconds(diff.originB)))",
+    ]
     if diff.isSame {
       lines.append(
         "no difference: the same runs in the same order, timing within \(TimeText.duration(diff.tolerance))"
@@ -85,7 +110,8 @@ struct Diff: ParsableCommand {
     return lines
   }
 
-  /// `#12 net (Loader.swift:40 load()) #3`: id, queue, call site, occurrence.
+  /// `#12 net (Loader.swift:40 load()) occurrence 3`: id, queue, call site, and which of the
+  /// actions its function scheduled on the queue.
   static func describe(_ action: TraceDiff.ActionReference) -> String {
     let site = action.key.site.isEmpty ? "no call site" : action.key.site
     return "\(action.id) \(action.key.queue) (\(site)) occurrence \(action.key.occurrence)"
@@ -119,11 +145,17 @@ struct Diff: ParsableCommand {
 enum DiffJSON {
   static func document(_ diff: TraceDiff, a: String, b: String) -> String {
     var root: [String: Any] = [
-      "schema": "chronoscope-diff", "version": 1, "a": a, "b": b, "same": diff.isSame,
-      "tolerance_ns": diff.tolerance,
+      "schema": "chronoscope-diff", "version": 2, "a": a, "b": b, "same": diff.isSame,
+      "tolerance_ns": diff.tolerance, "origin_a_ns": diff.originA, "origin_b_ns": diff.originB,
       "only_in_a": diff.onlyInA.map(object), "only_in_b": diff.onlyInB.map(object),
       "timing": diff.timing.map(object),
     ]
+    switch diff.origin {
+    case .firstEvent: root["origin"] = "first-event"
+    case .mark(let name):
+      root["origin"] = "mark"
+      root["origin_mark"] = name
+    }
     if let divergence = diff.firstDivergence {
       var entry: [String: Any] = ["position": divergence.position]
       if let run = divergence.a { entry["a"] = object(run) }

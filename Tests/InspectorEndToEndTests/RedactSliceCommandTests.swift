@@ -43,10 +43,14 @@ final class RedactSliceCommandTests: XCTestCase {
       XCTAssertEqual(status, 0, summary)
       XCTAssertTrue(summary.hasPrefix("chronoscope: redacted "), summary)
       XCTAssertTrue(summary.contains(" labels, "), summary)
-      XCTAssertTrue(summary.contains(" thread name"), summary)
       XCTAssertTrue(summary.contains(" process name"), summary)
       try assertValidates(out)
       let text = try String(contentsOfFile: out, encoding: .utf8)
+      for line in text.split(separator: "\n") where line.contains(#""e":"thread""#) {
+        XCTAssertTrue(
+          line.hasSuffix(#""name":"main"}"#) || line.hasSuffix(#""name":""}"#)
+            || line.contains(#""name":"r:"#), "\(name): \(line)")
+      }
       XCTAssertFalse(text.contains("Examples/"), "\(name): call-site files are replaced")
       XCTAssertTrue(text.contains(#""label":"r:"#), name)
       let (checkStatus, findings) = try CommandRun.chronoscope(["check", out])
@@ -99,6 +103,54 @@ final class RedactSliceCommandTests: XCTestCase {
     }
     XCTAssertFalse(FileManager.default.fileExists(atPath: out))
     XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [])
+  }
+
+  func testAHeaderNearTheLineLimitBecomesARedactedFileThatValidates() throws {
+    // 75,000 short metadata entries: 1 MB, well within a line; as tokens, twice that.
+    let entries = (0..<75_000).map { #""k\#($0)":"""# }.joined(separator: ",")
+    let input = output("long.trace")
+    try Data(
+      (#"{"format":"chronoscope-trace","version":1,"clock":"host","start":"2026-11-21T23:46:35Z","process":"p","pid":7,"metadata":{\#(entries)}}"#
+        + "\n" + #"{"t":0,"e":"close","events":0,"dropped":0}"# + "\n").utf8
+    ).write(to: URL(fileURLWithPath: input))
+    try assertValidates(input)
+    let out = output("long-redacted.trace")
+    let (status, summary) = try CommandRun.chronoscope(["redact", input, "-o", out])
+    XCTAssertEqual(status, 0, summary)
+    XCTAssertTrue(
+      summary.contains(" bytes long, over the 1048576 a line may hold: left out "), summary)
+    XCTAssertTrue(summary.contains(" of its 75000 metadata entries"), summary)
+    try assertValidates(out)
+  }
+
+  func testDropLeavesOutWhatItNamesAndKeepKeepsThreadNames() throws {
+    let out = output("dropped.trace")
+    let (status, summary) = try CommandRun.chronoscope([
+      "redact", Recordings.path("async-actors"), "-o", out, "--drop", "start,cores", "--drop",
+      "lines", "--keep", "main|.*-qos.*",
+    ])
+    XCTAssertEqual(status, 0, summary)
+    XCTAssertTrue(
+      summary.contains("; dropped the start time, the core count, source lines"), summary)
+    try assertValidates(out)
+    let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
+    let header = try XCTUnwrap(lines.first)
+    XCTAssertTrue(header.contains(#""start":"","#), String(header))
+    XCTAssertFalse(header.contains("start_ns") || header.contains("cores"), String(header))
+    XCTAssertTrue(header.contains(#""pid":0,"#), "no salt: no pid: \(header)")
+    XCTAssertTrue(summary.contains("0 thread names (6 kept by --keep)"), summary)
+    XCTAssertEqual(lines.filter { $0.contains(#""name":"-qos.overcommit""#) }.count, 4)
+    XCTAssertTrue(
+      lines.filter { $0.contains(#""e":"site""#) }.allSatisfy { $0.contains(#""line":0,"#) })
+    let bad = try CommandRun.chronoscope([
+      "redact", Recordings.path("retry"), "-o", output("bad.trace"), "--drop", "start,everything",
+    ])
+    XCTAssertEqual(bad.status, 2, bad.output)
+    XCTAssertTrue(
+      bad.output.contains(
+        #"--drop: cannot drop "everything"; it drops start, cores, lines, task-ids"#),
+      bad.output)
+    XCTAssertFalse(FileManager.default.fileExists(atPath: output("bad.trace")))
   }
 
   // MARK: - slice
@@ -179,7 +231,7 @@ final class RedactSliceCommandTests: XCTestCase {
 
   func testBothCommandsExplainThemselves() throws {
     for (command, words) in [
-      ("redact", ["--keep", "--salt", "--output", "docs/Sharing.md"]),
+      ("redact", ["--keep", "--salt", "--drop", "task-ids", "--output", "docs/Sharing.md"]),
       ("slice", ["--from", "--to", "--output", "slice_of", "e120"]),
     ] {
       let (status, help) = try CommandRun.chronoscope([command, "--help"])

@@ -194,8 +194,8 @@ final class RedactionTests: XCTestCase {
     }
   }
 
-  func testThePIDBecomesANegativeNumberThatASecondRunKeeps() {
-    let redaction = Redaction()
+  func testWithASaltThePIDBecomesANegativeNumberThatASecondRunKeeps() {
+    let redaction = Redaction(salt: "s")
     let pid = redaction.redactedPID(16547)
     XCTAssertLessThan(pid, 0, "real pids are positive")
     XCTAssertEqual(redaction.redactedPID(16547), pid)
@@ -209,6 +209,198 @@ final class RedactionTests: XCTestCase {
     XCTAssertNotEqual(redaction.redactedPID(.max), .max)
   }
 
+  func testWithoutASaltThePIDIsDroppedForItsHashWouldBeFoundByTryingEveryPID() throws {
+    let (trace, _) = try SharingFixtures.read(Recordings.path("busy-app"))
+    XCTAssertNotEqual(trace.header.pid, 0)
+    let (redacted, summary) = Redaction().redact(trace)
+    XCTAssertEqual(redacted.header.pid, 0)
+    XCTAssertEqual(summary.count(of: .pid), 1)
+    XCTAssertEqual(Redaction().redactedPID(16547), 0)
+    XCTAssertEqual(Redaction().redactedPID(Redaction(salt: "s").redactedPID(16547)), 0)
+    let salted = Redaction(salt: "s").redact(trace).trace.header.pid
+    XCTAssertLessThan(salted, 0)
+    // With the salt's key unknown, the hashes of all pids say nothing of which one it was.
+    XCTAssertNotEqual(Redaction(salt: "t").redactedPID(trace.header.pid), salted)
+  }
+
+  // MARK: - Threads
+
+  /// A trace with `threads` (id, name), each running one action on queue 1.
+  private func traceWithThreads(_ threads: [(UInt32, String)]) throws -> Trace {
+    var lines = [
+      SharingFixtures.header,
+      #"{"t":0,"e":"scheduler","q":1,"label":"app.io","kind":"concurrent","family":"virtual"}"#,
+    ]
+    for (index, (id, name)) in threads.enumerated() {
+      lines.append(#"{"t":\#(index),"e":"thread","th":\#(id),"name":"\#(name)"}"#)
+      lines.append(
+        #"{"t":\#(index),"e":"schedule","a":\#(index + 1),"q":1,"mode":"async","due":\#(index),"th":\#(id)}"#
+      )
+    }
+    lines.append(#"{"t":99,"e":"close","events":\#(threads.count),"dropped":0}"#)
+    return try SharingFixtures.read(SharingFixtures.trace(lines)).trace
+  }
+
+  func testTwoThreadsWithTheSameCutNameGetDifferentTokens() throws {
+    // Linux keeps 15 bytes of a name, Dispatch its end: every worker reads "-qos.overcommit".
+    let trace = try traceWithThreads([
+      (1, "main"), (2, "-qos.overcommit"), (3, "-qos.overcommit"), (4, "app.pool"), (5, "app.pool"),
+    ])
+    let (redacted, summary) = Redaction().redact(trace)
+    let (cutA, cutB) = (
+      try XCTUnwrap(redacted.threadNames[2]), try XCTUnwrap(redacted.threadNames[3])
+    )
+    XCTAssertNotEqual(cutA, cutB, "a cut name names no thread: two threads stay apart")
+    XCTAssertTrue(Redaction().isRedacted(cutA) && Redaction().isRedacted(cutB))
+    XCTAssertEqual(redacted.threadNames[4], redacted.threadNames[5], "a whole name is one name")
+    XCTAssertEqual(redacted.threadNames[4], Redaction().token(for: "app.pool"))
+    XCTAssertEqual(redacted.threadNames[1], "main", "the format's word")
+    XCTAssertEqual(summary.count(of: .threadName), 4)
+    let titles = ReplayEngine(trace: redacted).threads.map(\.title)
+    XCTAssertEqual(Set(titles).count, titles.count, "\(titles)")
+    let again = Redaction().redact(redacted)
+    XCTAssertEqual(again.trace.threadNames, redacted.threadNames, "idempotent")
+    XCTAssertEqual(again.summary.count(of: .threadName), 0)
+  }
+
+  func testKeepKeepsThreadNamesItMatchesWholeAndMainStaysMain() throws {
+    let trace = try traceWithThreads([(1, "main"), (2, "app.io-1"), (3, "secret.worker")])
+    let (redacted, summary) = try Redaction(keepPattern: #"app\..*"#).redact(trace)
+    XCTAssertEqual(redacted.threadNames[1], "main")
+    XCTAssertEqual(redacted.threadNames[2], "app.io-1")
+    XCTAssertEqual(redacted.threadNames[3], Redaction().token(for: "secret.worker"))
+    XCTAssertEqual(summary.countKept(of: .threadName), 1)
+    XCTAssertEqual(summary.countKept(of: .label), 1)
+    XCTAssertEqual(summary.count(of: .threadName), 1)
+    XCTAssertTrue(
+      summary.description.contains("1 thread name (1 kept by --keep)"), summary.description)
+  }
+
+  // MARK: - The header's start
+
+  private func header(start: String, extra: String = "") -> [UInt8] {
+    SharingFixtures.trace([
+      #"{"format":"chronoscope-trace","version":1,"clock":"host","start":"\#(start)","process":"p","pid":7,"metadata":{}\#(extra)}"#,
+      #"{"t":0,"e":"close","events":0,"dropped":0}"#,
+    ])
+  }
+
+  func testTextAfterTheStartTimeIsRedactedWithOrWithoutASalt() throws {
+    let trace = try SharingFixtures.read(header(start: "2026-11-21T23:46:35Z alice@example.com"))
+      .trace
+    for redaction in [Redaction(), Redaction(salt: "s")] {
+      let (redacted, summary) = redaction.redact(trace)
+      XCTAssertEqual(
+        redacted.header.start, "2026-11-21T23:46:35Z " + redaction.token(for: "alice@example.com"))
+      XCTAssertEqual(summary.count(of: .other), 1)
+      try assertNothingSurvives(
+        of: trace, in: TraceEncoder.encode(redacted), "start", also: ["alice", "example.com"])
+      XCTAssertEqual(redaction.redact(redacted).trace.header, redacted.header, "idempotent")
+    }
+  }
+
+  func testAStartThatIsATimeIsKeptWholeAndOneThatOnlyBeginsLikeOneIsNot() throws {
+    let kept = [
+      "2026-11-21T23:46:35Z", "2026-11-21T23:46:35.123456789Z", "2026-11-21T23:46:35+01:00",
+      "2026-11-21T23:46:35",
+    ]
+    for start in kept {
+      let trace = try SharingFixtures.read(header(start: start)).trace
+      XCTAssertEqual(Redaction().redact(trace).trace.header.start, start)
+    }
+    let replaced = [
+      "2026-13-21T23:46:35Z", "2026-11-21 23:46:35Z", "tomorrow 2026-11-21T23:46:35Z",
+    ]
+    for start in replaced {
+      let trace = try SharingFixtures.read(header(start: start)).trace
+      XCTAssertEqual(Redaction().redact(trace).trace.header.start, Redaction().token(for: start))
+    }
+    let glued = try SharingFixtures.read(header(start: "2026-11-21T23:46:35Zbob")).trace
+    XCTAssertEqual(
+      Redaction().redact(glued).trace.header.start,
+      "2026-11-21T23:46:35Z " + Redaction().token(for: "bob"))
+  }
+
+  // MARK: - Dropping what is kept
+
+  func testDropLeavesOutTheStartTheCoresTheLinesAndTheTaskIDs() throws {
+    let (trace, _) = try SharingFixtures.read(Recordings.path("async-actors"))
+    XCTAssertNotNil(trace.header.startNanoseconds)
+    XCTAssertNotNil(trace.header.cores)
+    let tasks = trace.events.compactMap(\.task)
+    XCTAssertFalse(tasks.isEmpty)
+    let (redacted, summary) = Redaction(drop: Set(Redaction.Drop.allCases)).redact(trace)
+    XCTAssertEqual(redacted.header.start, "")
+    XCTAssertNil(redacted.header.startNanoseconds)
+    XCTAssertNil(redacted.header.cores)
+    XCTAssertTrue(redacted.callSites.values.allSatisfy { $0.line == 0 })
+    // Renumbered in order of appearance: the same task keeps one number.
+    var numbers: [UInt64: UInt64] = [:]
+    for (old, new) in zip(tasks, redacted.events.compactMap(\.task)) {
+      XCTAssertEqual(numbers[old, default: new], new)
+      numbers[old] = new
+    }
+    XCTAssertEqual(Set(numbers.values), Set(1...UInt64(Set(tasks).count)))
+    XCTAssertEqual(redacted.events.map(\.time), trace.events.map(\.time), "times are kept")
+    XCTAssertTrue(
+      summary.description.hasSuffix(
+        "; dropped the start time, the core count, source lines, task ids (renumbered)"),
+      summary.description)
+    let (bytes, _) = redact(trace, Redaction(drop: Set(Redaction.Drop.allCases)))
+    let (again, reading) = try SharingFixtures.read(bytes, "dropped")
+    XCTAssertEqual(reading.warningCount, 0, "\(reading.diagnostics)")
+    XCTAssertEqual(again.events, redacted.events)
+  }
+
+  // MARK: - Line lengths
+
+  func testAHeaderNearTheLineLimitBecomesARedactedFileThatReads() throws {
+    let entries = (0..<75_000).map { #""k\#($0)":"""# }.joined(separator: ",")
+    let input = header(start: "2026-11-21T23:46:35Z", extra: "")
+      .split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
+    let long = input[0].replacingOccurrences(
+      of: #""metadata":{}"#,
+      with: #""metadata":{"slice_from_ns":"5","slice_to_ns":"9",\#(entries)}"#)
+    XCTAssertGreaterThan(long.utf8.count, TraceReader.maximumLineLength - 200_000)
+    XCTAssertLessThan(long.utf8.count, TraceReader.maximumLineLength)
+    let trace = try SharingFixtures.read(SharingFixtures.trace([long, input[1]])).trace
+    let (bytes, summary) = redact(trace)
+    let (redacted, _) = try SharingFixtures.read(bytes, "redacted")
+    let headerLength = try XCTUnwrap(bytes.firstIndex(of: UInt8(ascii: "\n")))
+    XCTAssertLessThanOrEqual(headerLength, TraceReader.maximumLineLength)
+    XCTAssertEqual(redacted.header.metadata["slice_from_ns"], "5", "the format's keys first")
+    XCTAssertEqual(redacted.header.metadata["slice_to_ns"], "9")
+    let shortening = try XCTUnwrap(summary.shortened.first)
+    XCTAssertEqual(shortening.line, .header)
+    XCTAssertEqual(shortening.entries, 75_002)
+    XCTAssertEqual(shortening.leftOut, 75_002 - redacted.header.metadata.count)
+    XCTAssertGreaterThan(shortening.length, TraceReader.maximumLineLength)
+    XCTAssertTrue(
+      summary.description.contains(
+        "the header would be \(shortening.length) bytes long, over the 1048576 a line may hold: left out \(shortening.leftOut) of its 75002 metadata entries"
+      ), summary.description)
+    XCTAssertEqual(redact(redacted).bytes, bytes, "idempotent")
+  }
+
+  func testAMarkWithManyShortFieldsBecomesALineThatReads() throws {
+    let fields = (0..<80_000).map { #""f\#($0)":"""# }.joined(separator: ",")
+    let lines = [
+      SharingFixtures.header, #"{"t":0,"e":"thread","th":1,"name":"main"}"#,
+      #"{"t":1,"e":"mark","th":1,"name":"m","fields":{\#(fields)}}"#,
+      #"{"t":2,"e":"close","events":1,"dropped":0}"#,
+    ]
+    let trace = try SharingFixtures.read(SharingFixtures.trace(lines)).trace
+    let (bytes, summary) = redact(trace)
+    let (redacted, _) = try SharingFixtures.read(bytes, "redacted")
+    XCTAssertEqual(redacted.events.count, 1)
+    XCTAssertEqual(summary.shortened.first?.line, .mark(0, time: 1))
+    XCTAssertEqual(summary.shortened.first?.entries, 80_000)
+    XCTAssertEqual(
+      summary.shortened.first?.leftOut, 80_000 - (redacted.marks.first?.fields.count ?? 0))
+    XCTAssertTrue(
+      summary.description.contains("; the mark at 0.000000s would be "), summary.description)
+  }
+
   // MARK: - Keep and summary
 
   func testKeepKeepsOnlyTheLabelsItMatchesWhole() throws {
@@ -219,10 +411,8 @@ final class RedactionTests: XCTestCase {
     XCTAssertTrue(labels.contains("main"))
     XCTAssertTrue(labels.contains("app.cache"))
     XCTAssertFalse(labels.contains { $0.hasPrefix("app.request") }, "a partial match is no match")
-    XCTAssertEqual(summary.keptByPattern, 2)
+    XCTAssertEqual(summary.countKept(of: .label), 2)
     XCTAssertEqual(summary.count(of: .label), trace.schedulers.count - 2)
-    XCTAssertEqual(
-      redacted.threadNames[1], Redaction().token(for: "main"), "--keep is for labels only")
     let bytes = TraceEncoder.encode(redacted)
     try assertNothingSurvives(of: trace, in: bytes, "busy-app", kept: ["main", "app.cache"])
   }
@@ -241,7 +431,8 @@ final class RedactionTests: XCTestCase {
     XCTAssertEqual(summary.count(of: .file), trace.callSites.count)
     XCTAssertEqual(summary.count(of: .function), trace.callSites.count)
     XCTAssertEqual(
-      summary.count(of: .threadName), trace.threadNames.values.count { !$0.isEmpty })
+      summary.count(of: .threadName),
+      trace.threadNames.values.count { !$0.isEmpty && $0 != "main" })
     XCTAssertEqual(summary.count(of: .markName), trace.marks.count)
     XCTAssertEqual(summary.count(of: .markField), trace.marks.reduce(0) { $0 + $1.fields.count })
     XCTAssertEqual(summary.count(of: .metadata), trace.header.metadata.count)
@@ -284,8 +475,7 @@ final class RedactionTests: XCTestCase {
     XCTAssertEqual(redacted.header.metadata["slice_to_ns"], "1000", "a time, kept")
     XCTAssertNotEqual(redacted.header.metadata["slice_from_ns"], "12e3", "not a plain number")
     XCTAssertNotEqual(redacted.header.start, trace.header.start, "not a date: replaced")
-    XCTAssertLessThan(redacted.header.pid, 0)
-    XCTAssertNotEqual(redacted.header.pid, -77)
+    XCTAssertEqual(redacted.header.pid, 0, "no salt: dropped")
     XCTAssertEqual(summary.count(of: .other), 4, "kind, family, signal, start")
     // The slice keys and a plain-number slice time are kept by design (docs/Sharing.md).
     try assertNothingSurvives(

@@ -121,4 +121,125 @@ final class TraceDiffTests: XCTestCase {
     XCTAssertEqual(diff.timing.map(\.aspect), [.runs])
     XCTAssertFalse(diff.isSame)
   }
+
+  // MARK: An edit, another start
+
+  /// `sites` with every line from `line` on moved down by `by`, as an edit above them does.
+  private static func moved(
+    _ sites: [UInt32: CallSiteRecord], from line: Int, by: Int
+  ) -> [UInt32: CallSiteRecord] {
+    sites.mapValues { site in
+      var site = site
+      if site.line >= line { site.line += by }
+      return site
+    }
+  }
+
+  /// `load()` schedules on `net` from two lines and `show()` on `main` from one, as a program
+  /// does before and after a fix.
+  private static let loaderSites: [UInt32: CallSiteRecord] = [
+    1: CallSiteRecord(id: 1, file: "App/Loader.swift", line: 10, function: "load()"),
+    2: CallSiteRecord(id: 2, file: "App/Loader.swift", line: 14, function: "load()"),
+    3: CallSiteRecord(id: 3, file: "App/Loader.swift", line: 30, function: "show()"),
+  ]
+
+  private static func loaderEvents(shift: Int64 = 0) -> [TraceEvent] {
+    action(1, queue: 2, site: 1, at: shift, ran: shift + 1 * ms)
+      + action(2, queue: 2, site: 2, at: shift + 1 * ms, ran: shift + 3 * ms)
+      + action(3, queue: 2, site: 1, at: shift + 2 * ms, ran: shift + 5 * ms)
+      + action(4, queue: 1, site: 3, at: shift + 6 * ms, ran: shift + 7 * ms)
+  }
+
+  private static func sortedByTime(_ events: [TraceEvent]) -> [TraceEvent] {
+    events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
+      .map(\.element)
+  }
+
+  func testAFourLineEditThatMovesLinesLeavesNoActionOnlyInOneTrace() {
+    let before = Self.trace(Self.sortedByTime(Self.loaderEvents()), sites: Self.loaderSites)
+    // Four lines added at the top of load(): every call site below moves down.
+    let after = Self.trace(
+      Self.sortedByTime(Self.loaderEvents()), sites: Self.moved(Self.loaderSites, from: 9, by: 4))
+    let diff = TraceDiff(before, after, tolerance: 0)
+    XCTAssertEqual(diff.onlyInA, [])
+    XCTAssertEqual(diff.onlyInB, [])
+    XCTAssertTrue(diff.isSame)
+    // Only the second of load()'s lines moved (a line added between them): still the same.
+    let between = Self.trace(
+      Self.sortedByTime(Self.loaderEvents()), sites: Self.moved(Self.loaderSites, from: 12, by: 4))
+    XCTAssertTrue(TraceDiff(before, between, tolerance: 0).isSame)
+  }
+
+  func testLinesStillTellApartWhatOneFunctionSchedulesFromSeveralPlaces() {
+    let before = Self.trace(Self.sortedByTime(Self.loaderEvents()), sites: Self.loaderSites)
+    // After the edit the line-14 work (action 2) runs 1 ms later: it is action 2 that differs,
+    // not the second action scheduled by load().
+    var events = Self.loaderEvents()
+    events = events.map { event in
+      guard event.action == 2, event.kind != .schedule else { return event }
+      return event.kind == .begin
+        ? .begin(time: event.time + Self.ms, action: 2, thread: 1, run: 1)
+        : .end(time: event.time + Self.ms, action: 2, thread: 1, run: 1, duration: Self.ms)
+    }
+    let after = Self.trace(
+      Self.sortedByTime(events), sites: Self.moved(Self.loaderSites, from: 9, by: 4))
+    let diff = TraceDiff(before, after, tolerance: 0)
+    XCTAssertEqual(diff.onlyInA, [])
+    XCTAssertEqual(diff.onlyInB, [])
+    XCTAssertEqual(diff.timing.map(\.a.id), [ActionID(rawValue: 2)])
+    XCTAssertEqual(diff.timing.map(\.aspect), [.began(run: 1)])
+    XCTAssertEqual(diff.timing.first?.a.key.site, "App/Loader.swift:14 load()")
+    XCTAssertEqual(diff.timing.first?.a.key.occurrence, 2, "load()'s second action on net")
+  }
+
+  func testRecordingsStartedAtDifferentTimesShowNoTimingDifferences() {
+    let early = Self.trace(Self.sortedByTime(Self.loaderEvents()), sites: Self.loaderSites)
+    // The recorder of the second run started 2.5 s before the same work.
+    let late = Self.trace(
+      Self.sortedByTime(Self.loaderEvents(shift: 2_500 * Self.ms)), sites: Self.loaderSites)
+    let diff = TraceDiff(early, late, tolerance: 0)
+    XCTAssertTrue(diff.isSame, "\(diff.timing)")
+    XCTAssertEqual(diff.origin, .firstEvent)
+    XCTAssertEqual(diff.originB - diff.originA, 2_500 * Self.ms)
+    // Relative timing that does differ still shows, by how much it differs.
+    var events = Self.loaderEvents(shift: 2_500 * Self.ms)
+    events[events.count - 2] = .begin(time: 2_508 * Self.ms, action: 4, thread: 1, run: 1)
+    events[events.count - 1] = .end(
+      time: 2_509 * Self.ms, action: 4, thread: 1, run: 1, duration: Self.ms)
+    let later = TraceDiff(
+      early, Self.trace(Self.sortedByTime(events), sites: Self.loaderSites), tolerance: 0)
+    XCTAssertEqual(later.timing.map(\.aspect), [.began(run: 1)])
+    XCTAssertEqual(later.timing.first?.delta, Self.ms)
+    XCTAssertEqual(later.timing.first?.valueA, 7 * Self.ms, "from the first event")
+  }
+
+  func testANamedMarkLinesTheTracesUpWhereTheAppSaidTheWorkStarts() throws {
+    func marked(_ mark: Int64, before: [TraceEvent] = []) -> ReplayEngine {
+      var events = before + [.mark(time: mark, thread: 1, mark: 0)]
+      events += Self.loaderEvents(shift: mark)
+      var trace = Trace(
+        header: TraceHeader(clock: .virtual, start: "", process: "t", pid: 1),
+        events: Self.sortedByTime(events),
+        schedulers: [
+          1: SchedulerRecord(id: 1, label: "main", kind: "main", family: "v", time: 0),
+          2: SchedulerRecord(id: 2, label: "net", kind: "serial", family: "v", time: 0),
+        ],
+        closing: .init(written: Int64(events.count), dropped: 0))
+      trace.callSites = Self.loaderSites
+      trace.marks = [MarkRecord(name: "request"), MarkRecord(name: "boot")]
+      return ReplayEngine(trace: trace)
+    }
+    let a = marked(10 * Self.ms)
+    // B booted first (a mark at 0), then the same request 40 ms in.
+    let b = marked(40 * Self.ms, before: [.mark(time: 0, thread: 1, mark: 1)])
+    XCTAssertFalse(TraceDiff(a, b, tolerance: 0).timing.isEmpty, "from the first event")
+    let diff = try TraceDiff(a, b, tolerance: 0, origin: .mark("request"))
+    XCTAssertTrue(diff.isSame, "\(diff.timing)")
+    XCTAssertEqual(diff.originA, 10 * Self.ms)
+    XCTAssertEqual(diff.originB, 40 * Self.ms)
+    XCTAssertThrowsError(try TraceDiff(b, a, origin: .mark("boot"))) { error in
+      XCTAssertEqual((error as? TraceDiff.MissingMark)?.trace, "B")
+      XCTAssertEqual("\(error)", #"trace B has no mark named "boot""#)
+    }
+  }
 }

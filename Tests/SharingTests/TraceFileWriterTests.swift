@@ -123,4 +123,23 @@ final class TraceFileWriterTests: XCTestCase {
     XCTAssertThrowsError(try TraceFileWriter.save([1], to: directory.path, input: path("in.trace")))
     XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [])
   }
+
+  func testAFileWithALineReadersWouldNotReadIsNotWrittenAndTheErrorSaysItsLength() throws {
+    let limit = TraceReader.maximumLineLength
+    let fits = Array(repeating: UInt8(ascii: "x"), count: limit) + [UInt8(ascii: "\n")]
+    try TraceFileWriter.save(fits + fits, to: path("fits.trace"), input: path("in.trace"))
+    let long = Array(repeating: UInt8(ascii: "x"), count: limit + 1)
+    for (bytes, line) in [(long, 1), (fits + long + [UInt8(ascii: "\n")] + fits, 2)] {
+      XCTAssertThrowsError(
+        try TraceFileWriter.save(bytes, to: path("out.trace"), input: path("in.trace"))
+      ) { error in
+        XCTAssertEqual(
+          "\(error)",
+          "cannot write \(path("out.trace")): its line \(line) would be \(limit + 1) bytes long; readers read lines of at most \(limit) bytes"
+        )
+      }
+    }
+    XCTAssertEqual(
+      try FileManager.default.contentsOfDirectory(atPath: directory.path), ["fits.trace"])
+  }
 }

@@ -103,7 +103,7 @@ final class TraceEventTests: XCTestCase {
       read.works.map(\.summary), ["search \"swift\"\u{1B}[2J id=7 query=swift", "request=42"])
   }
 
-  func testATasksNameIsWrittenOnItsFirstLineAndReadFromAny() throws {
+  func testATasksNameIsWrittenOnEachOfItsLinesAndReadFromAny() throws {
     var trace = Trace(
       header: TraceHeader(clock: .virtual, start: "", process: "tests", pid: 1),
       events: [
@@ -121,7 +121,7 @@ final class TraceEventTests: XCTestCase {
     trace.taskNames = [7: "search"]
     let text = String(decoding: TraceEncoder.encode(trace), as: UTF8.self)
     XCTAssertTrue(text.contains(#"{"t":1,"e":"task","a":1,"task":7,"name":"search"}"#), text)
-    XCTAssertTrue(text.contains(#"{"t":2,"e":"task","a":2,"task":7}"#), text)
+    XCTAssertTrue(text.contains(#"{"t":2,"e":"task","a":2,"task":7,"name":"search"}"#), text)
     let read = try XCTUnwrap(TraceReader.parse(Array(text.utf8), file: "task.trace").trace)
     XCTAssertEqual(read.taskNames, [7: "search"])
     XCTAssertEqual(read.events, trace.events)

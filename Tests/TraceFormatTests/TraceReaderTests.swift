@@ -258,6 +258,19 @@ final class TraceReaderTests: XCTestCase {
     XCTAssertEqual(reading.trace?.events.count, 1)
   }
 
+  func testAHeaderLineOverTheLimitSaysItsLengthNotThatTheFileIsNoTrace() {
+    let metadata = (0..<100_000).map { #""k\#($0)":"""# }.joined(separator: ",")
+    let long = header.replacingOccurrences(
+      of: #""metadata":{"build":"7"}"#, with: #""metadata":{\#(metadata)}"#)
+    XCTAssertGreaterThan(long.utf8.count, TraceReader.maximumLineLength)
+    let reading = read([long, scheduler, schedule])
+    XCTAssertNil(reading.trace)
+    let reason = reading.notATrace ?? ""
+    XCTAssertTrue(reason.contains("the first line is \(long.utf8.count) bytes long"), reason)
+    XCTAssertTrue(reason.contains("longer than 1048576 bytes"), reason)
+    XCTAssertEqual(reading.diagnostics.count, 1, "\(reading.diagnostics)")
+  }
+
   func testBinaryGarbageIsAnErrorThatNeverEchoesRawBytes() {
     var bytes = Array((header + "\n" + scheduler + "\n").utf8)
     bytes += [0x1B, 0x5B, 0x32, 0x4A, 0x00, 0xFF, 0x0A]  // ESC [2J NUL 0xFF
