@@ -419,13 +419,16 @@ package struct TraceWriter {
     let event = keepsIDs ? recorded : recorded.mappingActionIDs { actionIDs.fileID(for: $0) }
     lastTime = max(lastTime, event.time)
     defineWhatIsUsed(by: event)
+    // Fields are written in key order, and sorting allocates: the crash path, which must not,
+    // writes a mark's or a work's name alone.
     if event.kind == .mark {
       if tracksContext { live.note(event) }
-      encoder.event(event, mark: pendingMarks.removeValue(forKey: event.site))
+      let mark = pendingMarks.removeValue(forKey: event.site)
+      encoder.event(event, mark: crashing ? mark.map { MarkRecord(name: $0.name) } : mark)
     } else if event.kind == .work {
       let work = pendingWorks.removeValue(forKey: event.site)
       if tracksContext { live.note(event, work: work) }
-      encoder.event(event, work: work)
+      encoder.event(event, work: crashing ? work.map { WorkRecord(name: $0.name) } : work)
     } else if event.kind == .task {
       let name = event.site == 0 ? nil : pendingTaskNames.removeValue(forKey: event.site)
       if tracksContext { live.note(event, taskName: name) }
