@@ -60,6 +60,7 @@ public struct WorkContext: Sendable, Hashable {
   ///   - name: The work's name; nil keeps the enclosing scope's.
   ///   - values: Values to add; each replaces an enclosing value of the same key.
   ///   - operation: The code whose scheduled work carries the context.
+  @discardableResult
   public static func with<R>(
     name: String? = nil, _ values: [String: String] = [:], operation: () throws -> R
   ) rethrows -> R {
@@ -74,6 +75,7 @@ public struct WorkContext: Sendable, Hashable {
   ///   - values: Values to add; each replaces an enclosing value of the same key.
   ///   - isolation: The caller's isolation, inherited by `operation`.
   ///   - operation: The code whose scheduled work (and whose child tasks) carry the context.
+  @discardableResult
   public static func with<R>(
     name: String? = nil, _ values: [String: String] = [:],
     isolation: isolated (any Actor)? = #isolation, operation: () async throws -> R
