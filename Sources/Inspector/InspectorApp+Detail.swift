@@ -178,13 +178,17 @@ extension InspectorApp {
       ("m M", "next / previous mark"), ("x X  !", "next / previous finding; the list of findings"),
       ("+ -", "faster / slower playback"),
       ("t T", "time forward / back by \(TimeText.duration(state.timeStep))"),
-      ("z Z", "zoom the lane strips in / out around the cursor"),
-      ("g G", "start / end of the trace"),
+      ("z Z  0", "zoom the lane strips in / out around the cursor; 0 shows the whole trace"),
+      ("g G Home End", "start / end of the trace"),
       ("@", "seek: a time (1.25s, 300ms, 40us), an event (e120) or an action (#12)"),
       ("/", "search labels, call sites, marks, threads; label: site: mark: thread: #12; n N"),
       ("f", "filter lanes by name (Pending, Running, Events follow)"),
       ("v", "lanes by queue / thread / task"), ("j k tab", "move the selection / next panel"),
-      ("enter", "details of the selected action; there, follow a related action"),
+      ("enter", "details of the selected action (or event's); there, follow a related action"),
+      (
+        "mouse",
+        "click selects a lane or row; the wheel scrolls, over the strips or with Ctrl zooms"
+      ),
       ("esc", "back (through followed actions); clear the search"), ("? q", "this help / quit"),
     ]
     let legend: [(String, String)] = [

@@ -95,7 +95,7 @@ extension InspectorApp {
     case .main:
       [
         "space play", "n/p step", "⏎ detail", "x/X finding", "! findings", "/ search", "@ seek",
-        "f filter", "v lanes", "tab panel", "[/] lane", "m/M mark", "z/Z zoom",
+        "f filter", "v lanes", "tab panel", "[/] lane", "m/M mark", "z/Z/0 zoom",
         "t/T ±\(TimeText.duration(state.timeStep))",
         "g/G ends",
       ]
@@ -126,8 +126,11 @@ extension InspectorApp {
       } else if let search = state.search {
         let current =
           replay.currentIndex.flatMap { matches.firstIndex(of: $0) }.map { "\($0 + 1)/" } ?? ""
+        // One unit, events, which n and N step through; what they belong to in brackets.
+        let events = matches.count == 1 ? "matching event" : "matching events"
+        let owners = matchesOwners.isEmpty ? "" : " (\(matchesOwners))"
         text =
-          "search \"\(search)\" \(current)\(matches.count) matches · n next · N previous · Esc clear"
+          "search \"\(search)\": \(current)\(matches.count) \(events)\(owners) · n next · N previous · Esc clear"
       } else {
         text = ""
       }
@@ -160,44 +163,93 @@ extension InspectorApp {
 
   // MARK: - Main view
 
-  private func drawMain(_ grid: inout ScreenGrid, _ theme: Theme, _ layout: Layout) {
-    let body = grid.height - 2  // header and status
-    let pendingCount = self.pendingCount
-    let running = runningActions
+  /// The rows of the main view's parts at a height: what is drawn where, and where a click
+  /// lands.
+  struct MainRows {
+    let lanes: Range<Int>
+    let axis: Int
+    let pending: Range<Int>
+    let running: Range<Int>
+    let events: Range<Int>
+
+    /// The title row above a panel's rows.
+    func title(of panel: InspectorState.Panel) -> Int {
+      switch panel {
+      case .lanes: lanes.lowerBound - 1
+      case .pending: pending.lowerBound - 1
+      case .running: running.lowerBound - 1
+      case .events: events.lowerBound - 1
+      }
+    }
+  }
+
+  func mainRows(height: Int, pendingCount: Int, runningCount: Int) -> MainRows {
+    let body = height - 2  // header and status
     let laneRows = min(max(lanes.count, 1), max(3, body / 4))
-    let runningRows = min(max(running.count, 1), 3)
+    let runningRows = min(max(runningCount, 1), 3)
     let remaining = body - 5 - laneRows - runningRows  // four titles and the time axis
     let pendingRows = max(min(max(pendingCount, 1), remaining / 2), 1)
-    // Only the soonest-due actions up to the visible window are ordered: the pending set may be
-    // huge.
-    let pending = pendingActions(
-      first: min(pendingCount, state.selected(.pending) + pendingRows + 1))
     let eventRows = max(remaining - pendingRows, 1)
+    let lanes = 2..<(2 + laneRows)
+    let pending = (lanes.upperBound + 2)..<(lanes.upperBound + 2 + pendingRows)
+    let running = (pending.upperBound + 1)..<(pending.upperBound + 1 + runningRows)
+    let events = (running.upperBound + 1)..<(running.upperBound + 1 + eventRows)
+    return MainRows(
+      lanes: lanes, axis: lanes.upperBound, pending: pending, running: running, events: events)
+  }
+
+  /// The lanes on screen, in `rows` rows around the selected one.
+  func visibleLanes(rows: Int) -> Range<Int> {
+    window(count: lanes.count, selected: min(state.selected(.lanes), lanes.count - 1), rows: rows)
+  }
+
+  /// The pending actions the panel's `rows` rows can show around the selected one: only the
+  /// soonest-due up to the visible window are ordered, as the pending set may be huge.
+  func visiblePending(count pendingCount: Int, rows: Int) -> (
+    actions: [ActionIndex], rows: Range<Int>
+  ) {
+    let pending = pendingActions(
+      first: min(pendingCount, state.selected(.pending) + rows + 1))
+    let selected = min(state.selected(.pending), pending.count - 1)
+    return (pending, window(count: pending.count, selected: selected, rows: rows))
+  }
+
+  /// The Events panel's rows on screen: around the selected event, or else the current one.
+  func visibleEvents(rows: Int) -> Range<Int> {
+    let anchor = state.selectedEvent.map { eventRow(before: $0.offset + 1) } ?? currentEventRow
+    return window(
+      count: scopedEvents?.count ?? replay.eventCount, selected: max(anchor, 0), rows: rows)
+  }
+
+  private func drawMain(_ grid: inout ScreenGrid, _ theme: Theme, _ layout: Layout) {
+    let pendingCount = self.pendingCount
+    let running = runningActions
+    let rows = mainRows(
+      height: grid.height, pendingCount: pendingCount, runningCount: running.count)
     let strip = StripGeometry(
-      width: grid.width, layout: layout, clock: state.clock, span: state.laneSpan)
-    var row = 1
-    drawLanesTitle(&grid, theme, row: row, strip: strip)
-    row += 1
-    drawLanes(&grid, theme, layout, strip, rows: laneRows, top: row)
-    row += laneRows
-    drawAxis(&grid, theme, layout, strip, row: row)
-    row += 1
+      width: grid.width, layout: layout, clock: state.clock, span: state.laneSpan,
+      end: replay.span)
+    drawLanesTitle(&grid, theme, row: rows.title(of: .lanes), strip: strip)
+    drawLanes(&grid, theme, layout, strip, rows: rows.lanes.count, top: rows.lanes.lowerBound)
+    drawAxis(&grid, theme, layout, strip, row: rows.axis)
     let pendingTitle =
       state.grouping == .byThread && !state.laneFilter.isEmpty
       ? "Pending, all queues (not on a thread yet)" : "Pending"
-    drawTitle(&grid, theme, row: row, pendingTitle, count: pendingCount, panel: .pending)
-    row += 1
-    drawPending(&grid, theme, layout, pending, rows: pendingRows, top: row)
-    row += pendingRows
-    drawTitle(&grid, theme, row: row, "Running", count: running.count, panel: .running)
-    row += 1
-    drawRunning(&grid, theme, layout, running, rows: runningRows, top: row)
-    row += runningRows
     drawTitle(
-      &grid, theme, row: row, "Events", count: scopedEvents?.count ?? replay.eventCount,
-      panel: .events)
-    row += 1
-    drawEvents(&grid, theme, layout, rows: eventRows, top: row)
+      &grid, theme, row: rows.title(of: .pending), pendingTitle, count: pendingCount,
+      panel: .pending)
+    drawPending(
+      &grid, theme, layout, visiblePending(count: pendingCount, rows: rows.pending.count),
+      top: rows.pending.lowerBound)
+    drawTitle(
+      &grid, theme, row: rows.title(of: .running), "Running", count: running.count,
+      panel: .running)
+    drawRunning(
+      &grid, theme, layout, running, rows: rows.running.count, top: rows.running.lowerBound)
+    drawTitle(
+      &grid, theme, row: rows.title(of: .events), "Events",
+      count: scopedEvents?.count ?? replay.eventCount, panel: .events)
+    drawEvents(&grid, theme, layout, rows: rows.events.count, top: rows.events.lowerBound)
   }
 
   @discardableResult
@@ -254,14 +306,23 @@ extension InspectorApp {
     let columnSpan: Int64
     let countsWidth = 14
 
-    init(width gridWidth: Int, layout: Layout, clock: Int64, span: Int64) {
+    init(width gridWidth: Int, layout: Layout, clock: Int64, span: Int64, end: Int64) {
       start = layout.label + 3
       width = max(gridWidth - start - countsWidth - 1, 8)
-      // Centred on the cursor, but never before the trace's start.
       let half = max(span / 2, 1)
-      windowStart = max(clock.subtracting(saturating: half), 0)
-      windowEnd = windowStart.adding(saturating: half.multiplied(saturating: 2))
-      columnSpan = max(windowEnd.subtracting(saturating: windowStart) / Int64(width), 1)
+      let total = half.multiplied(saturating: 2)
+      if total >= end {
+        // The whole trace fits (`0`, or zoomed out to its span): all of it, from its start, with
+        // its end in the last column.
+        windowStart = 0
+        windowEnd = end
+        columnSpan = end / Int64(width) + 1
+      } else {
+        // Centred on the cursor, but never before the trace's start.
+        windowStart = max(clock.subtracting(saturating: half), 0)
+        windowEnd = windowStart.adding(saturating: total)
+        columnSpan = max(windowEnd.subtracting(saturating: windowStart) / Int64(width), 1)
+      }
     }
 
     /// The column of trace time `time`, if it is in the window.
@@ -318,7 +379,7 @@ extension InspectorApp {
       return
     }
     let selected = min(state.selected(.lanes), lanes.count - 1)
-    let visible = window(count: lanes.count, selected: selected, rows: rows)
+    let visible = visibleLanes(rows: rows)
     var rowOfLane: [Lane.Key: Int] = [:]
     for index in visible { rowOfLane[lanes[index].key] = index - visible.lowerBound }
     let blank = StripCell(glyph: "·", priority: -1, future: false)
@@ -417,16 +478,16 @@ extension InspectorApp {
   // MARK: Pending and running
 
   private func drawPending(
-    _ grid: inout ScreenGrid, _ theme: Theme, _ layout: Layout, _ pending: [ActionIndex],
-    rows: Int, top: Int
+    _ grid: inout ScreenGrid, _ theme: Theme, _ layout: Layout,
+    _ visible: (actions: [ActionIndex], rows: Range<Int>), top: Int
   ) {
+    let pending = visible.actions
     guard !pending.isEmpty else {
       grid.write("  nothing pending", row: top, column: 0, style: theme.dim)
       return
     }
     let selected = min(state.selected(.pending), pending.count - 1)
-    for (offset, index) in window(count: pending.count, selected: selected, rows: rows).enumerated()
-    {
+    for (offset, index) in visible.rows.enumerated() {
       let action = pending[index]
       let info = replay.action(action)
       let due = replay.nextDue(of: action) ?? info.due
@@ -517,24 +578,12 @@ extension InspectorApp {
       grid.write("  " + text, row: top, column: 0, style: theme.dim)
       return
     }
-    // The row of the current event, or of the last event in scope before the cursor.
-    let current: Int
-    if let scopedEvents {
-      var low = 0
-      var high = scopedEvents.count
-      while low < high {
-        let middle = low + (high - low) / 2
-        if scopedEvents[middle].offset < replay.position { low = middle + 1 } else { high = middle }
-      }
-      current = max(low - 1, 0)
-    } else {
-      current = max(replay.position - 1, 0)
-    }
     // Columns as wide as the widest number and time in the trace, the same on every row.
     let numberWidth = String(replay.eventCount).count + 1
     let timeWidth = TimeText.seconds(replay.span).count
-    for (offset, row) in window(count: count, selected: current, rows: rows).enumerated() {
-      let index = scopedEvents?[row] ?? EventIndex(row)
+    let selected = state.focus == .events ? state.selectedEvent : nil
+    for (offset, row) in visibleEvents(rows: rows).enumerated() {
+      let index = scopedEvent(atRow: row)
       let event = replay.event(index)
       let line = top + offset
       let isCurrent = index.offset == replay.position - 1
@@ -581,6 +630,7 @@ extension InspectorApp {
         x += column.width
       }
       if isCurrent { grid.paint(row: line, from: 1, to: grid.width, style: theme.current) }
+      if index == selected { grid.paint(row: line, from: 1, to: grid.width, style: theme.selected) }
     }
   }
 }
