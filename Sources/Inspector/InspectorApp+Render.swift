@@ -60,33 +60,51 @@ extension InspectorApp {
     grid.fill(row: 0, from: 0, to: grid.width, style: theme.header)
     let play = state.playing ? "▶ playing" : "❚❚ paused"
     let speed = state.speed >= 1 ? "×\(Int(state.speed))" : "×1/\(Int((1 / state.speed).rounded()))"
-    let right =
-      "\(TimeText.seconds(state.clock)) / \(TimeText.seconds(replay.span))  event \(replay.position)/\(replay.eventCount)  \(play) \(speed)"
-    let rightWidth = TextWidth.columns(of: right)
-    let clock = replay.header.clock == .virtual ? "virtual clock" : "host clock"
-    let found =
-      !hasFindings
-      ? "  ⚑ finding…"
-      : findings.isEmpty ? "" : "  ⚑ \(findings.count) finding\(findings.count == 1 ? "" : "s")"
-    let ending =
-      replay.crash.map { "  ⚠ crashed: \($0.signal)" } ?? (replay.isClosed ? "" : "  ⚠ not closed")
-    let followed =
-      !following
-      ? ""
-      : replay.isClosed ? "  ■ recording ended" : isLive ? "  ● live" : "  ◌ following · G live end"
-    let warning = followed + found + (following && !replay.isClosed ? "" : ending)
-    // The warning keeps its room first; the name and clock are cut with an ellipsis.
-    let limit = max(grid.width - rightWidth - 2, 0)
-    let warningWidth = min(TextWidth.columns(of: warning), limit)
-    let column = grid.write(
-      TextWidth.truncated(" chronoscope  \(name)  \(clock)", to: limit - warningWidth), row: 0,
-      column: 0, style: theme.header)
-    if !warning.isEmpty {
-      grid.write(
-        TextWidth.truncated(warning, to: warningWidth), row: 0, column: column,
-        style: theme.headerWarning)
+    var parts = HeaderParts(
+      time: "\(TimeText.seconds(state.clock)) / \(TimeText.seconds(replay.span))",
+      event: "event \(replay.position)/\(replay.eventCount)", playing: "\(play) \(speed)",
+      brand: "chronoscope",
+      clock: replay.header.clock == .virtual ? "virtual clock" : "host clock",
+      followed: !following
+        ? nil
+        : replay.isClosed ? "■ recording ended" : isLive ? "● live" : "◌ following · G live end",
+      found: !hasFindings
+        ? "⚑ finding…"
+        : findings.isEmpty ? nil : "⚑ \(findings.count) finding\(findings.count == 1 ? "" : "s")",
+      ending: following && !replay.isClosed
+        ? nil
+        : replay.crash.map { "⚠ crashed: \($0.signal)" } ?? (replay.isClosed ? nil : "⚠ not closed")
+    )
+    // Whole parts give way, least telling first: the brand, the clock's kind and a paused state
+    // while the name does not fit, the rest while it cannot keep 16 columns. Then the name is cut
+    // in its middle to the room left.
+    let nameWidth = TextWidth.columns(of: name)
+    let first: [WritableKeyPath<HeaderParts, String?>] =
+      state.playing ? [\.brand, \.clock] : [\.brand, \.clock, \.playing]
+    for drop in first where parts.otherColumns + nameWidth > grid.width {
+      parts[keyPath: drop] = nil
     }
-    grid.write(right, row: 0, column: max(grid.width - rightWidth - 1, 0), style: theme.header)
+    let then: [WritableKeyPath<HeaderParts, String?>] = [
+      \.event, \.playing, \.found, \.ending, \.followed,
+    ]
+    for drop in then where parts.otherColumns + min(nameWidth, 16) > grid.width {
+      parts[keyPath: drop] = nil
+    }
+    var column = grid.write(
+      parts.brand.map { " \($0)  " } ?? " ", row: 0, column: 0, style: theme.header)
+    column = grid.write(
+      TextWidth.truncatedInMiddle(name, to: max(grid.width - parts.otherColumns, 0)), row: 0,
+      column: column, style: theme.header)
+    if let clock = parts.clock {
+      column = grid.write("  " + clock, row: 0, column: column, style: theme.header)
+    }
+    for warning in [parts.followed, parts.found, parts.ending].compactMap({ $0 }) {
+      column = grid.write("  " + warning, row: 0, column: column, style: theme.headerWarning)
+    }
+    let right = parts.right
+    grid.write(
+      right, row: 0, column: max(grid.width - TextWidth.columns(of: right) - 1, 0),
+      style: theme.header)
   }
 
   /// The key hints, most useful first; `? help` and `q quit` are always shown.
@@ -156,7 +174,8 @@ extension InspectorApp {
       grid.write(" " + text + fixed, row: row, column: 0, style: theme.status)
     } else {
       grid.write(
-        " " + TextWidth.truncated(text, to: room - 2), row: row, column: 0, style: theme.status)
+        " " + TextWidth.truncatedKeepingNumbers(text, to: room - 2), row: row, column: 0,
+        style: theme.status)
       grid.write(fixed, row: row, column: grid.width - fixedWidth, style: theme.status)
     }
   }
@@ -410,7 +429,7 @@ extension InspectorApp {
       let isSelected = index == selected
       grid.write(isSelected ? "▸" : " ", row: row, column: 0, style: theme.title)
       grid.write(
-        TextWidth.truncated(lane.title, to: layout.label), row: row, column: 1,
+        TextWidth.truncatedName(lane.title, to: layout.label), row: row, column: 1,
         style: isSelected ? theme.selected : .plain)
       for (column, cell) in strips[offset].enumerated() {
         if cell.priority < 0 {
@@ -487,7 +506,8 @@ extension InspectorApp {
       return
     }
     let selected = min(state.selected(.pending), pending.count - 1)
-    for (offset, index) in visible.rows.enumerated() {
+    var rows: [(columns: [PanelColumn], selected: Bool)] = []
+    for index in visible.rows {
       let action = pending[index]
       let info = replay.action(action)
       let due = replay.nextDue(of: action) ?? info.due
@@ -499,18 +519,28 @@ extension InspectorApp {
       if let last = replay.lastRun(of: action) {
         rhythm = "last run \(Self.signed(last.lateness)) late"
       }
-      let columns: [(text: String, width: Int, style: Style)] = [
-        (label(of: action), layout.action, .plain),
-        (queueLabel(of: action), layout.label + 1, .plain),
-        ("due \(TimeText.seconds(due))", 16, .plain),
-        (countdown, 15, dueIn < 0 ? theme.warning : .plain),
-        (rhythm, rhythm.isEmpty ? 0 : 26, .plain),
-        (site(of: action), 60, theme.dim),
-      ]
-      drawRow(
-        &grid, theme, row: top + offset, columns,
-        selected: state.focus == .pending && index == selected)
+      let columns =
+        actionColumns(action, layout) + [
+          PanelColumn("due \(TimeText.seconds(due))", width: 16, priority: 70),
+          PanelColumn(
+            countdown, width: 15, style: dueIn < 0 ? theme.warning : .plain, priority: 80),
+          PanelColumn(rhythm, width: rhythm.isEmpty ? 0 : 26, priority: 40),
+          PanelColumn(site(of: action), width: 60, style: theme.dim, priority: 60, fit: .path),
+        ]
+      rows.append((columns, state.focus == .pending && index == selected))
     }
+    drawRows(&grid, theme, rows, top: top)
+  }
+
+  /// A Pending or Running row's first columns, which give way last: `#12 after  app.db`.
+  private func actionColumns(_ action: ActionIndex, _ layout: Layout) -> [PanelColumn] {
+    [
+      PanelColumn(
+        label(of: action), width: layout.action, priority: 100,
+        fit: .name(minimum: layout.action - 1)),
+      PanelColumn(
+        queueLabel(of: action), width: layout.label + 1, priority: 90, fit: .name(minimum: 9)),
+    ]
   }
 
   /// `+3.2ms` or `-850ns`.
@@ -529,8 +559,8 @@ extension InspectorApp {
       return
     }
     let selected = min(state.selected(.running), running.count - 1)
-    for (offset, index) in window(count: running.count, selected: selected, rows: rows).enumerated()
-    {
+    var lines: [(columns: [PanelColumn], selected: Bool)] = []
+    for index in window(count: running.count, selected: selected, rows: rows) {
       let action = running[index]
       let run = replay.currentRun(of: action)
       let thread = run.map { "on \(threadTitle($0.thread))" } ?? ""
@@ -538,33 +568,35 @@ extension InspectorApp {
         run.map { "for \(TimeText.duration(state.clock.subtracting(saturating: $0.began)))" } ?? ""
       let number = replay.action(action).isRepeating ? run.map { "run \($0.number)" } ?? "" : ""
       let cancelled = replay.state(of: action) == .runningCancelled ? "cancelled" : ""
-      let columns: [(text: String, width: Int, style: Style)] = [
-        (label(of: action), layout.action, .plain),
-        (queueLabel(of: action), layout.label + 1, .plain),
-        (thread, layout.label + 4, .plain), (elapsed, 16, .plain),
-        (number, number.isEmpty ? 0 : 10, .plain),
-        (cancelled, 12, theme.cancel),
-      ]
-      drawRow(
-        &grid, theme, row: top + offset, columns,
-        selected: state.focus == .running && index == selected)
+      let columns =
+        actionColumns(action, layout) + [
+          PanelColumn(thread, width: layout.label + 4, priority: 70, fit: .name(minimum: 8)),
+          PanelColumn(elapsed, width: 16, priority: 85),
+          PanelColumn(number, width: number.isEmpty ? 0 : 10, priority: 60),
+          PanelColumn(cancelled, width: 12, style: theme.cancel, priority: 80),
+        ]
+      lines.append((columns, state.focus == .running && index == selected))
     }
+    drawRows(&grid, theme, lines, top: top)
   }
 
-  /// One row of a panel: cells of fixed widths, each cut with `…` to its width, each with its
-  /// own style.
-  private func drawRow(
-    _ grid: inout ScreenGrid, _ theme: Theme, row: Int,
-    _ columns: [(text: String, width: Int, style: Style)], selected: Bool
+  /// A panel's rows from row `top`: the columns that fit, lined up (see
+  /// ``PanelColumn/widths(of:in:)``), each with its own style.
+  private func drawRows(
+    _ grid: inout ScreenGrid, _ theme: Theme,
+    _ rows: [(columns: [PanelColumn], selected: Bool)], top: Int
   ) {
-    var x = 2
-    for column in columns where x < grid.width && column.width > 0 {
-      let width = min(column.width - 1, grid.width - x - 1)
-      grid.write(
-        TextWidth.truncated(column.text, to: width), row: row, column: x, style: column.style)
-      x += column.width
+    let widths = PanelColumn.widths(of: rows.map(\.columns), in: grid.width - 3)
+    for (offset, line) in rows.enumerated() {
+      var x = 2
+      for (column, width) in zip(line.columns, widths) where width > 0 {
+        grid.write(column.text(in: width), row: top + offset, column: x, style: column.style)
+        x += width
+      }
+      if line.selected {
+        grid.paint(row: top + offset, from: 1, to: grid.width - 1, style: theme.selected)
+      }
     }
-    if selected { grid.paint(row: row, from: 1, to: grid.width - 1, style: theme.selected) }
   }
 
   // MARK: Events
@@ -582,17 +614,22 @@ extension InspectorApp {
     let numberWidth = String(replay.eventCount).count + 1
     let timeWidth = TimeText.seconds(replay.span).count
     let selected = state.focus == .events ? state.selectedEvent : nil
-    for (offset, row) in visibleEvents(rows: rows).enumerated() {
+    // Every row has the same seven columns, so that they line up: a mark's text takes the
+    // action's and the queue's, which its row leaves empty.
+    var lines: [(columns: [PanelColumn], index: EventIndex, isMark: Bool)] = []
+    for row in visibleEvents(rows: rows) {
       let index = scopedEvent(atRow: row)
       let event = replay.event(index)
-      let line = top + offset
-      let isCurrent = index.offset == replay.position - 1
-      let future = index.offset >= replay.position
-      var columns: [(text: String, width: Int, style: Style)] = [
-        ("e\(index.number)".leftPadded(to: numberWidth), numberWidth + 2, .plain),
-        (TimeText.seconds(event.time).leftPadded(to: timeWidth), timeWidth + 2, .plain),
-        (event.kind.name, 9, .plain),
+      var columns = [
+        PanelColumn(
+          "e\(index.number)".leftPadded(to: numberWidth), width: numberWidth + 2, priority: 100),
+        PanelColumn(
+          TimeText.seconds(event.time).leftPadded(to: timeWidth), width: timeWidth + 2,
+          priority: 95),
+        PanelColumn(event.kind.name, width: 9, priority: 90),
       ]
+      let thread = PanelColumn(
+        threadTitle(event.thread), width: layout.label + 1, priority: 60, fit: .name(minimum: 8))
       if event.kind == .mark {
         let mark = replay.mark(of: event)
         var text = "\"\(mark?.name ?? "")\""
@@ -602,12 +639,11 @@ extension InspectorApp {
             + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
               separator: " ")
         }
-        columns.append((text, layout.action + layout.label + 1, .plain))
-        columns.append((threadTitle(event.thread), layout.label + 1, .plain))
+        columns += [
+          PanelColumn(text, width: layout.action, priority: 85, fit: .name(minimum: 10)),
+          PanelColumn("", width: 0, priority: 75), thread, PanelColumn("", width: 0, priority: 50),
+        ]
       } else if let action = event.action {
-        columns.append((label(of: action), layout.action, .plain))
-        columns.append((queueLabel(of: action), layout.label + 1, .plain))
-        columns.append((threadTitle(event.thread), layout.label + 1, .plain))
         var extra = ""
         switch event.kind {
         case .hop: extra = event.hoppedFrom.map { "← \(threadTitle($0))" } ?? ""
@@ -616,22 +652,56 @@ extension InspectorApp {
           if replay.action(action).isRepeating { extra = event.run.map { "run \($0)" } ?? "" }
         case .schedule, .mark, .task: break
         }
-        columns.append((extra, layout.label + 4, .plain))
+        columns += [
+          PanelColumn(
+            label(of: action), width: layout.action, priority: 85,
+            fit: .name(minimum: layout.action - 1)),
+          PanelColumn(
+            queueLabel(of: action), width: layout.label + 1, priority: 75, fit: .name(minimum: 8)),
+          thread, PanelColumn(extra, width: layout.label + 4, priority: 50),
+        ]
       }
-      let style: Style =
-        isCurrent
-        ? theme.current : future ? theme.dim : event.kind == .cancel ? theme.cancel : .plain
-      grid.write(isCurrent ? "▸" : " ", row: line, column: 0, style: theme.title)
-      var x = 1
-      for column in columns where x < grid.width {
-        grid.write(
-          TextWidth.truncated(column.text, to: min(column.width - 1, grid.width - x)), row: line,
-          column: x, style: style)
-        x += column.width
-      }
-      if isCurrent { grid.paint(row: line, from: 1, to: grid.width, style: theme.current) }
-      if index == selected { grid.paint(row: line, from: 1, to: grid.width, style: theme.selected) }
+      lines.append((columns, index, event.kind == .mark))
     }
+    // The last column may reach the screen's edge: no gap after it.
+    let widths = PanelColumn.widths(of: lines.map(\.columns), in: grid.width)
+    for (offset, line) in lines.enumerated() {
+      let row = top + offset
+      let isCurrent = line.index.offset == replay.position - 1
+      let future = line.index.offset >= replay.position
+      let kind = replay.event(line.index).kind
+      let style: Style =
+        isCurrent ? theme.current : future ? theme.dim : kind == .cancel ? theme.cancel : .plain
+      grid.write(isCurrent ? "▸" : " ", row: row, column: 0, style: theme.title)
+      var x = 1
+      for (number, (column, width)) in zip(line.columns, widths).enumerated() where width > 0 {
+        let shown = line.isMark && number == 3 ? width + widths[4] : width
+        grid.write(column.text(in: shown), row: row, column: x, style: style)
+        x += width
+      }
+      if isCurrent { grid.paint(row: row, from: 1, to: grid.width, style: theme.current) }
+      if line.index == selected {
+        grid.paint(row: row, from: 1, to: grid.width, style: theme.selected)
+      }
+    }
+  }
+}
+
+/// What the header says: ` chronoscope  NAME  virtual clock  ⚑ 3 findings` on the left, then
+/// `1.2s / 2s  event 5/9  ❚❚ paused ×1 ` on the right. All but the time give way, whole, on a
+/// narrow screen.
+struct HeaderParts {
+  let time: String
+  var event, playing, brand, clock, followed, found, ending: String?
+
+  /// The right-hand side.
+  var right: String { [time, event, playing].compactMap { $0 }.joined(separator: "  ") }
+
+  /// The columns everything but the name takes, with the space between the sides.
+  var otherColumns: Int {
+    func width(_ text: String?) -> Int { text.map { TextWidth.columns(of: $0) + 2 } ?? 0 }
+    return 1 + width(brand) + width(clock) + width(followed) + width(found) + width(ending) + 1
+      + TextWidth.columns(of: right) + 1
   }
 }
 
