@@ -100,7 +100,9 @@ let package = Package(
       ]),
     .testTarget(
       name: "InspectorTests",
-      dependencies: ["Analysis", "Inspector", "Replay", "Screen", "TraceFormat"],
+      dependencies: [
+        "Analysis", "Inspector", "Replay", "Screen", "TraceFormat", "Terminal", "CNCursesW",
+      ],
       exclude: ["Golden", "Fixtures"]),
     .testTarget(
       name: "RecordingTests",

@@ -30,6 +30,15 @@ static inline void cncursesw_getmaxyx(WINDOW *window, int *rows, int *columns) {
   *columns = x;
 }
 
+// The mouse masks are built with NCURSES_MOUSE_MASK, which Swift does not import. Buttons 4 and
+// 5 are the wheel (mouse version 2).
+static inline mmask_t cncursesw_button1_pressed(void) { return BUTTON1_PRESSED; }
+static inline mmask_t cncursesw_button4_pressed(void) { return BUTTON4_PRESSED; }
+static inline mmask_t cncursesw_button5_pressed(void) { return BUTTON5_PRESSED; }
+static inline mmask_t cncursesw_button_shift(void) { return BUTTON_SHIFT; }
+static inline mmask_t cncursesw_button_ctrl(void) { return BUTTON_CTRL; }
+static inline mmask_t cncursesw_button_alt(void) { return BUTTON_ALT; }
+
 // `initscr` exits the process when the terminal cannot be set up; `newterm` reports it instead.
 // `stdin`/`stdout` are C globals Swift 6 refuses to read.
 static inline SCREEN *cncursesw_newterm(void) { return newterm(NULL, stdout, stdin); }

@@ -47,7 +47,19 @@ extension InspectorApp {
     lines.append(
       ("scheduled", "at \(TimeText.seconds(info.scheduledAt)) on \(threadTitle(info.scheduledOn))"))
     if let site = replay.callSite(of: action) {
-      lines.append(("call site", "\(site.file):\(site.line) in \(site.function)"))
+      // The file name and line stay whole: the function gives way at its end, then the path at
+      // its front.
+      let place = "\(site.file):\(site.line)"
+      let whole = "\(place) in \(site.function)"
+      let room = grid.width - 17
+      lines.append(
+        (
+          "call site",
+          TextWidth.columns(of: whole) <= room
+            ? whole
+            : TextWidth.columns(of: place) + 6 <= room
+              ? TextWidth.truncatedName(whole, to: room) : TextWidth.truncatedPath(place, to: room)
+        ))
     }
     switch info.mode {
     case .after:
@@ -144,7 +156,9 @@ extension InspectorApp {
     var row = top
     for line in lines where row < grid.height - 1 {
       grid.write(line.0, row: row, column: 3, style: theme.dim)
-      grid.write(TextWidth.truncated(line.1, to: grid.width - 17), row: row, column: 16)
+      // Cut between words: a time or a count is never cut short.
+      grid.write(
+        TextWidth.truncatedKeepingNumbers(line.1, to: grid.width - 17), row: row, column: 16)
       row += 1
     }
     return row
@@ -160,13 +174,30 @@ extension InspectorApp {
     grid.write(title, row: top, column: 3, style: theme.title)
     var row = top + 1
     let selected = min(max(link, 0), links.count - 1)
-    for index in window(count: links.count, selected: selected, rows: bottom - row) {
-      let (role, action) = links[index]
-      let name = workName(of: action)
-      let text =
-        "\(role.padded(to: 13))\(label(of: action).padded(to: 16))\(queueLabel(of: action).padded(to: 20))\(name.isEmpty ? "" : name + "  ")\(site(of: action))"
+    let visible = window(count: links.count, selected: selected, rows: bottom - row)
+    let workWidth = replay.hasNamedWork ? 24 : 0
+    // Columns that give way whole, lined up: the call site keeps its file name and line.
+    let rows = visible.map { index in
+      [
+        PanelColumn(links[index].role, width: 13, priority: 100, fit: .name(minimum: 12)),
+        PanelColumn(
+          label(of: links[index].action), width: 16, priority: 90, fit: .name(minimum: 15)),
+        PanelColumn(
+          queueLabel(of: links[index].action), width: 20, priority: 80, fit: .name(minimum: 9)),
+        PanelColumn(
+          workName(of: links[index].action), width: workWidth, priority: 75,
+          fit: .name(minimum: 9)),
+        PanelColumn(site(of: links[index].action), width: 60, priority: 70, fit: .path),
+      ]
+    }
+    let widths = PanelColumn.widths(of: rows, in: grid.width - 4)
+    for (index, columns) in zip(visible, rows) {
       grid.write(index == selected ? "▸" : " ", row: row, column: 1, style: theme.title)
-      grid.write(TextWidth.truncated(text, to: grid.width - 4), row: row, column: 3)
+      var x = 3
+      for (column, width) in zip(columns, widths) where width > 0 {
+        grid.write(column.text(in: width), row: row, column: x)
+        x += width
+      }
       if index == selected {
         grid.paint(row: row, from: 3, to: grid.width - 1, style: theme.selected)
       }
@@ -186,8 +217,8 @@ extension InspectorApp {
       ("m M", "next / previous mark"), ("x X  !", "next / previous finding; the list of findings"),
       ("+ -", "faster / slower playback"),
       ("t T", "time forward / back by \(TimeText.duration(state.timeStep))"),
-      ("z Z", "zoom the lane strips in / out around the cursor"),
-      ("g G", "start / end of the trace"),
+      ("z Z  0", "zoom the lane strips in / out around the cursor; 0 shows the whole trace"),
+      ("g G Home End", "start / end of the trace"),
       ("@", "seek: a time (1.25s, 300ms, 40us), an event (e120) or an action (#12)"),
       (
         "/",
@@ -195,7 +226,11 @@ extension InspectorApp {
       ),
       ("f", "filter lanes by name (Pending, Running, Events follow)"),
       ("v", "lanes by queue / thread / task"), ("j k tab", "move the selection / next panel"),
-      ("enter", "details of the selected action; there, follow a related action"),
+      ("enter", "details of the selected action (or event's); there, follow a related action"),
+      (
+        "mouse",
+        "click selects a lane or row; the wheel scrolls, over the strips or with Ctrl zooms"
+      ),
       ("esc", "back (through followed actions); clear the search"), ("? q", "this help / quit"),
     ]
     let legend: [(String, String)] = [

@@ -33,7 +33,7 @@ extension InspectorApp {
         "\(TimeText.seconds(finding.time).leftPadded(to: 12))  \(finding.severity.rawValue.padded(to: 8))\(finding.kind.rawValue.padded(to: 22))\(label(of: finding.action).padded(to: 17))\(name)\(TextWidth.truncated(queueLabel(of: finding.action), to: 20).padded(to: 21))\(finding.message)"
       grid.write(index == selected ? "▸" : " ", row: row, column: 1, style: theme.title)
       grid.write(
-        TextWidth.truncated(text, to: grid.width - 4), row: row, column: 3,
+        TextWidth.truncatedKeepingNumbers(text, to: grid.width - 4), row: row, column: 3,
         style: finding.severity == .info ? .plain : theme.warning)
       if index == selected {
         grid.paint(row: row, from: 3, to: grid.width - 1, style: theme.selected)

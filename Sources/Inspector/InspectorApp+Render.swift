@@ -60,33 +60,51 @@ extension InspectorApp {
     grid.fill(row: 0, from: 0, to: grid.width, style: theme.header)
     let play = state.playing ? "▶ playing" : "❚❚ paused"
     let speed = state.speed >= 1 ? "×\(Int(state.speed))" : "×1/\(Int((1 / state.speed).rounded()))"
-    let right =
-      "\(TimeText.seconds(state.clock)) / \(TimeText.seconds(replay.span))  event \(replay.position)/\(replay.eventCount)  \(play) \(speed)"
-    let rightWidth = TextWidth.columns(of: right)
-    let clock = replay.header.clock == .virtual ? "virtual clock" : "host clock"
-    let found =
-      !hasFindings
-      ? "  ⚑ finding…"
-      : findings.isEmpty ? "" : "  ⚑ \(findings.count) finding\(findings.count == 1 ? "" : "s")"
-    let ending =
-      replay.crash.map { "  ⚠ crashed: \($0.signal)" } ?? (replay.isClosed ? "" : "  ⚠ not closed")
-    let followed =
-      !following
-      ? ""
-      : replay.isClosed ? "  ■ recording ended" : isLive ? "  ● live" : "  ◌ following · G live end"
-    let warning = followed + found + (following && !replay.isClosed ? "" : ending)
-    // The warning keeps its room first; the name and clock are cut with an ellipsis.
-    let limit = max(grid.width - rightWidth - 2, 0)
-    let warningWidth = min(TextWidth.columns(of: warning), limit)
-    let column = grid.write(
-      TextWidth.truncated(" chronoscope  \(name)  \(clock)", to: limit - warningWidth), row: 0,
-      column: 0, style: theme.header)
-    if !warning.isEmpty {
-      grid.write(
-        TextWidth.truncated(warning, to: warningWidth), row: 0, column: column,
-        style: theme.headerWarning)
+    var parts = HeaderParts(
+      time: "\(TimeText.seconds(state.clock)) / \(TimeText.seconds(replay.span))",
+      event: "event \(replay.position)/\(replay.eventCount)", playing: "\(play) \(speed)",
+      brand: "chronoscope",
+      clock: replay.header.clock == .virtual ? "virtual clock" : "host clock",
+      followed: !following
+        ? nil
+        : replay.isClosed ? "■ recording ended" : isLive ? "● live" : "◌ following · G live end",
+      found: !hasFindings
+        ? "⚑ finding…"
+        : findings.isEmpty ? nil : "⚑ \(findings.count) finding\(findings.count == 1 ? "" : "s")",
+      ending: following && !replay.isClosed
+        ? nil
+        : replay.crash.map { "⚠ crashed: \($0.signal)" } ?? (replay.isClosed ? nil : "⚠ not closed")
+    )
+    // Whole parts give way, least telling first: the brand, the clock's kind and a paused state
+    // while the name does not fit, the rest while it cannot keep 16 columns. Then the name is cut
+    // in its middle to the room left.
+    let nameWidth = TextWidth.columns(of: name)
+    let first: [WritableKeyPath<HeaderParts, String?>] =
+      state.playing ? [\.brand, \.clock] : [\.brand, \.clock, \.playing]
+    for drop in first where parts.otherColumns + nameWidth > grid.width {
+      parts[keyPath: drop] = nil
     }
-    grid.write(right, row: 0, column: max(grid.width - rightWidth - 1, 0), style: theme.header)
+    let then: [WritableKeyPath<HeaderParts, String?>] = [
+      \.event, \.playing, \.found, \.ending, \.followed,
+    ]
+    for drop in then where parts.otherColumns + min(nameWidth, 16) > grid.width {
+      parts[keyPath: drop] = nil
+    }
+    var column = grid.write(
+      parts.brand.map { " \($0)  " } ?? " ", row: 0, column: 0, style: theme.header)
+    column = grid.write(
+      TextWidth.truncatedInMiddle(name, to: max(grid.width - parts.otherColumns, 0)), row: 0,
+      column: column, style: theme.header)
+    if let clock = parts.clock {
+      column = grid.write("  " + clock, row: 0, column: column, style: theme.header)
+    }
+    for warning in [parts.followed, parts.found, parts.ending].compactMap({ $0 }) {
+      column = grid.write("  " + warning, row: 0, column: column, style: theme.headerWarning)
+    }
+    let right = parts.right
+    grid.write(
+      right, row: 0, column: max(grid.width - TextWidth.columns(of: right) - 1, 0),
+      style: theme.header)
   }
 
   /// The key hints, most useful first; `? help` and `q quit` are always shown.
@@ -95,7 +113,7 @@ extension InspectorApp {
     case .main:
       [
         "space play", "n/p step", "⏎ detail", "x/X finding", "! findings", "/ search", "@ seek",
-        "f filter", "v lanes", "tab panel", "[/] lane", "m/M mark", "z/Z zoom",
+        "f filter", "v lanes", "tab panel", "[/] lane", "m/M mark", "z/Z/0 zoom",
         "t/T ±\(TimeText.duration(state.timeStep))",
         "g/G ends",
       ]
@@ -126,8 +144,11 @@ extension InspectorApp {
       } else if let search = state.search {
         let current =
           replay.currentIndex.flatMap { matches.firstIndex(of: $0) }.map { "\($0 + 1)/" } ?? ""
+        // One unit, events, which n and N step through; what they belong to in brackets.
+        let events = matches.count == 1 ? "matching event" : "matching events"
+        let owners = matchesOwners.isEmpty ? "" : " (\(matchesOwners))"
         text =
-          "search \"\(search)\" \(current)\(matches.count) matches · n next · N previous · Esc clear"
+          "search \"\(search)\": \(current)\(matches.count) \(events)\(owners) · n next · N previous · Esc clear"
       } else {
         text = ""
       }
@@ -153,51 +174,101 @@ extension InspectorApp {
       grid.write(" " + text + fixed, row: row, column: 0, style: theme.status)
     } else {
       grid.write(
-        " " + TextWidth.truncated(text, to: room - 2), row: row, column: 0, style: theme.status)
+        " " + TextWidth.truncatedKeepingNumbers(text, to: room - 2), row: row, column: 0,
+        style: theme.status)
       grid.write(fixed, row: row, column: grid.width - fixedWidth, style: theme.status)
     }
   }
 
   // MARK: - Main view
 
-  private func drawMain(_ grid: inout ScreenGrid, _ theme: Theme, _ layout: Layout) {
-    let body = grid.height - 2  // header and status
-    let pendingCount = self.pendingCount
-    let running = runningActions
+  /// The rows of the main view's parts at a height: what is drawn where, and where a click
+  /// lands.
+  struct MainRows {
+    let lanes: Range<Int>
+    let axis: Int
+    let pending: Range<Int>
+    let running: Range<Int>
+    let events: Range<Int>
+
+    /// The title row above a panel's rows.
+    func title(of panel: InspectorState.Panel) -> Int {
+      switch panel {
+      case .lanes: lanes.lowerBound - 1
+      case .pending: pending.lowerBound - 1
+      case .running: running.lowerBound - 1
+      case .events: events.lowerBound - 1
+      }
+    }
+  }
+
+  func mainRows(height: Int, pendingCount: Int, runningCount: Int) -> MainRows {
+    let body = height - 2  // header and status
     let laneRows = min(max(lanes.count, 1), max(3, body / 4))
-    let runningRows = min(max(running.count, 1), 3)
+    let runningRows = min(max(runningCount, 1), 3)
     let remaining = body - 5 - laneRows - runningRows  // four titles and the time axis
     let pendingRows = max(min(max(pendingCount, 1), remaining / 2), 1)
-    // Only the soonest-due actions up to the visible window are ordered: the pending set may be
-    // huge.
-    let pending = pendingActions(
-      first: min(pendingCount, state.selected(.pending) + pendingRows + 1))
     let eventRows = max(remaining - pendingRows, 1)
+    let lanes = 2..<(2 + laneRows)
+    let pending = (lanes.upperBound + 2)..<(lanes.upperBound + 2 + pendingRows)
+    let running = (pending.upperBound + 1)..<(pending.upperBound + 1 + runningRows)
+    let events = (running.upperBound + 1)..<(running.upperBound + 1 + eventRows)
+    return MainRows(
+      lanes: lanes, axis: lanes.upperBound, pending: pending, running: running, events: events)
+  }
+
+  /// The lanes on screen, in `rows` rows around the selected one.
+  func visibleLanes(rows: Int) -> Range<Int> {
+    window(count: lanes.count, selected: min(state.selected(.lanes), lanes.count - 1), rows: rows)
+  }
+
+  /// The pending actions the panel's `rows` rows can show around the selected one: only the
+  /// soonest-due up to the visible window are ordered, as the pending set may be huge.
+  func visiblePending(count pendingCount: Int, rows: Int) -> (
+    actions: [ActionIndex], rows: Range<Int>
+  ) {
+    let pending = pendingActions(
+      first: min(pendingCount, state.selected(.pending) + rows + 1))
+    let selected = min(state.selected(.pending), pending.count - 1)
+    return (pending, window(count: pending.count, selected: selected, rows: rows))
+  }
+
+  /// The Events panel's rows on screen: around the selected event, or else the current one.
+  func visibleEvents(rows: Int) -> Range<Int> {
+    let anchor = state.selectedEvent.map { eventRow(before: $0.offset + 1) } ?? currentEventRow
+    return window(
+      count: scopedEvents?.count ?? replay.eventCount, selected: max(anchor, 0), rows: rows)
+  }
+
+  private func drawMain(_ grid: inout ScreenGrid, _ theme: Theme, _ layout: Layout) {
+    let pendingCount = self.pendingCount
+    let running = runningActions
+    let rows = mainRows(
+      height: grid.height, pendingCount: pendingCount, runningCount: running.count)
     let strip = StripGeometry(
-      width: grid.width, layout: layout, clock: state.clock, span: state.laneSpan)
-    var row = 1
-    drawLanesTitle(&grid, theme, row: row, strip: strip)
-    row += 1
-    drawLanes(&grid, theme, layout, strip, rows: laneRows, top: row)
-    row += laneRows
-    drawAxis(&grid, theme, layout, strip, row: row)
-    row += 1
+      width: grid.width, layout: layout, clock: state.clock, span: state.laneSpan,
+      end: replay.span)
+    drawLanesTitle(&grid, theme, row: rows.title(of: .lanes), strip: strip)
+    drawLanes(&grid, theme, layout, strip, rows: rows.lanes.count, top: rows.lanes.lowerBound)
+    drawAxis(&grid, theme, layout, strip, row: rows.axis)
     let pendingTitle =
       state.grouping == .byThread && !state.laneFilter.isEmpty
       ? "Pending, all queues (not on a thread yet)" : "Pending"
-    drawTitle(&grid, theme, row: row, pendingTitle, count: pendingCount, panel: .pending)
-    row += 1
-    drawPending(&grid, theme, layout, pending, rows: pendingRows, top: row)
-    row += pendingRows
-    drawTitle(&grid, theme, row: row, "Running", count: running.count, panel: .running)
-    row += 1
-    drawRunning(&grid, theme, layout, running, rows: runningRows, top: row)
-    row += runningRows
     drawTitle(
-      &grid, theme, row: row, "Events", count: scopedEvents?.count ?? replay.eventCount,
-      panel: .events)
-    row += 1
-    drawEvents(&grid, theme, layout, rows: eventRows, top: row)
+      &grid, theme, row: rows.title(of: .pending), pendingTitle, count: pendingCount,
+      panel: .pending)
+    drawPending(
+      &grid, theme, layout, visiblePending(count: pendingCount, rows: rows.pending.count),
+      top: rows.pending.lowerBound)
+    drawTitle(
+      &grid, theme, row: rows.title(of: .running), "Running", count: running.count,
+      panel: .running)
+    drawRunning(
+      &grid, theme, layout, running, rows: rows.running.count, top: rows.running.lowerBound)
+    drawTitle(
+      &grid, theme, row: rows.title(of: .events), "Events",
+      count: scopedEvents?.count ?? replay.eventCount, panel: .events)
+    drawEvents(&grid, theme, layout, rows: rows.events.count, top: rows.events.lowerBound)
   }
 
   @discardableResult
@@ -262,14 +333,23 @@ extension InspectorApp {
     let columnSpan: Int64
     let countsWidth = 14
 
-    init(width gridWidth: Int, layout: Layout, clock: Int64, span: Int64) {
+    init(width gridWidth: Int, layout: Layout, clock: Int64, span: Int64, end: Int64) {
       start = layout.label + 3
       width = max(gridWidth - start - countsWidth - 1, 8)
-      // Centred on the cursor, but never before the trace's start.
       let half = max(span / 2, 1)
-      windowStart = max(clock.subtracting(saturating: half), 0)
-      windowEnd = windowStart.adding(saturating: half.multiplied(saturating: 2))
-      columnSpan = max(windowEnd.subtracting(saturating: windowStart) / Int64(width), 1)
+      let total = half.multiplied(saturating: 2)
+      if total >= end {
+        // The whole trace fits (`0`, or zoomed out to its span): all of it, from its start, with
+        // its end in the last column.
+        windowStart = 0
+        windowEnd = end
+        columnSpan = end / Int64(width) + 1
+      } else {
+        // Centred on the cursor, but never before the trace's start.
+        windowStart = max(clock.subtracting(saturating: half), 0)
+        windowEnd = windowStart.adding(saturating: total)
+        columnSpan = max(windowEnd.subtracting(saturating: windowStart) / Int64(width), 1)
+      }
     }
 
     /// The column of trace time `time`, if it is in the window.
@@ -326,7 +406,7 @@ extension InspectorApp {
       return
     }
     let selected = min(state.selected(.lanes), lanes.count - 1)
-    let visible = window(count: lanes.count, selected: selected, rows: rows)
+    let visible = visibleLanes(rows: rows)
     var rowOfLane: [Lane.Key: Int] = [:]
     for index in visible { rowOfLane[lanes[index].key] = index - visible.lowerBound }
     let blank = StripCell(glyph: "·", priority: -1, future: false)
@@ -357,7 +437,7 @@ extension InspectorApp {
       let isSelected = index == selected
       grid.write(isSelected ? "▸" : " ", row: row, column: 0, style: theme.title)
       grid.write(
-        TextWidth.truncated(lane.title, to: layout.label), row: row, column: 1,
+        TextWidth.truncatedName(lane.title, to: layout.label), row: row, column: 1,
         style: isSelected ? theme.selected : .plain)
       for (column, cell) in strips[offset].enumerated() {
         if cell.priority < 0 {
@@ -425,16 +505,17 @@ extension InspectorApp {
   // MARK: Pending and running
 
   private func drawPending(
-    _ grid: inout ScreenGrid, _ theme: Theme, _ layout: Layout, _ pending: [ActionIndex],
-    rows: Int, top: Int
+    _ grid: inout ScreenGrid, _ theme: Theme, _ layout: Layout,
+    _ visible: (actions: [ActionIndex], rows: Range<Int>), top: Int
   ) {
+    let pending = visible.actions
     guard !pending.isEmpty else {
       grid.write("  nothing pending", row: top, column: 0, style: theme.dim)
       return
     }
     let selected = min(state.selected(.pending), pending.count - 1)
-    for (offset, index) in window(count: pending.count, selected: selected, rows: rows).enumerated()
-    {
+    var rows: [(columns: [PanelColumn], selected: Bool)] = []
+    for index in visible.rows {
       let action = pending[index]
       let info = replay.action(action)
       let due = replay.nextDue(of: action) ?? info.due
@@ -446,19 +527,31 @@ extension InspectorApp {
       if let last = replay.lastRun(of: action) {
         rhythm = "last run \(Self.signed(last.lateness)) late"
       }
-      let columns: [(text: String, width: Int, style: Style)] = [
-        (label(of: action), layout.action, .plain),
-        (workName(of: action), workWidth(layout), theme.title),
-        (queueLabel(of: action), layout.label + 1, .plain),
-        ("due \(TimeText.seconds(due))", 16, .plain),
-        (countdown, 15, dueIn < 0 ? theme.warning : .plain),
-        (rhythm, rhythm.isEmpty ? 0 : 26, .plain),
-        (site(of: action), 60, theme.dim),
-      ]
-      drawRow(
-        &grid, theme, row: top + offset, columns,
-        selected: state.focus == .pending && index == selected)
+      let columns =
+        actionColumns(action, layout) + [
+          PanelColumn("due \(TimeText.seconds(due))", width: 16, priority: 70),
+          PanelColumn(
+            countdown, width: 15, style: dueIn < 0 ? theme.warning : .plain, priority: 80),
+          PanelColumn(rhythm, width: rhythm.isEmpty ? 0 : 26, priority: 40),
+          PanelColumn(site(of: action), width: 60, style: theme.dim, priority: 60, fit: .path),
+        ]
+      rows.append((columns, state.focus == .pending && index == selected))
     }
+    drawRows(&grid, theme, rows, top: top)
+  }
+
+  /// A Pending or Running row's first columns, which give way last: `#12 after  app.db`.
+  private func actionColumns(_ action: ActionIndex, _ layout: Layout) -> [PanelColumn] {
+    [
+      PanelColumn(
+        label(of: action), width: layout.action, priority: 100,
+        fit: .name(minimum: layout.action - 1)),
+      PanelColumn(
+        workName(of: action), width: workWidth(layout), priority: 75,
+        fit: .name(minimum: 9)),
+      PanelColumn(
+        queueLabel(of: action), width: layout.label + 1, priority: 90, fit: .name(minimum: 9)),
+    ]
   }
 
   /// `+3.2ms` or `-850ns`.
@@ -477,8 +570,8 @@ extension InspectorApp {
       return
     }
     let selected = min(state.selected(.running), running.count - 1)
-    for (offset, index) in window(count: running.count, selected: selected, rows: rows).enumerated()
-    {
+    var lines: [(columns: [PanelColumn], selected: Bool)] = []
+    for index in window(count: running.count, selected: selected, rows: rows) {
       let action = running[index]
       let run = replay.currentRun(of: action)
       let thread = run.map { "on \(threadTitle($0.thread))" } ?? ""
@@ -486,34 +579,35 @@ extension InspectorApp {
         run.map { "for \(TimeText.duration(state.clock.subtracting(saturating: $0.began)))" } ?? ""
       let number = replay.action(action).isRepeating ? run.map { "run \($0.number)" } ?? "" : ""
       let cancelled = replay.state(of: action) == .runningCancelled ? "cancelled" : ""
-      let columns: [(text: String, width: Int, style: Style)] = [
-        (label(of: action), layout.action, .plain),
-        (workName(of: action), workWidth(layout), theme.title),
-        (queueLabel(of: action), layout.label + 1, .plain),
-        (thread, layout.label + 4, .plain), (elapsed, 16, .plain),
-        (number, number.isEmpty ? 0 : 10, .plain),
-        (cancelled, 12, theme.cancel),
-      ]
-      drawRow(
-        &grid, theme, row: top + offset, columns,
-        selected: state.focus == .running && index == selected)
+      let columns =
+        actionColumns(action, layout) + [
+          PanelColumn(thread, width: layout.label + 4, priority: 70, fit: .name(minimum: 8)),
+          PanelColumn(elapsed, width: 16, priority: 85),
+          PanelColumn(number, width: number.isEmpty ? 0 : 10, priority: 60),
+          PanelColumn(cancelled, width: 12, style: theme.cancel, priority: 80),
+        ]
+      lines.append((columns, state.focus == .running && index == selected))
     }
+    drawRows(&grid, theme, lines, top: top)
   }
 
-  /// One row of a panel: cells of fixed widths, each cut with `…` to its width, each with its
-  /// own style.
-  private func drawRow(
-    _ grid: inout ScreenGrid, _ theme: Theme, row: Int,
-    _ columns: [(text: String, width: Int, style: Style)], selected: Bool
+  /// A panel's rows from row `top`: the columns that fit, lined up (see
+  /// ``PanelColumn/widths(of:in:)``), each with its own style.
+  private func drawRows(
+    _ grid: inout ScreenGrid, _ theme: Theme,
+    _ rows: [(columns: [PanelColumn], selected: Bool)], top: Int
   ) {
-    var x = 2
-    for column in columns where x < grid.width && column.width > 0 {
-      let width = min(column.width - 1, grid.width - x - 1)
-      grid.write(
-        TextWidth.truncated(column.text, to: width), row: row, column: x, style: column.style)
-      x += column.width
+    let widths = PanelColumn.widths(of: rows.map(\.columns), in: grid.width - 3)
+    for (offset, line) in rows.enumerated() {
+      var x = 2
+      for (column, width) in zip(line.columns, widths) where width > 0 {
+        grid.write(column.text(in: width), row: top + offset, column: x, style: column.style)
+        x += width
+      }
+      if line.selected {
+        grid.paint(row: top + offset, from: 1, to: grid.width - 1, style: theme.selected)
+      }
     }
-    if selected { grid.paint(row: row, from: 1, to: grid.width - 1, style: theme.selected) }
   }
 
   // MARK: Events
@@ -527,33 +621,26 @@ extension InspectorApp {
       grid.write("  " + text, row: top, column: 0, style: theme.dim)
       return
     }
-    // The row of the current event, or of the last event in scope before the cursor.
-    let current: Int
-    if let scopedEvents {
-      var low = 0
-      var high = scopedEvents.count
-      while low < high {
-        let middle = low + (high - low) / 2
-        if scopedEvents[middle].offset < replay.position { low = middle + 1 } else { high = middle }
-      }
-      current = max(low - 1, 0)
-    } else {
-      current = max(replay.position - 1, 0)
-    }
     // Columns as wide as the widest number and time in the trace, the same on every row.
     let numberWidth = String(replay.eventCount).count + 1
     let timeWidth = TimeText.seconds(replay.span).count
-    for (offset, row) in window(count: count, selected: current, rows: rows).enumerated() {
-      let index = scopedEvents?[row] ?? EventIndex(row)
+    let selected = state.focus == .events ? state.selectedEvent : nil
+    // Every row has the same seven columns, so that they line up: a mark's text takes the
+    // action's and the queue's, which its row leaves empty.
+    var lines: [(columns: [PanelColumn], index: EventIndex, isMark: Bool)] = []
+    for row in visibleEvents(rows: rows) {
+      let index = scopedEvent(atRow: row)
       let event = replay.event(index)
-      let line = top + offset
-      let isCurrent = index.offset == replay.position - 1
-      let future = index.offset >= replay.position
-      var columns: [(text: String, width: Int, style: Style)] = [
-        ("e\(index.number)".leftPadded(to: numberWidth), numberWidth + 2, .plain),
-        (TimeText.seconds(event.time).leftPadded(to: timeWidth), timeWidth + 2, .plain),
-        (event.kind.name, 9, .plain),
+      var columns = [
+        PanelColumn(
+          "e\(index.number)".leftPadded(to: numberWidth), width: numberWidth + 2, priority: 100),
+        PanelColumn(
+          TimeText.seconds(event.time).leftPadded(to: timeWidth), width: timeWidth + 2,
+          priority: 95),
+        PanelColumn(event.kind.name, width: 9, priority: 90),
       ]
+      let thread = PanelColumn(
+        threadTitle(event.thread), width: layout.label + 1, priority: 60, fit: .name(minimum: 8))
       if event.kind == .mark {
         let mark = replay.mark(of: event)
         var text = "\"\(mark?.name ?? "")\""
@@ -563,13 +650,12 @@ extension InspectorApp {
             + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
               separator: " ")
         }
-        columns.append((text, layout.action + workWidth(layout) + layout.label + 1, .plain))
-        columns.append((threadTitle(event.thread), layout.label + 1, .plain))
+        columns += [
+          PanelColumn(text, width: layout.action, priority: 85, fit: .name(minimum: 10)),
+          PanelColumn("", width: 0, priority: 70), PanelColumn("", width: 0, priority: 75), thread,
+          PanelColumn("", width: 0, priority: 50),
+        ]
       } else if let action = event.action {
-        columns.append((label(of: action), layout.action, .plain))
-        columns.append((workName(of: action), workWidth(layout), .plain))
-        columns.append((queueLabel(of: action), layout.label + 1, .plain))
-        columns.append((threadTitle(event.thread), layout.label + 1, .plain))
         var extra = ""
         switch event.kind {
         case .hop: extra = event.hoppedFrom.map { "← \(threadTitle($0))" } ?? ""
@@ -578,21 +664,58 @@ extension InspectorApp {
           if replay.action(action).isRepeating { extra = event.run.map { "run \($0)" } ?? "" }
         case .schedule, .mark, .task, .work: break
         }
-        columns.append((extra, layout.label + 4, .plain))
+        columns += [
+          PanelColumn(
+            label(of: action), width: layout.action, priority: 85,
+            fit: .name(minimum: layout.action - 1)),
+          PanelColumn(
+            workName(of: action), width: workWidth(layout), priority: 70, fit: .name(minimum: 9)),
+          PanelColumn(
+            queueLabel(of: action), width: layout.label + 1, priority: 75, fit: .name(minimum: 8)),
+          thread, PanelColumn(extra, width: layout.label + 4, priority: 50),
+        ]
       }
-      let style: Style =
-        isCurrent
-        ? theme.current : future ? theme.dim : event.kind == .cancel ? theme.cancel : .plain
-      grid.write(isCurrent ? "▸" : " ", row: line, column: 0, style: theme.title)
-      var x = 1
-      for column in columns where x < grid.width && column.width > 0 {
-        grid.write(
-          TextWidth.truncated(column.text, to: min(column.width - 1, grid.width - x)), row: line,
-          column: x, style: style)
-        x += column.width
-      }
-      if isCurrent { grid.paint(row: line, from: 1, to: grid.width, style: theme.current) }
+      lines.append((columns, index, event.kind == .mark))
     }
+    // The last column may reach the screen's edge: no gap after it.
+    let widths = PanelColumn.widths(of: lines.map(\.columns), in: grid.width)
+    for (offset, line) in lines.enumerated() {
+      let row = top + offset
+      let isCurrent = line.index.offset == replay.position - 1
+      let future = line.index.offset >= replay.position
+      let kind = replay.event(line.index).kind
+      let style: Style =
+        isCurrent ? theme.current : future ? theme.dim : kind == .cancel ? theme.cancel : .plain
+      grid.write(isCurrent ? "▸" : " ", row: row, column: 0, style: theme.title)
+      var x = 1
+      for (number, (column, width)) in zip(line.columns, widths).enumerated() where width > 0 {
+        let shown = line.isMark && number == 3 ? width + widths[4] : width
+        grid.write(column.text(in: shown), row: row, column: x, style: style)
+        x += width
+      }
+      if isCurrent { grid.paint(row: row, from: 1, to: grid.width, style: theme.current) }
+      if line.index == selected {
+        grid.paint(row: row, from: 1, to: grid.width, style: theme.selected)
+      }
+    }
+  }
+}
+
+/// What the header says: ` chronoscope  NAME  virtual clock  ⚑ 3 findings` on the left, then
+/// `1.2s / 2s  event 5/9  ❚❚ paused ×1 ` on the right. All but the time give way, whole, on a
+/// narrow screen.
+struct HeaderParts {
+  let time: String
+  var event, playing, brand, clock, followed, found, ending: String?
+
+  /// The right-hand side.
+  var right: String { [time, event, playing].compactMap { $0 }.joined(separator: "  ") }
+
+  /// The columns everything but the name takes, with the space between the sides.
+  var otherColumns: Int {
+    func width(_ text: String?) -> Int { text.map { TextWidth.columns(of: $0) + 2 } ?? 0 }
+    return 1 + width(brand) + width(clock) + width(followed) + width(found) + width(ending) + 1
+      + TextWidth.columns(of: right) + 1
   }
 }
 

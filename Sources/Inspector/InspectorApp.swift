@@ -17,7 +17,7 @@ public struct InspectorApp: Sendable {
   /// The replay.
   public internal(set) var replay: ReplayEngine
   /// The UI state.
-  public private(set) var state: InspectorState
+  public internal(set) var state: InspectorState
   /// The trace's name in the header.
   public let name: String
   /// Speeds `+`/`-` step through.
@@ -47,13 +47,21 @@ public struct InspectorApp: Sendable {
   var stripIndexes: [InspectorState.Grouping: StripIndex] = [:]
   /// The strips' index for the grouping shown.
   var strips: StripIndex { stripIndexes[state.grouping] ?? .empty }
-  /// Events matching the search, in order; found once when the search is submitted.
-  private(set) var matches: [EventIndex] = []
+  /// Events matching the search, in order; found once when the search is submitted. `n`/`N`
+  /// step through them, and the status bar counts them.
+  private(set) var matches: [EventIndex] = [] {
+    didSet { matchesOwners = Self.owners(of: matches, in: replay) }
+  }
+  /// What the matching events belong to, for the status bar: `4 actions, 1 mark`.
+  private(set) var matchesOwners = ""
   /// What `FindingsAnalysis` found in the trace, by time: listed with `!`, jumped to with `x`/`X`,
   /// marked on the lanes.
   public internal(set) var findings: [Finding]
   /// Whether the trace is being followed as another process writes it (`view --follow`).
   public private(set) var following = false
+  /// The terminal's size, from the last ``InputKey/resize(width:height:)``; nil until one arrives
+  /// (then no key is refused as on a too-small screen, and clicks have no place to land).
+  public private(set) var screenSize: (width: Int, height: Int)?
 
   /// Whether ``findings`` holds every finding of the trace; false while an inspector made by
   /// ``opening(replay:name:timeStep:)`` is still looking for them.
@@ -161,6 +169,7 @@ public struct InspectorApp: Sendable {
     if stripIndexes[state.grouping] == nil {
       stripIndexes[state.grouping] = StripIndex(replay, grouping: state.grouping)
     }
+    state.selectedEvent = nil
     lanes = Lane.lanes(of: replay, grouping: state.grouping, filter: state.laneFilter)
     scope = Lane.scope(of: lanes, grouping: state.grouping, filtered: !state.laneFilter.isEmpty)
     scopedEvents =
@@ -170,9 +179,26 @@ public struct InspectorApp: Sendable {
 
   // MARK: - Input
 
+  /// Whether the last known screen size is below the minimum, so the frame says "terminal too
+  /// small" instead of the view.
+  var isTooSmall: Bool {
+    guard let screenSize else { return false }
+    return screenSize.width < Self.minimumWidth || screenSize.height < Self.minimumHeight
+  }
+
   /// Handles one key; returns false when the user quits.
+  ///
+  /// While the screen is too small to draw (see ``minimumWidth``), only `q` and a resize do
+  /// anything: keys typed at a screen that says "terminal too small" must not move the replay.
   public mutating func handle(_ key: InputKey) -> Bool {
+    if case .resize(let width, let height) = key {
+      // Keeps the message: the first resize, with the size at the start, comes before any key.
+      screenSize = (width, height)
+      return true
+    }
+    if isTooSmall { return key != .character("q") }
     state.message = nil
+    if case .mouse(let event) = key { return handleMouse(event) }
     if let prompt = state.prompt { return handlePrompt(prompt, key) }
     switch state.mode {
     case .detail(let action, let link):
@@ -214,6 +240,7 @@ public struct InspectorApp: Sendable {
     case .character("-"): setSpeed(state.speed / 2)
     case .character("z"): zoom(in: true)
     case .character("Z"): zoom(in: false)
+    case .character("0"): zoomToFit()
     case .character("t"): seek(time: state.clock.adding(saturating: state.timeStep))
     case .character("T"): seek(time: state.clock.subtracting(saturating: state.timeStep))
     case .character("g"), .home: seek(index: 0)
@@ -229,7 +256,7 @@ public struct InspectorApp: Sendable {
     case .tab: cycleFocus(by: 1)
     case .backTab: cycleFocus(by: -1)
     case .enter: openDetail()
-    case .resize, .character: break
+    case .resize, .mouse, .character: break
     }
     return true
   }
@@ -316,6 +343,7 @@ public struct InspectorApp: Sendable {
   /// Advances playback by `elapsed` nanoseconds of wall time.
   public mutating func tick(elapsed: Int64) {
     guard state.playing else { return }
+    state.selectedEvent = nil
     let advance = Double(elapsed) * state.speed
     let step = advance.isFinite && advance < 9.2e18 ? Int64(max(advance, 0)) : .max
     state.clock = min(state.clock.adding(saturating: step), replay.span)
@@ -374,7 +402,11 @@ public struct InspectorApp: Sendable {
     case .seek:
       switch TimeText.target(text) {
       case .success(let target):
-        if !seek(to: target) { state.message = "the trace has no action \(text)" }
+        if let problem = Self.problem(with: target, in: replay) {
+          state.message = "@\(text)\(problem)"
+        } else {
+          seek(to: target)
+        }
       case .failure(let error): state.message = error.description
       }
     case .filter:
@@ -396,22 +428,62 @@ public struct InspectorApp: Sendable {
     return true
   }
 
+  /// What is wrong with a seek target outside the trace, to follow the text the user typed
+  /// (`" is after the trace's end: it spans 0s to 1.2s"`), or nil for one inside it. `show --at`
+  /// and the `@` prompt say the same.
+  public static func problem(with target: TimeText.Target, in replay: ReplayEngine) -> String? {
+    switch target {
+    case .time(let time) where time > replay.span:
+      " is after the trace's end: it spans 0s to \(TimeText.seconds(replay.span))"
+    case .event(let number) where number > replay.eventCount:
+      " is past the last event: the trace has events e1 to e\(replay.eventCount) (e0 is the start)"
+    case .action(let id) where replay.index(of: id) == nil:
+      ": the trace has no action \(id)"
+    default: nil
+    }
+  }
+
+  /// `4 actions, 1 mark`: the distinct actions and the marks among `events`.
+  ///
+  /// - Complexity: O(`events`).
+  static func owners(of events: [EventIndex], in replay: ReplayEngine) -> String {
+    var actions = Set<ActionIndex>()
+    var marks = 0
+    for index in events {
+      let event = replay.event(index)
+      if let action = event.action {
+        actions.insert(action)
+      } else if event.kind == .mark {
+        marks += 1
+      }
+    }
+    var parts: [String] = []
+    if !actions.isEmpty {
+      parts.append(actions.count == 1 ? "1 action" : "\(actions.count) actions")
+    }
+    if marks > 0 { parts.append(marks == 1 ? "1 mark" : "\(marks) marks") }
+    return parts.joined(separator: ", ")
+  }
+
   // MARK: - Moving
 
   private mutating func step(forward: Bool) {
     state.playing = false
+    state.selectedEvent = nil
     if forward { replay.stepForward() } else { replay.stepBackward() }
     state.clock = replay.now
   }
 
   private mutating func seek(index: Int) {
     state.playing = false
+    state.selectedEvent = nil
     replay.seek(to: index)
     state.clock = replay.now
   }
 
   private mutating func seek(time: Int64) {
     state.playing = false
+    state.selectedEvent = nil
     state.clock = min(max(time, 0), replay.span)
     replay.seek(toTime: state.clock)
   }
@@ -420,9 +492,27 @@ public struct InspectorApp: Sendable {
     state.speed = min(max(speed, Self.speeds.lowerBound), Self.speeds.upperBound)
   }
 
+  /// Halves or doubles the strips' span; zooming out stops where the whole trace fits.
   private mutating func zoom(in zoomIn: Bool) {
-    let span = zoomIn ? state.laneSpan / 2 : state.laneSpan.multiplied(saturating: 2)
+    let fit = fittingSpan
+    if !zoomIn, state.laneSpan >= fit {
+      state.message = "the strips show the whole trace"
+      return
+    }
+    let span = zoomIn ? state.laneSpan / 2 : min(state.laneSpan.multiplied(saturating: 2), fit)
     state.laneSpan = min(max(span, Self.laneSpans.lowerBound), Self.laneSpans.upperBound)
+  }
+
+  /// Zooms the strips out (or in) to show the whole trace.
+  private mutating func zoomToFit() {
+    state.laneSpan = fittingSpan
+  }
+
+  /// The strips' span that shows the whole trace (one more than its span, so that halving an
+  /// odd span does not leave its last nanosecond out).
+  var fittingSpan: Int64 {
+    min(
+      max(replay.span.adding(saturating: 1), Self.laneSpans.lowerBound), Self.laneSpans.upperBound)
   }
 
   /// Moves to the next (or previous) event after (before) the current one that `matches`.
@@ -476,8 +566,36 @@ public struct InspectorApp: Sendable {
   private mutating func moveSelection(by delta: Int) {
     let count = rowCount(state.focus)
     guard count > 0 else { return }
+    if state.focus == .events {
+      // From the selected event, or else from the current one (before the first: none yet).
+      let from = state.selectedEvent.map { eventRow(before: $0.offset + 1) } ?? currentEventRow
+      state.selectedEvent = scopedEvent(atRow: min(max(from + delta, 0), count - 1))
+      return
+    }
     state.selection[state.focus] = min(max(state.selected(state.focus) + delta, 0), count - 1)
   }
+
+  /// The Events panel's row of its last event before `position` (an offset in the whole trace),
+  /// or -1 when none is.
+  ///
+  /// - Complexity: O(log events).
+  func eventRow(before position: Int) -> Int {
+    guard let scopedEvents else { return min(position, replay.eventCount) - 1 }
+    var low = 0
+    var high = scopedEvents.count
+    while low < high {
+      let middle = low + (high - low) / 2
+      if scopedEvents[middle].offset < position { low = middle + 1 } else { high = middle }
+    }
+    return low - 1
+  }
+
+  /// The Events panel's row of the current event, or of the last event in scope before the
+  /// cursor; -1 before the first.
+  var currentEventRow: Int { eventRow(before: replay.position) }
+
+  /// The event on a row of the Events panel.
+  func scopedEvent(atRow row: Int) -> EventIndex { scopedEvents?[row] ?? EventIndex(row) }
 
   private mutating func cycleFocus(by delta: Int) {
     let panels = InspectorState.Panel.allCases
@@ -528,7 +646,10 @@ public struct InspectorApp: Sendable {
     case .running:
       let running = runningActions
       return running.isEmpty ? nil : running[min(state.selected(.running), running.count - 1)]
-    case .events, .lanes:
+    case .events:
+      guard let event = state.selectedEvent else { return replay.currentEvent?.action }
+      return replay.event(event).action
+    case .lanes:
       return replay.currentEvent?.action
     }
   }
@@ -538,6 +659,9 @@ public struct InspectorApp: Sendable {
     if let action = selectedAction {
       state.history = []
       state.mode = .detail(action: action, link: 0)
+    } else if state.focus == .events, let event = state.selectedEvent ?? replay.currentIndex {
+      state.message =
+        "e\(event.number) is a \(replay.event(event).kind.name): it belongs to no action"
     } else {
       state.message = "no action selected"
     }

@@ -49,8 +49,11 @@ public struct InspectorState: Sendable, Equatable {
   public var history: [Mode] = []
   /// The panel that `j`/`k` and Enter act on.
   public var focus: Panel = .lanes
-  /// The selected row of each panel.
+  /// The selected row of each panel but Events, which selects ``selectedEvent``.
   public var selection: [Panel: Int] = [:]
+  /// The event `j`/`k` (or a click) selected in the Events panel; nil while the panel follows
+  /// the cursor, as it does again once the cursor moves.
+  public var selectedEvent: EventIndex?
   /// The line being typed, if any.
   public var prompt: Prompt?
   /// Lanes by queue, by thread or by task.

@@ -7,4 +7,6 @@ public enum InputKey: Sendable, Hashable {
   case enter, escape, tab, backTab, backspace
   /// The terminal was resized to `width` × `height`.
   case resize(width: Int, height: Int)
+  /// A mouse button or the wheel, at a cell of the screen.
+  case mouse(MouseEvent)
 }

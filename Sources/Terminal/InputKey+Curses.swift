@@ -3,8 +3,9 @@ import Screen
 
 extension InputKey {
   /// The key for a function-key code from `get_wch` (it returned `KEY_CODE_YES`), or nil for one
-  /// the inspector does not use. `KEY_RESIZE` is handled by the caller, which knows the new size.
-  init?(cursesKeyCode code: Int32) {
+  /// the inspector does not use. `KEY_RESIZE` and `KEY_MOUSE` are handled by the caller, which
+  /// knows the new size and reads the mouse event.
+  package init?(cursesKeyCode code: Int32) {
     switch code {
     case KEY_UP: self = .up
     case KEY_DOWN: self = .down
@@ -12,8 +13,10 @@ extension InputKey {
     case KEY_RIGHT: self = .right
     case KEY_PPAGE: self = .pageUp
     case KEY_NPAGE: self = .pageDown
-    case KEY_HOME: self = .home
-    case KEY_END: self = .end
+    // Terminals whose description calls the editing keypad's Home and End Find and Select
+    // (`\E[1~`, `\E[4~` under xterm's terminfo) send them for Home and End.
+    case KEY_HOME, KEY_FIND, KEY_A1: self = .home
+    case KEY_END, KEY_SELECT, KEY_C1: self = .end
     case KEY_ENTER: self = .enter
     case KEY_BTAB: self = .backTab
     case KEY_BACKSPACE: self = .backspace
@@ -34,5 +37,32 @@ extension InputKey {
       guard let scalar = Unicode.Scalar(value) else { return nil }
       self = .character(Character(scalar))
     }
+  }
+
+  /// The buttons ``TerminalSession`` asks ncurses to report: the main button going down and the
+  /// wheel, with the modifiers held.
+  package static var cursesMouseMask: mmask_t {
+    cncursesw_button1_pressed() | cncursesw_button4_pressed() | cncursesw_button5_pressed()
+      | cncursesw_button_shift() | cncursesw_button_ctrl() | cncursesw_button_alt()
+  }
+
+  /// The event for an ncurses mouse report (`getmouse` after `KEY_MOUSE`): its button state and
+  /// cell, or nil for a button the inspector does not use (a release, the middle or right button).
+  package init?(cursesMouseState state: mmask_t, column: Int32, row: Int32) {
+    let action: MouseEvent.Action
+    if state & cncursesw_button1_pressed() != 0 {
+      action = .press
+    } else if state & cncursesw_button4_pressed() != 0 {
+      action = .wheelUp
+    } else if state & cncursesw_button5_pressed() != 0 {
+      action = .wheelDown
+    } else {
+      return nil
+    }
+    self = .mouse(
+      MouseEvent(
+        action, column: Int(column), row: Int(row),
+        shift: state & cncursesw_button_shift() != 0,
+        control: state & cncursesw_button_ctrl() != 0, alt: state & cncursesw_button_alt() != 0))
   }
 }

@@ -78,6 +78,10 @@ public final class TerminalSession {
     keypad(window, true)
     curs_set(0)
     set_escdelay(25)
+    // Clicks and the wheel as ``InputKey/mouse(_:)``, each press at once (no waiting to tell a
+    // click from a double click). Shift-drag still selects text in most terminals.
+    mousemask(InputKey.cursesMouseMask, nil)
+    mouseinterval(0)
 
     let noColor = getenv("NO_COLOR").map { $0.pointee != 0 } ?? false
     if colors, !noColor, has_colors(), start_color() == OK {
@@ -187,9 +191,10 @@ public final class TerminalSession {
   /// ```
   ///
   /// - Parameter timeoutMilliseconds: How long to wait; a negative value waits for ever.
-  /// - Returns: The key; `.resize` with the new size after the terminal was resized; nil when the
-  ///   time ran out, for a key the inspector does not use (function keys, control characters), or
-  ///   after ``stop()``.
+  /// - Returns: The key; `.resize` with the new size after the terminal was resized; `.mouse` for
+  ///   a press of the main button or a turn of the wheel; nil when the time ran out, for a key
+  ///   the inspector does not use (function keys, control characters, other buttons), or after
+  ///   ``stop()``.
   public func readKey(timeoutMilliseconds: Int) -> InputKey? {
     guard let window else { return nil }
     wtimeout(window, Int32(clamping: max(timeoutMilliseconds, -1)))
@@ -199,6 +204,11 @@ public final class TerminalSession {
       if Int32(bitPattern: value) == KEY_RESIZE {
         let (width, height) = size
         return .resize(width: width, height: height)
+      }
+      if Int32(bitPattern: value) == KEY_MOUSE {
+        var event = MEVENT()
+        guard getmouse(&event) == OK else { return nil }
+        return InputKey(cursesMouseState: event.bstate, column: event.x, row: event.y)
       }
       return InputKey(cursesKeyCode: Int32(bitPattern: value))
     case OK:

@@ -120,19 +120,11 @@ struct Show: ParsableCommand {
     }
   }
 
-  /// A target outside the trace is an error that names the trace's extent, not a silent clamp.
+  /// A target outside the trace is an error that names the trace's extent, not a silent clamp
+  /// (the inspector's `@` prompt says the same).
   static func check(_ target: TimeText.Target, in replay: ReplayEngine, text: String) throws {
-    switch target {
-    case .time(let time) where time > replay.span:
-      throw UsageFailure(
-        "--at \(text) is after the trace's end: it spans 0s to \(TimeText.seconds(replay.span))")
-    case .event(let number) where number > replay.eventCount:
-      throw UsageFailure(
-        "--at \(text) is past the last event: the trace has events e1 to e\(replay.eventCount) (e0 is the start)"
-      )
-    case .action(let id) where replay.index(of: id) == nil:
-      throw UsageFailure("--at \(text): the trace has no action \(id)")
-    default: break
+    if let problem = InspectorApp.problem(with: target, in: replay) {
+      throw UsageFailure("--at \(text)\(problem)")
     }
   }
 }

@@ -64,6 +64,8 @@ struct View: ParsableCommand {
       throw ExitCode(2)
     }
     defer { terminal.stop() }
+    // The inspector learns the size it draws at (a click's place, a too-small screen) from resizes.
+    _ = app.handle(.resize(width: terminal.width, height: terminal.height))
     var last = DispatchTime.now().uptimeNanoseconds
     var changed = true
     while true {

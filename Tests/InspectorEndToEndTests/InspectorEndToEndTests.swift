@@ -50,6 +50,34 @@ final class InspectorEndToEndTests: XCTestCase {
     XCTAssertEqual(try session.waitForExit(), 0)
   }
 
+  func testHomeAndEndGoToTheEndsOfTheTrace() throws {
+    let session = try start(["view", recording("virtual-timeout")])
+    defer { session.kill() }
+    try session.waitFor("event 0/45", timeout: .seconds(30))
+    session.sendKeys("End")
+    try session.waitFor("event 45/45")
+    session.sendKeys("Home")
+    try session.waitFor("event 0/45")
+    session.sendKeys("q")
+    XCTAssertEqual(try session.waitForExit(), 0)
+  }
+
+  /// At 100 × 30 and the start, the lanes are on rows 2–3 and the Events panel's rows start at
+  /// 10.
+  func testAClickSelectsALaneAndAnEventWhoseActionEnterOpens() throws {
+    let session = try start(["view", recording("virtual-timeout")])
+    defer { session.kill() }
+    try session.waitFor("event 0/45", timeout: .seconds(30))
+    session.click(column: 10, row: 3)
+    try session.waitFor("▸timeout-service")
+    session.click(column: 10, row: 11)  // e2, the schedule of #1
+    try session.waitFor("▸ Events (45)")
+    session.sendKeys("Enter")
+    try session.waitFor("Action #1 · sync")
+    session.sendKeys("Escape", "q")
+    XCTAssertEqual(try session.waitForExit(), 0)
+  }
+
   func testSeekPromptHelpAndDetailScreens() throws {
     let session = try start(["view", recording("virtual-timeout")])
     defer { session.kill() }

@@ -109,6 +109,15 @@ final class TmuxSession {
     return child
   }
 
+  /// Clicks the main button at a cell (0-based), as a terminal reports it to a program that
+  /// asked for the mouse: X10 sequences `ESC [ M b x y` (each plus 32, the cell 1-based; `b` 0
+  /// a press, 3 the release), which tmux's `kmous` names. Raw bytes, because `send-keys -M`
+  /// only passes on a mouse event tmux itself received.
+  func click(column: Int, row: Int) {
+    let bytes = [0, 3].flatMap { [0x1B, 0x5B, 0x4D, 32 + $0, 33 + column, 33 + row] }
+    _ = try? run(["send-keys", "-t", "s", "-H"] + bytes.map { String($0, radix: 16) })
+  }
+
   /// Types `text` literally, character by character (no key names).
   func type(_ text: String) {
     _ = try? run(["send-keys", "-t", "s", "-l", text])

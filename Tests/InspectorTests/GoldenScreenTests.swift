@@ -85,6 +85,22 @@ final class GoldenScreenTests: XCTestCase {
     try assertGolden(app.render(width: 140, height: 40), "busy-app-500ms-140x40")
   }
 
+  /// Narrow terminals (issue 27 item 13): columns give way whole, numbers are never cut.
+  func testMainViewOfTheBusyAppAt80x24And60x16() throws {
+    var app = try Self.app("busy-app-virtual")
+    app.seek(to: .time(500_000_000))
+    try assertGolden(app.render(width: 80, height: 24), "busy-app-500ms-80x24")
+    try assertGolden(app.render(width: 60, height: 16), "busy-app-500ms-60x16")
+  }
+
+  func testDetailOfATimerAt80x24And60x16() throws {
+    var app = try Self.app("busy-app-virtual")
+    app.seek(to: .time(500_000_000))
+    XCTAssertTrue(app.showDetail(of: ActionID(rawValue: 1)))
+    try assertGolden(app.render(width: 80, height: 24), "detail-timer-80x24")
+    try assertGolden(app.render(width: 60, height: 16), "detail-timer-60x16")
+  }
+
   func testLanesByThread() throws {
     var app = try Self.fixture("worker-hops")
     app.seek(to: .time(2_000_000))

@@ -170,6 +170,6 @@ final class InspectorAppTests: XCTestCase {
     XCTAssertTrue(app.handle(.resize(width: 70, height: 20)))
     let grid = app.render(width: 70, height: 20)
     XCTAssertEqual(grid.width, 70)
-    XCTAssertTrue(grid.plainText.contains("chronoscope"))
+    XCTAssertTrue(grid.plainText.contains("virtual-timeout.trace"), "the header names the file")
   }
 }

@@ -1,0 +1,94 @@
+import Screen
+
+/// One cell of a panel's row: text in a slot, and how it gives way when the row is too narrow.
+///
+/// A narrow terminal drops whole columns, least important first, rather than cutting a number
+/// in the middle (`due 3600.01476…` reads as a time it is not): see ``widths(of:in:)``.
+struct PanelColumn {
+  /// How a column gives way.
+  enum Fit {
+    /// Holds a number or a time: shown whole or not at all.
+    case whole
+    /// A name: cut at its end (never inside a number) down to `minimum` columns.
+    case name(minimum: Int)
+    /// A call site, `dir/File.swift:93`: cut at its front, never below its file name and line.
+    case path
+  }
+
+  let text: String
+  /// The columns it takes with the gap after it, when there is room.
+  let width: Int
+  let style: Style
+  /// Higher stays longer.
+  let priority: Int
+  let fit: Fit
+
+  init(_ text: String, width: Int, style: Style = .plain, priority: Int, fit: Fit = .whole) {
+    self.text = text
+    self.width = width
+    self.style = style
+    self.priority = priority
+    self.fit = fit
+  }
+
+  /// The columns the text itself needs, with the gap after it.
+  var minimum: Int {
+    let text = TextWidth.columns(of: self.text) + 1
+    switch fit {
+    case .whole: return text
+    case .name(let minimum): return min(text, minimum + 1)
+    case .path:
+      let file = self.text.split(separator: "/").last.map { TextWidth.columns(of: $0) } ?? 0
+      return min(text, file + 3)  // `…/` before it
+    }
+  }
+
+  /// The columns it takes when there is room: its slot, or more for a wider number.
+  var preferred: Int {
+    switch fit {
+    case .whole: max(width, minimum)
+    case .name, .path: width
+    }
+  }
+
+  /// The text cut to fit `width` columns (with the gap after it).
+  func text(in width: Int) -> String {
+    switch fit {
+    case .whole: text
+    case .name: TextWidth.truncatedName(text, to: width - 1)
+    case .path: TextWidth.truncatedPath(text, to: width - 1)
+    }
+  }
+
+  /// The width of each column of a panel whose rows have the same columns in the same order,
+  /// so that they line up; 0 for a column left out.
+  ///
+  /// Columns are kept by priority (the first row's), each at its smallest over the rows (a
+  /// number whole, a name at its minimum, a path at its file name); the room left widens them,
+  /// first to last, up to their slots. A column with no width in any row is left out.
+  static func widths(of rows: [[PanelColumn]], in room: Int) -> [Int] {
+    guard let first = rows.first else { return [] }
+    var minimum = [Int](repeating: 0, count: first.count)
+    var preferred = minimum
+    for row in rows {
+      for (index, column) in row.enumerated() where index < first.count && column.width > 0 {
+        minimum[index] = max(minimum[index], column.minimum)
+        preferred[index] = max(preferred[index], column.preferred)
+      }
+    }
+    var widths = [Int](repeating: 0, count: first.count)
+    var used = 0
+    for index in first.indices.sorted(by: { first[$0].priority > first[$1].priority })
+    where preferred[index] > 0 && used + minimum[index] <= room {
+      widths[index] = minimum[index]
+      used += minimum[index]
+    }
+    var spare = room - used
+    for index in first.indices where widths[index] > 0 {
+      let more = min(preferred[index] - minimum[index], spare)
+      widths[index] += more
+      spare -= more
+    }
+    return widths
+  }
+}

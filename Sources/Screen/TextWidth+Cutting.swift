@@ -1,0 +1,79 @@
+extension TextWidth {
+  /// Whether a cut next to `character` could read as a shorter number: `3600.01…`, `worker 1…`.
+  private static func isNumeric(_ character: Character) -> Bool {
+    character.isNumber || character == "."
+  }
+
+  /// A name cut to at most `width` columns at its end, as ``truncated(_:to:)`` cuts it, but never
+  /// right after a digit or a `.`, so that a cut name never ends in what reads as a shorter
+  /// number: `worker 123` cut to 9 is `worker …`, not `worker 1…`.
+  public static func truncatedName(_ text: some StringProtocol, to width: Int) -> String {
+    var kept = truncated(text, to: width)
+    guard columns(of: sanitized(text.prefix(width + 1))) > width, kept.hasSuffix("…") else {
+      return kept
+    }
+    kept.removeLast()
+    while let last = kept.last, isNumeric(last) { kept.removeLast() }
+    return kept + "…"
+  }
+
+  /// Text cut to at most `width` columns at its end, as ``truncated(_:to:)`` cuts it, but never
+  /// inside a word that holds a digit, nor right after a `.`: no number or time is cut short.
+  /// `due 0.04s, began 0.09s (late 11.5ms)` cut to 33 is `due 0.04s, began 0.09s (late …`;
+  /// `worker 12` cut to 9 is `worker …`; `app.request.cache` cut to 13 is `app.request…`.
+  ///
+  /// - Complexity: O(`width`), however long the text.
+  public static func truncatedKeepingNumbers(_ text: some StringProtocol, to width: Int) -> String {
+    var kept = truncated(text, to: width)
+    // Cut only when the text is wider than `width`: a text may end in `…` of its own.
+    guard columns(of: sanitized(text.prefix(width + 1))) > width, kept.hasSuffix("…") else {
+      return kept
+    }
+    kept.removeLast()
+    let word = kept.reversed().prefix { $0 != " " }
+    if word.contains(where: \.isNumber) { kept.removeLast(word.count) }
+    while kept.last == "." { kept.removeLast() }
+    return kept + "…"
+  }
+
+  /// Text cut to at most `width` columns in its middle, keeping its start and its end, as a
+  /// file name is best recognised: `busy-app-virtual.trace` cut to 16 is `busy-…-app.trace`…
+  /// without leaving a digit or a `.` beside the `…`.
+  public static func truncatedInMiddle(_ text: some StringProtocol, to width: Int) -> String {
+    let text = sanitized(text)
+    guard columns(of: text) > width else { return text }
+    guard width > 1 else { return width == 1 ? "…" : "" }
+    let room = width - 1
+    var head = Substring("")
+    var used = 0
+    for character in text {
+      if used + columns(of: character) > (room + 1) / 2 { break }
+      head.append(character)
+      used += columns(of: character)
+    }
+    var tail = Substring("")
+    for character in text.reversed() {
+      if used + columns(of: character) > room { break }
+      tail.insert(character, at: tail.startIndex)
+      used += columns(of: character)
+    }
+    while let last = head.last, isNumeric(last) { head.removeLast() }
+    while let first = tail.first, isNumeric(first) { tail.removeFirst() }
+    return head + "…" + tail
+  }
+
+  /// A path with a line (`Sources/App/Search/File.swift:93`) cut to at most `width` columns at
+  /// its front, whole directories at a time, so that the file name and line always show:
+  /// `…/Search/File.swift:93`; empty when even `File.swift:93` does not fit.
+  public static func truncatedPath(_ text: some StringProtocol, to width: Int) -> String {
+    let text = sanitized(text)
+    if columns(of: text) <= width { return text }
+    var components = text.split(separator: "/", omittingEmptySubsequences: false)
+    while components.count > 1 {
+      components.removeFirst()
+      let shown = "…/" + components.joined(separator: "/")
+      if columns(of: shown) <= width { return shown }
+    }
+    return ""
+  }
+}
