@@ -61,7 +61,7 @@ extension InspectorApp {
     let play = state.playing ? "▶ playing" : "❚❚ paused"
     let speed = state.speed >= 1 ? "×\(Int(state.speed))" : "×1/\(Int((1 / state.speed).rounded()))"
     let right =
-      "\(TimeText.seconds(state.clock)) / \(TimeText.seconds(replay.span))  event \(replay.position)/\(replay.eventCount)  \(play) \(speed)"
+      "\(TimeText.seconds(state.clock)) / \(TimeText.seconds(replay.end))  event \(replay.position)/\(replay.eventCount)  \(play) \(speed)"
     let rightWidth = TextWidth.columns(of: right)
     let clock = replay.header.clock == .virtual ? "virtual clock" : "host clock"
     let found =

@@ -124,7 +124,7 @@ public struct InspectorApp: Sendable {
       state.clock = replay.now
     } else {
       replay.seek(to: min(position, replay.eventCount))
-      state.clock = min(state.clock, replay.span)
+      state.clock = min(state.clock, replay.end)
     }
     // What was being made for the older read no longer applies: made again, for this one.
     startPreparing()
@@ -412,7 +412,7 @@ public struct InspectorApp: Sendable {
 
   private mutating func seek(time: Int64) {
     state.playing = false
-    state.clock = min(max(time, 0), replay.span)
+    state.clock = min(max(time, 0), replay.end)
     replay.seek(toTime: state.clock)
   }
 

@@ -123,9 +123,9 @@ struct Show: ParsableCommand {
   /// A target outside the trace is an error that names the trace's extent, not a silent clamp.
   static func check(_ target: TimeText.Target, in replay: ReplayEngine, text: String) throws {
     switch target {
-    case .time(let time) where time > replay.span:
+    case .time(let time) where time > replay.end:
       throw UsageFailure(
-        "--at \(text) is after the trace's end: it spans 0s to \(TimeText.seconds(replay.span))")
+        "--at \(text) is after the trace's end: it spans 0s to \(TimeText.seconds(replay.end))")
     case .event(let number) where number > replay.eventCount:
       throw UsageFailure(
         "--at \(text) is past the last event: the trace has events e1 to e\(replay.eventCount) (e0 is the start)"

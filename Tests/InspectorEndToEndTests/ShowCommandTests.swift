@@ -57,7 +57,7 @@ final class ShowCommandTests: XCTestCase {
       (["--size", "10x5"], "--size 10x5 is below the minimum, 60x16"),
       (["--size", "100000x100000"], "--size 100000x100000 is above the maximum, 1000x1000"),
       (["--size", "wide"], "--size must be WIDTHxHEIGHT"),
-      (["--at", "5s"], "--at 5s is after the trace's end: it spans 0s to 1.200000s"),
+      (["--at", "5s"], "--at 5s is after the trace's end: it spans 0s to 1.300000s"),
       (["--at", "e999999"], "the trace has events e1 to e1077"),
       (["--at", "#999999"], "the trace has no action #999999"),
       (["--at", "120"], "\"120\" needs a unit"),
