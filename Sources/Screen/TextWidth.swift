@@ -38,10 +38,13 @@ public enum TextWidth {
     return isWide(first.value) ? 2 : 1
   }
 
-  /// The columns of a grapheme's first scalar on its own: two for emoji presentation (all of
-  /// which Unicode makes East Asian Wide) and the wide and fullwidth characters.
+  /// The columns of a grapheme's first scalar on its own: two for emoji presentation (which
+  /// Unicode makes East Asian Wide, but for the regional indicators) and the wide and fullwidth
+  /// characters.
   private static func baseColumns(_ scalar: Unicode.Scalar) -> Int {
-    scalar.properties.isEmojiPresentation || isWide(scalar.value) ? 2 : 1
+    // A regional indicator alone is a letter (East Asian Width N); two make a flag.
+    if (0x1F1E6...0x1F1FF).contains(scalar.value) { return 1 }
+    return scalar.properties.isEmojiPresentation || isWide(scalar.value) ? 2 : 1
   }
 
   /// The columns a string takes: the sum of its graphemes'.
@@ -175,5 +178,51 @@ extension String {
   package func leftPadded(to width: Int) -> String {
     let columns = TextWidth.columns(of: self)
     return columns >= width ? self : String(repeating: " ", count: width - columns) + self
+  }
+}
+
+extension TextWidth {
+  /// How to draw a grapheme on a terminal that measures each code point by itself, as
+  /// `wcwidth(3)` does — ncurses, and terminals such as tmux, xterm or VTE — so that it takes
+  /// exactly `columns` there too: the grapheme itself when such a terminal agrees with
+  /// ``columns(of:)-(Character)``, else its first visible code point (`❤️` → `❤`, `👨‍👩‍👧` → `👨`)
+  /// padded with spaces, one string a column.
+  ///
+  /// Sending `👨‍👩‍👧` as it is would move such a terminal's cursor by 6 columns where the grid
+  /// counts 2, and push the rest of the row to the right.
+  ///
+  /// - Parameters:
+  ///   - grapheme: A cell's text (``Cell/text``).
+  ///   - columns: The columns the grid gives it: 2 when the next cell is its continuation.
+  /// - Returns: Strings whose per-code-point widths add up to `columns`; the first goes in the
+  ///   grapheme's column, each next one in the column after.
+  public static func terminalPieces(of grapheme: String, columns: Int) -> [String] {
+    let scalars = grapheme.unicodeScalars
+    let visible = scalars.filter { codePointColumns($0) > 0 }
+    // ncurses keeps at most 5 code points in a cell (CCHARW_MAX), the first one visible.
+    if visible.count == 1, let first = scalars.first, codePointColumns(first) == columns,
+      scalars.count <= 5
+    {
+      return [grapheme]
+    }
+    var pieces: [String] = []
+    var used = 0
+    if let first = visible.first, codePointColumns(first) <= columns {
+      pieces.append(String(first))
+      used = codePointColumns(first)
+    }
+    return pieces + Array(repeating: " ", count: max(columns - used, 0))
+  }
+
+  /// A code point's columns measured on its own, as `wcwidth(3)` measures it: none for marks,
+  /// format characters and selectors, which join the code point before them.
+  static func codePointColumns(_ scalar: Unicode.Scalar) -> Int {
+    switch scalar.properties.generalCategory {
+    case .nonspacingMark, .enclosingMark, .format: return 0
+    default: break
+    }
+    // Hangul medial vowels and final consonants join the initial consonant before them.
+    if (0x1160...0x11FF).contains(scalar.value) { return 0 }
+    return baseColumns(scalar)
   }
 }

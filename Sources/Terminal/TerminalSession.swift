@@ -127,7 +127,10 @@ public final class TerminalSession {
   /// A grid larger than the terminal is clipped; a smaller one leaves the rest blank. Colour pairs
   /// are allocated the first time a foreground/background combination appears. A control
   /// character that reached a cell despite the grid's sanitizing is drawn as U+FFFD, so a cell can
-  /// never move the cursor or send an escape sequence.
+  /// never move the cursor or send an escape sequence. A grapheme that ncurses and the terminal,
+  /// measuring code point by code point, would measure otherwise than the grid (an emoji
+  /// sequence, `❤️`) is drawn as `TextWidth.terminalPieces(of:columns:)` says, so the rest of the
+  /// row stays in its columns.
   ///
   /// - Complexity: O(cells); ncurses sends only what changed since the last draw.
   public func draw(_ grid: ScreenGrid) {
@@ -140,7 +143,17 @@ public final class TerminalSession {
       for column in 0..<min(grid.width, columns) {
         let cell = grid[row, column]
         if cell.isContinuation { continue }
-        put(cell, row: row, column: column, in: window)
+        if cell.text.utf8.count == 1 {
+          put(cell, row: row, column: column, in: window)
+          continue
+        }
+        // What ncurses and the terminal measure code point by code point must take the columns
+        // the grid gave the grapheme, or the rest of the row moves.
+        let wide = column + 1 < grid.width && grid[row, column + 1].isContinuation
+        let pieces = TextWidth.terminalPieces(of: cell.text, columns: wide ? 2 : 1)
+        for (offset, piece) in pieces.enumerated() where column + offset < columns {
+          put(Cell(text: piece, style: cell.style), row: row, column: column + offset, in: window)
+        }
       }
     }
     wnoutrefresh(window)

@@ -53,4 +53,18 @@ final class TextWidthTests: XCTestCase {
     XCTAssertEqual(TextWidth.truncated("ab👨‍👩‍👧‍👦cd", to: 5), "ab👨‍👩‍👧‍👦…")
     XCTAssertEqual(TextWidth.truncated("ab👨‍👩‍👧‍👦cd", to: 4), "ab…", "the picture is never halved")
   }
+
+  func testATerminalMeasuringCodePointsGetsPiecesOfTheGridsWidth() {
+    let cases: [(String, Int, [String])] = [
+      ("a", 1, ["a"]), ("漢", 2, ["漢"]), ("e\u{301}", 1, ["e\u{301}"]), ("🚀", 2, ["🚀"]),
+      ("👨‍👩‍👧", 2, ["👨"]), ("👋🏽", 2, ["👋"]), ("❤️", 2, ["❤", " "]), ("🇯🇵", 2, ["🇯", " "]),
+      ("⛹‍♀", 2, ["⛹", " "]), ("🏴󠁧󠁢󠁥󠁮󠁧󠁿", 2, ["🏴"]),
+    ]
+    for (grapheme, columns, pieces) in cases {
+      XCTAssertEqual(TextWidth.columns(of: grapheme), columns, grapheme.debugDescription)
+      XCTAssertEqual(
+        TextWidth.terminalPieces(of: grapheme, columns: columns), pieces,
+        grapheme.debugDescription)
+    }
+  }
 }
