@@ -18,9 +18,6 @@ final class ScreenTruthEndToEndTests: XCTestCase {
   /// tmux measures code point by code point, as `wcwidth` does: a ZWJ sequence sent whole
   /// moved its cursor 6 columns where the grid counted 2, and the rest of the lane's row moved.
   func testEmojiSequencesInALabelLeaveTheRestOfTheRowInItsColumns() throws {
-    let path = FileManager.default.temporaryDirectory
-      .appendingPathComponent("emoji-\(UUID().uuidString).trace").path
-    defer { try? FileManager.default.removeItem(atPath: path) }
     let lines = [
       #"{"format":"chronoscope-trace","version":1,"clock":"host","start":"","process":"x","pid":1,"metadata":{}}"#,
       #"{"t":0,"e":"scheduler","q":1,"label":"a👨‍👩‍👧b🇯🇵c❤️d⛹‍♀e|","kind":"serial","family":"dispatch"}"#,
@@ -29,8 +26,7 @@ final class ScreenTruthEndToEndTests: XCTestCase {
       #"{"t":6,"e":"schedule","a":2,"q":2,"mode":"async","due":6,"th":1}"#,
       #"{"t":100,"e":"close","events":2,"dropped":0}"#,
     ]
-    try (lines.joined(separator: "\n") + "\n").write(
-      toFile: path, atomically: true, encoding: .utf8)
+    let path = try temporaryTrace(lines, name: "emoji")
     let session = try TmuxSession(
       executable: try ProductsDirectory.executable("chronoscope"), arguments: ["view", path])
     defer { session.kill() }

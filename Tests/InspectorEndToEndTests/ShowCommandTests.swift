@@ -16,17 +16,13 @@ final class ShowCommandTests: XCTestCase {
   }
 
   func testLineAndParagraphSeparatorsFromTheTraceAreEscaped() throws {
-    let path = FileManager.default.temporaryDirectory
-      .appendingPathComponent("separators-\(UUID().uuidString).trace").path
-    defer { try? FileManager.default.removeItem(atPath: path) }
     let lines = [
       #"{"format":"chronoscope-trace","version":1,"clock":"host","start":"","process":"x","pid":1,"metadata":{}}"#,
       #"{"t":0,"e":"scheduler","q":1,"label":"a\u2028b\u2029c","kind":"serial","family":"dispatch"}"#,
       #"{"t":5,"e":"schedule","a":1,"q":1,"mode":"async","due":5,"th":1}"#,
       #"{"t":100,"e":"close","events":1,"dropped":0}"#,
     ]
-    try (lines.joined(separator: "\n") + "\n").write(
-      toFile: path, atomically: true, encoding: .utf8)
+    let path = try temporaryTrace(lines, name: "separators")
     let (status, output) = try CommandRun.chronoscope(
       ["show", path, "--size", "120x20", "--at", "0", "--findings"])
     XCTAssertEqual(status, 0, output)
