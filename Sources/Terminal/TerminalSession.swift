@@ -199,25 +199,48 @@ public final class TerminalSession {
   /// }
   /// ```
   ///
-  /// - Parameter timeoutMilliseconds: How long to wait; a negative value waits for ever.
+  /// - Parameter timeoutMilliseconds: How long to wait; a negative value waits for ever, until
+  ///   a key, a resize or a signal (waking once a second to look for one).
   /// - Returns: The key; `.resize` with the new size after the terminal was resized; nil when the
-  ///   time ran out, for a key the inspector does not use (function keys, control characters), or
-  ///   after ``stop()``.
+  ///   time ran out, for a key the inspector does not use (function keys, control characters),
+  ///   at once when ``interruption`` is set, or after ``stop()``.
   public func readKey(timeoutMilliseconds: Int) -> InputKey? {
-    guard let window else { return nil }
+    guard window != nil else { return nil }
+    guard timeoutMilliseconds < 0 else {
+      return interruption == nil ? read(timeoutMilliseconds: timeoutMilliseconds).key : nil
+    }
+    // Waiting for ever, a signal must still end the wait. It interrupts the read only when it
+    // lands during it; one that lands while the owner draws, or between the check and the read,
+    // sets the flag and interrupts nothing, and a read for ever would then wait for the next
+    // key. So the wait is cut into slices, each after a look at the flag.
+    while interruption == nil {
+      let (key, input) = read(timeoutMilliseconds: Self.interruptionCheckInterval)
+      if input { return key }
+    }
+    return nil
+  }
+
+  /// How long a wait for ever goes without looking for a signal, in milliseconds: the longest
+  /// Ctrl-C can wait for the program to notice it. A wake-up a second costs nothing measurable.
+  static let interruptionCheckInterval = 1_000
+
+  /// One read: the key, and whether anything was read at all (false when the time ran out or a
+  /// signal interrupted it).
+  private func read(timeoutMilliseconds: Int) -> (key: InputKey?, input: Bool) {
+    guard let window else { return (nil, false) }
     wtimeout(window, Int32(clamping: max(timeoutMilliseconds, -1)))
     var value: wint_t = 0
     switch wget_wch(window, &value) {
     case KEY_CODE_YES:
       if Int32(bitPattern: value) == KEY_RESIZE {
         let (width, height) = size
-        return .resize(width: width, height: height)
+        return (.resize(width: width, height: height), true)
       }
-      return InputKey(cursesKeyCode: Int32(bitPattern: value))
+      return (InputKey(cursesKeyCode: Int32(bitPattern: value)), true)
     case OK:
-      return InputKey(cursesCharacter: value)
+      return (InputKey(cursesCharacter: value), true)
     default:
-      return nil
+      return (nil, false)
     }
   }
 
