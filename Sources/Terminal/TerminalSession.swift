@@ -200,7 +200,7 @@ public final class TerminalSession {
   /// ```
   ///
   /// - Parameter timeoutMilliseconds: How long to wait; a negative value waits for ever, until
-  ///   a key, a resize or a signal (waking once a second to look for one).
+  ///   a key, a resize or a signal.
   /// - Returns: The key; `.resize` with the new size after the terminal was resized; nil when the
   ///   time ran out, for a key the inspector does not use (function keys, control characters),
   ///   at once when ``interruption`` is set, or after ``stop()``.
@@ -209,20 +209,23 @@ public final class TerminalSession {
     guard timeoutMilliseconds < 0 else {
       return interruption == nil ? read(timeoutMilliseconds: timeoutMilliseconds).key : nil
     }
-    // Waiting for ever, a signal must still end the wait. It interrupts the read only when it
-    // lands during it; one that lands while the owner draws, or between the check and the read,
-    // sets the flag and interrupts nothing, and a read for ever would then wait for the next
-    // key. So the wait is cut into slices, each after a look at the flag.
+    // Waiting for ever, a signal must still end the wait. It interrupts a read only when it
+    // lands during it; one that lands while the owner draws, or between the look at the flag
+    // and the read, would interrupt nothing, and the read would wait for the next key. So the
+    // wait is a poll of the terminal and of the pipe the signal handler writes to, which ends
+    // whenever the signal came; the key is then read without waiting.
     while interruption == nil {
-      let (key, input) = read(timeoutMilliseconds: Self.interruptionCheckInterval)
+      let (key, input) = read(timeoutMilliseconds: 0)
       if input { return key }
+      var waits = [
+        pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: InterruptSignals.wakeUpDescriptor, events: Int16(POLLIN), revents: 0),
+      ]
+      // A resize (SIGWINCH) ends the poll too (EINTR); the next read reports it.
+      _ = poll(&waits, nfds_t(waits.count), -1)
     }
     return nil
   }
-
-  /// How long a wait for ever goes without looking for a signal, in milliseconds: the longest
-  /// Ctrl-C can wait for the program to notice it. A wake-up a second costs nothing measurable.
-  static let interruptionCheckInterval = 1_000
 
   /// One read: the key, and whether anything was read at all (false when the time ran out or a
   /// signal interrupted it).
