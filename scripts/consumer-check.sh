@@ -21,7 +21,10 @@ python3 - "$repo" "$dir" "$identity" <<'PYTHON'
 import os, re, shutil, sys
 
 repo, out, identity = sys.argv[1:4]
-products = ["Scheduling", "VirtualTime", "Recording", "TraceFormat", "Replay", "Analysis", "Sharing"]
+products = [
+    "Scheduling", "VirtualTime", "Recording", "TraceFormat", "Replay", "Analysis", "Sharing", "Screen",
+    "Terminal", "Inspector",
+]
 imports = "import Foundation\nimport XCTest\n" + "".join(f"import {p}\n" for p in products)
 declaration = re.compile(
     r"^(import |public |final |struct |class |enum |actor |extension |@|///|func (?!test))")
