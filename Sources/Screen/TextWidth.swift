@@ -51,9 +51,17 @@ public enum TextWidth {
   ///
   /// - Complexity: O(n); printable ASCII, most text, is counted a byte at a time.
   public static func columns(of text: some StringProtocol) -> Int {
-    let utf8 = text.utf8
-    if utf8.allSatisfy({ (0x20..<0x7F).contains($0) }) { return utf8.count }
-    return text.reduce(0) { $0 + columns(of: $1) }
+    columns(of: String(text))
+  }
+
+  /// The same for a `String`, whose fast path reads the string's own bytes: through the generic
+  /// parameter each byte cost a call (about 3 µs for a 62-byte label, against 0.05–0.1 µs).
+  public static func columns(of text: String) -> Int {
+    var text = text
+    let ascii = text.withUTF8 { bytes in
+      bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F } ? bytes.count : nil
+    }
+    return ascii ?? text.reduce(0) { $0 + columns(of: $1) }
   }
 
   /// Whether a scalar is East Asian Wide or Fullwidth and not an emoji (emoji go by their
