@@ -88,7 +88,7 @@ public struct TraceStatistics: Sendable {
   public var queues: [Queue]
   /// Threads by id.
   public var threads: [Thread]
-  /// The trace's span, ns.
+  /// The trace's end (`ReplayEngine.end`: its `close` line, else its last event), ns.
   public var span: Int64
   /// Begins per equal slice of the trace (`activityBuckets` slices).
   public var activity: [Int]
@@ -105,7 +105,7 @@ public struct TraceStatistics: Sendable {
   /// the pass's time, measured on two million events); queues the trace never defined share one
   /// slot there, so they are told apart by id.
   public init(_ replay: ReplayEngine) {
-    span = replay.span
+    span = replay.end
     let window: Int64 = 100_000_000
     let definedQueues = replay.queueSlotCount - 1
     var perQueue = [QueueAccumulator](repeating: QueueAccumulator(), count: definedQueues)
@@ -194,7 +194,7 @@ public struct TraceStatistics: Sendable {
       let record = replay.queue(id)
       return byID[id, default: QueueAccumulator()].queue(
         id: id, label: record?.label ?? "queue \(id.rawValue)", kind: record?.kind ?? "",
-        span: replay.span)
+        span: replay.end)
     }
     threads = replay.threads.map { thread in
       Thread(

@@ -61,7 +61,7 @@ extension InspectorApp {
     let play = state.playing ? "▶ playing" : "❚❚ paused"
     let speed = state.speed >= 1 ? "×\(Int(state.speed))" : "×1/\(Int((1 / state.speed).rounded()))"
     var parts = HeaderParts(
-      time: "\(TimeText.seconds(state.clock)) / \(TimeText.seconds(replay.span))",
+      time: "\(TimeText.seconds(state.clock)) / \(TimeText.seconds(replay.end))",
       event: "event \(replay.position)/\(replay.eventCount)", playing: "\(play) \(speed)",
       brand: "chronoscope",
       clock: replay.header.clock == .virtual ? "virtual clock" : "host clock",

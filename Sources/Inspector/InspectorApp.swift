@@ -132,7 +132,7 @@ public struct InspectorApp: Sendable {
       state.clock = replay.now
     } else {
       replay.seek(to: min(position, replay.eventCount))
-      state.clock = min(state.clock, replay.span)
+      state.clock = min(state.clock, replay.end)
     }
     // What was being made for the older read no longer applies: made again, for this one.
     startPreparing()
@@ -433,8 +433,8 @@ public struct InspectorApp: Sendable {
   /// and the `@` prompt say the same.
   public static func problem(with target: TimeText.Target, in replay: ReplayEngine) -> String? {
     switch target {
-    case .time(let time) where time > replay.span:
-      " is after the trace's end: it spans 0s to \(TimeText.seconds(replay.span))"
+    case .time(let time) where time > replay.end:
+      " is after the trace's end: it spans 0s to \(TimeText.seconds(replay.end))"
     case .event(let number) where number > replay.eventCount:
       " is past the last event: the trace has events e1 to e\(replay.eventCount) (e0 is the start)"
     case .action(let id) where replay.index(of: id) == nil:
@@ -484,7 +484,7 @@ public struct InspectorApp: Sendable {
   private mutating func seek(time: Int64) {
     state.playing = false
     state.selectedEvent = nil
-    state.clock = min(max(time, 0), replay.span)
+    state.clock = min(max(time, 0), replay.end)
     replay.seek(toTime: state.clock)
   }
 

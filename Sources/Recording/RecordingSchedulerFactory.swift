@@ -69,6 +69,7 @@ extension RecordingSchedulerFactory {
   /// error, and the app runs unrecorded.
   ///
   /// - Parameters:
+  ///   - factory: The app's factory, returned as it is when no recording is asked for.
   ///   - environment: Where to look (the process's environment by default).
   ///   - metadata: Key/values for the trace's header.
   public static func recordingIfRequested(

@@ -111,6 +111,11 @@ extension ReplayEngine {
   /// The time of the last event.
   public var span: Int64 { events.last?.time ?? 0 }
 
+  /// The trace's end: when the recording closed or crashed, else its last event
+  /// (`Trace.end(lastEvent:closedAt:crash:)`); what `show`, `stats`, `slice` and the inspector's
+  /// header call the end.
+  public var end: Int64 { Trace.end(lastEvent: span, closedAt: closedAt, crash: crash) }
+
   /// How many actions are pending, on every queue, on those in `queues`, or that are work of the
   /// tasks in `tasks`.
   ///

@@ -60,7 +60,8 @@ public enum TimeText {
     public let description: String
   }
 
-  /// Parses `1.25s`, `300ms`, `40us`/`40µs`, `500ns`, `e120` (an event) or `#12` (an action).
+  /// Parses `1.25s`, `300ms`, `40us`/`40µs`, `500ns`, `0` (the start), `e120` (an event) or `#12`
+  /// (an action).
   public static func parse(_ text: String) -> Target? {
     try? target(text).get()
   }
@@ -89,6 +90,8 @@ public enum TimeText {
       }
       return .success(.time(time))
     }
+    // Zero is the same instant in every unit: `--at 0` is the start.
+    if Double(trimmed) == 0 { return .success(.time(0)) }
     if Double(trimmed) != nil {
       return failure(
         "\"\(text)\" needs a unit: \(trimmed)s, \(trimmed)ms… (or e\(trimmed) for an event)")

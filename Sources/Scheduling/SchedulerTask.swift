@@ -41,9 +41,15 @@ open class SchedulerTask: @unchecked Sendable {
     isFinished = false
   }
 
-  /// Makes a handle with no one to tell yet: what a scheduler's own subclass calls, with nothing
-  /// to wrap.
-  package init(finished: Bool) {
+  /// Makes a handle with no one to tell yet, finished or not: what this module's schedulers
+  /// call, with nothing to wrap.
+  ///
+  /// Internal, not `package`: a subclass in another module (the virtual clock's) calls
+  /// ``init(onCancel:)`` with nil, which makes the same handle. For a designated initializer it
+  /// can see but does not override, the compiler gives such a subclass a stub that traps, and
+  /// Swift 6.3 warns "function call causes an infinite recursion" at the subclass, in every
+  /// package that builds Chronoscope as a dependency.
+  init(finished: Bool) {
     onCancel = Mutex(nil)
     isFinished = finished
   }

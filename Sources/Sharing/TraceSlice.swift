@@ -76,13 +76,8 @@ public enum TraceSlice {
     public let description: String
   }
 
-  /// The last instant of `trace`: its last event, or its end marker or crash if later.
-  public static func end(of trace: Trace) -> Int64 {
-    var end = trace.events.reduce(0) { max($0, $1.time) }
-    if let closedAt = trace.closedAt { end = max(end, closedAt) }
-    if let crash = trace.crash { end = max(end, crash.time) }
-    return end
-  }
+  /// The last instant of `trace`: ``Trace/end``.
+  public static func end(of trace: Trace) -> Int64 { trace.end }
 
   /// The instant a seek target names in `replay`, as `show --at` reads it: a time as it is, an
   /// event (`e120`) at its time (`e0` at 0), an action (`#12`) when it was scheduled.

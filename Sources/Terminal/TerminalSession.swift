@@ -131,7 +131,10 @@ public final class TerminalSession {
   /// A grid larger than the terminal is clipped; a smaller one leaves the rest blank. Colour pairs
   /// are allocated the first time a foreground/background combination appears. A control
   /// character that reached a cell despite the grid's sanitizing is drawn as U+FFFD, so a cell can
-  /// never move the cursor or send an escape sequence.
+  /// never move the cursor or send an escape sequence. A grapheme that ncurses and the terminal,
+  /// measuring code point by code point, would measure otherwise than the grid (an emoji
+  /// sequence, `❤️`) is drawn as `TextWidth.terminalPieces(of:columns:)` says, so the rest of the
+  /// row stays in its columns.
   ///
   /// - Complexity: O(cells); ncurses sends only what changed since the last draw.
   public func draw(_ grid: ScreenGrid) {
@@ -144,7 +147,17 @@ public final class TerminalSession {
       for column in 0..<min(grid.width, columns) {
         let cell = grid[row, column]
         if cell.isContinuation { continue }
-        put(cell, row: row, column: column, in: window)
+        if cell.text.utf8.count == 1 {
+          put(cell, row: row, column: column, in: window)
+          continue
+        }
+        // What ncurses and the terminal measure code point by code point must take the columns
+        // the grid gave the grapheme, or the rest of the row moves.
+        let wide = column + 1 < grid.width && grid[row, column + 1].isContinuation
+        let pieces = TextWidth.terminalPieces(of: cell.text, columns: wide ? 2 : 1)
+        for (offset, piece) in pieces.enumerated() where column + offset < columns {
+          put(Cell(text: piece, style: cell.style), row: row, column: column + offset, in: window)
+        }
       }
     }
     wnoutrefresh(window)
@@ -190,31 +203,58 @@ public final class TerminalSession {
   /// }
   /// ```
   ///
-  /// - Parameter timeoutMilliseconds: How long to wait; a negative value waits for ever.
+  /// - Parameter timeoutMilliseconds: How long to wait; a negative value waits for ever, until
+  ///   a key, a resize or a signal.
   /// - Returns: The key; `.resize` with the new size after the terminal was resized; `.mouse` for
   ///   a press of the main button or a turn of the wheel; nil when the time ran out, for a key
-  ///   the inspector does not use (function keys, control characters, other buttons), or after
-  ///   ``stop()``.
+  ///   the inspector does not use (function keys, control characters, other buttons), at once
+  ///   when ``interruption`` is set, or after ``stop()``.
   public func readKey(timeoutMilliseconds: Int) -> InputKey? {
-    guard let window else { return nil }
+    guard window != nil else { return nil }
+    guard timeoutMilliseconds < 0 else {
+      return interruption == nil ? read(timeoutMilliseconds: timeoutMilliseconds).key : nil
+    }
+    // Waiting for ever, a signal must still end the wait. It interrupts a read only when it
+    // lands during it; one that lands while the owner draws, or between the look at the flag
+    // and the read, would interrupt nothing, and the read would wait for the next key. So the
+    // wait is a poll of the terminal and of the pipe the signal handler writes to, which ends
+    // whenever the signal came; the key is then read without waiting.
+    while interruption == nil {
+      let (key, input) = read(timeoutMilliseconds: 0)
+      if input { return key }
+      var waits = [
+        pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: InterruptSignals.wakeUpDescriptor, events: Int16(POLLIN), revents: 0),
+      ]
+      // A resize (SIGWINCH) ends the poll too (EINTR); the next read reports it.
+      _ = poll(&waits, nfds_t(waits.count), -1)
+    }
+    return nil
+  }
+
+  /// One read: the key, and whether anything was read at all (false when the time ran out or a
+  /// signal interrupted it).
+  private func read(timeoutMilliseconds: Int) -> (key: InputKey?, input: Bool) {
+    guard let window else { return (nil, false) }
     wtimeout(window, Int32(clamping: max(timeoutMilliseconds, -1)))
     var value: wint_t = 0
     switch wget_wch(window, &value) {
     case KEY_CODE_YES:
       if Int32(bitPattern: value) == KEY_RESIZE {
         let (width, height) = size
-        return .resize(width: width, height: height)
+        return (.resize(width: width, height: height), true)
       }
       if Int32(bitPattern: value) == KEY_MOUSE {
         var event = MEVENT()
-        guard getmouse(&event) == OK else { return nil }
-        return InputKey(cursesMouseState: event.bstate, column: event.x, row: event.y)
+        // A mouse report was read, whatever getmouse makes of it.
+        guard getmouse(&event) == OK else { return (nil, true) }
+        return (InputKey(cursesMouseState: event.bstate, column: event.x, row: event.y), true)
       }
-      return InputKey(cursesKeyCode: Int32(bitPattern: value))
+      return (InputKey(cursesKeyCode: Int32(bitPattern: value)), true)
     case OK:
-      return InputKey(cursesCharacter: value)
+      return (InputKey(cursesCharacter: value), true)
     default:
-      return nil
+      return (nil, false)
     }
   }
 

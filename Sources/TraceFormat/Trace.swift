@@ -75,4 +75,18 @@ public struct Trace: Sendable {
 
   /// The time of the last event, or 0 for an empty trace.
   public var span: Int64 { events.last?.time ?? 0 }
+
+  /// The trace's end: the one instant `show`, `stats`, `slice` and the inspector call its end
+  /// (see ``end(lastEvent:closedAt:crash:)``).
+  public var end: Int64 { Self.end(lastEvent: span, closedAt: closedAt, crash: crash) }
+
+  /// The end of a trace whose last event is at `lastEvent`: when the recording closed (its
+  /// `close` line) or crashed (its `crash` line) when the file says, else its last event.
+  ///
+  /// A recorder closed while the app is idle writes its `close` line after the last event (a
+  /// search field recorded for 30 s whose last keystroke came at 1 s ends at 30 s): the
+  /// recording covers that quiet time too. Never before the last event, whatever the file says.
+  public static func end(lastEvent: Int64, closedAt: Int64?, crash: Crash?) -> Int64 {
+    max(lastEvent, closedAt ?? lastEvent, crash?.time ?? lastEvent)
+  }
 }

@@ -122,8 +122,15 @@ public struct TraceEvent: Sendable, Hashable {
   /// `action` was handed to `scheduler` from `thread`, while `parent` ran there (0: none).
   ///
   /// - Parameters:
+  ///   - time: When it was scheduled, in trace time.
+  ///   - action: The action's id.
+  ///   - scheduler: The scheduler's (queue's) id.
+  ///   - mode: How it was scheduled: `async`, `sync`, `after` or `repeating`.
   ///   - delay: The delay (``ScheduleMode/after``) or interval (``ScheduleMode/repeating``).
   ///   - due: When it is first due, in trace time.
+  ///   - thread: The thread that scheduled it.
+  ///   - parent: The action running on that thread then, or 0 for none.
+  ///   - site: Its call site's id, or 0 for none.
   ///   - inline: For a `sync`, whether it ran inline because the calling thread already held the
   ///     scheduler (waiting would have deadlocked).
   @inlinable

@@ -29,8 +29,9 @@ public enum TraceReader {
 
   /// Reads the file at `path`.
   ///
-  /// - Parameter progress: Called now and then with the fraction of the file read, for a
-  ///   progress bar.
+  /// - Parameters:
+  ///   - path: The trace file.
+  ///   - progress: Called now and then with the fraction of the file read, for a progress bar.
   public static func read(path: String, progress: ((Double) -> Void)? = nil) -> TraceReading {
     read(path: path, pageChunk: PageRelease.defaultChunk, progress: progress)
   }

@@ -29,7 +29,7 @@ import Synchronization
 ///   suspends again or finishes, before the next sleeper or action.
 /// - **Cancellation**: a cancelled task's sleep throws `CancellationError` at the current instant
 ///   and leaves nothing pending. ``VirtualTask/cancel()`` cancels and lets the task react.
-/// - **Leftovers**: ``checkNoPendingWork(fileID:line:)`` reports sleepers, scheduler work and
+/// - **Leftovers**: ``checkNoPendingWork(fileID:line:function:)`` reports sleepers, scheduler work and
 ///   unfinished tasks, and cancels the tasks so that none outlives the test.
 /// - Drive it from one thread. From a synchronous test method, jobs are routed between moves
 ///   too, so what the test wakes (a stream it feeds) waits for the next move. From an `async`

@@ -334,7 +334,7 @@ extension VirtualClock {
     init(clock: VirtualClock, _ handle: SlotHandle) {
       self.clock = clock
       self.handle = handle
-      super.init(finished: false)
+      super.init(onCancel: nil)
     }
 
     override func didCancel() { clock.cancel(handle) }

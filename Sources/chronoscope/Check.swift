@@ -19,13 +19,13 @@ struct Check: ParsableCommand {
   @Argument(help: "Trace files to check.", completion: .file())
   var files: [String]
 
-  @Option(help: "Lateness past which a begin is late (default 10ms).")
+  @Option(help: "Lateness past which a begin is late.")
   var late: String = "10ms"
 
   @Option(help: "Run length past which a serial or main queue's run blocks the work behind it.")
   var block: String = "50ms"
 
-  @Option(help: "Run length past which a main-queue run is a hang (default 250ms).")
+  @Option(help: "Run length past which a main-queue run is a hang.")
   var hang: String = "250ms"
 
   @Option(

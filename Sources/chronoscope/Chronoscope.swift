@@ -24,8 +24,13 @@ struct Chronoscope: ParsableCommand {
   /// Runs the command; a usage error (a bad option or value) exits with status 2, like every other
   /// bad input, instead of the parser's 64.
   static func main() {
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    if let problem = CommandName.unknownCommand(in: arguments) {
+      standardError("chronoscope: \(problem)")
+      Foundation.exit(2)
+    }
     do {
-      var command = try parseAsRoot()
+      var command = try parseAsRoot(arguments)
       try command.run()
     } catch {
       let code = exitCode(for: error)

@@ -24,7 +24,7 @@ struct Diff: ParsableCommand {
   @Argument(help: "The actual trace.", completion: .file())
   var b: String
 
-  @Option(help: "Timing differences up to this much count as equal (default 1ms; 0 for exact).")
+  @Option(help: "Timing differences up to this much count as equal (0 for exact).")
   var tolerance: String = "1ms"
 
   @Option(

@@ -59,7 +59,8 @@ struct Export: ParsableCommand {
       guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
         let opened = try? FileHandle(forWritingTo: temporary)
       else {
-        standardError("chronoscope: cannot write \(TextWidth.sanitized(output))")
+        standardError(
+          "chronoscope: cannot write \(TextWidth.sanitized(output)): \(lastErrorReason())")
         throw ExitCode(2)
       }
       handle = opened
@@ -98,12 +99,13 @@ struct Export: ParsableCommand {
         try handle.synchronize()
         try handle.close()
         guard rename(temporary.path, destination.path) == 0 else {
-          throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination.path])
+          throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
         }
       }
     } catch {
       if let temporary { try? FileManager.default.removeItem(at: temporary) }
-      standardError("chronoscope: cannot write \(TextWidth.sanitized(output)): \(error)")
+      standardError(
+        "chronoscope: cannot write \(TextWidth.sanitized(output)): \(fileErrorReason(error))")
       throw ExitCode(2)
     }
     standardError(

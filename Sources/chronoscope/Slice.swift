@@ -61,7 +61,7 @@ struct Slice: ParsableCommand {
       do {
         window = try TraceSlice.Window(
           from: try time(targets[0], "--from", default: 0),
-          to: try time(targets[1], "--to", default: TraceSlice.end(of: trace)), in: trace)
+          to: try time(targets[1], "--to", default: trace.end), in: trace)
       } catch let error as TraceSlice.WindowError {
         let given = [("--from", from), ("--to", to)].compactMap { option, text in
           text.map { "\(option) \($0)" }

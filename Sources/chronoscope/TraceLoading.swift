@@ -11,8 +11,9 @@ enum TraceLoading {
   static let bundledRecording = "Recordings/busy-app.trace"
 
   /// Finds the bundled recording in the working directory, or in a folder above the executable
-  /// (the package root, for a binary under `.build`).
-  static func bundledPath() -> String {
+  /// (the package root, for a binary under `.build`); nil for an installed binary run outside
+  /// the checkout.
+  static func bundledPath() -> String? {
     if FileManager.default.fileExists(atPath: bundledRecording) { return bundledRecording }
     var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
       .deletingLastPathComponent()
@@ -21,8 +22,22 @@ enum TraceLoading {
       if FileManager.default.fileExists(atPath: candidate) { return candidate }
       directory = directory.deletingLastPathComponent()
     }
-    return bundledRecording
+    return nil
   }
+
+  /// What `chronoscope` with no file prints when there is no bundled recording to open: how to
+  /// open a trace, then the usage.
+  static let howToOpen = """
+    chronoscope: no trace to open. Name one:
+
+      chronoscope view app.trace          the inspector (or just: chronoscope app.trace)
+      chronoscope show app.trace --at 1s  one instant as text
+      chronoscope check app.trace         the problems it finds
+
+    Record a trace from an app with CHRONOSCOPE_TRACE=/tmp/app.trace ./MyApp (see the README);
+    in a Chronoscope checkout, `swift run chronoscope` opens \(bundledRecording).
+
+    """
 
   /// The most diagnostics printed for one file before the rest are only counted.
   static let diagnosticsShown = 20
@@ -110,7 +125,13 @@ enum TraceLoading {
   /// Reads `paths`, one trace per process, and prepares them as one replay: a single file as
   /// it is, several merged on one timeline with each queue and thread named after its process.
   static func loadReplay(_ paths: [String]) throws -> ReplayEngine {
-    guard paths.count > 1 else { return try loadReplay(paths.first ?? bundledPath()) }
+    guard paths.count > 1 else {
+      guard let path = paths.first ?? bundledPath() else {
+        standardError("chronoscope: no trace file given")
+        throw CleanExit.failure
+      }
+      return try loadReplay(path)
+    }
     var traces: [Trace] = []
     for path in paths { traces.append(try loadTrace(path)) }
     let merged: Trace
@@ -200,6 +221,30 @@ enum CleanExit: Error {
 func standardError(_ line: String) {
   FileHandle.standardError.write(Data((line + "\n").utf8))
 }
+
+/// Why a file operation failed, as the C library says it (`No such file or directory`), for a
+/// message that names the path: Foundation's errors print as `Error Domain=NSCocoaErrorDomain
+/// Code=512 "(null)"` on Linux, which says neither.
+func fileErrorReason(_ error: any Error) -> String {
+  let bridged = error as NSError
+  if bridged.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(bridged.code))) }
+  if let underlying = bridged.userInfo[NSUnderlyingErrorKey] as? NSError {
+    return fileErrorReason(underlying)
+  }
+  if bridged.domain == NSCocoaErrorDomain {
+    switch CocoaError.Code(rawValue: bridged.code) {
+    case .fileNoSuchFile, .fileReadNoSuchFile: return String(cString: strerror(ENOENT))
+    case .fileReadNoPermission, .fileWriteNoPermission: return String(cString: strerror(EACCES))
+    case .fileWriteOutOfSpace: return String(cString: strerror(ENOSPC))
+    case .fileWriteVolumeReadOnly: return String(cString: strerror(EROFS))
+    default: return "an error writing or reading the file (Foundation code \(bridged.code))"
+    }
+  }
+  return TextWidth.sanitized(String(describing: error))
+}
+
+/// The C library's text for the last failed call's `errno`.
+func lastErrorReason() -> String { String(cString: strerror(errno)) }
 
 /// A one-line progress bar on stderr.
 final class ProgressBar {

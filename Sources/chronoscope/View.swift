@@ -12,7 +12,10 @@ import TraceFormat
 struct View: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Replay a trace step by step in the terminal (the default command).",
-    discussion: "With no file, opens \(TraceLoading.bundledRecording). Press ? inside for the keys."
+    discussion: """
+      With no file, opens \(TraceLoading.bundledRecording) in a Chronoscope checkout, and \
+      elsewhere says how to open a trace. Press ? inside for the keys.
+      """
   )
 
   @Argument(
@@ -34,7 +37,12 @@ struct View: ParsableCommand {
   var follow = false
 
   func run() throws {
-    let paths = files.isEmpty ? [TraceLoading.bundledPath()] : files
+    guard let paths = files.isEmpty ? TraceLoading.bundledPath().map({ [$0] }) : files else {
+      // An installed binary run bare, outside the checkout: a request for orientation, not an
+      // error, so status 0, as for --help.
+      print(TraceLoading.howToOpen + Chronoscope.helpMessage())
+      return
+    }
     var timeStep: Int64?
     if let step {
       guard case .time(let value) = TimeText.parse(step), value > 0 else {

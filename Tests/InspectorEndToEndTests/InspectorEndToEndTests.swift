@@ -162,7 +162,7 @@ final class InspectorEndToEndTests: XCTestCase {
     defer { session.kill() }
     try session.waitFor("timeout-timeout.trace", timeout: .seconds(30))
     session.sendKeys("C-c")
-    let status = try session.waitForExit()
+    let status = try session.waitForExit(timeout: .seconds(30))
     XCTAssertEqual(status, 130, "128 + SIGINT, as shells report an interrupted program")
     XCTAssertFalse(session.isInAlternateScreen(), "the terminal was restored")
   }
@@ -173,7 +173,7 @@ final class InspectorEndToEndTests: XCTestCase {
     try session.waitFor("timeout-timeout.trace", timeout: .seconds(30))
     XCTAssertTrue(session.isInAlternateScreen())
     try session.signalProgram(SIGTERM)
-    let status = try session.waitForExit()
+    let status = try session.waitForExit(timeout: .seconds(30))
     XCTAssertEqual(status, 143, "128 + SIGTERM")
     XCTAssertFalse(session.isInAlternateScreen(), "the terminal was restored")
   }

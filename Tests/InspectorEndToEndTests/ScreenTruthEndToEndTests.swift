@@ -15,6 +15,33 @@ final class ScreenTruthEndToEndTests: XCTestCase {
       arguments: ["view", Self.busyApp], width: width, height: height, environment: [:])
   }
 
+  /// tmux measures code point by code point, as `wcwidth` does: a ZWJ sequence sent whole
+  /// moved its cursor 6 columns where the grid counted 2, and the rest of the lane's row moved.
+  func testEmojiSequencesInALabelLeaveTheRestOfTheRowInItsColumns() throws {
+    let lines = [
+      #"{"format":"chronoscope-trace","version":1,"clock":"host","start":"","process":"x","pid":1,"metadata":{}}"#,
+      #"{"t":0,"e":"scheduler","q":1,"label":"a👨‍👩‍👧b🇯🇵c❤️d⛹‍♀e|","kind":"serial","family":"dispatch"}"#,
+      #"{"t":0,"e":"scheduler","q":2,"label":"abcdefghijklm|","kind":"serial","family":"dispatch"}"#,
+      #"{"t":5,"e":"schedule","a":1,"q":1,"mode":"async","due":5,"th":1}"#,
+      #"{"t":6,"e":"schedule","a":2,"q":2,"mode":"async","due":6,"th":1}"#,
+      #"{"t":100,"e":"close","events":2,"dropped":0}"#,
+    ]
+    let path = try temporaryTrace(lines, name: "emoji")
+    let session = try TmuxSession(
+      executable: try ProductsDirectory.executable("chronoscope"), arguments: ["view", path])
+    defer { session.kill() }
+    let screen = try session.waitFor("abcdefghijklm|", timeout: .seconds(30))
+    let rows = screen.split(separator: "\n")
+    let emoji = try XCTUnwrap(rows.first { $0.contains("e|") && !$0.contains("abcdefghijklm") })
+    let plain = try XCTUnwrap(rows.first { $0.contains("abcdefghijklm|") })
+    // Both lanes' strips and counts, from the label's end: the same text in the same columns.
+    let strip = { (row: Substring) in row.split(separator: "|", maxSplits: 1).last ?? "" }
+    XCTAssertEqual(strip(emoji), strip(plain), screen)
+    XCTAssertTrue(emoji.hasPrefix("▸a👨b🇯 c❤ d⛹ e|"), screen)
+    session.sendKeys("q")
+    XCTAssertEqual(try session.waitForExit(timeout: .seconds(20)), 0)
+  }
+
   func testAt120ColumnsTheFooterEndsWithHelpAndQuit() throws {
     let session = try start(width: 120, height: 30)
     defer { session.kill() }

@@ -15,6 +15,21 @@ final class ShowCommandTests: XCTestCase {
     return try CommandRun.chronoscope(["show", path] + arguments)
   }
 
+  func testLineAndParagraphSeparatorsFromTheTraceAreEscaped() throws {
+    let lines = [
+      #"{"format":"chronoscope-trace","version":1,"clock":"host","start":"","process":"x","pid":1,"metadata":{}}"#,
+      #"{"t":0,"e":"scheduler","q":1,"label":"a\u2028b\u2029c","kind":"serial","family":"dispatch"}"#,
+      #"{"t":5,"e":"schedule","a":1,"q":1,"mode":"async","due":5,"th":1}"#,
+      #"{"t":100,"e":"close","events":1,"dropped":0}"#,
+    ]
+    let path = try temporaryTrace(lines, name: "separators")
+    let (status, output) = try CommandRun.chronoscope(
+      ["show", path, "--size", "120x20", "--at", "0", "--findings"])
+    XCTAssertEqual(status, 0, output)
+    XCTAssertTrue(output.contains(#"a\u{2028}b\u{2029}c"#), output)
+    XCTAssertFalse(output.contains("\u{2028}") || output.contains("\u{2029}"), output)
+  }
+
   func testShowPrintsNoKeyHints() throws {
     let (status, output) = try show(["--at", "0.5s"])
     XCTAssertEqual(status, 0, output)
@@ -70,7 +85,7 @@ final class ShowCommandTests: XCTestCase {
       (["--size", "10x5"], "--size 10x5 is below the minimum, 60x16"),
       (["--size", "100000x100000"], "--size 100000x100000 is above the maximum, 1000x1000"),
       (["--size", "wide"], "--size must be WIDTHxHEIGHT"),
-      (["--at", "5s"], "--at 5s is after the trace's end: it spans 0s to 1.200000s"),
+      (["--at", "5s"], "--at 5s is after the trace's end: it spans 0s to 1.300000s"),
       (["--at", "e999999"], "the trace has events e1 to e1077"),
       (["--at", "#999999"], "the trace has no action #999999"),
       (["--at", "120"], "\"120\" needs a unit"),

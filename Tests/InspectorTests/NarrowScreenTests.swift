@@ -74,7 +74,7 @@ final class NarrowScreenTests: XCTestCase {
           || header.contains(".trace")
             && header.hasPrefix(" busy-"),
         "\(size): \(header)")
-      XCTAssertTrue(header.contains("0.500000s / 1.200000s"), "\(size): \(header)")
+      XCTAssertTrue(header.contains("0.500000s / 1.300000s"), "\(size): \(header)")
     }
   }
 }

@@ -104,7 +104,8 @@ final class RecordingSchedulerTests: XCTestCase {
     var expected: [String] = []
     for line in [1, 17, 33] as [UInt] {
       for function in functions + functions {
-        queue.scheduleAsync(from: CallSite(fileID: "M/F.swift", line: line, function: function)) {}
+        _ = queue.scheduleAsync(from: CallSite(fileID: "M/F.swift", line: line, function: function))
+        {}
         expected.append("M/F.swift:\(line) in \(function)")
       }
     }

@@ -9,4 +9,12 @@ extension XCTestCase {
     addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
     return path
   }
+
+  /// A trace file of `lines` under the temporary directory, removed when the test ends.
+  public func temporaryTrace(_ lines: [String], name: String = "chronoscope") throws -> String {
+    let path = temporaryTracePath(name)
+    try (lines.joined(separator: "\n") + "\n").write(
+      toFile: path, atomically: true, encoding: .utf8)
+    return path
+  }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import TraceFormat
 import XCTest
 
@@ -112,5 +113,25 @@ final class TraceLimitsTests: XCTestCase {
       [
         #"2:51: a value in "fields" is 65537 bytes long; strings longer than 65536 bytes are not read"#
       ])
+  }
+
+  func testCoresAreReadFromOneTo65536AsTheSpecsRangesTableSays() throws {
+    let spec = try String(
+      contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("docs/TraceFormat.md"), encoding: .utf8)
+    let ranges = try XCTUnwrap(spec.components(separatedBy: "### Ranges").last)
+    XCTAssertTrue(
+      ranges.contains("| `cores` (of the header) | 1 … 65,536 |"), "docs/TraceFormat.md")
+    let withCores = { (cores: Int) in
+      #"{"format":"chronoscope-trace","version":1,"clock":"host","cores":\#(cores)}"#
+    }
+    XCTAssertEqual(read([withCores(65_536)]).trace?.header.cores, 65_536)
+    XCTAssertEqual(read([withCores(1)]).trace?.header.cores, 1)
+    for cores in [0, 65_537] {
+      XCTAssertEqual(
+        errors([withCores(cores)]),
+        [#"1:66: field "cores" must be between 1 and 65536, found \#(cores)"#], "\(cores)")
+    }
   }
 }

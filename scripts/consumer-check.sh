@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Builds a package that depends on this checkout as a user's app does, from the Swift samples of
+# README.md and of the DocC catalogs, and fails when a sample does not compile or when building
+# Chronoscope as a dependency prints a warning.
+#
+#   scripts/consumer-check.sh [folder]    (default: $TMPDIR/chronoscope-consumer, kept for reuse)
+#
+# Each ```swift block becomes a file: declarations stay at file scope, statements go into a
+# function of their own (a block is a fragment, not a program), and `func test…` methods into an
+# XCTestCase. Blocks with `…` (elided code) and the manifest fragments are skipped. The names a
+# sample takes from the reader's own app (`Contact`, `addressBook`, `upload()`…) are stubbed in
+# Stubs.swift. The samples' own warnings (a fragment's unused `let`) are not the library's, so
+# their targets build with -suppress-warnings; every other warning fails the check.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+dir="${1:-${TMPDIR:-/tmp}/chronoscope-consumer}"
+identity="$(basename "$repo" | tr '[:upper:]' '[:lower:]')"
+mkdir -p "$dir"
+
+python3 - "$repo" "$dir" "$identity" <<'PYTHON'
+import os, re, shutil, sys
+
+repo, out, identity = sys.argv[1:4]
+products = [
+    "Scheduling", "VirtualTime", "Recording", "TraceFormat", "Replay", "Analysis", "Sharing", "Screen",
+    "Terminal", "Inspector",
+]
+imports = "import Foundation\nimport XCTest\n" + "".join(f"import {p}\n" for p in products)
+declaration = re.compile(
+    r"^(import |public |final |struct |class |enum |actor |extension |@|///|func (?!test))")
+
+def blocks(path):
+    text = open(path, encoding="utf-8").read()
+    return re.findall(r"^```swift\n(.*?)^```", text, flags=re.S | re.M)
+
+def items(block):
+    """Top-level items: a line at column 0 starts one, indented lines and closers continue it."""
+    result = []
+    for line in block.splitlines():
+        starts = line and not line[0].isspace() and not line.startswith(("}", ")", "]"))
+        if starts or not result:
+            result.append([line])
+        else:
+            result[-1].append(line)
+    return ["\n".join(item) for item in result]
+
+def write_target(name, sources, stubs, extra=""):
+    folder = os.path.join(out, "Sources" if name == "App" else "Tests", name)
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    header = imports + extra
+    open(os.path.join(folder, "Stubs.swift"), "w").write(header + stubs)
+    for index, (origin, block) in enumerate(sources, 1):
+        decls, statements, tests = [], [], []
+        for item in items(block):
+            head = item.lstrip()
+            if head.startswith("func test"):
+                tests.append(item)
+            elif declaration.match(head) or (head.startswith("//") and not statements):
+                decls.append(item)
+            else:
+                statements.append(item)
+        body = f"// From {origin}.\n" + header + "\n".join(
+            d for d in decls if not d.startswith("import ")) + "\n"
+        if statements:
+            body += f"\nfunc sample{index}() throws {{\n" + "\n".join(statements) + "\n}\n"
+        if tests:
+            body += f"\nfinal class Sample{index}Tests: XCTestCase {{\n" + "\n".join(tests) + "\n}\n"
+        open(os.path.join(folder, f"Sample{index}.swift"), "w").write(body)
+
+def usable(block):
+    first = block.lstrip().splitlines()[0] if block.strip() else ""
+    return "…" not in block and not first.startswith(("// Package.swift", ".package("))
+
+readme = [(f"README.md block {i}", b) for i, b in enumerate(blocks(os.path.join(repo, "README.md")), 1)]
+app = [(o, b) for o, b in readme if usable(b) and declaration.match(b.lstrip()) and "XCT" not in b]
+tests = [(o, b) for o, b in readme if usable(b) and (o, b) not in app]
+docc = []
+for root, _, files in sorted(os.walk(os.path.join(repo, "Sources"))):
+    if root.endswith(".docc"):
+        for name in sorted(files):
+            if name.endswith(".md"):
+                path = os.path.join(root, name)
+                docc += [(f"{os.path.relpath(path, repo)} block {i}", b)
+                         for i, b in enumerate(blocks(path), 1) if usable(b)]
+
+write_target("App", app, """
+/// The reader's own app: what the samples take from it.
+public struct Contact: Sendable {
+  public var name: String
+  public init(name: String) { self.name = name }
+}
+""")
+write_target("AppTests", tests, """
+enum addressBook { static func readAll() -> [Contact] { [] } }
+""", extra="@testable import App\n")
+write_target("DocSampleTests", docc, """
+func upload() {}
+func giveUp() {}
+func refresh() {}
+func fetch() -> [String] { [] }
+let pending: [Int] = []
+let factory: any SchedulerFactory = ImmediateSchedulerFactory()
+""")
+
+deps = ", ".join(f'.product(name: "{p}", package: "{identity}")' for p in products)
+quiet = 'swiftSettings: [.unsafeFlags(["-suppress-warnings"])]'
+open(os.path.join(out, "Package.swift"), "w").write(f"""// swift-tools-version: 6.0
+// Made by scripts/consumer-check.sh: the README's and DocC's samples against Chronoscope.
+import PackageDescription
+
+let package = Package(
+  name: "Consumer",
+  platforms: [.macOS(.v15)],
+  dependencies: [.package(path: "{repo}")],
+  targets: [
+    .target(name: "App", dependencies: [{deps}], {quiet}),
+    .testTarget(name: "AppTests", dependencies: ["App", {deps}], {quiet}),
+    .testTarget(name: "DocSampleTests", dependencies: [{deps}], {quiet}),
+  ]
+)
+""")
+print(f"{len(app)} README declaration blocks, {len(tests)} README statement and test blocks, "
+      f"{len(docc)} DocC blocks -> {out}")
+PYTHON
+
+cd "$dir"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+swift build --build-tests 2>&1 | tee "$log" || status=$?
+warnings=$(grep -c "warning:" "$log" || true)
+echo "consumer build: status $status, $warnings warning line(s)"
+[ "$status" -eq 0 ] && [ "$warnings" -eq 0 ]
