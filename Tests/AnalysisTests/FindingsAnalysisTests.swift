@@ -9,19 +9,13 @@ import XCTest
 final class FindingsAnalysisTests: XCTestCase {
   private static let ms: Int64 = 1_000_000
 
-  private static let queues: [UInt32: SchedulerRecord] = [
-    1: SchedulerRecord(id: 1, label: "main", kind: "main", family: "dispatch", time: 0),
-    2: SchedulerRecord(id: 2, label: "db", kind: "serial", family: "dispatch", time: 0),
-    3: SchedulerRecord(id: 3, label: "net", kind: "concurrent", family: "dispatch", time: 0),
-  ]
-
   private static func findings(
     _ events: [TraceEvent], closed: Bool = true,
     thresholds: FindingThresholds = FindingThresholds()
   ) -> [Finding] {
     let trace = Trace(
       header: TraceHeader(clock: .virtual, start: "", process: "t", pid: 1), events: events,
-      schedulers: queues, threadNames: [1: "main"],
+      schedulers: CraftedQueues.all, threadNames: [1: "main"],
       closing: closed ? .init(written: Int64(events.count), dropped: 0) : nil)
     return FindingsAnalysis.findings(in: ReplayEngine(trace: trace), thresholds: thresholds)
   }
