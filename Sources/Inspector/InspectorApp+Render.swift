@@ -26,6 +26,7 @@ extension InspectorApp {
     case .help: drawHelp(&grid, theme)
     case .findings(let selected): drawFindings(&grid, theme, selected: selected)
     case .finding(let index, let link): drawFinding(&grid, theme, index: index, link: link)
+    case .blame(let action, let link): drawBlame(&grid, theme, action: action, link: link)
     }
     drawStatus(&grid, theme, keyHints: keyHints)
     return grid
@@ -64,10 +65,12 @@ extension InspectorApp {
       "\(TimeText.seconds(state.clock)) / \(TimeText.seconds(replay.span))  event \(replay.position)/\(replay.eventCount)  \(play) \(speed)"
     let rightWidth = TextWidth.columns(of: right)
     let clock = replay.header.clock == .virtual ? "virtual clock" : "host clock"
+    // Warnings and errors: info findings say nothing is wrong.
+    let counted = findings.count { $0.severity > .info }
     let found =
       !hasFindings
       ? "  ⚑ finding…"
-      : findings.isEmpty ? "" : "  ⚑ \(findings.count) finding\(findings.count == 1 ? "" : "s")"
+      : counted == 0 ? "" : "  ⚑ \(counted) finding\(counted == 1 ? "" : "s")"
     let ending =
       replay.crash.map { "  ⚠ crashed: \($0.signal)" } ?? (replay.isClosed ? "" : "  ⚠ not closed")
     let followed = following ? (isLive ? "  ● live" : "  ◌ following · G live end") : ""
@@ -96,8 +99,9 @@ extension InspectorApp {
         "t/T ±\(TimeText.duration(state.timeStep))",
         "g/G ends",
       ]
-    case .detail, .finding: ["j/k select", "⏎ follow", "esc back"]
-    case .findings: ["j/k select", "⏎ open", "esc back"]
+    case .detail: ["j/k select", "⏎ follow", "w why late", "esc back"]
+    case .finding, .blame: ["j/k select", "⏎ follow", "esc back"]
+    case .findings: ["j/k select", "⏎ open", "i info", "esc back"]
     case .help: ["esc back"]
     }
   }
@@ -331,8 +335,9 @@ extension InspectorApp {
     }
     // Findings show on their queue's lane, over any event in the same column.
     if state.grouping == .byQueue {
-      let from = findings.firstIndex { $0.time >= strip.windowStart } ?? findings.count
-      for finding in findings[from...].prefix(while: { $0.time <= strip.windowEnd }) {
+      let listed = listedFindings
+      let from = listed.firstIndex { $0.time >= strip.windowStart } ?? listed.count
+      for finding in listed[from...].prefix(while: { $0.time <= strip.windowEnd }) {
         guard let laneRow = rowOfLane[.queue(finding.queue)],
           let column = strip.column(of: finding.time)
         else { continue }
