@@ -88,6 +88,16 @@ final class FindingsAnalysisTests: XCTestCase {
     XCTAssertTrue(findings.contains { $0.kind == .late }, "and the waiter began 70 ms late")
   }
 
+  func testALongRunThatHoldsWorkUpLessThanTheLateThresholdBlocksNothing() {
+    // #1 schedules #2 onto its own queue 5 ms before it ends: #2 waits, but is not late.
+    let findings = Self.findings(
+      [Self.schedule(1, queue: 2, at: 0), Self.schedule(2, queue: 2, at: 75 * Self.ms)]
+        + Self.run(1, from: 0, to: 80 * Self.ms) + Self.run(2, from: 80 * Self.ms, to: 81 * Self.ms)
+    )
+    XCTAssertEqual(findings.filter { $0.kind == .headOfLineBlocking }, [])
+    XCTAssertEqual(findings, [], "nothing is wrong")
+  }
+
   func testALongRunOnAConcurrentQueueBlocksNothing() {
     let findings = Self.findings(
       [Self.schedule(1, queue: 3, at: 0), Self.schedule(2, queue: 3, at: 0)]
@@ -293,6 +303,10 @@ extension FindingsAnalysisTests {
     let lost = try XCTUnwrap(FindingsAnalysis.findings(in: ReplayEngine(trace: trace)).first)
     XCTAssertEqual(lost.kind, .lostWork)
     XCTAssertEqual(lost.severity, .warning, "the recording went on until 50 ms")
+    trace.closedAt = 25 * Self.ms
+    let notYet = try XCTUnwrap(FindingsAnalysis.findings(in: ReplayEngine(trace: trace)).first)
+    XCTAssertEqual(notYet.severity, .info, "due 5 ms before the close: not late yet, not lost")
+    XCTAssertTrue(notYet.message.hasSuffix("5.000ms after it was due: not late yet"))
   }
 }
 
