@@ -42,8 +42,8 @@ public struct LatenessBlame: Sendable, Equatable {
     /// Where the stretch starts and ends (trace time, ns).
     public var from: Int64
     public var to: Int64
-    /// The most runs under way at once in the stretch, this one included (for the threads,
-    /// how many were busy).
+    /// How many of the runs looked at were under way in the stretch, this one included (for
+    /// the threads basis, how many threads were busy): a stretch ends where this changes.
     public var busy: Int
 
     /// How long the stretch lasted, in ns.
@@ -59,9 +59,13 @@ public struct LatenessBlame: Sendable, Equatable {
   public var began: Int64
   /// What it waited for.
   public var basis: Basis
-  /// The stretches from `due` to `began`, in time order; their durations add up to the
-  /// lateness.
+  /// The stretches from `due` to `began`, in time order; their durations, and those of the
+  /// stretches left out, add up to the lateness.
   public var shares: [Share]
+  /// How many stretches a limit left out (the shortest), and how long they lasted together, in
+  /// ns: 0 unless ``blames(for:in:maxShares:)`` was given a limit the blame passes.
+  public var omittedShares = 0
+  public var omittedDuration: Int64 = 0
 
   /// How late the run began, in ns.
   public var lateness: Int64 { began.subtracting(saturating: due) }
@@ -79,48 +83,15 @@ public struct LatenessBlame: Sendable, Equatable {
     return blame(action: action, begunAt: worst.began, using: &cursor)
   }
 
-  /// The blame for each `late` finding of `replay`, by the finding's offset in `findings`: the
-  /// run the finding names (the worst).
-  ///
-  /// - Complexity: one pass over the trace's events up to the last due time (seeks go forward,
-  ///   in order of due time), plus the events between each due time and begin.
-  public static func blames(for findings: [Finding], in replay: ReplayEngine) -> [Int:
-    LatenessBlame]
-  {
-    let late = findings.indices.filter { findings[$0].kind == .late }
-      .sorted {
-        findings[$0].time.subtracting(saturating: findings[$0].duration ?? 0)
-          < findings[$1].time.subtracting(saturating: findings[$1].duration ?? 0)
-      }
-    var cursor = replay
-    var blames: [Int: LatenessBlame] = [:]
-    for offset in late {
-      let finding = findings[offset]
-      blames[offset] = blame(action: finding.action, begunAt: finding.time, using: &cursor)
-    }
-    return blames
-  }
-
   /// The blame for the run of `action` that began at `began`; nil if none did, or it was not
   /// late. Moves `cursor` to its due time.
   static func blame(action: ActionIndex, begunAt began: Int64, using cursor: inout ReplayEngine)
     -> LatenessBlame?
   {
-    guard let begin = beginEvent(of: action, at: began, in: cursor) else { return nil }
-    let info = cursor.action(action)
-    let run = cursor.runNumber(begunAt: begin)
-    let due = info.due(ofRun: run)
-    guard due < began else { return nil }
-    let thread = cursor.event(begin).thread
-    let basis: Basis =
-      switch cursor.queue(info.queue)?.kind {
-      case "serial": .queue
-      case "main": .mainThread
-      default: .threads
-      }
-    let counts = Counting(basis: basis, queue: info.queue, thread: thread, in: cursor)
-    cursor.seek(toTime: due)
-    var sweep = Sweep(from: due)
+    guard let request = Request(action: action, begunAt: began, in: cursor) else { return nil }
+    let counts = request.counting
+    cursor.seek(toTime: request.due)
+    var sweep = Sweep(from: request.due)
     for running in cursor.running() {
       if let current = cursor.currentRun(of: running), counts(running, on: current.thread, cursor) {
         sweep.under[running] = current
@@ -142,12 +113,48 @@ public struct LatenessBlame: Sendable, Equatable {
       }
     }
     sweep.advance(to: began)
-    return LatenessBlame(
-      action: action, run: run, due: due, began: began, basis: basis, shares: sweep.shares)
+    return request.blame(sweep.shares)
+  }
+
+  /// A late run: what its blame is made of before the runs are looked at.
+  struct Request {
+    let action: ActionIndex
+    let run: Int
+    let due: Int64
+    let began: Int64
+    let counting: Counting
+
+    /// The run of `action` begun at `began`, if it began then, late.
+    init?(action: ActionIndex, begunAt began: Int64, in replay: ReplayEngine) {
+      guard let begin = LatenessBlame.beginEvent(of: action, at: began, in: replay) else {
+        return nil
+      }
+      let info = replay.actionRecord(action)
+      let run = replay.runNumber(begunAt: begin)
+      let due = info.due(ofRun: run)
+      guard due < began else { return nil }
+      let basis: Basis =
+        switch replay.queue(info.queue)?.kind {
+        case "serial": .queue
+        case "main": .mainThread
+        default: .threads
+        }
+      self.action = action
+      self.run = run
+      self.due = due
+      self.began = began
+      counting = Counting(
+        basis: basis, queue: info.queue, thread: replay.event(begin).thread, in: replay)
+    }
+
+    func blame(_ shares: [Share]) -> LatenessBlame {
+      LatenessBlame(
+        action: action, run: run, due: due, began: began, basis: counting.basis, shares: shares)
+    }
   }
 
   /// The begin of `action` at `time`, if it began then.
-  private static func beginEvent(of action: ActionIndex, at time: Int64, in replay: ReplayEngine)
+  static func beginEvent(of action: ActionIndex, at time: Int64, in replay: ReplayEngine)
     -> EventIndex?
   {
     let end = replay.firstIndex(after: time)
@@ -162,18 +169,26 @@ public struct LatenessBlame: Sendable, Equatable {
   }
 
   /// Which runs count for a basis: on the queue, on the main thread, or on a worker thread.
-  private struct Counting {
+  /// Two late runs that count the same runs have equal countings (a timeline serves both).
+  struct Counting: Hashable {
     let basis: Basis
-    let queue: QueueID
-    let thread: ThreadID
+    /// The queue, for the queue basis.
+    let queue: QueueID?
+    /// The main thread, for the main-thread basis.
+    let thread: ThreadID?
     /// The threads that run main work, which worker threads are not (unless the late work ran
-    /// on one: on a virtual clock everything runs on the thread that drives it).
+    /// on one: on a virtual clock everything runs on the thread that drives it), for the
+    /// threads basis.
     let mainThreads: Set<ThreadID>
 
     init(basis: Basis, queue: QueueID, thread: ThreadID, in replay: ReplayEngine) {
       self.basis = basis
-      self.queue = queue
-      self.thread = thread
+      self.queue = basis == .queue ? queue : nil
+      self.thread = basis == .mainThread ? thread : nil
+      guard basis == .threads else {
+        mainThreads = []
+        return
+      }
       let main = Set(replay.queues.filter { $0.kind == "main" }.map { QueueID(rawValue: $0.id) })
       let threads = replay.threads.filter { $0.queues.contains(where: main.contains) }.map(\.id)
       mainThreads = Set(threads).subtracting([thread])
@@ -190,8 +205,10 @@ public struct LatenessBlame: Sendable, Equatable {
     }
   }
 
-  /// The stretches so far: each instant goes to the run under way that began first.
-  private struct Sweep {
+  /// The stretches so far: each instant goes to the run under way that began first. A stretch
+  /// ends where that run or the number under way changes, so that cutting one to a window
+  /// changes nothing else of it.
+  struct Sweep {
     var under: [ActionIndex: CurrentRun] = [:]
     var shares: [Share] = []
     var time: Int64
@@ -202,10 +219,9 @@ public struct LatenessBlame: Sendable, Equatable {
       guard next > time else { return }
       let holder = under.min { ($0.value.began, $0.key) < ($1.value.began, $1.key) }
       if let last = shares.last, last.action == holder?.key, last.run == holder?.value.number ?? 0,
-        last.to == time
+        last.busy == under.count, last.to == time
       {
         shares[shares.count - 1].to = next
-        shares[shares.count - 1].busy = max(last.busy, under.count)
       } else {
         shares.append(
           Share(

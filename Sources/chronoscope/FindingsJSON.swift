@@ -39,7 +39,7 @@ enum FindingsJSON {
 
   /// Why a late finding's run was late: the stretches from its due time to its begin.
   private static func object(_ blame: LatenessBlame, in replay: ReplayEngine) -> [String: Any] {
-    [
+    var object: [String: Any] = [
       "run": blame.run, "due_ns": blame.due, "began_ns": blame.began,
       "lateness_ns": blame.lateness, "waited_for": blame.basis.rawValue,
       "shares": blame.shares.map { share -> [String: Any] in
@@ -55,6 +55,11 @@ enum FindingsJSON {
         return object
       },
     ]
+    if blame.omittedShares > 0 {
+      object["omitted_shares"] = blame.omittedShares
+      object["omitted_ns"] = blame.omittedDuration
+    }
+    return object
   }
 }
 

@@ -1,4 +1,5 @@
 import Analysis
+import Foundation
 import Replay
 import TraceFormat
 import XCTest
@@ -93,6 +94,43 @@ final class LatenessBlameTests: XCTestCase {
     let replay = Self.replay(Self.work(1, queue: 2, due: 3, from: 3, to: 4, thread: 2))
     XCTAssertNil(
       LatenessBlame.worstRun(of: try XCTUnwrap(replay.index(of: ActionID(rawValue: 1))), in: replay)
+    )
+  }
+
+  func testTheBlamesOfManyFindingsAreTheBlamesOfEachOnTheRecordings() throws {
+    let recordings = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Recordings")
+    for name in ["findings-demo", "findings-demo-virtual", "busy-app-virtual", "busy-app"] {
+      let path = recordings.appendingPathComponent("\(name).trace").path
+      let replay = ReplayEngine(trace: try XCTUnwrap(TraceReader.read(path: path).trace))
+      let findings = FindingsAnalysis.findings(in: replay, thresholds: FindingThresholds(late: 1))
+      let blames = LatenessBlame.blames(for: findings, in: replay, maxShares: .max)
+      XCTAssertEqual(blames.count, findings.count { $0.kind == .late }, name)
+      for (offset, blame) in blames {
+        XCTAssertEqual(blame, LatenessBlame.worstRun(of: findings[offset].action, in: replay), name)
+      }
+    }
+  }
+
+  func testALimitKeepsTheLongestStretchesAndCountsTheRest() throws {
+    // Ten runs of 1…10 ms ahead of #11 on db, all due at 0.
+    var events: [TraceEvent] = []
+    var time: Int64 = 0
+    for id in UInt32(1)...11 {
+      let length = Int64(id)
+      events += Self.work(id, queue: 2, due: 0, from: time, to: time + length, thread: 2)
+      time += length
+    }
+    let replay = Self.replay(events)
+    let findings = FindingsAnalysis.findings(in: replay, thresholds: FindingThresholds(late: 1))
+    let offset = try XCTUnwrap(
+      findings.firstIndex { $0.kind == .late && replay.action($0.action).id.rawValue == 11 })
+    let blame = try XCTUnwrap(LatenessBlame.blames(for: findings, in: replay, maxShares: 3)[offset])
+    XCTAssertEqual(Self.shares(blame, replay), ["#8 28-36", "#9 36-45", "#10 45-55"])
+    XCTAssertEqual(blame.omittedShares, 7)
+    XCTAssertEqual(blame.omittedDuration, 28 * Self.ms)
+    XCTAssertEqual(
+      blame.shares.map(\.duration).reduce(blame.omittedDuration, +), blame.lateness, "still adds up"
     )
   }
 
