@@ -53,7 +53,7 @@ struct Check: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "Exit 1 when a finding is at least this severe: error, warning or info. Below warning, info findings are listed too.",
+      "Exit 1 when a finding is at least this severe: error, warning or info (which also lists the info findings).",
       valueName: "severity"))
   var failOn: String = "warning"
 
