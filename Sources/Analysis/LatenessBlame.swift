@@ -70,8 +70,8 @@ public struct LatenessBlame: Sendable, Equatable {
   /// How late the run began, in ns.
   public var lateness: Int64 { began.subtracting(saturating: due) }
 
-  /// The blame for `action`'s latest-beginning run (the one that began furthest behind its due
-  /// time), if it began late at all.
+  /// The blame for `action`'s worst run (the one that began furthest behind its due time, the
+  /// first of equals), if it began late at all.
   ///
   /// - Complexity: O(events after it was scheduled), plus the blame's.
   public static func worstRun(of action: ActionIndex, in replay: ReplayEngine) -> LatenessBlame? {
@@ -84,7 +84,7 @@ public struct LatenessBlame: Sendable, Equatable {
   }
 
   /// The blame for the run of `action` that began at `began`; nil if none did, or it was not
-  /// late. Moves `cursor` to its due time.
+  /// late. Moves `cursor` to just before the begin.
   static func blame(action: ActionIndex, begunAt began: Int64, using cursor: inout ReplayEngine)
     -> LatenessBlame?
   {
