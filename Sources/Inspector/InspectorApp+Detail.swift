@@ -162,7 +162,7 @@ extension InspectorApp {
       ("f", "filter lanes by name (Pending, Running, Events follow)"),
       ("v", "lanes by queue / thread / task"), ("j k tab", "move the selection / next panel"),
       ("enter", "details of the selected action; there, follow a related action"),
-      ("w", "in details: why the action was late, and what held it up"),
+      ("w", "in details or a finding: why the action was late, and what held it up"),
       ("esc", "back (through followed actions); clear the search"), ("? q", "this help / quit"),
     ]
     let legend: [(String, String)] = [

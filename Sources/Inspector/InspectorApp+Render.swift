@@ -99,8 +99,8 @@ extension InspectorApp {
         "t/T ±\(TimeText.duration(state.timeStep))",
         "g/G ends",
       ]
-    case .detail: ["j/k select", "⏎ follow", "w why late", "esc back"]
-    case .finding, .blame: ["j/k select", "⏎ follow", "esc back"]
+    case .detail, .finding: ["j/k select", "⏎ follow", "w why late", "esc back"]
+    case .blame: ["j/k select", "⏎ follow", "esc back"]
     case .findings: ["j/k select", "⏎ open", "i info", "esc back"]
     case .help: ["esc back"]
     }

@@ -190,9 +190,17 @@ public struct InspectorApp: Sendable {
     case .main, .help:
       break
     }
-    if key == .character("w"), case .detail(let action, _) = state.mode {
-      showBlame(of: action)
-      return true
+    if key == .character("w") {
+      // Why the action shown, or the finding's, was late.
+      switch state.mode {
+      case .detail(let action, _):
+        showBlame(of: action)
+        return true
+      case .finding(let index, _) where listedFindings.indices.contains(index):
+        showBlame(of: listedFindings[index].action)
+        return true
+      default: break
+      }
     }
     switch key {
     case .character("q"): return false
