@@ -69,7 +69,11 @@ let package = Package(
     .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
     // Findings: what in a replayed trace points at a bug (lost work, late timers, blocked
     // queues, hangs…), for the CLI, the inspector and tests.
-    .target(name: "Analysis", dependencies: ["Replay", "TraceFormat"]),
+    .target(
+      name: "Analysis",
+      dependencies: [
+        "Replay", "TraceFormat", .product(name: "HeapModule", package: "swift-collections"),
+      ]),
     // The inspector's logic: UI state, key handling and views, from replay state to a screen.
     .target(name: "Inspector", dependencies: ["Analysis", "Replay", "Screen", "TraceFormat"]),
     // Sharing traces: export to other tools, redaction, slices, differences, several processes

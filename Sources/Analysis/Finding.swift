@@ -30,9 +30,16 @@ public struct Finding: Sendable, Equatable {
     }
   }
 
-  /// How much it matters.
+  /// How much it matters. The inspector counts warnings and errors, and `chronoscope check`
+  /// fails on a finding as severe as `--fail-on` (by default, a warning).
   public enum Severity: String, Sendable, Comparable, CaseIterable {
-    case info, warning, error
+    /// True but not wrong: a cancel of a timer that already fired (every debounce and timeout
+    /// does one), work pending where a recording, a slice or a window ends.
+    case info
+    /// Looks wrong: late or lost work, a blocked queue, a leaked timer…
+    case warning
+    /// Wrong for the user: a main-thread hang.
+    case error
 
     public static func < (lhs: Severity, rhs: Severity) -> Bool {
       allCases.firstIndex(of: lhs) ?? 0 < allCases.firstIndex(of: rhs) ?? 0

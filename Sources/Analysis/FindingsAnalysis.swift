@@ -295,13 +295,16 @@ private struct Pass {
         ))
     }
     guard kind != .other, length > thresholds.block else { return }
-    // Who was due while it ran and still waits: the work this run held up.
+    // Who was due while it ran and still waits, past the late threshold: the work this run made
+    // late. (Work it scheduled onto its own queue just before it ended waits a moment: correct
+    // code, nothing held up.)
     var waits: [(action: ActionIndex, wait: Int64)] = []
     for waiter in pending(onQueueOf: action) {
       let waiterInfo = replay.action(waiter)
       let due = waiterInfo.due(ofRun: runs(waiter.int) + 1)
       guard due < time else { continue }
-      waits.append((waiter, time.subtracting(saturating: max(due, began))))
+      let wait = time.subtracting(saturating: max(due, began))
+      if wait > thresholds.late { waits.append((waiter, wait)) }
     }
     waits.sort { ($0.wait, $1.action) > ($1.wait, $0.action) }
     guard let longest = waits.first?.wait, longest > 0 else { return }
@@ -405,6 +408,11 @@ private struct Pass {
       severity = .info
       message =
         "still pending when the trace closed: due \(TimeText.seconds(info.due)), after the end"
+    } else if end.subtracting(saturating: info.due) <= thresholds.late {
+      // Due a moment before the close: it has had no time to run, and is not late yet.
+      severity = .info
+      message =
+        "still pending when the trace closed, \(TimeText.duration(end.subtracting(saturating: info.due))) after it was due: not late yet"
     } else {
       severity = .warning
       message =

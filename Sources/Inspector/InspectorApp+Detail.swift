@@ -231,6 +231,7 @@ extension InspectorApp {
         "mouse",
         "click selects a lane or row; the wheel scrolls, over the strips or with Ctrl zooms"
       ),
+      ("w", "in details or a finding: why the action was late, and what held it up"),
       ("esc", "back (through followed actions); clear the search"), ("? q", "this help / quit"),
     ]
     let legend: [(String, String)] = [

@@ -3,10 +3,15 @@ import Replay
 import Screen
 
 extension InspectorApp {
-  /// Every finding, one a row: when, how bad, what, which action on which queue, and why.
+  /// The listed findings, one a row: when, how bad, what, which action on which queue, and why.
   func drawFindings(_ grid: inout ScreenGrid, _ theme: Theme, selected: Int) {
+    let findings = listedFindings
+    let info = self.findings.count { $0.severity == .info }
+    let toggle =
+      info == 0
+      ? "" : state.showsInfoFindings ? " · i hides info" : " · i shows \(info) info"
     grid.write(
-      " Findings (\(hasFindings ? "\(findings.count)" : "…")) · ⏎ open · x / X from the main view jump to the next / previous",
+      " Findings (\(hasFindings ? "\(findings.count)" : "…")) · ⏎ open · x / X from the main view jump to the next / previous\(toggle)",
       row: 2, column: 1, style: theme.title)
     guard hasFindings else {
       grid.write(
@@ -15,7 +20,9 @@ extension InspectorApp {
       return
     }
     guard !findings.isEmpty else {
-      grid.write("  nothing in this trace looks like a bug", row: 4, column: 1, style: theme.dim)
+      let more = info == 0 ? "" : " (\(info) info finding\(info == 1 ? "" : "s"): i lists them)"
+      grid.write(
+        "  nothing in this trace looks like a bug\(more)", row: 4, column: 1, style: theme.dim)
       return
     }
     let top = 4
@@ -43,6 +50,7 @@ extension InspectorApp {
 
   /// One finding: what it is, when, the explanation, and the actions involved, selectable.
   func drawFinding(_ grid: inout ScreenGrid, _ theme: Theme, index: Int, link: Int) {
+    let findings = listedFindings
     guard findings.indices.contains(index) else { return }
     let finding = findings[index]
     grid.write(

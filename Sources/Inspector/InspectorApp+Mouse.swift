@@ -16,11 +16,12 @@ extension InspectorApp {
         return handle(.character(up ? "z" : "Z"))
       }
       return handle(up ? .up : .down)
-    case (.detail, .wheelUp), (.finding, .wheelUp), (.findings, .wheelUp):
+    case (.detail, .wheelUp), (.finding, .wheelUp), (.findings, .wheelUp), (.blame, .wheelUp):
       return handle(.up)
-    case (.detail, .wheelDown), (.finding, .wheelDown), (.findings, .wheelDown):
+    case (.detail, .wheelDown), (.finding, .wheelDown), (.findings, .wheelDown),
+      (.blame, .wheelDown):
       return handle(.down)
-    case (.help, _), (.detail, .press), (.finding, .press), (.findings, .press):
+    case (.help, _), (.detail, .press), (.finding, .press), (.findings, .press), (.blame, .press):
       break
     }
     return true

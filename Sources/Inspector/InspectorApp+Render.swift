@@ -26,6 +26,7 @@ extension InspectorApp {
     case .help: drawHelp(&grid, theme)
     case .findings(let selected): drawFindings(&grid, theme, selected: selected)
     case .finding(let index, let link): drawFinding(&grid, theme, index: index, link: link)
+    case .blame(let action, let link): drawBlame(&grid, theme, action: action, link: link)
     }
     drawStatus(&grid, theme, keyHints: keyHints)
     return grid
@@ -60,6 +61,8 @@ extension InspectorApp {
     grid.fill(row: 0, from: 0, to: grid.width, style: theme.header)
     let play = state.playing ? "▶ playing" : "❚❚ paused"
     let speed = state.speed >= 1 ? "×\(Int(state.speed))" : "×1/\(Int((1 / state.speed).rounded()))"
+    // Warnings and errors: info findings say nothing is wrong.
+    let counted = findings.count { $0.severity > .info }
     var parts = HeaderParts(
       time: "\(TimeText.seconds(state.clock)) / \(TimeText.seconds(replay.end))",
       event: "event \(replay.position)/\(replay.eventCount)", playing: "\(play) \(speed)",
@@ -70,7 +73,7 @@ extension InspectorApp {
         : replay.isClosed ? "■ recording ended" : isLive ? "● live" : "◌ following · G live end",
       found: !hasFindings
         ? "⚑ finding…"
-        : findings.isEmpty ? nil : "⚑ \(findings.count) finding\(findings.count == 1 ? "" : "s")",
+        : counted == 0 ? nil : "⚑ \(counted) finding\(counted == 1 ? "" : "s")",
       ending: following && !replay.isClosed
         ? nil
         : replay.crash.map { "⚠ crashed: \($0.signal)" } ?? (replay.isClosed ? nil : "⚠ not closed")
@@ -117,8 +120,9 @@ extension InspectorApp {
         "t/T ±\(TimeText.duration(state.timeStep))",
         "g/G ends",
       ]
-    case .detail, .finding: ["j/k select", "⏎ follow", "esc back"]
-    case .findings: ["j/k select", "⏎ open", "esc back"]
+    case .detail, .finding: ["j/k select", "⏎ follow", "w why late", "esc back"]
+    case .blame: ["j/k select", "⏎ follow", "esc back"]
+    case .findings: ["j/k select", "⏎ open", "i info", "esc back"]
     case .help: ["esc back"]
     }
   }
@@ -422,8 +426,9 @@ extension InspectorApp {
     }
     // Findings show on their queue's lane, over any event in the same column.
     if state.grouping == .byQueue {
-      let from = findings.firstIndex { $0.time >= strip.windowStart } ?? findings.count
-      for finding in findings[from...].prefix(while: { $0.time <= strip.windowEnd }) {
+      let listed = listedFindings
+      let from = listed.firstIndex { $0.time >= strip.windowStart } ?? listed.count
+      for finding in listed[from...].prefix(while: { $0.time <= strip.windowEnd }) {
         guard let laneRow = rowOfLane[.queue(finding.queue)],
           let column = strip.column(of: finding.time)
         else { continue }

@@ -54,9 +54,13 @@ public struct InspectorApp: Sendable {
   }
   /// What the matching events belong to, for the status bar: `4 actions, 1 mark`.
   private(set) var matchesOwners = ""
-  /// What `FindingsAnalysis` found in the trace, by time: listed with `!`, jumped to with `x`/`X`,
-  /// marked on the lanes.
-  public internal(set) var findings: [Finding]
+  /// What `FindingsAnalysis` found in the trace, by time, of every severity.
+  public internal(set) var findings: [Finding] {
+    didSet { listFindings() }
+  }
+  /// The findings listed with `!`, jumped to with `x`/`X` and marked on the lanes: the warnings
+  /// and errors, and the info findings too when the user asks (``InspectorState/showsInfoFindings``).
+  private(set) var listedFindings: [Finding] = []
   /// Whether the trace is being followed as another process writes it (`view --follow`).
   public private(set) var following = false
   /// The terminal's size, from the last ``InputKey/resize(width:height:)``; nil until one arrives
@@ -205,10 +209,24 @@ public struct InspectorApp: Sendable {
       if handleLinks(key, to: detailLinks(of: action).map(\.action), link: link) { return true }
     case .finding(let index, let link):
       if handleLinks(key, to: findingActions(index), link: link) { return true }
+    case .blame(let action, let link):
+      if handleLinks(key, to: blameLinks(of: action), link: link) { return true }
     case .findings(let selected):
       if handleFindingsList(key, selected: selected) { return true }
     case .main, .help:
       break
+    }
+    if key == .character("w") {
+      // Why the action shown, or the finding's, was late.
+      switch state.mode {
+      case .detail(let action, _):
+        showBlame(of: action)
+        return true
+      case .finding(let index, _) where listedFindings.indices.contains(index):
+        showBlame(of: listedFindings[index].action)
+        return true
+      default: break
+      }
     }
     switch key {
     case .character("q"): return false
@@ -263,19 +281,20 @@ public struct InspectorApp: Sendable {
 
   /// Keys a view with selectable actions (a detail, a finding) takes before the main ones:
   /// moving among them, following one, and walking back.
-  private mutating func handleLinks(_ key: InputKey, to links: [ActionIndex], link: Int) -> Bool {
+  private mutating func handleLinks(_ key: InputKey, to links: [ActionIndex?], link: Int) -> Bool {
     switch key {
     case .character("j"), .down, .tab:
       if !links.isEmpty { state.mode = state.mode.selecting(min(link + 1, links.count - 1)) }
     case .character("k"), .up, .backTab:
       state.mode = state.mode.selecting(max(link - 1, 0))
     case .enter:
-      guard links.indices.contains(link) else {
-        state.message = "no related action to follow"
+      guard links.indices.contains(link), let target = links[link] else {
+        state.message =
+          links.indices.contains(link) ? "no action ran then" : "no related action to follow"
         return true
       }
       state.history.append(state.mode)
-      state.mode = .detail(action: links[link], link: 0)
+      state.mode = .detail(action: target, link: 0)
     case .escape, .backspace:
       goBack()
     default:
@@ -287,12 +306,17 @@ public struct InspectorApp: Sendable {
   private mutating func handleFindingsList(_ key: InputKey, selected: Int) -> Bool {
     switch key {
     case .character("j"), .down:
-      state.mode = .findings(selected: min(selected + 1, max(findings.count - 1, 0)))
+      state.mode = .findings(selected: min(selected + 1, max(listedFindings.count - 1, 0)))
     case .character("k"), .up: state.mode = .findings(selected: max(selected - 1, 0))
-    case .pageDown: state.mode = .findings(selected: min(selected + 10, max(findings.count - 1, 0)))
+    case .pageDown:
+      state.mode = .findings(selected: min(selected + 10, max(listedFindings.count - 1, 0)))
     case .pageUp: state.mode = .findings(selected: max(selected - 10, 0))
+    case .character("i"):
+      state.showsInfoFindings.toggle()
+      listFindings()
+      state.mode = .findings(selected: 0)
     case .enter:
-      guard findings.indices.contains(selected) else { return true }
+      guard listedFindings.indices.contains(selected) else { return true }
       state.history.append(state.mode)
       openFinding(selected)
     case .escape, .backspace:
@@ -307,15 +331,31 @@ public struct InspectorApp: Sendable {
     state.mode = state.history.popLast() ?? .main
   }
 
-  /// The actions a finding concerns: its own, then the others involved.
+  /// The actions a listed finding concerns: its own, then the others involved.
   func findingActions(_ index: Int) -> [ActionIndex] {
-    guard findings.indices.contains(index) else { return [] }
-    return [findings[index].action] + findings[index].related
+    guard listedFindings.indices.contains(index) else { return [] }
+    return [listedFindings[index].action] + listedFindings[index].related
   }
 
-  /// Moves the cursor to a finding's instant and shows it.
+  /// Lists the findings shown: warnings and errors, and info ones when asked for.
+  private mutating func listFindings() {
+    listedFindings =
+      state.showsInfoFindings ? findings : findings.filter { $0.severity > .info }
+  }
+
+  /// Shows why `action` was late, or says it never began late.
+  private mutating func showBlame(of action: ActionIndex) {
+    guard !blameLinks(of: action).isEmpty else {
+      state.message = "\(replay.action(action).id) never began late"
+      return
+    }
+    state.history.append(state.mode)
+    state.mode = .blame(action: action, link: 0)
+  }
+
+  /// Moves the cursor to a listed finding's instant and shows it.
   private mutating func openFinding(_ index: Int) {
-    seek(time: findings[index].time)
+    seek(time: listedFindings[index].time)
     state.mode = .finding(index: index, link: 0)
   }
 
@@ -324,14 +364,18 @@ public struct InspectorApp: Sendable {
       state.message = "still looking for findings; try again in a moment"
       return
     }
-    guard !findings.isEmpty else {
-      state.message = "no findings in this trace"
+    guard !listedFindings.isEmpty else {
+      let info = findings.count
+      state.message =
+        info == 0
+        ? "no findings in this trace"
+        : "no warnings or errors in this trace (! then i lists \(info) info finding\(info == 1 ? "" : "s"))"
       return
     }
     let now = state.clock
     let target =
       forward
-      ? findings.firstIndex { $0.time > now } : findings.lastIndex { $0.time < now }
+      ? listedFindings.firstIndex { $0.time > now } : listedFindings.lastIndex { $0.time < now }
     guard let target else {
       state.message = "no \(forward ? "later" : "earlier") finding"
       return

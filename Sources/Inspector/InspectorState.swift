@@ -14,6 +14,9 @@ public struct InspectorState: Sendable, Equatable {
     case findings(selected: Int)
     /// One finding: its explanation and the actions involved; `link` is the selected action.
     case finding(index: Int, link: Int)
+    /// Why an action's worst run began late: what held it up, stretch by stretch; `link` is the
+    /// selected stretch.
+    case blame(action: ActionIndex, link: Int)
   }
 
   /// Which panel `j`/`k` and Enter act on.
@@ -76,6 +79,9 @@ public struct InspectorState: Sendable, Equatable {
   public var laneSpan: Int64
   /// A one-line message for the status bar.
   public var message: String?
+  /// Whether the findings list, `x`/`X` and the lanes' marks take in info findings too (what
+  /// is true but not wrong, such as a cancel of a timer that already fired); `i` in the list.
+  public var showsInfoFindings = false
 
   /// Makes the initial state.
   public init(timeStep: Int64) {
@@ -94,6 +100,7 @@ extension InspectorState.Mode {
     switch self {
     case .detail(let action, _): .detail(action: action, link: link)
     case .finding(let index, _): .finding(index: index, link: link)
+    case .blame(let action, _): .blame(action: action, link: link)
     case .main, .help, .findings: self
     }
   }

@@ -9,26 +9,34 @@ struct Check: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Point at what looks like a bug: lost work, late timers, blocked queues, hangs.",
     discussion: """
-      Prints one line per finding: FILE: TIME: KIND: #ID QUEUE (SITE): MESSAGE. Kinds: \
+      Prints one line per finding: FILE: TIME: SEVERITY: KIND: #ID QUEUE (SITE): MESSAGE, the \
+      warnings and errors (info too with --fail-on info). Kinds (the rules): \
       \(Finding.Kind.allCases.map(\.rawValue).joined(separator: ", ")). Exit status: 0 when no \
-      file has findings, 1 when some do, 2 for unreadable input or bad options. --json prints \
-      one document (docs/Findings.md).
+      finding is as severe as --fail-on, 1 when one is, 2 for unreadable input or bad options. \
+      --json prints one document with every finding of the rules chosen, and for late ones why \
+      (docs/Findings.md).
       """
   )
 
   @Argument(help: "Trace files to check.", completion: .file())
   var files: [String]
 
-  @Option(help: "Lateness past which a begin is late.")
+  // Unconditional, so that `--late -5ms` reaches the check that explains it.
+  @Option(parsing: .unconditional, help: "Lateness past which a begin is late.")
   var late: String = "10ms"
 
-  @Option(help: "Run length past which a serial or main queue's run blocks the work behind it.")
+  @Option(
+    parsing: .unconditional,
+    help: "Run length past which a serial or main queue's run blocks the work behind it.")
   var block: String = "50ms"
 
-  @Option(help: "Run length past which a main-queue run is a hang.")
+  @Option(
+    parsing: .unconditional,
+    help: "Run length past which a main-queue run is a hang.")
   var hang: String = "250ms"
 
   @Option(
+    parsing: .unconditional,
     help:
       "Threads running the trace's work at once past which there are too many (default: 4 × the cores in the trace's header)."
   )
@@ -43,8 +51,28 @@ struct Check: ParsableCommand {
   @Flag(help: "Print the findings as one JSON document.")
   var json = false
 
+  @Option(
+    help: ArgumentHelp(
+      "Exit 1 when a finding is at least this severe: error, warning or info (which also lists the info findings).",
+      valueName: "severity"))
+  var failOn: String = "warning"
+
+  @Option(
+    help: ArgumentHelp(
+      "Check only these rules (kinds), comma-separated or repeated: --only late,lost-work.",
+      valueName: "rules"))
+  var only: [String] = []
+
+  @Option(
+    help: ArgumentHelp(
+      "Leave out these rules (kinds), comma-separated or repeated: --ignore no-op-cancel.",
+      valueName: "rules"))
+  var ignore: [String] = []
+
   func run() throws {
     let thresholds: FindingThresholds
+    let failLevel: Finding.Severity
+    let rules: Set<Finding.Kind>
     do {
       thresholds = FindingThresholds(
         late: try Self.duration(late, "--late"), block: try Self.duration(block, "--block"),
@@ -52,8 +80,15 @@ struct Check: ParsableCommand {
       if let threads, threads < 1 {
         throw UsageFailure("--threads must be at least 1; got \(threads)")
       }
+      guard let level = Finding.Severity(rawValue: failOn) else {
+        throw UsageFailure("--fail-on must be error, warning or info; got \"\(failOn)\"")
+      }
+      failLevel = level
+      let chosen = try Self.rules(only, "--only")
+      rules = (chosen.isEmpty ? Set(Finding.Kind.allCases) : chosen)
+        .subtracting(try Self.rules(ignore, "--ignore"))
     } catch let failure as UsageFailure {
-      standardError("chronoscope: \(failure.description)")
+      standardError("chronoscope: \(TextWidth.sanitized(failure.description))")
       throw ExitCode(2)
     }
     var reports: [(file: String, replay: ReplayEngine, findings: [Finding])] = []
@@ -64,35 +99,69 @@ struct Check: ParsableCommand {
         unreadable = true
         continue
       }
-      reports.append((file, replay, FindingsAnalysis.findings(in: replay, thresholds: thresholds)))
+      let findings = FindingsAnalysis.findings(in: replay, thresholds: thresholds)
+      reports.append((file, replay, findings.filter { rules.contains($0.kind) }))
     }
     if json {
       print(FindingsJSON.document(reports.map { ($0.file, $0.replay, $0.findings) }))
     } else {
+      // Info findings say what is true but not wrong: listed only when they would fail.
+      let listed = min(failLevel, .warning)
+      var unlisted = 0
       for report in reports {
         for finding in report.findings {
+          guard finding.severity >= listed else {
+            unlisted += 1
+            continue
+          }
           print(TextWidth.sanitized(Self.line(finding, in: report.replay, file: report.file)))
         }
       }
+      if unlisted > 0 {
+        standardError(
+          "chronoscope: \(unlisted) info finding\(unlisted == 1 ? "" : "s") not listed (--fail-on info lists them, --json has them all)"
+        )
+      }
     }
     if unreadable { throw ExitCode(2) }
-    if reports.contains(where: { !$0.findings.isEmpty }) { throw ExitCode(1) }
+    if reports.contains(where: { $0.findings.contains { $0.severity >= failLevel } }) {
+      throw ExitCode(1)
+    }
   }
 
-  /// `file: 0.123456s: late: #12 app.network (App/Loader.swift:40): began 35.000ms after…`
+  /// `file: 0.123456s: warning: late: #12 app.network (App/Loader.swift:40): began 35.000ms after…`
   static func line(_ finding: Finding, in replay: ReplayEngine, file: String) -> String {
     let info = replay.action(finding.action)
     let queue = replay.queue(finding.queue)?.label ?? "queue \(finding.queue.rawValue)"
     let site = replay.callSite(of: finding.action).map { " (\($0.file):\($0.line))" } ?? ""
+    // What the app called the work, when it named it: `#12 "search swift" app.network (…)`.
+    let work = replay.work(of: finding.action).map { " \"\($0.summary)\"" } ?? ""
     return
-      "\(file): \(TimeText.seconds(finding.time)): \(finding.kind.rawValue): \(info.id) \(queue)\(site): \(finding.message)"
+      "\(file): \(TimeText.seconds(finding.time)): \(finding.severity.rawValue): \(finding.kind.rawValue): \(info.id)\(work) \(queue)\(site): \(finding.message)"
   }
 
   /// A threshold such as `10ms`: a non-negative duration with a unit.
   static func duration(_ text: String, _ option: String) throws -> Int64 {
+    if text.trimmingCharacters(in: .whitespaces).hasPrefix("-") {
+      throw UsageFailure("\(option): a duration must not be negative: \(text)")
+    }
     guard case .success(.time(let value)) = TimeText.target(text) else {
       throw UsageFailure("\(option) must be a duration such as 10ms or 1.5s; got \"\(text)\"")
     }
     return value
+  }
+
+  /// The rules named in `values` (each a kind, or several separated by commas).
+  static func rules(_ values: [String], _ option: String) throws -> Set<Finding.Kind> {
+    var rules: Set<Finding.Kind> = []
+    for name in values.flatMap({ $0.split(separator: ",") }) {
+      let trimmed = name.trimmingCharacters(in: .whitespaces)
+      guard let kind = Finding.Kind(rawValue: trimmed) else {
+        let known = Finding.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+        throw UsageFailure("\(option): no rule \"\(trimmed)\"; the rules are \(known)")
+      }
+      rules.insert(kind)
+    }
+    return rules
   }
 }

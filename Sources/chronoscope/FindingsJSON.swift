@@ -8,9 +8,14 @@ enum FindingsJSON {
     -> String
   {
     let files: [[String: Any]] = reports.map { report in
-      [
+      let blames = LatenessBlame.blames(for: report.findings, in: report.replay)
+      return [
         "file": report.file,
-        "findings": report.findings.map { object($0, in: report.replay) },
+        "findings": report.findings.indices.map { offset in
+          var finding = object(report.findings[offset], in: report.replay)
+          if let blame = blames[offset] { finding["blame"] = object(blame, in: report.replay) }
+          return finding
+        },
       ]
     }
     return JSONDocument.text(["schema": "chronoscope-findings", "version": 1, "files": files])
@@ -29,6 +34,34 @@ enum FindingsJSON {
       object["site"] = ["file": site.file, "line": site.line, "function": site.function]
     }
     if let duration = finding.duration { object["duration_ns"] = duration }
+    if let work = replay.work(of: finding.action) {
+      object["work"] = ["name": work.name, "values": work.fields]
+    }
+    return object
+  }
+
+  /// Why a late finding's run was late: the stretches from its due time to its begin.
+  private static func object(_ blame: LatenessBlame, in replay: ReplayEngine) -> [String: Any] {
+    var object: [String: Any] = [
+      "run": blame.run, "due_ns": blame.due, "began_ns": blame.began,
+      "lateness_ns": blame.lateness, "waited_for": blame.basis.rawValue,
+      "shares": blame.shares.map { share -> [String: Any] in
+        var object: [String: Any] = [
+          "from_ns": share.from, "to_ns": share.to, "duration_ns": share.duration,
+          "busy": share.busy,
+        ]
+        if let action = share.action {
+          object["action"] = Int(replay.action(action).id.rawValue)
+          object["run"] = share.run
+        }
+        if let thread = share.thread { object["thread"] = Int(thread.rawValue) }
+        return object
+      },
+    ]
+    if blame.omittedShares > 0 {
+      object["omitted_shares"] = blame.omittedShares
+      object["omitted_ns"] = blame.omittedDuration
+    }
     return object
   }
 }

@@ -102,14 +102,20 @@ struct Show: ParsableCommand {
       app.group(by: .byTask)
     }
     if let filter { app.filterLanes(filter) }
+    var detail: ActionID?
     if let action {
       let digits = action.hasPrefix("#") ? action.dropFirst() : action[...]
       guard let raw = UInt32(digits), app.showDetail(of: ActionID(rawValue: raw)) else {
         throw UsageFailure("--action: the trace has no action \(TextWidth.sanitized(action))")
       }
+      detail = ActionID(rawValue: raw)
     }
     print(
       app.render(width: size.width, height: size.height, colors: false, keyHints: false).plainText)
+    // Why the action was late, when it was: what its detail view's `w` shows.
+    if let detail, let why = app.whyLate(of: detail) {
+      print("\n" + why.map(TextWidth.sanitized).joined(separator: "\n"))
+    }
     if findings {
       print("\nFindings (\(app.findings.count))")
       for finding in app.findings {

@@ -9,19 +9,13 @@ import XCTest
 final class FindingsAnalysisTests: XCTestCase {
   private static let ms: Int64 = 1_000_000
 
-  private static let queues: [UInt32: SchedulerRecord] = [
-    1: SchedulerRecord(id: 1, label: "main", kind: "main", family: "dispatch", time: 0),
-    2: SchedulerRecord(id: 2, label: "db", kind: "serial", family: "dispatch", time: 0),
-    3: SchedulerRecord(id: 3, label: "net", kind: "concurrent", family: "dispatch", time: 0),
-  ]
-
   private static func findings(
     _ events: [TraceEvent], closed: Bool = true, crash: Trace.Crash? = nil,
     thresholds: FindingThresholds = FindingThresholds()
   ) -> [Finding] {
     var trace = Trace(
       header: TraceHeader(clock: .virtual, start: "", process: "t", pid: 1), events: events,
-      schedulers: queues, threadNames: [1: "main"],
+      schedulers: CraftedQueues.all, threadNames: [1: "main"],
       closing: closed ? .init(written: Int64(events.count), dropped: 0) : nil)
     trace.crash = crash
     return FindingsAnalysis.findings(in: ReplayEngine(trace: trace), thresholds: thresholds)
@@ -100,6 +94,16 @@ final class FindingsAnalysisTests: XCTestCase {
     XCTAssertEqual(blocking.duration, 70 * Self.ms, "due at 10 ms, waited until 80 ms")
     XCTAssertTrue(blocking.message.contains("on serial db"), blocking.message)
     XCTAssertTrue(findings.contains { $0.kind == .late }, "and the waiter began 70 ms late")
+  }
+
+  func testALongRunThatHoldsWorkUpLessThanTheLateThresholdBlocksNothing() {
+    // #1 schedules #2 onto its own queue 5 ms before it ends: #2 waits, but is not late.
+    let findings = Self.findings(
+      [Self.schedule(1, queue: 2, at: 0), Self.schedule(2, queue: 2, at: 75 * Self.ms)]
+        + Self.run(1, from: 0, to: 80 * Self.ms) + Self.run(2, from: 80 * Self.ms, to: 81 * Self.ms)
+    )
+    XCTAssertEqual(findings.filter { $0.kind == .headOfLineBlocking }, [])
+    XCTAssertEqual(findings, [], "nothing is wrong")
   }
 
   func testALongRunOnAConcurrentQueueBlocksNothing() {
@@ -307,6 +311,10 @@ extension FindingsAnalysisTests {
     let lost = try XCTUnwrap(FindingsAnalysis.findings(in: ReplayEngine(trace: trace)).first)
     XCTAssertEqual(lost.kind, .lostWork)
     XCTAssertEqual(lost.severity, .warning, "the recording went on until 50 ms")
+    trace.closedAt = 25 * Self.ms
+    let notYet = try XCTUnwrap(FindingsAnalysis.findings(in: ReplayEngine(trace: trace)).first)
+    XCTAssertEqual(notYet.severity, .info, "due 5 ms before the close: not late yet, not lost")
+    XCTAssertTrue(notYet.message.hasSuffix("5.000ms after it was due: not late yet"))
   }
 }
 

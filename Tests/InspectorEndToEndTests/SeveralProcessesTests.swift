@@ -28,8 +28,8 @@ final class SeveralProcessesTests: XCTestCase {
 
   func testCheckAndStatsMergeOnRequest() throws {
     let files = [Recordings.path("findings-demo"), Recordings.path("timeout-success")]
-    let separate = try CommandRun.chronoscope(["check"] + files)
-    let merged = try CommandRun.chronoscope(["check", "--merge"] + files)
+    let separate = try CommandRun.chronoscope(["check", "--fail-on", "info"] + files)
+    let merged = try CommandRun.chronoscope(["check", "--fail-on", "info", "--merge"] + files)
     XCTAssertEqual(separate.status, 1)
     XCTAssertEqual(merged.status, 1)
     let mergedLines = merged.output.split(separator: "\n")

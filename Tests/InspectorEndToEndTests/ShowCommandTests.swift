@@ -65,6 +65,19 @@ final class ShowCommandTests: XCTestCase {
     XCTAssertTrue(finished.output.contains("now          finished at 0.000140s"), finished.output)
   }
 
+  func testAnActionsDetailSaysWhyItWasLate() throws {
+    let (status, output) = try show(["--action", "6"], recording: "findings-demo-virtual")
+    XCTAssertEqual(status, 0, output)
+    let parts = output.components(separatedBy: "\nWhy #6 was late · run 1 · 295.000ms\n")
+    XCTAssertEqual(parts.count, 2, output)
+    XCTAssertTrue(parts[1].contains("waited for   the main thread: what ran on it"), output)
+    XCTAssertTrue(
+      parts[1].contains("    295.000ms   #7 async        main                run 1 on main"), output
+    )
+    let onTime = try show(["--action", "3"], recording: "findings-demo-virtual")
+    XCTAssertFalse(onTime.output.contains("Why #3"), "work that began on time: \(onTime.output)")
+  }
+
   func testFindingsAreAppendedAfterTheFrameWhenAsked() throws {
     let (status, output) = try show(["--findings"], recording: "retry")
     XCTAssertEqual(status, 0, output)

@@ -10,24 +10,26 @@ import XCTest
 final class FindingsViewTests: XCTestCase {
   private static let ms: Int64 = 1_000_000
 
-  /// A serial queue whose first run blocks the second for 70 ms; the second is late.
-  private static func blockedQueue() -> InspectorApp {
-    let events: [TraceEvent] = [
-      .schedule(
-        time: 0, action: 1, scheduler: 2, mode: .async, delay: 0, due: 0, thread: 1, parent: 0,
-        site: 0),
-      .schedule(
-        time: 10 * ms, action: 2, scheduler: 2, mode: .async, delay: 0, due: 10 * ms, thread: 1,
-        parent: 0, site: 0),
-      .begin(time: 10 * ms, action: 1, thread: 1, run: 1),
-      .end(time: 80 * ms, action: 1, thread: 1, run: 1, duration: 70 * ms),
-      .begin(time: 80 * ms, action: 2, thread: 1, run: 1),
-      .end(time: 81 * ms, action: 2, thread: 1, run: 1, duration: 1 * ms),
-    ]
+  /// A serial queue whose first run blocks the second for 70 ms; the second is late. `extra`
+  /// events follow.
+  private static func blockedQueue(_ extra: [TraceEvent] = []) -> InspectorApp {
+    let events: [TraceEvent] =
+      [
+        .schedule(
+          time: 0, action: 1, scheduler: 2, mode: .async, delay: 0, due: 0, thread: 1, parent: 0,
+          site: 0),
+        .schedule(
+          time: 10 * ms, action: 2, scheduler: 2, mode: .async, delay: 0, due: 10 * ms, thread: 1,
+          parent: 0, site: 0),
+        .begin(time: 10 * ms, action: 1, thread: 1, run: 1),
+        .end(time: 80 * ms, action: 1, thread: 1, run: 1, duration: 70 * ms),
+        .begin(time: 80 * ms, action: 2, thread: 1, run: 1),
+        .end(time: 81 * ms, action: 2, thread: 1, run: 1, duration: 1 * ms),
+      ] + extra
     let trace = Trace(
       header: TraceHeader(clock: .virtual, start: "", process: "t", pid: 1), events: events,
       schedulers: [2: SchedulerRecord(id: 2, label: "db", kind: "serial", family: "v", time: 0)],
-      threadNames: [1: "main"], closing: .init(written: 6, dropped: 0))
+      threadNames: [1: "main"], closing: .init(written: Int64(events.count), dropped: 0))
     return InspectorApp(replay: ReplayEngine(trace: trace), name: "t.trace", timeStep: 5 * ms)
   }
 
@@ -63,11 +65,71 @@ final class FindingsViewTests: XCTestCase {
     XCTAssertTrue(app.handle(.character("x")))
     text = screen(app)
     XCTAssertTrue(text.contains("Finding 2 of 2 · late"), text)
+    XCTAssertTrue(app.handle(.character("w")))
+    XCTAssertTrue(screen(app).contains("Why #2 was late · run 1 · 70.000ms"), "w on a finding")
+    XCTAssertTrue(app.handle(.escape))
     XCTAssertTrue(app.handle(.escape))
     XCTAssertTrue(app.handle(.character("x")))
     XCTAssertEqual(app.state.message, "no later finding")
     XCTAssertTrue(app.handle(.character("X")))
     XCTAssertTrue(screen(app).contains("Finding 1 of 2"))
+  }
+
+  func testInfoFindingsAreNeitherCountedNorListedNorJumpedToUntilAskedFor() {
+    // A cancel of #1 after it finished, as a timeout's cancel does: true, not wrong.
+    var app = Self.blockedQueue([
+      .cancel(time: 90 * Self.ms, action: 1, thread: 1, by: 0, started: true)
+    ])
+    XCTAssertEqual(app.findings.map(\.severity), [.warning, .warning, .info])
+    app.seek(to: .time(85 * Self.ms))
+    var text = screen(app)
+    XCTAssertTrue(text.split(separator: "\n")[0].contains("⚑ 2 findings"), text)
+    XCTAssertTrue(app.handle(.character("x")))
+    XCTAssertEqual(app.state.message, "no later finding", "the info finding at 90 ms is skipped")
+    XCTAssertTrue(app.handle(.character("!")))
+    text = screen(app)
+    XCTAssertTrue(text.contains("Findings (2)"), text)
+    XCTAssertTrue(text.contains("i shows 1 info"), text)
+    XCTAssertFalse(text.contains("no-op-cancel"), text)
+    XCTAssertTrue(app.handle(.character("i")))
+    text = screen(app)
+    XCTAssertTrue(text.contains("Findings (3)"), text)
+    XCTAssertTrue(text.contains("no-op-cancel"), text)
+    XCTAssertTrue(app.handle(.character("j")))
+    XCTAssertTrue(app.handle(.character("j")))
+    XCTAssertTrue(app.handle(.enter))
+    XCTAssertTrue(screen(app).contains("Finding 3 of 3 · no-op-cancel · info"))
+  }
+
+  func testTheBundledLiveRecordingOpensWithoutAFindingsCount() throws {
+    // All its findings are cancels of timers that had fired, as every timeout does: info.
+    let app = try GoldenScreenTests.app("busy-app")
+    XCTAssertFalse(app.findings.isEmpty)
+    XCTAssertTrue(app.findings.allSatisfy { $0.severity == .info })
+    let header = screen(app).split(separator: "\n")[0]
+    XCTAssertFalse(header.contains("⚑"), String(header))
+  }
+
+  func testWShowsWhatHeldALateActionUpAndEnterOpensIt() {
+    var app = Self.blockedQueue()
+    XCTAssertTrue(app.showDetail(of: ActionID(rawValue: 2)))
+    XCTAssertTrue(app.handle(.character("w")))
+    var text = screen(app)
+    XCTAssertTrue(text.contains("Why #2 was late · run 1 · 70.000ms"), text)
+    XCTAssertTrue(text.contains("its serial queue db: the runs ahead of it"), text)
+    XCTAssertTrue(text.contains("▸ 70.000ms    #1 async        db"), text)
+    XCTAssertTrue(app.handle(.enter))
+    XCTAssertTrue(screen(app).contains("Action #1 · async"))
+    XCTAssertTrue(app.handle(.character("w")))
+    text = screen(app)
+    XCTAssertTrue(text.contains("Why #1 was late · run 1 · 10.000ms"), text)
+    XCTAssertTrue(text.contains("nothing ran on db"), "#1 waited for no run: \(text)")
+    XCTAssertTrue(app.handle(.enter))
+    XCTAssertEqual(app.state.message, "no action ran then")
+    XCTAssertTrue(app.handle(.escape))
+    XCTAssertTrue(screen(app).contains("Action #1 · async"), "Esc walks back")
+    XCTAssertTrue(app.handle(.escape))
+    XCTAssertTrue(screen(app).contains("Why #2 was late"), "Esc walks back")
   }
 
   func testTheFindingsListOpensAFinding() {

@@ -151,6 +151,19 @@ final class GoldenScreenTests: XCTestCase {
     try assertGolden(app.render(width: 140, height: 30), "findings-list-140x30")
   }
 
+  func testFindingsListWithTheInfoFindingsAskedFor() throws {
+    var app = try Self.app("busy-app-virtual")
+    press(&app, .character("!"), .character("i"))
+    try assertGolden(app.render(width: 140, height: 30), "findings-list-with-info-140x30")
+  }
+
+  func testWhyAnActionWasLate() throws {
+    var app = try Self.app("findings-demo-virtual")
+    XCTAssertTrue(app.showDetail(of: ActionID(rawValue: 2)))
+    press(&app, .character("w"))
+    try assertGolden(app.render(width: 120, height: 30), "why-late-120x30")
+  }
+
   func testFindingsListOfTheFindingsDemo() throws {
     var app = try Self.app("findings-demo-virtual")
     press(&app, .character("!"))
