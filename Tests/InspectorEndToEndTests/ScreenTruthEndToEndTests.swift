@@ -23,7 +23,8 @@ final class ScreenTruthEndToEndTests: XCTestCase {
       #"{"t":0,"e":"scheduler","q":1,"label":"a👨‍👩‍👧b🇯🇵c❤️d⛹‍♀e|","kind":"serial","family":"dispatch"}"#,
       #"{"t":0,"e":"scheduler","q":2,"label":"abcdefghijklm|","kind":"serial","family":"dispatch"}"#,
       #"{"t":5,"e":"schedule","a":1,"q":1,"mode":"async","due":5,"th":1}"#,
-      #"{"t":6,"e":"schedule","a":2,"q":2,"mode":"async","due":6,"th":1}"#,
+      // At the same instant as #1, so that both lanes draw the same strip.
+      #"{"t":5,"e":"schedule","a":2,"q":2,"mode":"async","due":5,"th":1}"#,
       #"{"t":100,"e":"close","events":2,"dropped":0}"#,
     ]
     let path = try temporaryTrace(lines, name: "emoji")
