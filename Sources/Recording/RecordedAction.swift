@@ -116,8 +116,11 @@ final class RecordedAction: CancellationObserver {
     withBuffer { buffer in
       guard let (run, start) = beginRun(on: buffer) else { return }
       // The run sees the context it was scheduled in, not the running thread's: a test moving
-      // a virtual clock inside a scope must not lend that scope to the work it runs.
-      if context != nil || WorkContext.current != nil {
+      // a virtual clock inside a scope must not lend that scope to the work it runs. A run
+      // inside the call that scheduled it (unpublished: an immediate scheduler's) is on the
+      // thread and in the scope `context` was read from, so it skips reading the thread's
+      // again: a task-local read is not cheap (see Benchmarks/README.md).
+      if context != nil || (!isUnpublished(on: buffer) && WorkContext.current != nil) {
         WorkContext.$current.withValue(context, operation: work)
       } else {
         work()
