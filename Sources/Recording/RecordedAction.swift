@@ -116,8 +116,11 @@ final class RecordedAction: CancellationObserver {
     withBuffer { buffer in
       guard let (run, start) = beginRun(on: buffer) else { return }
       // The run sees the context it was scheduled in, not the running thread's: a test moving
-      // a virtual clock inside a scope must not lend that scope to the work it runs.
-      if context != nil || WorkContext.current != nil {
+      // a virtual clock inside a scope must not lend that scope to the work it runs. A run
+      // inside the call that scheduled it (unpublished: an immediate scheduler's) is on the
+      // thread and in the scope `context` was read from, so it skips reading the thread's
+      // again: a task-local read is not cheap (see Benchmarks/README.md).
+      if context != nil || (!isUnpublished(on: buffer) && WorkContext.current != nil) {
         WorkContext.$current.withValue(context, operation: work)
       } else {
         work()
@@ -250,10 +253,11 @@ extension RecorderCore {
     on scheduler: UInt32, _ mode: TraceEvent.ScheduleMode, delay: Int64, firstDelay: Int64? = nil,
     callSite: CallSite?, work: (@Sendable () -> Void)?, inline: Bool = false, task: UInt64? = nil
   ) -> RecordedAction {
+    let context = WorkContext.current
     let action = withCurrentBuffer { buffer in
       writeSchedule(
         on: scheduler, mode, delay: delay, firstDelay: firstDelay, callSite: callSite,
-        work: work, inline: inline, task: task, buffer: buffer)
+        work: work, context: context, inline: inline, task: task, buffer: buffer)
     }
     action.holdCore()
     return action
@@ -273,10 +277,11 @@ extension RecorderCore {
     callSite: CallSite, work: @escaping @Sendable () -> Void,
     handOver: (RecordedAction) -> SchedulerTask
   ) -> SchedulerTask {
-    withCurrentBuffer { buffer in
+    let context = WorkContext.current
+    return withCurrentBuffer { buffer in
       var action = writeSchedule(
         on: scheduler, mode, delay: delay, firstDelay: firstDelay, callSite: callSite,
-        work: work, inline: false, task: nil, buffer: buffer)
+        work: work, context: context, inline: false, task: nil, buffer: buffer)
       let task = action.whileUnpublished(on: buffer) { handOver(action) }
       // Work that already ran inline cannot be cancelled in any way that matters.
       if task.isFinished, isKnownUniquelyReferenced(&action) {
@@ -296,10 +301,11 @@ extension RecorderCore {
     on scheduler: UInt32, callSite: CallSite, inline: Bool,
     _ body: (RecordedAction) throws(E) -> T
   ) throws(E) -> T {
-    try withCurrentBuffer { (buffer) throws(E) -> T in
+    let context = WorkContext.current
+    return try withCurrentBuffer { (buffer) throws(E) -> T in
       var action = writeSchedule(
         on: scheduler, .sync, delay: 0, firstDelay: nil, callSite: callSite, work: nil,
-        inline: inline, task: nil, buffer: buffer)
+        context: context, inline: inline, task: nil, buffer: buffer)
       defer {
         if isKnownUniquelyReferenced(&action) {
           action.becomeSpare(in: buffer)
@@ -311,18 +317,21 @@ extension RecorderCore {
     }
   }
 
-  /// Writes the `schedule` line and returns its action: the buffer's spare one if it has one,
-  /// else a new one, neither holding the core.
+  /// Writes the `schedule` line (and a `work` line for a `context`) and returns its action: the
+  /// buffer's spare one if it has one, else a new one, neither holding the core.
+  ///
+  /// Callers read `context` (``WorkContext/current``) before they take the thread's buffer: the
+  /// task-local read is an opaque call, and made in here it made the compiler keep more
+  /// references alive around it.
   @inline(__always)
   private func writeSchedule(
     on scheduler: UInt32, _ mode: TraceEvent.ScheduleMode, delay: Int64, firstDelay: Int64?,
-    callSite: CallSite?, work body: (@Sendable () -> Void)?, inline: Bool, task: UInt64?,
-    buffer: ThreadBuffer
+    callSite: CallSite?, work body: (@Sendable () -> Void)?, context: WorkContext?, inline: Bool,
+    task: UInt64?, buffer: ThreadBuffer
   ) -> RecordedAction {
     let id = buffer.makeActionID()
     let site = callSite.map { buffer.siteID($0) } ?? 0
     // Named work: its record is queued for the writer before the stamp, which must stay short.
-    let context = WorkContext.current
     let work = context.map { workIndex(for: $0) }
     let taskName = task.flatMap(TaskIdentity.name(of:)).map { taskNameIndex(for: $0) } ?? 0
     // The format's spans and times stop at 2^62 - 1 ns: a delay of `.seconds(.max)` is written

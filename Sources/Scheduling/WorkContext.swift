@@ -49,7 +49,13 @@ public struct WorkContext: Sendable, Hashable {
   public static func adding(name: String?, values: [String: String]) -> WorkContext {
     var context = current ?? WorkContext()
     if let name { context.name = name }
-    if !values.isEmpty { context.values.merge(values) { _, inner in inner } }
+    if context.values.isEmpty {
+      // Shares the storage of `values`, where a merge into an empty dictionary would allocate
+      // a new one and hash every key again: most scopes add to none.
+      context.values = values
+    } else if !values.isEmpty {
+      context.values.merge(values) { _, inner in inner }
+    }
     return context
   }
 

@@ -82,6 +82,31 @@ final class WorkNamingRecordingTests: XCTestCase {
     XCTAssertEqual(names(try replay(path)), [2: "timer"])
   }
 
+  /// An immediate scheduler runs the work inside the call that schedules it, where the recorder
+  /// reads the thread's context once for the schedule and the run (the hot path's shortcut).
+  func testInlineRunsSeeTheContextOfTheCallThatScheduledThem() throws {
+    let path = temporaryTracePath()
+    let recorder = try TraceRecorder(path: path)
+    let queue = RecordingScheduler(
+      wrapping: ImmediateSchedulerFactory().makeSerial(label: "q"), recorder: recorder)
+    let seen = Locked<[WorkContext?]>([])
+    let look: @Sendable () -> Void = { seen.withLock { $0.append(WorkContext.current) } }
+    queue.async { look() }  // #1: no context
+    queue.async(name: "outer", ["id": "1"]) {  // #2
+      look()
+      queue.async { look() }  // #3: caused by #2, so in its context
+    }
+    WorkContext.with(name: "scope") {
+      queue.async { look() }  // #4
+    }
+    queue.async { look() }  // #5: none again
+    recorder.close()
+
+    let outer = WorkContext(name: "outer", values: ["id": "1"])
+    XCTAssertEqual(seen.value, [nil, outer, outer, WorkContext(name: "scope"), nil])
+    XCTAssertEqual(names(try replay(path)), [2: "outer id=1", 3: "outer id=1", 4: "scope"])
+  }
+
   func testNamesFollowWorkOnLiveDispatchQueues() throws {
     let path = temporaryTracePath()
     let recorder = try TraceRecorder(path: path)

@@ -21,6 +21,12 @@ import Scheduling
 /// read the clock the recorder reads and store a 24-byte record, 3 · `actions` times on each
 /// thread, with no scheduler around it. `floor_ns_per_event` is its time per event and
 /// `vs_floor = ns_per_event / floor_ns_per_event`.
+///
+/// Two more recorded sides time named work (``WorkContext``) beside the unnamed action:
+/// `named-scope` runs the whole loop inside one `WorkContext.with(name:_:operation:)` scope, and
+/// `named-call` names each call (`async(name:_:_:)`). A named action is four events (schedule,
+/// work, begin, end); each side reports its time per action, per event and against the unnamed
+/// recorded action.
 enum HotPath {
   static let eventsPerAction = 3
   static let warmUpActions = 20_000
@@ -35,22 +41,22 @@ enum HotPath {
     threads: Int, actions: Int, repeats: Int, only: Variant? = nil, warmRing: Bool = true
   ) throws -> JSONLine {
     let timesBare = only == nil || only == .bare
-    let timesRecorded = only == nil || only == .recorded
     let timesFloor = only == nil || only == .floor
+    let sides = RecordedSide.allCases.filter { only == nil || only == $0.variant }
     let events = eventsPerAction * actions
     if timesBare { _ = timeBare(threads: threads, actions: min(actions, warmUpActions)) }
-    if timesRecorded {
+    for side in sides {
       _ = try timeRecorded(
-        threads: threads, actions: min(actions, warmUpActions), index: 0, warmRing: warmRing)
+        side, threads: threads, actions: min(actions, warmUpActions), index: 0,
+        warmRing: warmRing)
     }
     if timesFloor {
       _ = timeFloor(threads: threads, events: eventsPerAction * min(actions, warmUpActions))
     }
 
     var bare = Double.infinity
-    var recorded = Double.infinity
+    var best: [RecordedSide: RecordedRun] = [:]
     var floor = Double.infinity
-    var closeSeconds = 0.0
     var dropped: Int64 = 0
     for index in 1...repeats {
       var progress = "  run \(index):"
@@ -64,20 +70,19 @@ enum HotPath {
         floor = min(floor, run)
         progress += " floor \(format(seconds: run))"
       }
-      if timesRecorded {
+      for side in sides {
         let run = try timeRecorded(
-          threads: threads, actions: actions, index: index, warmRing: warmRing)
-        if run.seconds < recorded {
-          recorded = run.seconds
-          closeSeconds = run.closeSeconds
-        }
+          side, threads: threads, actions: actions, index: index, warmRing: warmRing)
+        if run.seconds < best[side]?.seconds ?? .infinity { best[side] = run }
         dropped = max(dropped, run.dropped)
         progress +=
-          " recorded \(format(seconds: run.seconds)) (+ close \(format(seconds: run.closeSeconds)))"
-          + ", dropped \(run.dropped)"
+          " \(side.variant.rawValue) \(format(seconds: run.seconds))"
+          + " (+ close \(format(seconds: run.closeSeconds))), dropped \(run.dropped)"
       }
       printError(progress)
     }
+    let timesRecorded = best[.unnamed] != nil
+    let recorded = best[.unnamed]?.seconds ?? .infinity
     let both = timesBare && timesRecorded
     let nanosecondsPerEvent =
       both ? rounded((recorded - bare) * 1e9 / Double(events), places: 1) : nil
@@ -95,7 +100,7 @@ enum HotPath {
     line.add("events", .int(events * threads))
     line.add("bare_seconds", timesBare ? .double(rounded(bare, places: 6)) : nil)
     line.add("recorded_seconds", timesRecorded ? .double(rounded(recorded, places: 6)) : nil)
-    line.add("close_seconds", timesRecorded ? .double(rounded(closeSeconds, places: 6)) : nil)
+    line.add("close_seconds", best[.unnamed].map { .double(rounded($0.closeSeconds, places: 6)) })
     line.add(
       "bare_ns_per_action",
       timesBare ? .double(rounded(bare * 1e9 / Double(actions), places: 1)) : nil)
@@ -106,7 +111,22 @@ enum HotPath {
     line.add("floor_seconds", timesFloor ? .double(rounded(floor, places: 6)) : nil)
     line.add("floor_ns_per_event", floorNanosecondsPerEvent.map { .double($0) })
     line.add("vs_floor", vsFloor.map { .double($0) })
-    line.add("dropped", timesRecorded ? .int(Int(dropped)) : nil)
+    for side in RecordedSide.allCases where side != .unnamed {
+      guard let run = best[side] else { continue }
+      let prefix = side.variant.rawValue.replacingOccurrences(of: "-", with: "_")
+      line.add("\(prefix)_seconds", .double(rounded(run.seconds, places: 6)))
+      line.add(
+        "\(prefix)_ns_per_action", .double(rounded(run.seconds * 1e9 / Double(actions), places: 1))
+      )
+      if timesBare {
+        let added = (run.seconds - bare) * 1e9 / Double(side.eventsPerAction * actions)
+        line.add("\(prefix)_ns_per_event", .double(rounded(added, places: 1)))
+      }
+      if timesRecorded {
+        line.add("\(prefix)_vs_recorded", .double(rounded(run.seconds / recorded, places: 2)))
+      }
+    }
+    line.add("dropped", sides.isEmpty ? nil : .int(Int(dropped)))
     line.add("peak_rss_bytes", peakResidentSetBytes().map { .int($0) })
     let context = "recording-hot-path threads=\(threads)"
     var outcomes: [TargetOutcome] = []
@@ -131,15 +151,43 @@ enum HotPath {
     return timeOnThreads(threads) { scheduleEmptyActions(on: schedulers[$0], count: actions) }
   }
 
+  /// The recorded sides: unnamed actions, and named work (``WorkContext``) named per scope or
+  /// per call.
+  enum RecordedSide: CaseIterable {
+    case unnamed
+    case namedScope
+    case namedCall
+
+    var variant: Variant {
+      switch self {
+      case .unnamed: .recorded
+      case .namedScope: .namedScope
+      case .namedCall: .namedCall
+      }
+    }
+
+    /// A named action adds a `work` event after its schedule.
+    var eventsPerAction: Int { self == .unnamed ? HotPath.eventsPerAction : 4 }
+
+    /// The timed loop of this side: each its own function, so that callgrind can count one.
+    func scheduleActions(on scheduler: any Scheduler, count: Int) {
+      switch self {
+      case .unnamed: scheduleEmptyActions(on: scheduler, count: count)
+      case .namedScope: scheduleEmptyActionsInNamedScope(on: scheduler, count: count)
+      case .namedCall: scheduleNamedEmptyActions(on: scheduler, count: count)
+      }
+    }
+  }
+
   struct RecordedRun {
     var seconds: Double
     var closeSeconds: Double
     var dropped: Int64
   }
 
-  static func timeRecorded(threads: Int, actions: Int, index: Int, warmRing: Bool) throws
-    -> RecordedRun
-  {
+  static func timeRecorded(
+    _ side: RecordedSide, threads: Int, actions: Int, index: Int, warmRing: Bool
+  ) throws -> RecordedRun {
     let path = temporaryPath("hot-path-\(threads)", index)
     defer { try? FileManager.default.removeItem(atPath: path) }
     // Each thread's ring holds every event of the timed run. Before timing, each thread records
@@ -148,9 +196,9 @@ enum HotPath {
     // fault a page every 85 events, which timed the kernel (about 30 ns an event here), not
     // the recorder. A recorder left on runs with a warm ring after its first lap.
     var capacity = 1024
-    while capacity < eventsPerAction * actions + 1024 { capacity <<= 1 }
+    while capacity < side.eventsPerAction * actions + 1024 { capacity <<= 1 }
     let lapActions = warmRing ? capacity / eventsPerAction : 0
-    let expected = Int64(eventsPerAction * (lapActions + actions) * threads)
+    let expected = Int64((eventsPerAction * lapActions + side.eventsPerAction * actions) * threads)
     let recorder = try TraceRecorder(
       path: path, metadata: ["benchmark": "recording-hot-path"],
       bufferCapacity: capacity,
@@ -165,7 +213,7 @@ enum HotPath {
       prepare: { recordLap(on: schedulers[$0], actions: lapActions) },
       whenReady: { recorder.flush() }
     ) {
-      scheduleEmptyActions(on: schedulers[$0], count: actions)
+      side.scheduleActions(on: schedulers[$0], count: actions)
     }
     let closeStart = ContinuousClock.now
     recorder.close()
@@ -181,6 +229,7 @@ enum HotPath {
   }
 
   /// The untimed lap, out of line so that callgrind's counts of the timed loop leave it out.
+  /// Unnamed on every side: it only warms the ring.
   @inline(never)
   static func recordLap(on scheduler: any Scheduler, actions: Int) {
     for _ in 0..<actions {
@@ -193,6 +242,24 @@ enum HotPath {
   static func scheduleEmptyActions(on scheduler: any Scheduler, count: Int) {
     for _ in 0..<count {
       scheduler.async {}
+    }
+  }
+
+  /// The `named-scope` side's timed loop: the unnamed loop, inside one scope.
+  @inline(never)
+  static func scheduleEmptyActionsInNamedScope(on scheduler: any Scheduler, count: Int) {
+    WorkContext.with(name: "request", ["id": "7"]) {
+      for _ in 0..<count {
+        scheduler.async {}
+      }
+    }
+  }
+
+  /// The `named-call` side's timed loop: each call names its work.
+  @inline(never)
+  static func scheduleNamedEmptyActions(on scheduler: any Scheduler, count: Int) {
+    for _ in 0..<count {
+      scheduler.async(name: "search", ["query": "swift"]) {}
     }
   }
 }

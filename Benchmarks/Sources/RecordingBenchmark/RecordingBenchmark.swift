@@ -223,6 +223,13 @@ enum Variant: String, CaseIterable, ExpressibleByArgument {
   case flight
   /// The floor of recording an event, ``FloorRings`` (the hot-path benchmark only).
   case floor
+  /// Recorded, each action inside one named scope (the hot-path benchmark only).
+  case namedScope = "named-scope"
+  /// Recorded, each action named by its call (the hot-path benchmark only).
+  case namedCall = "named-call"
+
+  /// Whether the throughput benchmark has this side.
+  var isThroughputSide: Bool { [.bare, .recorded, .flight].contains(self) }
 }
 
 /// A fresh path under /tmp for a trace file of this process.

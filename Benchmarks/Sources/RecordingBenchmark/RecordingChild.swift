@@ -15,7 +15,8 @@ struct RecordingChild: ParsableCommand {
     ])
 }
 
-/// `hot-path THREADS ACTIONS REPEAT [bare|recorded|floor] [--cold-ring]`: ``HotPath``.
+/// `hot-path THREADS ACTIONS REPEAT [bare|recorded|floor|named-scope|named-call] [--cold-ring]`:
+/// ``HotPath``.
 struct HotPathChild: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "hot-path", abstract: "The cost a recorded action adds on its thread.")
@@ -26,7 +27,7 @@ struct HotPathChild: ParsableCommand {
   var actions: Int
   @Argument(help: "Timed runs; the best is reported.", transform: CommandLineValue.count)
   var repeats: Int
-  @Argument(help: "Run one side alone: bare, recorded or floor.")
+  @Argument(help: "Run one side alone: bare, recorded, floor, named-scope or named-call.")
   var only: Variant?
   @Flag(
     help: """
@@ -62,7 +63,9 @@ struct ThroughputChild: ParsableCommand {
   var only: Variant?
 
   func validate() throws {
-    if only == .floor { throw ValidationError("throughput has no floor side") }
+    if let only, !only.isThroughputSide {
+      throw ValidationError("throughput has no \(only.rawValue) side")
+    }
   }
 
   func run() throws {
