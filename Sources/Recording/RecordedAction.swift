@@ -121,7 +121,7 @@ final class RecordedAction: CancellationObserver {
       // thread and in the scope `context` was read from, so it skips reading the thread's
       // again: a task-local read is not cheap (see Benchmarks/README.md).
       if context != nil || (!isUnpublished(on: buffer) && WorkContext.current != nil) {
-        WorkContext.$current.withValue(context, operation: work)
+        WorkContext.withCurrent(context, operation: work)
       } else {
         work()
       }
