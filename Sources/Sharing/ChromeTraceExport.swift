@@ -263,9 +263,7 @@ private struct ProcessExport {
     {
       return Int(recorded)
     }
-    var pid = (tids.max() ?? 0) + 1
-    while taken.contains(pid) || tids.contains(pid) { pid += 1 }
-    return pid
+    return firstFree(after: tids.max() ?? 0) { taken.contains($0) || tids.contains($0) }
   }
 
   // MARK: - Writing
@@ -608,6 +606,14 @@ extension ReplayEngine {
   }
 }
 
+/// The first number after `start` that a viewer reads as an id (1 … `UInt32.max`, wrapping to 1)
+/// and that `isTaken` does not reject.
+private func firstFree(after start: Int, isTaken: (Int) -> Bool) -> Int {
+  var candidate = start < Int(UInt32.max) ? max(start + 1, 1) : 1
+  while isTaken(candidate) { candidate = candidate < Int(UInt32.max) ? candidate + 1 : 1 }
+  return candidate
+}
+
 /// The tracks of a process's queues and which runs go on them. A run goes on the first track of
 /// its queue that is free at its begin; an inline `sync` goes inside its parent's run when that
 /// run is on top of a track of the queue and holds it whole; otherwise the queue gets one more
@@ -626,6 +632,7 @@ private struct TrackTable {
 
   private(set) var tracks: [Track] = []
   private var byQueue: [[Int]]
+  private var usedTids: Set<Int>
   /// The tid of each queue's first track: the queue's id in the trace, which a viewer shows
   /// after its name (nil for an id of 0, which a viewer takes for no thread, and for the slot of
   /// work on undefined queues).
@@ -639,6 +646,7 @@ private struct TrackTable {
     firstTids = (0..<replay.queueSlotCount).map { slot in
       slot < ids.count && ids[slot] > 0 ? ids[slot] : nil
     }
+    usedTids = Set(firstTids.compactMap { $0 })
     nextTid = (ids.max() ?? 0) + 1
   }
 
@@ -662,8 +670,9 @@ private struct TrackTable {
     if lane == 0, let first = firstTids[queue] {
       tid = first
     } else {
-      tid = nextTid
-      nextTid += 1
+      tid = firstFree(after: nextTid - 1) { usedTids.contains($0) }
+      usedTids.insert(tid)
+      nextTid = tid + 1
     }
     tracks.append(Track(queue: queue, lane: lane, tid: tid))
     byQueue[queue].append(tracks.count - 1)
