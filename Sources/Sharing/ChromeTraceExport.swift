@@ -5,21 +5,22 @@ import TraceFormat
 /// Traces as Chrome Trace Event Format JSON, which Perfetto UI (ui.perfetto.dev) and
 /// `chrome://tracing` open — for whoever receives a trace without Chronoscope.
 ///
-/// What maps to what (docs/Export.md):
-/// - each trace is a process (`pid` 1, 2… in the order given; its name says process, pid and
-///   file), lined up with the others by ``ProcessTimeline``;
-/// - each queue is a track (a `tid`); where a queue's runs overlap in time (a concurrent queue),
-///   the later ones go to more tracks of the same queue (`net (2)`), so that slices on one track
-///   never overlap — only nest, as an inline `sync` inside the run that made it does;
-/// - each run is a complete slice (`X`) with its action id, mode, run number, call site, thread,
-///   and lateness in `args`; a run still going when the trace ends lasts to the end and says so;
-/// - the wait from schedule to first begin is an async slice (`b`/`e`, category `wait`, its id
-///   local to the process); work cancelled before it ran waits until the cancel, and work that
-///   never ran until the end;
-/// - a flow arrow (`s`/`f`, a numeric id) goes from the run that scheduled an action to the
-///   action's first begin — only where such a run encloses the schedule, since a viewer binds an
-///   arrow's tail to the slice under it (the wait slice already shows every schedule → begin);
-/// - cancels, marks and findings are instants (`i`).
+/// What maps to what (docs/Export.md says it in full, with the viewer's rules it is laid out for):
+/// - each trace is a process (its recorded `pid` where it can be), lined up with the others by
+///   ``ProcessTimeline``, an empty stretch between recordings that do not overlap cut short;
+/// - each queue is a track, its `tid` the queue's id in the trace; where a queue's runs overlap
+///   (a concurrent queue, or runs at one instant of a virtual clock) the later ones go to more
+///   tracks of the queue (`net (2)`): on a track a run lies inside another only as an inline
+///   `sync` of it;
+/// - each run is a complete slice (`X`) with its action id, mode, run number, call site, thread
+///   and lateness in `args`; a run of 0 ns is drawn 1 ns long (`args.duration_ns` says 0), and
+///   one still going when the trace ends lasts to the end and says so;
+/// - each queue's waits (schedule → first begin) are async slices named `wait · <queue>`, their
+///   action in `id2.local` and `args`, so that a viewer draws them on a few tracks per queue;
+/// - a flow arrow goes from the run that scheduled an action to the action's first run, placed
+///   where a viewer binds its ends to those two slices;
+/// - the recording's start, cancels, marks and findings are process-scoped instants, off the
+///   queues' tracks, so that no arrow binds to them.
 ///
 /// Times are microseconds with the nanoseconds kept as three decimals, written from integers.
 ///
@@ -64,14 +65,17 @@ public enum ChromeTraceExport {
     let out = JSONOutput(sink: sink)
     var summary = Summary()
     let timeline = ProcessTimeline(headers: traces.map(\.replay.header))
+    let (offsets, cuts) = cutGaps(offsets: timeline.offsets, ends: traces.map(\.replay.exportEnd))
     let totalEvents = max(traces.reduce(0) { $0 + $1.replay.eventCount }, 1)
     var doneEvents = 0
+    var takenPids: Set<Int> = []
     out.raw("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"exporter\":\"chronoscope\"},")
     out.raw("\"traceEvents\":[")
     for (index, trace) in traces.enumerated() {
       var process = ProcessExport(
-        replay: trace.replay, file: trace.file, pid: index + 1, offset: timeline.offsets[index])
-      process.write(into: out, summary: &summary) { done in
+        replay: trace.replay, file: trace.file, index: index, offset: offsets[index],
+        cut: cuts[index])
+      process.write(into: out, takenPids: &takenPids, summary: &summary) { done in
         progress?(Double(doneEvents + done) / Double(totalEvents))
       }
       doneEvents += trace.replay.eventCount
@@ -82,24 +86,64 @@ public enum ChromeTraceExport {
     progress?(1)
     return summary
   }
+
+  /// The offsets of recordings on the export's timeline: `offsets` (each recording's start after
+  /// the earliest), with each empty stretch between recordings that do not overlap — where none
+  /// of them was recording — cut to a tenth of the time recorded before it (1 ms at least), so
+  /// that recordings made hours apart do not open as two slivers at the ends of an empty
+  /// timeline. Also returns how much earlier each recording was placed than its wall clock says.
+  static func cutGaps(offsets: [Int64], ends: [Int64]) -> (offsets: [Int64], cuts: [Int64]) {
+    var placed = offsets
+    var cuts = [Int64](repeating: 0, count: offsets.count)
+    var cut: Int64 = 0
+    var first: Int64?
+    var reached: Int64 = 0
+    for index in offsets.indices.sorted(by: { (offsets[$0], $0) < (offsets[$1], $1) }) {
+      let start = offsets[index]
+      if let first, start > reached {
+        let gap = start - reached
+        let kept = min(gap, max(1_000_000, (reached - first) / 10))
+        cut = cut.adding(saturating: gap - kept)
+      }
+      if first == nil { first = start }
+      reached = max(reached, start.adding(saturating: max(ends[index], 0)))
+      placed[index] = start - cut
+      cuts[index] = cut
+    }
+    return (placed, cuts)
+  }
+}
+
+extension ReplayEngine {
+  /// The end of the trace: its close time when later than its last event.
+  fileprivate var exportEnd: Int64 { max(span, closedAt ?? 0) }
 }
 
 /// One trace's events, written as one process.
 private struct ProcessExport {
   let replay: ReplayEngine
   let file: String
-  let pid: Int
-  /// Nanoseconds added to every time: where the trace starts on the shared timeline.
+  let index: Int
+  /// Nanoseconds added to every time: where the trace starts on the export's timeline.
   let offset: Int64
-  /// JSON bytes made once per call site and thread rather than once per run.
+  /// How much earlier than its wall-clock start the trace was placed (an empty stretch cut).
+  let cut: Int64
+  /// The process id written: see ``choosePid(tracks:taken:)``.
+  private var pid = 0
+  /// JSON bytes made once per call site, thread and queue rather than once per event.
   private var siteBytes: [UInt32: (name: [UInt8], site: [UInt8])] = [:]
   private var threadBytes: [UInt32: [UInt8]] = [:]
+  private var queueBytes: [[UInt8]?]
+  private var waitNameBytes: [[UInt8]?]
 
-  init(replay: ReplayEngine, file: String, pid: Int, offset: Int64) {
+  init(replay: ReplayEngine, file: String, index: Int, offset: Int64, cut: Int64) {
     self.replay = replay
     self.file = file
-    self.pid = pid
+    self.index = index
     self.offset = offset
+    self.cut = cut
+    queueBytes = Array(repeating: nil, count: replay.queueSlotCount)
+    waitNameBytes = Array(repeating: nil, count: replay.queueSlotCount)
   }
 
   /// One run of an action, from its begin to its end (or the trace's end).
@@ -110,29 +154,47 @@ private struct ProcessExport {
     var begin: Int64
     var end: Int64
     var finished: Bool
+    /// Its index in ``TrackTable/tracks``.
     var track = 0
+
+    /// Where its slice ends: a run of 0 ns is drawn 1 ns long, as a slice rather than the
+    /// chevron a viewer draws for an instant.
+    var shownEnd: Int64 { end > begin ? end : begin.adding(saturating: 1) }
   }
 
-  /// The end of the trace: its close time when later than its last event.
-  var traceEnd: Int64 { max(replay.span, replay.closedAt ?? 0) }
+  var traceEnd: Int64 { replay.exportEnd }
 
   mutating func write(
-    into out: JSONOutput, summary: inout ProcessExportSummary, progress: (Int) -> Void
+    into out: JSONOutput, takenPids: inout Set<Int>, summary: inout ProcessExportSummary,
+    progress: (Int) -> Void
   ) {
-    let runs = collectRuns()
-    var tracks = TrackTable(queueCount: replay.queueSlotCount)
-    var placed = runs
-    for index in placed.indices {
-      let run = placed[index]
-      placed[index].track = tracks.place(
-        queue: replay.queueSlot(of: run.action), begin: run.begin, end: run.end)
+    var runs = collectRuns()
+    var tracks = TrackTable(replay: replay)
+    // Each run's successor on its track: what a viewer finds on top of the track after it.
+    var nextOnTrack = [Int32](repeating: -1, count: runs.count)
+    var lastOnTrack: [Int32] = []
+    for index in runs.indices {
+      let run = runs[index]
+      let info = replay.action(run.action)
+      let track = tracks.place(
+        queue: replay.queueSlot(of: run.action), begin: run.begin, end: run.shownEnd,
+        action: run.action, inlineIn: info.mode == .sync ? info.parent : nil)
+      runs[index].track = track
+      if track >= lastOnTrack.count {
+        lastOnTrack += repeatElement(-1, count: track + 1 - lastOnTrack.count)
+      }
+      if lastOnTrack[track] >= 0 { nextOnTrack[Int(lastOnTrack[track])] = Int32(index) }
+      lastOnTrack[track] = Int32(index)
     }
-    // A queue whose work never ran still gets a track, for its waits and cancels.
-    for action in replay.actionIndices { tracks.ensureLane(queue: replay.queueSlot(of: action)) }
+    // A queue whose work never ran still gets a track, for its waits.
+    for action in replay.actionIndices { tracks.ensureTrack(queue: replay.queueSlot(of: action)) }
+    pid = choosePid(tracks: tracks, taken: takenPids)
+    takenPids.insert(pid)
     writeMetadata(into: out, tracks: tracks, summary: &summary)
-    // Each action's first run, for its wait and flow; and where each action's runs are.
+    writeStart(into: out)
+    // Each action's first run, for its wait and flow.
     var firstRun = [Int32](repeating: -1, count: replay.actionCount)
-    for (index, run) in placed.enumerated() where firstRun[run.action.int] < 0 {
+    for (index, run) in runs.enumerated() where firstRun[run.action.int] < 0 {
       firstRun[run.action.int] = Int32(index)
     }
     var cancelledAt = [Int64?](repeating: nil, count: replay.actionCount)
@@ -142,23 +204,22 @@ private struct ProcessExport {
         cancelledAt[action.int] = event.time
       }
     }
-    for (index, run) in placed.enumerated() {
+    for (index, run) in runs.enumerated() {
       writeSlice(run, into: out, tracks: tracks)
       summary.slices += 1
       if index & 0xFFFF == 0 { progress(index) }
     }
+    let links = RunLinks(runs: runs, nextOnTrack: nextOnTrack)
     for action in replay.actionIndices {
       let first = firstRun[action.int]
-      summary.waits += writeWaits(
-        action, firstRun: first >= 0 ? placed[Int(first)] : nil, runs: placed,
+      summary.waits += writeWait(
+        action, firstRun: first >= 0 ? runs[Int(first)] : nil,
         cancelledAt: cancelledAt[action.int], into: out, tracks: tracks)
-      if first >= 0,
-        writeFlow(action, to: placed[Int(first)], runs: placed, into: out, tracks: tracks)
-      {
+      if first >= 0, writeFlow(action, to: Int(first), links: links, into: out, tracks: tracks) {
         summary.flows += 1
       }
     }
-    summary.instants += writeInstants(into: out, tracks: tracks, runs: placed)
+    summary.instants += writeInstants(into: out, tracks: tracks)
     progress(replay.eventCount)
   }
 
@@ -190,26 +251,67 @@ private struct ProcessExport {
     return runs
   }
 
+  /// The process id to write. A viewer shows it after the process's name, so it is the recorded
+  /// pid where that can be used: not 0, not another file's, and not a queue track's tid (a
+  /// viewer takes the track whose tid equals the pid for the process's main thread). Otherwise
+  /// the first number after every tid that no other file took.
+  private func choosePid(tracks: TrackTable, taken: Set<Int>) -> Int {
+    let tids = Set(tracks.tracks.map(\.tid))
+    let recorded = replay.header.pid
+    if recorded > 0, recorded <= Int64(UInt32.max), !taken.contains(Int(recorded)),
+      !tids.contains(Int(recorded))
+    {
+      return Int(recorded)
+    }
+    return firstFree(after: tids.max() ?? 0) { taken.contains($0) || tids.contains($0) }
+  }
+
   // MARK: - Writing
 
-  private func writeMetadata(
+  private mutating func writeMetadata(
     into out: JSONOutput, tracks: TrackTable, summary: inout ProcessExportSummary
   ) {
     let header = replay.header
     let process = header.process.isEmpty ? "process" : header.process
-    out.metadata(
-      "process_name", pid: pid, tid: 0, name: "\(process) (pid \(header.pid)) — \(file)")
-    out.metadataSort("process_sort_index", pid: pid, tid: 0, index: pid)
-    for (queueSlot, lanes) in tracks.lanes.enumerated() where lanes > 0 {
-      let label = queueLabel(slot: queueSlot)
-      for lane in 0..<lanes {
-        let tid = tracks.tid(queue: queueSlot, lane: lane)
-        out.metadata(
-          "thread_name", pid: pid, tid: tid, name: lane == 0 ? label : "\(label) (\(lane + 1))")
-        out.metadataSort("thread_sort_index", pid: pid, tid: tid, index: tid)
-        summary.tracks += 1
-      }
+    // Perfetto shows "<name> <pid>": the name ends with the process so that the pid follows it.
+    let recordedPid = Int64(pid) == header.pid ? "" : " (pid \(header.pid))"
+    out.metadata("process_name", pid: pid, tid: 0, name: "\(file) — \(process)\(recordedPid)")
+    out.metadataSort("process_sort_index", pid: pid, tid: 0, index: index + 1)
+    for (position, track) in tracks.ordered.enumerated() {
+      let label = queueLabel(slot: track.queue)
+      out.metadata(
+        "thread_name", pid: pid, tid: track.tid,
+        name: track.lane == 0 ? label : "\(label) (\(track.lane + 1))")
+      out.metadataSort("thread_sort_index", pid: pid, tid: track.tid, index: position + 1)
+      summary.tracks += 1
     }
+  }
+
+  /// An instant at the recording's start (time 0 of the trace), so that a viewer, which counts
+  /// time from the earliest event, counts it from the recording's start as the trace does.
+  private func writeStart(into out: JSONOutput) {
+    out.eventStart(phase: "i", category: "recording")
+    out.raw("\"recording start\"")
+    writeInstantPlace(at: 0, into: out)
+    out.key("start", first: true)
+    out.string(replay.header.start)
+    out.key("clock")
+    out.string(replay.header.clock.rawValue)
+    if cut > 0 {
+      // Placed earlier than the wall clock says: an empty stretch before it was cut.
+      out.key("moved_earlier_ns")
+      out.integer(cut)
+    }
+    out.raw("}}")
+  }
+
+  /// An instant's time and process, scoped to the process (off the queues' tracks, where a
+  /// viewer would take it for the slice an arrow starts from), and the opening of its `args`.
+  private func writeInstantPlace(at time: Int64, into out: JSONOutput) {
+    out.field("ts", microseconds: self.time(time))
+    out.field("pid", pid)
+    out.field("tid", 0)
+    out.raw(",\"s\":\"p\",\"args\":{")
   }
 
   private func queueLabel(slot: Int) -> String {
@@ -217,10 +319,23 @@ private struct ProcessExport {
     return replay.queues[slot].label
   }
 
-  private func time(_ nanoseconds: Int64) -> Int64 {
-    let (sum, overflow) = nanoseconds.addingReportingOverflow(offset)
-    return overflow ? Int64.max : sum
+  /// The queue's label as a JSON string.
+  private mutating func queueName(slot: Int) -> [UInt8] {
+    if let cached = queueBytes[slot] { return cached }
+    let bytes = JSONOutput.encoded(queueLabel(slot: slot))
+    queueBytes[slot] = bytes
+    return bytes
   }
+
+  /// The name of the queue's waits, `"wait · net"`, as a JSON string.
+  private mutating func waitName(slot: Int) -> [UInt8] {
+    if let cached = waitNameBytes[slot] { return cached }
+    let bytes = JSONOutput.encoded("wait · \(queueLabel(slot: slot))")
+    waitNameBytes[slot] = bytes
+    return bytes
+  }
+
+  private func time(_ nanoseconds: Int64) -> Int64 { nanoseconds.adding(saturating: offset) }
 
   /// The call site of `action` as JSON bytes: the end of a slice's name (` File.swift:12"`) and
   /// the `site` argument (`"Dir/File.swift:12 f()"`); nil without a call site.
@@ -264,9 +379,9 @@ private struct ProcessExport {
     out.eventStart(phase: "X", category: "run")
     writeName(run.action, into: out)
     out.field("ts", microseconds: time(run.begin))
-    out.field("dur", microseconds: run.end.subtracting(saturating: run.begin))
+    out.field("dur", microseconds: run.shownEnd.subtracting(saturating: run.begin))
     out.field("pid", pid)
-    out.field("tid", tracks.tid(queue: replay.queueSlot(of: run.action), lane: run.track))
+    out.field("tid", tracks.tracks[run.track].tid)
     out.raw(",\"args\":{")
     out.key("action", first: true)
     out.integer(Int64(info.id.rawValue))
@@ -282,6 +397,9 @@ private struct ProcessExport {
     out.append(threadTitle(run.thread))
     out.key("lateness_ns")
     out.integer(run.begin.subtracting(saturating: info.due(ofRun: run.number)))
+    if run.end == run.begin {
+      out.raw(",\"duration_ns\":0")
+    }
     if !run.finished {
       out.key("unfinished")
       out.raw("true")
@@ -289,14 +407,15 @@ private struct ProcessExport {
     out.raw("}}")
   }
 
-  /// The waits of `action`: schedule → first begin (or cancel, or the end); and for a repeating
-  /// action, due → begin of each later run that began late. Returns how many were written.
-  private func writeWaits(
-    _ action: ActionIndex, firstRun: Run?, runs: [Run], cancelledAt: Int64?,
-    into out: JSONOutput, tracks: TrackTable
+  /// The wait of `action` from its schedule to its first begin (or cancel, or the end), on its
+  /// queue's wait track. Returns how many were written.
+  private mutating func writeWait(
+    _ action: ActionIndex, firstRun: Run?, cancelledAt: Int64?, into out: JSONOutput,
+    tracks: TrackTable
   ) -> Int {
     let info = replay.action(action)
-    let track = tracks.tid(queue: replay.queueSlot(of: action), lane: firstRun?.track ?? 0)
+    let slot = replay.queueSlot(of: action)
+    let track = tracks.firstTid(queue: slot)
     let end: Int64
     var outcome: StaticString = "began"
     if let firstRun {
@@ -309,97 +428,111 @@ private struct ProcessExport {
       outcome = "never ran"
     }
     let start = min(info.scheduledAt, end)
+    let name = waitName(slot: slot)
     for phase in [0, 1] {
       out.eventStart(phase: phase == 0 ? "b" : "e", category: "wait")
-      out.raw("\"wait #")
-      out.integer(Int64(info.id.rawValue))
-      // A local id: Perfetto groups it per process, so files' waits never pair across processes.
-      out.raw("\",\"id2\":{\"local\":\"")
+      // One name per queue: a viewer makes a track set per name, and packs the waits of one
+      // name onto as few tracks as their overlaps allow. The action is the id: a local one,
+      // which a viewer scopes to its process, so files' waits never pair across processes.
+      out.append(name)
+      out.raw(",\"id2\":{\"local\":\"")
       out.integer(Int64(info.id.rawValue))
       out.raw("\"}")
       out.field("ts", microseconds: time(phase == 0 ? start : end))
       out.field("pid", pid)
       out.field("tid", track)
       if phase == 0 {
-        out.raw(",\"args\":{\"due_ns\":")
+        out.raw(",\"args\":{\"action\":")
+        out.integer(Int64(info.id.rawValue))
+        out.raw(",\"due_ns\":")
         out.integer(info.due)
         out.raw(",\"outcome\":\"")
         out.raw(outcome)
-        out.raw("\"}}")
+        out.raw("\"}")
       }
+      out.raw("}")
     }
-    out.raw("}")
     return 1
   }
 
-  /// The arrow from the run that scheduled `action` to its first run; false (and nothing
-  /// written) when no run of its parent encloses the schedule: an arrow's tail binds to the slice
-  /// under it, and one with nothing under it is dropped by viewers as unbound.
+  /// The arrow from the run that scheduled `action` to its first run (`first`, an index in the
+  /// runs); false (and nothing written) when a viewer would not bind its ends to those two runs.
+  ///
+  /// A viewer (Perfetto's JSON importer) binds each end of an arrow to the slice on top of its
+  /// track when it reads the end: the slice that began last at or before the end's time, even
+  /// one that has already ended. So the tail goes at the schedule when no other slice of the
+  /// parent's track begins between the parent's run and it (an inline `sync` the parent ran
+  /// first, or the next run when the schedule is at the parent's last instant); else at the
+  /// parent run's begin; and the arrow is left out when another slice begins at that very
+  /// instant too. The head goes at the first run's begin, left out alike. (The wait slice shows
+  /// every schedule → begin anyway.)
   private func writeFlow(
-    _ action: ActionIndex, to run: Run, runs: [Run], into out: JSONOutput,
+    _ action: ActionIndex, to first: Int, links: RunLinks, into out: JSONOutput,
     tracks: TrackTable
   ) -> Bool {
     let info = replay.action(action)
+    let head = links.runs[first]
     guard let parent = info.parent,
-      let sourceTrack = parentRunTrack(parent, at: info.scheduledAt, runs: runs, tracks: tracks)
+      let source = replay.lastRunIndex(of: parent, in: links.runs, at: info.scheduledAt),
+      !links.hasCoStarter(first)
     else { return false }
+    let tail = links.runs[source]
+    let tailTime: Int64
+    if !links.anotherBegins(after: source, by: info.scheduledAt) {
+      tailTime = info.scheduledAt
+    } else if !links.hasCoStarter(source) {
+      tailTime = tail.begin
+    } else {
+      return false
+    }
+    // The tail must be read before the head.
+    guard tailTime <= head.begin else { return false }
     // A JSON number, unique across the export: the process above 32 bits, the action below.
     // (Perfetto rejects a flow id that is neither a number nor a hex string.)
-    let id = Int64(pid) << 32 | Int64(action.int)
-    for phase in [0, 1] {
-      out.eventStart(phase: phase == 0 ? "s" : "f", category: "flow")
-      out.raw("\"scheduled\",\"id\":")
-      out.integer(id)
-      if phase == 0 {
-        out.field("ts", microseconds: time(min(info.scheduledAt, run.begin)))
-        out.field("pid", pid)
-        out.field("tid", sourceTrack)
-        out.raw("}")
-      }
-    }
-    out.raw(",\"bp\":\"e\"")
-    out.field("ts", microseconds: time(run.begin))
+    let id = Int64(index + 1) << 32 | Int64(action.int)
+    out.eventStart(phase: "s", category: "flow")
+    out.raw("\"scheduled\",\"id\":")
+    out.integer(id)
+    out.field("ts", microseconds: time(tailTime))
     out.field("pid", pid)
-    out.field("tid", tracks.tid(queue: replay.queueSlot(of: action), lane: run.track))
+    out.field("tid", tracks.tracks[tail.track].tid)
+    out.raw("}")
+    out.eventStart(phase: "f", category: "flow")
+    out.raw("\"scheduled\",\"id\":")
+    out.integer(id)
+    out.raw(",\"bp\":\"e\"")
+    out.field("ts", microseconds: time(head.begin))
+    out.field("pid", pid)
+    out.field("tid", tracks.tracks[head.track].tid)
     out.raw("}")
     return true
   }
 
-  /// The track of `parent`'s run that was under way at `time`.
-  private func parentRunTrack(
-    _ parent: ActionIndex, at time: Int64, runs: [Run], tracks: TrackTable
-  )
-    -> Int?
-  {
-    guard let lastRun = replay.lastRunIndex(of: parent, in: runs, at: time) else { return nil }
-    let run = runs[lastRun]
-    return tracks.tid(queue: replay.queueSlot(of: parent), lane: run.track)
-  }
-
-  private func writeInstants(into out: JSONOutput, tracks: TrackTable, runs: [Run]) -> Int {
+  private mutating func writeInstants(into out: JSONOutput, tracks: TrackTable) -> Int {
     var count = 0
+    // Every instant is process-scoped: on a queue's track a viewer would take it for the slice
+    // an arrow starts from.
     for position in replay.eventIndices {
       let event = replay.event(position)
       switch event.kind {
       case .cancel:
         guard let action = event.action else { continue }
         let info = replay.action(action)
-        out.eventStart(phase: "i", name: "cancel \(info.id)", category: "cancel")
-        out.field("ts", microseconds: time(event.time))
-        out.field("pid", pid)
-        out.field("tid", tracks.tid(queue: replay.queueSlot(of: action), lane: 0))
-        out.raw(",\"s\":\"t\",\"args\":{")
+        out.eventStart(phase: "i", category: "cancel")
+        out.raw("\"cancel #")
+        out.integer(Int64(info.id.rawValue))
+        out.raw("\"")
+        writeInstantPlace(at: event.time, into: out)
         out.key("after_start", first: true)
         out.raw(event.cancelledAfterStart == true ? "true" : "false")
+        out.raw(",\"queue\":")
+        out.append(queueName(slot: replay.queueSlot(of: action)))
         out.raw("}}")
         count += 1
       case .mark:
         let mark = replay.mark(of: event)
         out.eventStart(phase: "i", name: mark?.name ?? "mark", category: "mark")
-        out.field("ts", microseconds: time(event.time))
-        out.field("pid", pid)
-        out.field("tid", 0)
-        out.raw(",\"s\":\"p\",\"args\":{")
+        writeInstantPlace(at: event.time, into: out)
         var first = true
         for (key, value) in (mark?.fields ?? [:]).sorted(by: { $0.key < $1.key }) {
           out.key(key, first: first)
@@ -415,14 +548,13 @@ private struct ProcessExport {
     for finding in FindingsAnalysis.findings(in: replay) {
       let info = replay.action(finding.action)
       out.eventStart(phase: "i", name: "\(finding.kind.rawValue) \(info.id)", category: "finding")
-      out.field("ts", microseconds: time(finding.time))
-      out.field("pid", pid)
-      out.field("tid", tracks.tid(queue: replay.queueSlot(of: finding.action), lane: 0))
-      out.raw(",\"s\":\"p\",\"args\":{")
+      writeInstantPlace(at: finding.time, into: out)
       out.key("severity", first: true)
       out.string(finding.severity.rawValue)
       out.key("message")
       out.string(finding.message)
+      out.raw(",\"queue\":")
+      out.append(queueName(slot: replay.queueSlot(of: finding.action)))
       out.raw("}}")
       count += 1
     }
@@ -431,6 +563,23 @@ private struct ProcessExport {
 }
 
 private typealias ProcessExportSummary = ChromeTraceExport.Summary
+
+/// The runs in begin order with each one's successor on its track, for placing an arrow's ends.
+private struct RunLinks {
+  let runs: [ProcessExport.Run]
+  let nextOnTrack: [Int32]
+
+  /// Whether a slice begins on `run`'s track after it, at or before `time`: a viewer would
+  /// find that one on top of the track at `time`.
+  func anotherBegins(after run: Int, by time: Int64) -> Bool {
+    let next = nextOnTrack[run]
+    return next >= 0 && runs[Int(next)].begin <= time
+  }
+
+  /// Whether another slice begins on `run`'s track at its very begin (an inline `sync` at once):
+  /// a viewer reads it after `run`, so nothing binds to `run` at its begin.
+  func hasCoStarter(_ run: Int) -> Bool { anotherBegins(after: run, by: runs[run].begin) }
+}
 
 extension ReplayEngine {
   /// The index in `runs` of `action`'s run under way at `time` (begun at or before it, ended at
@@ -457,51 +606,104 @@ extension ReplayEngine {
   }
 }
 
-/// Where each queue's runs go: lanes (tracks) of a queue, each a stack of the runs open on it,
-/// so that a run goes on the first lane where it does not overlap what is there — or nests
-/// inside it.
+/// The first number after `start` that a viewer reads as an id (1 … `UInt32.max`, wrapping to 1)
+/// and that `isTaken` does not reject.
+private func firstFree(after start: Int, isTaken: (Int) -> Bool) -> Int {
+  var candidate = start < Int(UInt32.max) ? max(start + 1, 1) : 1
+  while isTaken(candidate) { candidate = candidate < Int(UInt32.max) ? candidate + 1 : 1 }
+  return candidate
+}
+
+/// The tracks of a process's queues and which runs go on them. A run goes on the first track of
+/// its queue that is free at its begin; an inline `sync` goes inside its parent's run when that
+/// run is on top of a track of the queue and holds it whole; otherwise the queue gets one more
+/// track. So on a track a slice lies inside another only as an inline `sync` of it, as a viewer
+/// draws a slice inside another as its child.
 private struct TrackTable {
-  /// Per queue slot: its lanes, each a stack of open runs' end times.
-  private var open: [[[Int64]]]
-  /// The first tid of each queue slot's lanes is given out as lanes appear.
-  private var tids: [[Int]]
-  /// Tids start well above the pids: a viewer marks the track whose tid equals its pid as the
-  /// process's main thread, which no queue is.
-  private var nextTid = 1_000
-
-  init(queueCount: Int) {
-    open = Array(repeating: [], count: queueCount)
-    tids = Array(repeating: [], count: queueCount)
+  struct Track {
+    /// The queue's slot.
+    var queue: Int
+    /// Its position among the queue's tracks, from 0.
+    var lane: Int
+    var tid: Int
+    /// The runs open on it, innermost last: where their slices end, and their actions.
+    var open: [(end: Int64, action: ActionIndex)] = []
   }
 
-  /// How many lanes each queue slot has.
-  var lanes: [Int] { open.map(\.count) }
+  private(set) var tracks: [Track] = []
+  private var byQueue: [[Int]]
+  private var usedTids: Set<Int>
+  /// The tid of each queue's first track: the queue's id in the trace, which a viewer shows
+  /// after its name (nil for an id of 0, which a viewer takes for no thread, and for the slot of
+  /// work on undefined queues).
+  private let firstTids: [Int?]
+  /// Tids for more tracks, after every queue id.
+  private var nextTid: Int
 
-  func tid(queue: Int, lane: Int) -> Int {
-    guard queue < tids.count, lane < tids[queue].count else { return 0 }
-    return tids[queue][lane]
-  }
-
-  /// Gives `queue` its first lane if it has none yet.
-  mutating func ensureLane(queue: Int) {
-    guard queue < open.count, open[queue].isEmpty else { return }
-    open[queue].append([])
-    tids[queue].append(nextTid)
-    nextTid += 1
-  }
-
-  /// The lane a run from `begin` to `end` on `queue` goes on.
-  mutating func place(queue: Int, begin: Int64, end: Int64) -> Int {
-    for lane in open[queue].indices {
-      while let top = open[queue][lane].last, top <= begin { open[queue][lane].removeLast() }
-      if let top = open[queue][lane].last, end > top { continue }
-      open[queue][lane].append(end)
-      return lane
+  init(replay: ReplayEngine) {
+    byQueue = Array(repeating: [], count: replay.queueSlotCount)
+    let ids = replay.queues.map { Int($0.id) }
+    firstTids = (0..<replay.queueSlotCount).map { slot in
+      slot < ids.count && ids[slot] > 0 ? ids[slot] : nil
     }
-    open[queue].append([end])
-    tids[queue].append(nextTid)
-    nextTid += 1
-    return open[queue].count - 1
+    usedTids = Set(firstTids.compactMap { $0 })
+    nextTid = (ids.max() ?? 0) + 1
+  }
+
+  /// The tracks in the order to show them: by queue, then lane.
+  var ordered: [Track] { byQueue.flatMap { $0.map { tracks[$0] } } }
+
+  /// The tid of `queue`'s first track (0 if it has none).
+  func firstTid(queue: Int) -> Int {
+    guard let first = byQueue[queue].first else { return 0 }
+    return tracks[first].tid
+  }
+
+  /// Gives `queue` its first track if it has none yet.
+  mutating func ensureTrack(queue: Int) {
+    if byQueue[queue].isEmpty { _ = addTrack(queue: queue) }
+  }
+
+  private mutating func addTrack(queue: Int) -> Int {
+    let lane = byQueue[queue].count
+    let tid: Int
+    if lane == 0, let first = firstTids[queue] {
+      tid = first
+    } else {
+      tid = firstFree(after: nextTid - 1) { usedTids.contains($0) }
+      usedTids.insert(tid)
+      nextTid = tid + 1
+    }
+    tracks.append(Track(queue: queue, lane: lane, tid: tid))
+    byQueue[queue].append(tracks.count - 1)
+    return tracks.count - 1
+  }
+
+  /// The track (an index in `tracks`) of a run of `action` on `queue` from `begin` to `end` (where
+  /// its slice ends), an inline `sync` of `parent` if given.
+  mutating func place(
+    queue: Int, begin: Int64, end: Int64, action: ActionIndex, inlineIn parent: ActionIndex?
+  ) -> Int {
+    for track in byQueue[queue] {
+      while let top = tracks[track].open.last, top.end <= begin {
+        tracks[track].open.removeLast()
+      }
+    }
+    if let parent {
+      for track in byQueue[queue] {
+        if let top = tracks[track].open.last, top.action == parent, end <= top.end {
+          tracks[track].open.append((end, action))
+          return track
+        }
+      }
+    }
+    for track in byQueue[queue] where tracks[track].open.isEmpty {
+      tracks[track].open.append((end, action))
+      return track
+    }
+    let track = addTrack(queue: queue)
+    tracks[track].open.append((end, action))
+    return track
   }
 }
 
@@ -674,38 +876,22 @@ final class JSONOutput {
     count += digits
   }
 
-  /// `text` as a JSON string: quotes, backslashes and control characters escaped; everything
-  /// else as UTF-8 (a Swift string is valid Unicode, so nothing else needs escaping).
+  /// `text` as a JSON string, escaped by the rule all the commands' JSON shares
+  /// (``JSONEscaping``): quotes, backslashes, controls, separators and bidi/format characters,
+  /// so that `export -o -` prints nothing a terminal would act on.
   func string(_ text: String) {
-    var text = text
-    text.withUTF8 { utf8 in
-      guard let base = utf8.baseAddress else {
-        raw("\"\"")
-        return
-      }
+    var contiguous = text
+    contiguous.withUTF8 { utf8 in
       // Most strings need no escape: copy them whole.
-      if !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) {
+      if let base = utf8.baseAddress, !JSONEscaping.mayNeedEscape(utf8) {
         byte(UInt8(ascii: "\""))
         append(base, utf8.count)
         byte(UInt8(ascii: "\""))
         return
       }
-      byte(UInt8(ascii: "\""))
-      let hex: StaticString = "0123456789abcdef"
-      for value in utf8 {
-        switch value {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-          byte(UInt8(ascii: "\\"))
-          byte(value)
-        case 0..<0x20, 0x7F:
-          raw("\\u00")
-          byte(hex.utf8Start[Int(value >> 4)])
-          byte(hex.utf8Start[Int(value & 0xF)])
-        default:
-          byte(value)
-        }
-      }
-      byte(UInt8(ascii: "\""))
+      var quoted: [UInt8] = []
+      JSONEscaping.appendQuoted(text, to: &quoted)
+      append(quoted)
     }
   }
 }

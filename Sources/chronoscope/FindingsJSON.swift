@@ -1,6 +1,7 @@
 import Analysis
 import Foundation
 import Replay
+import TraceFormat
 
 /// The `--json` document of `chronoscope check`; its schema is in docs/Findings.md.
 enum FindingsJSON {
@@ -77,22 +78,10 @@ enum JSONDocument {
     return escapingTerminalControls(String(decoding: data, as: UTF8.self))
   }
 
-  /// JSON escapes C0 controls itself; DEL, C1 controls (0x9B is a CSI to some terminals) and
-  /// format characters such as bidi overrides it leaves raw. Inside a string their `\u` form
-  /// reads back the same; outside strings there are none.
+  /// JSON escapes C0 controls itself; DEL, C1 controls, U+2028/U+2029 and format characters
+  /// such as bidi overrides are written as `\u` escapes by the rule all the commands' JSON
+  /// shares (``JSONEscaping``).
   static func escapingTerminalControls(_ json: String) -> String {
-    var out = ""
-    out.reserveCapacity(json.utf8.count)
-    for scalar in json.unicodeScalars {
-      if (0x7F...0x9F).contains(scalar.value)
-        || (scalar.properties.generalCategory == .format && scalar.value <= 0xFFFF)
-      {
-        let hex = String(scalar.value, radix: 16)
-        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      } else {
-        out.unicodeScalars.append(scalar)
-      }
-    }
-    return out
+    JSONEscaping.escapingControls(inJSON: json)
   }
 }

@@ -60,4 +60,41 @@ final class ExportCommandTests: XCTestCase {
     XCTAssertEqual(help.status, 0)
     XCTAssertTrue(help.output.contains("--gzip"), help.output)
   }
+
+  func testExportToStandardOutputEscapesEveryTerminalControlFromTheTrace() throws {
+    // C1 (0x9B is a CSI), DEL, ESC, bidi overrides and isolates, line and paragraph separators.
+    let label = #"evil\u009b31m\u202e\u2066\u2028\u2029\u007f\u001b[2J"#
+    let lines = [
+      #"{"format":"chronoscope-trace","version":1,"clock":"host","start":"\u009b","process":"x\u202e","pid":1,"metadata":{}}"#,
+      #"{"t":0,"e":"scheduler","q":1,"label":""# + label + #"","kind":"serial","family":"d"}"#,
+      #"{"t":0,"e":"site","site":1,"file":"F\u2067.swift","line":1,"func":"f\u0085()"}"#,
+      #"{"t":0,"e":"thread","th":1,"name":"t\u202d"}"#,
+      #"{"t":1,"e":"schedule","a":1,"q":1,"mode":"async","due":1,"th":1,"site":1}"#,
+      #"{"t":2,"e":"begin","a":1,"th":1,"run":1}"#,
+      #"{"t":3,"e":"end","a":1,"th":1,"run":1,"dur":1}"#,
+      #"{"t":4,"e":"cancel","a":1,"th":1,"started":true}"#,
+      #"{"t":5,"e":"close","events":5,"dropped":0}"#,
+    ]
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("evil-\(UUID().uuidString).trace").path
+    try (lines.joined(separator: "\n") + "\n").write(
+      toFile: path, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let run = try CommandRun.chronoscope(["export", path, "-o", "-"])
+    XCTAssertEqual(run.status, 0, run.output)
+    XCTAssertFalse(
+      run.output.unicodeScalars.contains {
+        $0.value < 0x0A || (0x0B..<0x20).contains($0.value) || (0x7F...0x9F).contains($0.value)
+          || (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value)
+          || $0.value == 0x2028 || $0.value == 0x2029
+      }, run.output)
+    // The JSON (before the summary line) reads back with the label intact.
+    let json = try XCTUnwrap(run.output.range(of: "]}\n")).upperBound
+    let root = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(run.output[..<json].utf8)) as? [String: Any])
+    let names = (root["traceEvents"] as? [[String: Any]] ?? []).filter {
+      $0["name"] as? String == "thread_name"
+    }.compactMap { ($0["args"] as? [String: Any])?["name"] as? String }
+    XCTAssertEqual(names, ["evil\u{9b}31m\u{202e}\u{2066}\u{2028}\u{2029}\u{7f}\u{1b}[2J"])
+  }
 }
