@@ -395,6 +395,7 @@ private struct ProcessExport {
     }
     out.raw(",\"thread\":")
     out.append(threadTitle(run.thread))
+    writeWork(of: run.action, into: out)
     out.key("lateness_ns")
     out.integer(run.begin.subtracting(saturating: info.due(ofRun: run.number)))
     if run.end == run.begin {
@@ -403,6 +404,23 @@ private struct ProcessExport {
     if !run.finished {
       out.key("unfinished")
       out.raw("true")
+    }
+    out.raw("}}")
+  }
+
+  /// What the app called `action`, when it named it: `,"work":{"name":…,"values":{…}}`, which
+  /// Perfetto shows as `args.work.name` and `args.work.values.KEY`.
+  private func writeWork(of action: ActionIndex, into out: JSONOutput) {
+    guard let work = replay.work(of: action) else { return }
+    out.key("work")
+    out.raw("{")
+    out.key("name", first: true)
+    out.string(work.name)
+    out.key("values")
+    out.raw("{")
+    for (index, (key, value)) in work.fields.sorted(by: { $0.key < $1.key }).enumerated() {
+      out.key(key, first: index == 0)
+      out.string(value)
     }
     out.raw("}}")
   }
@@ -448,7 +466,9 @@ private struct ProcessExport {
         out.integer(info.due)
         out.raw(",\"outcome\":\"")
         out.raw(outcome)
-        out.raw("\"}")
+        out.raw("\"")
+        writeWork(of: action, into: out)
+        out.raw("}")
       }
       out.raw("}")
     }

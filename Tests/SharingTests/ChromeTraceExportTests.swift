@@ -282,6 +282,27 @@ final class ChromeTraceExportTests: XCTestCase {
     events.first { $0["ph"] as? String == "X" && args($0)["action"] as? Int == action }
   }
 
+  func testNamedWorkIsInTheArgsOfItsRunsAndItsWait() throws {
+    var trace = Self.trace([
+      Self.schedule(1, at: 0), .work(time: 0, action: 1, work: 0), Self.schedule(2, at: 0),
+      .begin(time: Self.ms, action: 1, thread: 2, run: 1),
+      .end(time: 2 * Self.ms, action: 1, thread: 2, run: 1, duration: Self.ms),
+      .begin(time: 3 * Self.ms, action: 2, thread: 2, run: 1),
+      .end(time: 4 * Self.ms, action: 2, thread: 2, run: 1, duration: Self.ms),
+    ])
+    trace.works = [WorkRecord(name: "search \u{1B}]0;x", fields: ["query": "swift"])]
+    let (events, text) = try Self.export([(trace, "t.trace")])
+    let work = try XCTUnwrap(
+      Self.args(try XCTUnwrap(Self.slice(of: 1, in: events)))["work"] as? [String: Any])
+    XCTAssertEqual(work["name"] as? String, "search \u{1B}]0;x")
+    XCTAssertEqual(work["values"] as? [String: String], ["query": "swift"])
+    let wait = try XCTUnwrap(
+      events.first { $0["ph"] as? String == "b" && Self.args($0)["action"] as? Int == 1 })
+    XCTAssertNotNil(Self.args(wait)["work"], "the wait says whose it is too")
+    XCTAssertNil(Self.args(try XCTUnwrap(Self.slice(of: 2, in: events)))["work"])
+    XCTAssertFalse(text.contains("\u{1B}"), "the escape is written escaped")
+  }
+
   func testWaitsOfAQueueShareOneNameAndKeepTheirActionAsId() throws {
     // Perfetto makes a track set per async-slice name: one name per action made one track each.
     let trace = Self.trace(
