@@ -189,8 +189,8 @@ extension InspectorApp {
     ]
     let legend: [(String, String)] = [
       ("#12  e120", "#12 is an action (its id in the trace); e120 is the 120th event"),
-      ("s ▶ █", "scheduled, began, ended (a column shows the most telling event in it)"),
-      ("× ↷ ◆ ! │", "cancelled, hopped, marked, a finding (check's rules), the cursor (now)"),
+      ("s ▶ ━ █", "scheduled, began, running (begin to end), ended; the most telling event wins"),
+      ("× ↷ ◆ ! │", "cancelled, hopped, marked (all marks: a row under the lanes), a finding, now"),
       ("2p 1r", "a queue's pending and running actions now; a thread shows busy for how long"),
       (
         "due in/late", "when pending work is due, counted from now; repeating work keeps its rhythm"

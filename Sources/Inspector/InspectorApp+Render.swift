@@ -166,7 +166,9 @@ extension InspectorApp {
     let running = runningActions
     let laneRows = min(max(lanes.count, 1), max(3, body / 4))
     let runningRows = min(max(running.count, 1), 3)
-    let remaining = body - 5 - laneRows - runningRows  // four titles and the time axis
+    let markRows = strips.hasMarks ? 1 : 0
+    // Four titles and the time axis.
+    let remaining = body - 5 - laneRows - runningRows - markRows
     let pendingRows = max(min(max(pendingCount, 1), remaining / 2), 1)
     // Only the soonest-due actions up to the visible window are ordered: the pending set may be
     // huge.
@@ -180,6 +182,10 @@ extension InspectorApp {
     row += 1
     drawLanes(&grid, theme, layout, strip, rows: laneRows, top: row)
     row += laneRows
+    if markRows > 0 {
+      drawMarks(&grid, theme, layout, strip, row: row)
+      row += markRows
+    }
     drawAxis(&grid, theme, layout, strip, row: row)
     row += 1
     let pendingTitle =
@@ -282,9 +288,13 @@ extension InspectorApp {
       column = grid.write(
         "─ \(about) ", row: row, column: column, style: theme.dim, limit: grid.width - column)
     }
-    let legend = " s schedule ▶ begin █ end × cancel ↷ hop ◆ mark ! finding │ now "
-    let legendWidth = TextWidth.columns(of: legend)
-    if grid.width - column > legendWidth + 2 {
+    // The whole legend where it fits, else a shorter one (`?` explains them all).
+    let legends = [
+      " s schedule ▶ begin ━ running █ end × cancel ↷ hop ◆ mark ! finding │ now ",
+      " s sched ▶ begin ━ run █ end × cancel ↷ hop ◆ mark ! finding ",
+    ]
+    if let legend = legends.first(where: { grid.width - column > TextWidth.columns(of: $0) + 2 }) {
+      let legendWidth = TextWidth.columns(of: legend)
       grid.write(legend, row: row, column: grid.width - legendWidth - 1, style: theme.dim)
     }
   }
@@ -321,9 +331,8 @@ extension InspectorApp {
     let visible = window(count: lanes.count, selected: selected, rows: rows)
     var rowOfLane: [Lane.Key: Int] = [:]
     for index in visible { rowOfLane[lanes[index].key] = index - visible.lowerBound }
-    let blank = StripCell(glyph: "·", priority: -1, future: false)
     var strips = [[StripCell]](
-      repeating: [StripCell](repeating: blank, count: strip.width), count: visible.count)
+      repeating: [StripCell](repeating: .empty, count: strip.width), count: visible.count)
     // Each visible lane's strip from its own events, a few searches a column: every event in
     // the window counts, however many there are.
     for index in visible {
@@ -331,6 +340,9 @@ extension InspectorApp {
       self.strips.fill(
         &strips[index - visible.lowerBound], lane: slot, strip: strip, clock: state.clock,
         replay: replay)
+      self.strips.fillRuns(
+        &strips[index - visible.lowerBound], lane: slot, running: runningCount(lanes[index]),
+        strip: strip, clock: state.clock, replay: replay)
     }
     // Findings show on their queue's lane, over any event in the same column.
     if state.grouping == .byQueue {
@@ -351,23 +363,55 @@ extension InspectorApp {
       grid.write(
         TextWidth.truncated(lane.title, to: layout.label), row: row, column: 1,
         style: isSelected ? theme.selected : .plain)
-      for (column, cell) in strips[offset].enumerated() {
-        if cell.priority < 0 {
-          let isCursor = column == cursorColumn
-          grid.write(
-            isCursor ? "│" : "·", row: row, column: strip.start + column,
-            style: isCursor ? theme.cursor : theme.dim)
-        } else {
-          grid.write(
-            cell.glyph, row: row, column: strip.start + column,
-            style: cell.isFinding
-              ? theme.warning : cell.future ? theme.dim : theme.style(of: cell.kind))
-        }
-      }
+      drawStrip(&grid, theme, strips[offset], row: row, strip, cursor: cursorColumn)
       let (counts, busy) = laneStatus(lane)
       grid.write(
         counts, row: row, column: grid.width - TextWidth.columns(of: counts) - 1,
         style: busy ? theme.running : theme.dim)
+    }
+  }
+
+  /// One strip's cells: the cursor shows over a run or an empty column, not over an event.
+  private func drawStrip(
+    _ grid: inout ScreenGrid, _ theme: Theme, _ cells: [StripCell], row: Int,
+    _ strip: StripGeometry, cursor cursorColumn: Int?
+  ) {
+    for (column, cell) in cells.enumerated() {
+      if cell.priority < 0 {
+        let isCursor = column == cursorColumn
+        grid.write(
+          isCursor ? "│" : cell.glyph, row: row, column: strip.start + column,
+          style: isCursor ? theme.cursor : cell.isRun && !cell.future ? theme.running : theme.dim)
+      } else {
+        grid.write(
+          cell.glyph, row: row, column: strip.start + column,
+          style: cell.isFinding
+            ? theme.warning : cell.future ? theme.dim : theme.style(of: cell.kind))
+      }
+    }
+  }
+
+  /// The row under the lanes that shows the marks, whatever lane they are on (a mark is on no
+  /// queue or task, so the queue and task views showed none), and how many the window holds.
+  private func drawMarks(
+    _ grid: inout ScreenGrid, _ theme: Theme, _ layout: Layout, _ strip: StripGeometry, row: Int
+  ) {
+    var cells = [StripCell](repeating: .empty, count: strip.width)
+    let count = strips.fillMarks(&cells, strip: strip, clock: state.clock, replay: replay)
+    grid.write(
+      TextWidth.truncated("◆ marks", to: layout.label), row: row, column: 1, style: theme.dim)
+    drawStrip(&grid, theme, cells, row: row, strip, cursor: strip.column(of: state.clock))
+    let counts = count == 1 ? "1 mark" : "\(count) marks"
+    grid.write(
+      counts, row: row, column: grid.width - TextWidth.columns(of: counts) - 1, style: theme.dim)
+  }
+
+  /// How many of the lane's actions run at the cursor: on the queue, of the task, on the thread.
+  private func runningCount(_ lane: Lane) -> Int {
+    switch lane.key {
+    case .queue(let id): replay.queueState(id).running
+    case .task(let id): replay.taskState(id).running
+    case .thread(let id): replay.threadState(id).running.count
     }
   }
 
@@ -591,6 +635,8 @@ struct StripCell {
   let priority: Int
   let future: Bool
   var kind: TraceEvent.Kind = .mark
+  /// Whether it is a stretch of a run with no event of the lane in the column.
+  var isRun = false
 
   init(glyph: String, priority: Int, future: Bool) {
     self.glyph = glyph
@@ -598,8 +644,20 @@ struct StripCell {
     self.future = future
   }
 
+  /// A column with nothing in it.
+  static let empty = StripCell(glyph: "·", priority: -1, future: false)
+
   /// A finding's instant: shown over any event in its column.
   static let finding = StripCell(glyph: "!", priority: 6, future: false)
+
+  /// A column that work of the lane runs through: below every event (its priority is an empty
+  /// column's), and the cursor shows over it.
+  static func run(future: Bool) -> StripCell {
+    var cell = StripCell(glyph: "━", priority: -1, future: future)
+    cell.kind = .begin
+    cell.isRun = true
+    return cell
+  }
 
   var isFinding: Bool { priority == Self.finding.priority }
 

@@ -54,6 +54,41 @@ final class LaneEventIndexTests: XCTestCase {
     }
   }
 
+  /// Marks are on no queue and no task: every grouping also keeps them all in one run, in time
+  /// order, beside the lanes' (a thread lane keeps its own too).
+  func testEveryGroupingKeepsEveryMarkInTimeOrder() {
+    let events: [TraceEvent] = [
+      .mark(time: 5, thread: 2, mark: 0),
+      .schedule(
+        time: 10, action: 1, scheduler: 1, mode: .async, delay: 0, due: 10, thread: 1, parent: 0,
+        site: 0),
+      .mark(time: 11, thread: 1, mark: 1),
+      .begin(time: 12, action: 1, thread: 1, run: 1),
+      .end(time: 13, action: 1, thread: 1, run: 1, duration: 1),
+      .mark(time: 14, thread: 2, mark: 2),
+    ]
+    let trace = Trace(
+      header: TraceHeader(clock: .virtual, start: "", process: "t", pid: 1), events: events,
+      schedulers: [1: SchedulerRecord(id: 1, label: "a", kind: "serial", family: "v", time: 0)],
+      marks: [MarkRecord(name: "one"), MarkRecord(name: "two"), MarkRecord(name: "three")])
+    let replay = ReplayEngine(trace: trace)
+    let marks = replay.eventIndices.filter { replay.event($0).kind == .mark }.map {
+      UInt32($0.offset)
+    }
+    XCTAssertEqual(marks.count, 3)
+    for grouping in [LaneEventIndex.Grouping.queue, .thread, .task] {
+      XCTAssertEqual(Array(replay.laneEventIndex(by: grouping).marks), marks, "\(grouping)")
+    }
+    XCTAssertEqual(Array(LaneEventIndex().marks), [])
+    let byQueue = replay.laneEventIndex(by: .queue)
+    for slot in 0..<replay.queueSlotCount {
+      XCTAssertEqual(Array(byQueue.events(lane: slot, kind: .mark)), [], "no mark on a queue")
+    }
+    XCTAssertEqual(
+      Array(byQueue.events(lane: replay.queueSlotCount, kind: .schedule)), [],
+      "past the last lane: nothing, not the marks")
+  }
+
   /// A lane with few events among many keeps its offsets whole, a busy one as 16-bit
   /// differences, and a block of 64 places may hold the end of one lane and the start of the
   /// next: every lane still holds exactly its events.
