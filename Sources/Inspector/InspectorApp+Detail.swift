@@ -184,6 +184,7 @@ extension InspectorApp {
       ("/", "search labels, call sites, marks, threads; label: site: mark: thread: #12; n N"),
       ("f", "filter lanes by name (Pending, Running, Events follow)"),
       ("v", "lanes by queue / thread / task"), ("j k tab", "move the selection / next panel"),
+      ("o h", "lanes in trace order / by name / activity / findings; hide idle lanes (see below)"),
       ("enter", "details of the selected action; there, follow a related action"),
       ("esc", "back (through followed actions); clear the search"), ("? q", "this help / quit"),
     ]
@@ -192,6 +193,10 @@ extension InspectorApp {
       ("s ▶ ━ █", "scheduled, began, running (begin to end), ended; the most telling event wins"),
       ("× ↷ ◆ ! │", "cancelled, hopped, marked (all marks: a row under the lanes), a finding, now"),
       ("2p 1r", "a queue's pending and running actions now; a thread shows busy for how long"),
+      (
+        "·2  idle",
+        "the 2nd lane of a repeated name; idle: no event in view, nothing pending/running"
+      ),
       (
         "due in/late", "when pending work is due, counted from now; repeating work keeps its rhythm"
       ),

@@ -206,17 +206,21 @@ extension InspectorApp {
     drawEvents(&grid, theme, layout, rows: eventRows, top: row)
   }
 
+  /// A panel's title: `Events (1077)`, or `Lanes (by queue) 12 of 40` where it shows `count`
+  /// of `total`; then the filter and `notes`, each after a `·`.
   @discardableResult
   private func drawTitle(
     _ grid: inout ScreenGrid, _ theme: Theme, row: Int, _ title: String, count: Int,
-    panel: InspectorState.Panel
+    of total: Int? = nil, notes: [String] = [], panel: InspectorState.Panel
   ) -> Int {
     let focused = state.focus == panel
     grid.fill(row: row, from: 0, to: grid.width, with: "─", style: theme.dim)
     let filtered =
       state.laneFilter.isEmpty
       ? "" : " · filter \"\(TextWidth.truncated(state.laneFilter, to: 20))\""
-    let text = "\(focused ? "▸" : "─") \(title) (\(count))\(filtered) "
+    let counted = total.map { $0 == count ? "(\(count))" : "\(count) of \($0)" } ?? "(\(count))"
+    let noted = notes.map { " · \($0)" }.joined()
+    let text = "\(focused ? "▸" : "─") \(title) \(counted)\(filtered)\(noted) "
     return grid.write(text, row: row, column: 1, style: focused ? theme.title : theme.dim)
   }
 
@@ -263,11 +267,18 @@ extension InspectorApp {
     init(width gridWidth: Int, layout: Layout, clock: Int64, span: Int64) {
       start = layout.label + 3
       width = max(gridWidth - start - countsWidth - 1, 8)
-      // Centred on the cursor, but never before the trace's start.
-      let half = max(span / 2, 1)
-      windowStart = max(clock.subtracting(saturating: half), 0)
-      windowEnd = windowStart.adding(saturating: half.multiplied(saturating: 2))
+      let window = Self.window(clock: clock, span: span)
+      windowStart = window.lowerBound
+      windowEnd = window.upperBound
       columnSpan = max(windowEnd.subtracting(saturating: windowStart) / Int64(width), 1)
+    }
+
+    /// The trace time the strips show, whatever their width: `span` centred on the cursor, but
+    /// never before the trace's start.
+    static func window(clock: Int64, span: Int64) -> ClosedRange<Int64> {
+      let half = max(span / 2, 1)
+      let start = max(clock.subtracting(saturating: half), 0)
+      return start...start.adding(saturating: half.multiplied(saturating: 2))
     }
 
     /// The column of trace time `time`, if it is in the window.
@@ -281,9 +292,10 @@ extension InspectorApp {
   private func drawLanesTitle(
     _ grid: inout ScreenGrid, _ theme: Theme, row: Int, strip: StripGeometry
   ) {
+    let notes = [state.laneOrder.title, state.hidesIdleLanes ? "idle hidden" : nil]
     var column = drawTitle(
       &grid, theme, row: row, "Lanes (\(state.grouping.title))", count: lanes.count,
-      panel: .lanes)
+      of: laneTotal, notes: notes.compactMap { $0 }, panel: .lanes)
     if !lanes.isEmpty, let about = aboutLane(lanes[min(state.selected(.lanes), lanes.count - 1)]) {
       column = grid.write(
         "─ \(about) ", row: row, column: column, style: theme.dim, limit: grid.width - column)
@@ -322,9 +334,11 @@ extension InspectorApp {
     top: Int
   ) {
     guard !lanes.isEmpty else {
-      grid.write(
-        "  (no lanes\(state.laneFilter.isEmpty ? "" : " match \"\(state.laneFilter)\""))", row: top,
-        column: 0, style: theme.dim)
+      let none =
+        state.hidesIdleLanes && !orderedLanes.isEmpty
+        ? "  (all \(orderedLanes.count) lanes are idle here: h shows them)"
+        : "  (no lanes\(state.laneFilter.isEmpty ? "" : " match \"\(state.laneFilter)\""))"
+      grid.write(none, row: top, column: 0, style: theme.dim)
       return
     }
     let selected = min(state.selected(.lanes), lanes.count - 1)
@@ -361,7 +375,7 @@ extension InspectorApp {
       let isSelected = index == selected
       grid.write(isSelected ? "▸" : " ", row: row, column: 0, style: theme.title)
       grid.write(
-        TextWidth.truncated(lane.title, to: layout.label), row: row, column: 1,
+        lane.name(fitting: layout.label), row: row, column: 1,
         style: isSelected ? theme.selected : .plain)
       drawStrip(&grid, theme, strips[offset], row: row, strip, cursor: cursorColumn)
       let (counts, busy) = laneStatus(lane)
