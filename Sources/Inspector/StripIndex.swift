@@ -101,10 +101,11 @@ struct StripIndex: Sendable {
   ///
   /// What runs at a column's start is counted from the cursor, where the replay knows what
   /// runs (`running`, the lane's running actions there): plus the begins and minus the ends
-  /// between the cursor and the column. So a run the trace holds only the end of (a slice's,
-  /// a flight recorder's) shows up to its end once the cursor is past it, as the Running panel
-  /// says, and a frame looks up two positions a column whatever the events in the window.
-  /// Nothing is drawn after the last event (`end`): the trace says nothing of then.
+  /// between the cursor and the column. So a frame looks up two positions a column whatever
+  /// the events in the window, and a run whose begin the trace does not hold (cut off by a
+  /// slice or a flight recorder) shows before its end once the cursor is past that end; with
+  /// the cursor before it, the replay does not count it as running, and neither does the
+  /// strip. Nothing is drawn after the last event: the trace says nothing of then.
   ///
   /// - Complexity: O(w log n) for w columns and n runs of the lane.
   func fillRuns(

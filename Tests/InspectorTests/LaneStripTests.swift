@@ -87,6 +87,47 @@ final class LaneStripTests: XCTestCase {
     XCTAssertTrue(grid.plainText.contains("0p 0r"))
   }
 
+  /// A slice that starts while #1 runs holds its end, not its begin: past that end, the strip
+  /// draws the run from the window's start up to it, and a later run on the lane still shows.
+  func testARunWhoseBeginASliceCutOffShowsUpToItsEnd() throws {
+    let ms = Self.ms
+    let events: [TraceEvent] = [
+      .schedule(
+        time: 0, action: 1, scheduler: 1, mode: .async, delay: 0, due: 0, thread: 1, parent: 0,
+        site: 0),
+      .end(time: 150 * ms, action: 1, thread: 2, run: 1, duration: 200 * ms),
+      .schedule(
+        time: 160 * ms, action: 2, scheduler: 1, mode: .async, delay: 0, due: 160 * ms, thread: 1,
+        parent: 0, site: 0),
+      .begin(time: 160 * ms, action: 2, thread: 2, run: 1),
+      .end(time: 350 * ms, action: 2, thread: 2, run: 1, duration: 190 * ms),
+      .mark(time: 390 * ms, thread: 1, mark: 0),
+    ]
+    let trace = Trace(
+      header: TraceHeader(clock: .host, start: "", process: "t", pid: 1), events: events,
+      schedulers: [
+        1: SchedulerRecord(id: 1, label: "search", kind: "serial", family: "dispatch", time: 0)
+      ],
+      threadNames: [1: "main", 2: "worker"], marks: [MarkRecord(name: "done")],
+      closing: Trace.Closing(written: 6, dropped: 0))
+    var app = InspectorApp(replay: ReplayEngine(trace: trace), name: "slice", timeStep: 100 * ms)
+    app.seek(to: .time(200 * ms))
+    let grid = app.render(width: 100, height: 30)
+    let lane = try row(grid, startingWith: "▸search")
+    let first = try XCTUnwrap((15..<grid.width).first { grid[lane, $0].text != " " })
+    let ends = (first..<(grid.width - 16)).filter { grid[lane, $0].text == "█" }
+    XCTAssertEqual(ends.count, 2, grid.plainText)
+    // The first column shows #1's schedule (a finding, to the replay); #2's begin one too.
+    for column in (first + 1)..<ends[0] {
+      XCTAssertEqual(
+        grid[lane, column].text, "━", "#1 ran from before the slice:\n\(grid.plainText)")
+    }
+    XCTAssertEqual(grid[lane, ends[0] + 1].text, "·", "nothing runs between the two")
+    for column in (ends[0] + 3)..<ends[1] where grid[lane, column].text != "│" {
+      XCTAssertEqual(grid[lane, column].text, "━", "#2 runs:\n\(grid.plainText)")
+    }
+  }
+
   func testTheMarksRowShowsMarksThatNoQueueLaneHolds() throws {
     var app = try requestApp()
     app.seek(to: .time(200 * Self.ms))
