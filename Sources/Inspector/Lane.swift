@@ -70,6 +70,7 @@ extension Lane {
       all = replay.tasks.map { Lane(key: .task($0.id), title: $0.title) }
     }
     var repeats: [String: Int] = [:]
+    repeats.reserveCapacity(all.count)
     for lane in all { repeats[lane.title, default: 0] += 1 }
     guard repeats.count < all.count else { return all }
     var numbered: [String: Int] = [:]

@@ -145,14 +145,18 @@ struct StripIndex: Sendable {
   ///
   /// - Complexity: O(1).
   func eventCount(lane slot: Int) -> Int {
-    TraceEvent.Kind.allCases.reduce(0) { $0 + index.events(lane: slot, kind: $1).count }
+    index.count(lane: slot)
   }
 
   /// Whether lane `slot` has an event in `window`.
   ///
   /// - Complexity: O(log n) for n events of the lane.
   func hasEvents(lane slot: Int, in window: ClosedRange<Int64>, replay: ReplayEngine) -> Bool {
-    TraceEvent.Kind.allCases.contains { kind in
+    // Most lanes of a trace with very many have few events or none: counted first, as making
+    // a lane's events of a kind retains the index's storage.
+    guard index.count(lane: slot) > 0 else { return false }
+    return TraceEvent.Kind.allCases.contains { kind in
+      guard index.count(lane: slot, kind: kind) > 0 else { return false }
       let events = index.events(lane: slot, kind: kind)
       let position = Self.firstPosition(
         from: events.startIndex, end: events.endIndex, atOrAfter: window.lowerBound,

@@ -37,6 +37,25 @@ package struct LaneEventIndex: Sendable {
     return LaneEvents(offsets, Int(starts[run])..<Int(starts[run + 1]))
   }
 
+  /// How many events of `kind` lane `slot` has: what ``events(lane:kind:)`` holds, without
+  /// making it (which retains the offsets' storage).
+  ///
+  /// - Complexity: O(1).
+  package func count(lane slot: Int, kind: TraceEvent.Kind) -> Int {
+    let run = slot * Self.kinds + Int(kind.rawValue)
+    guard run >= 0, run < marksRun else { return 0 }
+    return Int(starts[run + 1]) - Int(starts[run])
+  }
+
+  /// How many events lane `slot` has, of every kind: a lane's runs lie side by side.
+  ///
+  /// - Complexity: O(1).
+  package func count(lane slot: Int) -> Int {
+    let (first, last) = (slot * Self.kinds, (slot + 1) * Self.kinds)
+    guard first >= 0, last <= marksRun else { return 0 }
+    return Int(starts[last]) - Int(starts[first])
+  }
+
   /// The offsets of every mark, in time order, whatever lane it is on: grouped by queue or by
   /// task, a mark is on none.
   package var marks: LaneEvents {

@@ -41,6 +41,7 @@ final class LaneEventIndexTests: XCTestCase {
             return event.kind == kind && replay.threadSlot(of: event.thread) == slot
           }.map { UInt32($0.offset) }
           XCTAssertEqual(Array(byThread.events(lane: slot, kind: kind)), expected, "seed \(seed)")
+          XCTAssertEqual(byThread.count(lane: slot, kind: kind), expected.count)
         }
         for slot in 0..<replay.queueSlotCount {
           let expected = replay.eventIndices.filter {
@@ -49,8 +50,17 @@ final class LaneEventIndexTests: XCTestCase {
             return replay.queueSlot(of: action) == slot
           }.map { UInt32($0.offset) }
           XCTAssertEqual(Array(byQueue.events(lane: slot, kind: kind)), expected, "seed \(seed)")
+          XCTAssertEqual(byQueue.count(lane: slot, kind: kind), expected.count)
         }
       }
+      for slot in 0..<replay.queueSlotCount {
+        let events = replay.eventIndices.filter {
+          replay.event($0).action.map { replay.queueSlot(of: $0) == slot } ?? false
+        }
+        XCTAssertEqual(byQueue.count(lane: slot), events.count, "seed \(seed)")
+      }
+      XCTAssertEqual(byQueue.count(lane: replay.queueSlotCount), 0, "past the last lane")
+      XCTAssertEqual(byQueue.count(lane: -1, kind: .begin), 0)
     }
   }
 
