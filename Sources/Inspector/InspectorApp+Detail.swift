@@ -232,13 +232,18 @@ extension InspectorApp {
         "click selects a lane or row; the wheel scrolls, over the strips or with Ctrl zooms"
       ),
       ("w", "in details or a finding: why the action was late, and what held it up"),
+      ("o h", "lanes in trace order / by name / activity / findings; hide idle lanes (see below)"),
       ("esc", "back (through followed actions); clear the search"), ("? q", "this help / quit"),
     ]
     let legend: [(String, String)] = [
       ("#12  e120", "#12 is an action (its id in the trace); e120 is the 120th event"),
-      ("s ▶ █", "scheduled, began, ended (a column shows the most telling event in it)"),
-      ("× ↷ ◆ ! │", "cancelled, hopped, marked, a finding (check's rules), the cursor (now)"),
+      ("s ▶ ━ █", "scheduled, began, running (begin to end), ended; the most telling event wins"),
+      ("× ↷ ◆ ! │", "cancelled, hopped, marked (all marks: a row under the lanes), a finding, now"),
       ("2p 1r", "a queue's pending and running actions now; a thread shows busy for how long"),
+      (
+        "·2  idle",
+        "the 2nd lane of a repeated name; idle: no event in view, nothing pending/running"
+      ),
       (
         "due in/late", "when pending work is due, counted from now; repeating work keeps its rhythm"
       ),

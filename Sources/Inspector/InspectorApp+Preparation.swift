@@ -35,6 +35,7 @@ extension InspectorApp {
       findings = found
       hasFindings = true
       changed = true
+      if state.laneOrder == .findings { reorderLanes() }
     }
     if preparation.isFinished { self.preparation = nil }
     return changed

@@ -190,6 +190,8 @@ extension InspectorApp {
   /// lands.
   struct MainRows {
     let lanes: Range<Int>
+    /// The marks row under the lanes, when the trace has marks.
+    let marks: Int?
     let axis: Int
     let pending: Range<Int>
     let running: Range<Int>
@@ -210,15 +212,19 @@ extension InspectorApp {
     let body = height - 2  // header and status
     let laneRows = min(max(lanes.count, 1), max(3, body / 4))
     let runningRows = min(max(runningCount, 1), 3)
-    let remaining = body - 5 - laneRows - runningRows  // four titles and the time axis
+    let markRows = strips.hasMarks ? 1 : 0
+    // Four titles and the time axis.
+    let remaining = body - 5 - laneRows - runningRows - markRows
     let pendingRows = max(min(max(pendingCount, 1), remaining / 2), 1)
     let eventRows = max(remaining - pendingRows, 1)
     let lanes = 2..<(2 + laneRows)
-    let pending = (lanes.upperBound + 2)..<(lanes.upperBound + 2 + pendingRows)
+    let axis = lanes.upperBound + markRows
+    let pending = (axis + 2)..<(axis + 2 + pendingRows)
     let running = (pending.upperBound + 1)..<(pending.upperBound + 1 + runningRows)
     let events = (running.upperBound + 1)..<(running.upperBound + 1 + eventRows)
     return MainRows(
-      lanes: lanes, axis: lanes.upperBound, pending: pending, running: running, events: events)
+      lanes: lanes, marks: markRows > 0 ? lanes.upperBound : nil, axis: axis, pending: pending,
+      running: running, events: events)
   }
 
   /// The lanes on screen, in `rows` rows around the selected one.
@@ -251,9 +257,10 @@ extension InspectorApp {
       height: grid.height, pendingCount: pendingCount, runningCount: running.count)
     let strip = StripGeometry(
       width: grid.width, layout: layout, clock: state.clock, span: state.laneSpan,
-      end: replay.span)
+      end: replay.end)
     drawLanesTitle(&grid, theme, row: rows.title(of: .lanes), strip: strip)
     drawLanes(&grid, theme, layout, strip, rows: rows.lanes.count, top: rows.lanes.lowerBound)
+    if let marks = rows.marks { drawMarks(&grid, theme, layout, strip, row: marks) }
     drawAxis(&grid, theme, layout, strip, row: rows.axis)
     let pendingTitle =
       state.grouping == .byThread && !state.laneFilter.isEmpty
@@ -275,17 +282,21 @@ extension InspectorApp {
     drawEvents(&grid, theme, layout, rows: rows.events.count, top: rows.events.lowerBound)
   }
 
+  /// A panel's title: `Events (1077)`, or `Lanes (by queue) 12 of 40` where it shows `count`
+  /// of `total`; then the filter and `notes`, each after a `·`.
   @discardableResult
   private func drawTitle(
     _ grid: inout ScreenGrid, _ theme: Theme, row: Int, _ title: String, count: Int,
-    panel: InspectorState.Panel
+    of total: Int? = nil, notes: [String] = [], panel: InspectorState.Panel
   ) -> Int {
     let focused = state.focus == panel
     grid.fill(row: row, from: 0, to: grid.width, with: "─", style: theme.dim)
     let filtered =
       state.laneFilter.isEmpty
       ? "" : " · filter \"\(TextWidth.truncated(state.laneFilter, to: 20))\""
-    let text = "\(focused ? "▸" : "─") \(title) (\(count))\(filtered) "
+    let counted = total.map { $0 == count ? "(\(count))" : "\(count) of \($0)" } ?? "(\(count))"
+    let noted = notes.map { " · \($0)" }.joined()
+    let text = "\(focused ? "▸" : "─") \(title) \(counted)\(filtered)\(noted) "
     return grid.write(text, row: row, column: 1, style: focused ? theme.title : theme.dim)
   }
 
@@ -340,20 +351,25 @@ extension InspectorApp {
     init(width gridWidth: Int, layout: Layout, clock: Int64, span: Int64, end: Int64) {
       start = layout.label + 3
       width = max(gridWidth - start - countsWidth - 1, 8)
+      let window = Self.window(clock: clock, span: span, end: end)
+      windowStart = window.lowerBound
+      windowEnd = window.upperBound
+      columnSpan =
+        windowStart == 0 && windowEnd == end
+        // The whole trace, its end in the last column.
+        ? end / Int64(width) + 1
+        : max(windowEnd.subtracting(saturating: windowStart) / Int64(width), 1)
+    }
+
+    /// The trace time the strips show, whatever their width: `span` centred on the cursor, but
+    /// never before the trace's start; the whole trace when `span` holds it (`end`, its end).
+    static func window(clock: Int64, span: Int64, end: Int64) -> ClosedRange<Int64> {
       let half = max(span / 2, 1)
       let total = half.multiplied(saturating: 2)
-      if total >= end {
-        // The whole trace fits (`0`, or zoomed out to its span): all of it, from its start, with
-        // its end in the last column.
-        windowStart = 0
-        windowEnd = end
-        columnSpan = end / Int64(width) + 1
-      } else {
-        // Centred on the cursor, but never before the trace's start.
-        windowStart = max(clock.subtracting(saturating: half), 0)
-        windowEnd = windowStart.adding(saturating: total)
-        columnSpan = max(windowEnd.subtracting(saturating: windowStart) / Int64(width), 1)
-      }
+      // The whole trace fits (`0`, or zoomed out to its span): all of it, from its start.
+      if total >= end { return 0...end }
+      let start = max(clock.subtracting(saturating: half), 0)
+      return start...start.adding(saturating: total)
     }
 
     /// The column of trace time `time`, if it is in the window.
@@ -367,16 +383,21 @@ extension InspectorApp {
   private func drawLanesTitle(
     _ grid: inout ScreenGrid, _ theme: Theme, row: Int, strip: StripGeometry
   ) {
+    let notes = [state.laneOrder.title, state.hidesIdleLanes ? "idle hidden" : nil]
     var column = drawTitle(
       &grid, theme, row: row, "Lanes (\(state.grouping.title))", count: lanes.count,
-      panel: .lanes)
+      of: laneTotal, notes: notes.compactMap { $0 }, panel: .lanes)
     if !lanes.isEmpty, let about = aboutLane(lanes[min(state.selected(.lanes), lanes.count - 1)]) {
       column = grid.write(
         "─ \(about) ", row: row, column: column, style: theme.dim, limit: grid.width - column)
     }
-    let legend = " s schedule ▶ begin █ end × cancel ↷ hop ◆ mark ! finding │ now "
-    let legendWidth = TextWidth.columns(of: legend)
-    if grid.width - column > legendWidth + 2 {
+    // The whole legend where it fits, else a shorter one (`?` explains them all).
+    let legends = [
+      " s schedule ▶ begin ━ running █ end × cancel ↷ hop ◆ mark ! finding │ now ",
+      " s sched ▶ begin ━ run █ end × cancel ↷ hop ◆ mark ! finding ",
+    ]
+    if let legend = legends.first(where: { grid.width - column > TextWidth.columns(of: $0) + 2 }) {
+      let legendWidth = TextWidth.columns(of: legend)
       grid.write(legend, row: row, column: grid.width - legendWidth - 1, style: theme.dim)
     }
   }
@@ -404,18 +425,19 @@ extension InspectorApp {
     top: Int
   ) {
     guard !lanes.isEmpty else {
-      grid.write(
-        "  (no lanes\(state.laneFilter.isEmpty ? "" : " match \"\(state.laneFilter)\""))", row: top,
-        column: 0, style: theme.dim)
+      let none =
+        state.hidesIdleLanes && !orderedLanes.isEmpty
+        ? "  (all \(orderedLanes.count) lanes are idle here: h shows them)"
+        : "  (no lanes\(state.laneFilter.isEmpty ? "" : " match \"\(state.laneFilter)\""))"
+      grid.write(none, row: top, column: 0, style: theme.dim)
       return
     }
     let selected = min(state.selected(.lanes), lanes.count - 1)
     let visible = visibleLanes(rows: rows)
     var rowOfLane: [Lane.Key: Int] = [:]
     for index in visible { rowOfLane[lanes[index].key] = index - visible.lowerBound }
-    let blank = StripCell(glyph: "·", priority: -1, future: false)
     var strips = [[StripCell]](
-      repeating: [StripCell](repeating: blank, count: strip.width), count: visible.count)
+      repeating: [StripCell](repeating: .empty, count: strip.width), count: visible.count)
     // Each visible lane's strip from its own events, a few searches a column: every event in
     // the window counts, however many there are.
     for index in visible {
@@ -423,6 +445,9 @@ extension InspectorApp {
       self.strips.fill(
         &strips[index - visible.lowerBound], lane: slot, strip: strip, clock: state.clock,
         replay: replay)
+      self.strips.fillRuns(
+        &strips[index - visible.lowerBound], lane: slot, running: runningCount(lanes[index]),
+        strip: strip, clock: state.clock, replay: replay)
     }
     // Findings show on their queue's lane, over any event in the same column.
     if state.grouping == .byQueue {
@@ -442,25 +467,57 @@ extension InspectorApp {
       let isSelected = index == selected
       grid.write(isSelected ? "▸" : " ", row: row, column: 0, style: theme.title)
       grid.write(
-        TextWidth.truncatedName(lane.title, to: layout.label), row: row, column: 1,
+        lane.name(fitting: layout.label), row: row, column: 1,
         style: isSelected ? theme.selected : .plain)
-      for (column, cell) in strips[offset].enumerated() {
-        if cell.priority < 0 {
-          let isCursor = column == cursorColumn
-          grid.write(
-            isCursor ? "│" : "·", row: row, column: strip.start + column,
-            style: isCursor ? theme.cursor : theme.dim)
-        } else {
-          grid.write(
-            cell.glyph, row: row, column: strip.start + column,
-            style: cell.isFinding
-              ? theme.warning : cell.future ? theme.dim : theme.style(of: cell.kind))
-        }
-      }
+      drawStrip(&grid, theme, strips[offset], row: row, strip, cursor: cursorColumn)
       let (counts, busy) = laneStatus(lane)
       grid.write(
         counts, row: row, column: grid.width - TextWidth.columns(of: counts) - 1,
         style: busy ? theme.running : theme.dim)
+    }
+  }
+
+  /// One strip's cells: the cursor shows over a run or an empty column, not over an event.
+  private func drawStrip(
+    _ grid: inout ScreenGrid, _ theme: Theme, _ cells: [StripCell], row: Int,
+    _ strip: StripGeometry, cursor cursorColumn: Int?
+  ) {
+    for (column, cell) in cells.enumerated() {
+      if cell.priority < 0 {
+        let isCursor = column == cursorColumn
+        grid.write(
+          isCursor ? "│" : cell.glyph, row: row, column: strip.start + column,
+          style: isCursor ? theme.cursor : cell.isRun && !cell.future ? theme.running : theme.dim)
+      } else {
+        grid.write(
+          cell.glyph, row: row, column: strip.start + column,
+          style: cell.isFinding
+            ? theme.warning : cell.future ? theme.dim : theme.style(of: cell.kind))
+      }
+    }
+  }
+
+  /// The row under the lanes that shows the marks, whatever lane they are on (a mark is on no
+  /// queue or task, so the queue and task views showed none), and how many the window holds.
+  private func drawMarks(
+    _ grid: inout ScreenGrid, _ theme: Theme, _ layout: Layout, _ strip: StripGeometry, row: Int
+  ) {
+    var cells = [StripCell](repeating: .empty, count: strip.width)
+    let count = strips.fillMarks(&cells, strip: strip, clock: state.clock, replay: replay)
+    grid.write(
+      TextWidth.truncated("◆ marks", to: layout.label), row: row, column: 1, style: theme.dim)
+    drawStrip(&grid, theme, cells, row: row, strip, cursor: strip.column(of: state.clock))
+    let counts = count == 1 ? "1 mark" : "\(count) marks"
+    grid.write(
+      counts, row: row, column: grid.width - TextWidth.columns(of: counts) - 1, style: theme.dim)
+  }
+
+  /// How many of the lane's actions run at the cursor: on the queue, of the task, on the thread.
+  private func runningCount(_ lane: Lane) -> Int {
+    switch lane.key {
+    case .queue(let id): replay.queueState(id).running
+    case .task(let id): replay.taskState(id).running
+    case .thread(let id): replay.threadState(id).running.count
     }
   }
 
@@ -730,6 +787,8 @@ struct StripCell {
   let priority: Int
   let future: Bool
   var kind: TraceEvent.Kind = .mark
+  /// Whether it is a stretch of a run with no event of the lane in the column.
+  var isRun = false
 
   init(glyph: String, priority: Int, future: Bool) {
     self.glyph = glyph
@@ -737,8 +796,20 @@ struct StripCell {
     self.future = future
   }
 
+  /// A column with nothing in it.
+  static let empty = StripCell(glyph: "·", priority: -1, future: false)
+
   /// A finding's instant: shown over any event in its column.
   static let finding = StripCell(glyph: "!", priority: 6, future: false)
+
+  /// A column that work of the lane runs through: below every event (its priority is an empty
+  /// column's), and the cursor shows over it.
+  static func run(future: Bool) -> StripCell {
+    var cell = StripCell(glyph: "━", priority: -1, future: future)
+    cell.kind = .begin
+    cell.isRun = true
+    return cell
+  }
 
   var isFinding: Bool { priority == Self.finding.priority }
 

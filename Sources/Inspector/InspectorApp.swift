@@ -34,8 +34,16 @@ public struct InspectorApp: Sendable {
   public static let unclosedWarning =
     "the recording did not close: the process may have crashed or not called close(); the last moments may be missing"
 
-  /// The lanes after grouping and filter; recomputed only when either changes.
-  private(set) var lanes: [Lane] = []
+  /// The lanes the panel shows: after grouping, filter and order, less the idle ones while they
+  /// are hidden.
+  var lanes: [Lane] = []
+  /// Every lane of each grouping, numbered where titles repeat; made when first shown.
+  var allLanes: [InspectorState.Grouping: [Lane]] = [:]
+  /// The lanes after grouping and filter, in the chosen order; recomputed only when one of them
+  /// changes.
+  var orderedLanes: [Lane] = []
+  /// The window and cursor ``lanes`` was last thinned for, while idle lanes are hidden.
+  var thinnedFor: IdleWindow?
   /// What the lane filter keeps; Pending, Running and Events follow it.
   private(set) var scope = LaneScope.everything
   /// The events in scope, when a filter is on.
@@ -131,6 +139,7 @@ public struct InspectorApp: Sendable {
     let position = replay.position
     replay = newer
     stripIndexes = [:]
+    allLanes = [:]
     if live {
       replay.seek(to: replay.eventCount)
       state.clock = replay.now
@@ -161,6 +170,56 @@ public struct InspectorApp: Sendable {
     refreshLanes()
   }
 
+  /// Orders the lanes: as the trace numbers them, by name, by activity or by findings. The
+  /// selected lane stays selected.
+  public mutating func orderLanes(by order: InspectorState.LaneOrder) {
+    state.laneOrder = order
+    reorderLanes()
+    state.message =
+      switch order {
+      case .trace: "lanes in the trace's order"
+      case .name: "lanes sorted by name"
+      case .activity: "lanes sorted by activity: the most events in the trace first"
+      case .findings: "lanes sorted by findings: the most first, then by activity"
+      }
+  }
+
+  /// Hides the lanes idle in the strips' window (none of their events in it, and nothing of
+  /// theirs pending or running at the cursor), or shows them again. The selected lane stays
+  /// selected while it is shown.
+  public mutating func hideIdleLanes(_ hide: Bool) {
+    state.hidesIdleLanes = hide
+    showLanes(again: true)
+    state.message =
+      hide
+      ? "idle lanes hidden: no event in the window, nothing pending or running now"
+      : "idle lanes shown"
+  }
+
+  /// Shows ``orderedLanes``, less those idle in the strips' window while idle lanes are hidden:
+  /// thinned again when the window or the cursor has moved since (or `again`), so a frame that
+  /// moved neither costs nothing. The selected lane stays selected while it is shown.
+  ///
+  /// - Complexity: O(n log e) for n lanes of e events each, when thinned.
+  mutating func showLanes(again: Bool = false, keepingSelection: Bool = true) {
+    let window =
+      state.hidesIdleLanes
+      ? IdleWindow(
+        window: StripGeometry.window(clock: state.clock, span: state.laneSpan, end: replay.end),
+        position: replay.position) : nil
+    guard again || window != thinnedFor else { return }
+    thinnedFor = window
+    let selected =
+      keepingSelection && !lanes.isEmpty
+      ? lanes[min(state.selected(.lanes), lanes.count - 1)].key : nil
+    lanes =
+      window.map { window in orderedLanes.filter { !isIdle($0, in: window.window) } }
+      ?? orderedLanes
+    if let selected, let row = lanes.firstIndex(where: { $0.key == selected }) {
+      state.selection[.lanes] = row
+    }
+  }
+
   /// Opens the detail view of the action with trace id `id`; false if the trace has none.
   public mutating func showDetail(of id: ActionID) -> Bool {
     guard let action = replay.index(of: id) else { return false }
@@ -174,7 +233,12 @@ public struct InspectorApp: Sendable {
       stripIndexes[state.grouping] = StripIndex(replay, grouping: state.grouping)
     }
     state.selectedEvent = nil
-    lanes = Lane.lanes(of: replay, grouping: state.grouping, filter: state.laneFilter)
+    if allLanes[state.grouping] == nil {
+      allLanes[state.grouping] = Lane.lanes(of: replay, grouping: state.grouping)
+    }
+    let lanes = Lane.filtered(allLanes[state.grouping] ?? [], by: state.laneFilter)
+    orderedLanes = order(lanes)
+    showLanes(again: true, keepingSelection: false)
     scope = Lane.scope(of: lanes, grouping: state.grouping, filtered: !state.laneFilter.isEmpty)
     scopedEvents =
       scope.isEverything
@@ -195,6 +259,8 @@ public struct InspectorApp: Sendable {
   /// While the screen is too small to draw (see ``minimumWidth``), only `q` and a resize do
   /// anything: keys typed at a screen that says "terminal too small" must not move the replay.
   public mutating func handle(_ key: InputKey) -> Bool {
+    // Whatever the key moved, the lanes shown follow (see `showLanes`).
+    defer { showLanes() }
     if case .resize(let width, let height) = key {
       // Keeps the message: the first resize, with the size at the start, comes before any key.
       screenSize = (width, height)
@@ -267,6 +333,8 @@ public struct InspectorApp: Sendable {
     case .character("/"): state.prompt = .search("")
     case .character("f"): state.prompt = .filter(state.laneFilter)
     case .character("v"): group(by: nextGrouping)
+    case .character("o"): orderLanes(by: nextLaneOrder)
+    case .character("h"): hideIdleLanes(!state.hidesIdleLanes)
     case .character("j"), .down: moveSelection(by: 1)
     case .character("k"), .up: moveSelection(by: -1)
     case .pageDown: moveSelection(by: 10)
@@ -388,6 +456,7 @@ public struct InspectorApp: Sendable {
   public mutating func tick(elapsed: Int64) {
     guard state.playing else { return }
     state.selectedEvent = nil
+    defer { showLanes() }
     let advance = Double(elapsed) * state.speed
     let step = advance.isFinite && advance < 9.2e18 ? Int64(max(advance, 0)) : .max
     state.clock = min(state.clock.adding(saturating: step), replay.span)
@@ -462,6 +531,7 @@ public struct InspectorApp: Sendable {
   /// moment an action was scheduled. False if the trace has no such action.
   @discardableResult
   public mutating func seek(to target: TimeText.Target) -> Bool {
+    defer { showLanes() }
     switch target {
     case .time(let time): seek(time: time)
     case .event(let number): seek(index: number)
@@ -552,11 +622,11 @@ public struct InspectorApp: Sendable {
     state.laneSpan = fittingSpan
   }
 
-  /// The strips' span that shows the whole trace (one more than its span, so that halving an
-  /// odd span does not leave its last nanosecond out).
+  /// The strips' span that shows the whole trace, to its end (one more than that, so that
+  /// halving an odd span does not leave its last nanosecond out).
   var fittingSpan: Int64 {
     min(
-      max(replay.span.adding(saturating: 1), Self.laneSpans.lowerBound), Self.laneSpans.upperBound)
+      max(replay.end.adding(saturating: 1), Self.laneSpans.lowerBound), Self.laneSpans.upperBound)
   }
 
   /// Moves to the next (or previous) event after (before) the current one that `matches`.
@@ -582,7 +652,7 @@ public struct InspectorApp: Sendable {
     let scope = Lane.scope(of: [lane], grouping: state.grouping, filtered: true)
     let replay = self.replay
     if !jump(forward: forward, where: { scope.contains($0, replay) }) {
-      state.message = "no \(forward ? "later" : "earlier") event on \(lane.title)"
+      state.message = "no \(forward ? "later" : "earlier") event on \(lane.name)"
     }
   }
 
@@ -669,6 +739,12 @@ public struct InspectorApp: Sendable {
   /// of the kept tasks.
   var runningActions: [ActionIndex] {
     replay.running(in: scope.queues, on: scope.threads, of: scope.tasks)
+  }
+
+  /// What `o` turns to: the trace's order, name, activity, findings, and round again.
+  private var nextLaneOrder: InspectorState.LaneOrder {
+    let orders = InspectorState.LaneOrder.allCases
+    return orders[((orders.firstIndex(of: state.laneOrder) ?? 0) + 1) % orders.count]
   }
 
   /// What `v` turns to: queue, thread, then task when the trace names tasks.

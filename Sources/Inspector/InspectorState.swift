@@ -46,6 +46,30 @@ public struct InspectorState: Sendable, Equatable {
     }
   }
 
+  /// How the lanes are ordered; `o` turns to the next.
+  public enum LaneOrder: Sendable, Equatable, CaseIterable {
+    /// As the trace numbers them: queues, threads and tasks by id.
+    case trace
+    /// By title, ignoring case; lanes of one title by id.
+    case name
+    /// Most events in the whole trace first: not in the window, so that the order stays put
+    /// while the cursor moves.
+    case activity
+    /// Most findings first (a finding counts on the lane of its action: its queue, its task, or
+    /// the thread its last run began on), then by activity.
+    case findings
+
+    /// How the lanes panel's title says it; nil for the trace's order.
+    var title: String? {
+      switch self {
+      case .trace: nil
+      case .name: "sorted by name"
+      case .activity: "sorted by activity"
+      case .findings: "sorted by findings"
+      }
+    }
+  }
+
   /// The screen showing.
   public var mode: Mode = .main
   /// The views Esc and Backspace walk back through (details, findings), most recent last.
@@ -64,6 +88,11 @@ public struct InspectorState: Sendable, Equatable {
   /// Lanes whose names contain this (case-insensitively); empty for all. Pending, Running and
   /// Events follow it.
   public var laneFilter = ""
+  /// The lanes' order (`o`).
+  public var laneOrder: LaneOrder = .trace
+  /// Whether idle lanes are hidden (`h`): a lane is idle when none of its events falls in the
+  /// strips' window and nothing of it is pending or running at the cursor.
+  public var hidesIdleLanes = false
   /// The active search, if any; `n`/`N` then move between its matches.
   public var search: String?
   /// Whether the replay is playing.

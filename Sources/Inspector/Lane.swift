@@ -1,4 +1,5 @@
 import Replay
+import Screen
 import TraceFormat
 
 /// One row of the lanes panel: a queue, a thread or a Swift task.
@@ -11,6 +12,22 @@ struct Lane: Equatable, Sendable {
 
   let key: Key
   let title: String
+  /// Where other lanes of the grouping have the same title: this one's place among them, in
+  /// the order of their ids, from 1.
+  var ordinal: Int?
+
+  /// The title, numbered where it repeats: `search.state ·2`.
+  var name: String { ordinal.map { "\(title) ·\($0)" } ?? title }
+
+  /// ``name`` in `width` columns: where it does not fit, the number loses its space
+  /// (`app.request.4·15`), then the title is cut; the number is always kept.
+  func name(fitting width: Int) -> String {
+    guard let ordinal else { return TextWidth.truncatedName(title, to: width) }
+    if TextWidth.columns(of: name) <= width { return name }
+    let number = "·\(ordinal)"
+    return TextWidth.truncatedName(title, to: max(width - TextWidth.columns(of: number), 1))
+      + number
+  }
 }
 
 /// Which queues, threads or tasks the lane filter keeps; nil sets keep everything.
@@ -40,12 +57,9 @@ struct LaneScope: Equatable, Sendable {
 }
 
 extension Lane {
-  /// The lanes of `replay` grouped as asked and kept by `filter` (case-insensitive substring of
-  /// the title), in order of id.
-  static func lanes(of replay: ReplayEngine, grouping: InspectorState.Grouping, filter: String)
-    -> [Lane]
-  {
-    let all: [Lane]
+  /// The lanes of `replay` grouped as asked, in order of id, numbered where titles repeat.
+  static func lanes(of replay: ReplayEngine, grouping: InspectorState.Grouping) -> [Lane] {
+    var all: [Lane]
     switch grouping {
     case .byQueue:
       all = replay.queues.map {
@@ -56,6 +70,20 @@ extension Lane {
     case .byTask:
       all = replay.tasks.map { Lane(key: .task($0.id), title: $0.title) }
     }
+    var repeats: [String: Int] = [:]
+    repeats.reserveCapacity(all.count)
+    for lane in all { repeats[lane.title, default: 0] += 1 }
+    guard repeats.count < all.count else { return all }
+    var numbered: [String: Int] = [:]
+    for index in all.indices where repeats[all[index].title, default: 0] > 1 {
+      numbered[all[index].title, default: 0] += 1
+      all[index].ordinal = numbered[all[index].title]
+    }
+    return all
+  }
+
+  /// The lanes of `all` that `filter` keeps: those whose title contains it, ignoring case.
+  static func filtered(_ all: [Lane], by filter: String) -> [Lane] {
     let filter = filter.lowercased()
     return filter.isEmpty ? all : all.filter { $0.title.lowercased().contains(filter) }
   }

@@ -36,6 +36,9 @@ struct StripIndex: Sendable {
     }
   }
 
+  /// Whether the trace has marks.
+  var hasMarks: Bool { !index.marks.isEmpty }
+
   /// Kinds from the most telling down, as ``StripCell`` ranks them.
   private static let kindsByPriority = TraceEvent.Kind.allCases.sorted {
     StripCell($0, future: false).priority > StripCell($1, future: false).priority
@@ -48,23 +51,118 @@ struct StripIndex: Sendable {
     _ cells: inout [StripCell], lane slot: Int, strip: InspectorApp.StripGeometry, clock: Int64,
     replay: ReplayEngine
   ) {
-    let windowEnd = strip.windowEnd.adding(saturating: 1)
     for kind in Self.kindsByPriority {
-      let events = index.events(lane: slot, kind: kind)
-      guard !events.isEmpty else { continue }
-      func time(_ position: Int) -> Int64 { replay.event(EventIndex(Int(events[position]))).time }
-      var position = events.startIndex
-      for column in cells.indices where cells[column].priority < 0 {
-        let from = strip.windowStart.adding(
-          saturating: Int64(column).multiplied(saturating: strip.columnSpan))
-        position = Self.firstPosition(
-          from: position, end: events.endIndex, atOrAfter: from, time: time)
-        guard position < events.endIndex else { break }
-        let found = time(position)
-        if found < min(from.adding(saturating: strip.columnSpan), windowEnd) {
-          cells[column] = StripCell(kind, future: found > clock)
-        }
+      Self.place(
+        index.events(lane: slot, kind: kind), as: kind, in: &cells, strip: strip, clock: clock,
+        replay: replay)
+    }
+  }
+
+  /// Fills the empty columns of `cells` with a ◆ where a mark falls, whatever lane it is on;
+  /// returns how many marks the window holds.
+  func fillMarks(
+    _ cells: inout [StripCell], strip: InspectorApp.StripGeometry, clock: Int64,
+    replay: ReplayEngine
+  ) -> Int {
+    let marks = index.marks
+    Self.place(marks, as: .mark, in: &cells, strip: strip, clock: clock, replay: replay)
+    func time(_ position: Int) -> Int64 { replay.event(EventIndex(Int(marks[position]))).time }
+    let first = Self.firstPosition(
+      from: marks.startIndex, end: marks.endIndex, atOrAfter: strip.windowStart, time: time)
+    let after = Self.firstPosition(
+      from: first, end: marks.endIndex, atOrAfter: strip.windowEnd.adding(saturating: 1),
+      time: time)
+    return after - first
+  }
+
+  /// Puts a glyph of `kind` in each empty column of `cells` that one of `events` falls in.
+  private static func place(
+    _ events: LaneEvents, as kind: TraceEvent.Kind, in cells: inout [StripCell],
+    strip: InspectorApp.StripGeometry, clock: Int64, replay: ReplayEngine
+  ) {
+    guard !events.isEmpty else { return }
+    let windowEnd = strip.windowEnd.adding(saturating: 1)
+    func time(_ position: Int) -> Int64 { replay.event(EventIndex(Int(events[position]))).time }
+    var position = events.startIndex
+    for column in cells.indices where cells[column].priority < 0 {
+      let from = strip.windowStart.adding(
+        saturating: Int64(column).multiplied(saturating: strip.columnSpan))
+      position = firstPosition(from: position, end: events.endIndex, atOrAfter: from, time: time)
+      guard position < events.endIndex else { break }
+      let found = time(position)
+      if found < min(from.adding(saturating: strip.columnSpan), windowEnd) {
+        cells[column] = StripCell(kind, future: found > clock)
       }
+    }
+  }
+
+  /// Draws lane `slot`'s runs as bars over the columns where no event of the lane falls (so
+  /// its events show over them): a column shows a bar when work of the lane runs through it.
+  ///
+  /// What runs at a column's start is counted from the cursor, where the replay knows what
+  /// runs (`running`, the lane's running actions there): plus the begins and minus the ends
+  /// between the cursor and the column. So a frame looks up two positions a column whatever
+  /// the events in the window, and a run whose begin the trace does not hold (cut off by a
+  /// slice or a flight recorder) shows before its end once the cursor is past that end; with
+  /// the cursor before it, the replay does not count it as running, and neither does the
+  /// strip. Nothing is drawn after the last event: the trace says nothing of then.
+  ///
+  /// - Complexity: O(w log n) for w columns and n runs of the lane.
+  func fillRuns(
+    _ cells: inout [StripCell], lane slot: Int, running: Int, strip: InspectorApp.StripGeometry,
+    clock: Int64, replay: ReplayEngine
+  ) {
+    let begins = index.events(lane: slot, kind: .begin)
+    let ends = index.events(lane: slot, kind: .end)
+    guard running > 0 || !begins.isEmpty || !ends.isEmpty else { return }
+    func time(_ events: LaneEvents) -> (Int) -> Int64 {
+      { replay.event(EventIndex(Int(events[$0]))).time }
+    }
+    // The begins and ends the replay has applied at the cursor: those before its position.
+    let position = UInt32(clamping: replay.position)
+    func applied(_ events: LaneEvents) -> Int {
+      Self.firstPosition(
+        from: events.startIndex, end: events.endIndex, atOrAfter: Int64(position),
+        time: { Int64(events[$0]) })
+    }
+    let (beginsApplied, endsApplied) = (applied(begins), applied(ends))
+    let end = replay.span
+    var (begin, ended) = (begins.startIndex, ends.startIndex)
+    for column in cells.indices where cells[column].priority < 0 {
+      let from = strip.windowStart.adding(
+        saturating: Int64(column).multiplied(saturating: strip.columnSpan))
+      guard from <= end else { break }
+      begin = Self.firstPosition(
+        from: begin, end: begins.endIndex, atOrAfter: from, time: time(begins))
+      ended = Self.firstPosition(from: ended, end: ends.endIndex, atOrAfter: from, time: time(ends))
+      if running + (begin - beginsApplied) - (ended - endsApplied) > 0 {
+        cells[column] = .run(future: from > clock)
+      }
+    }
+  }
+
+  /// How many events lane `slot` has in the whole trace.
+  ///
+  /// - Complexity: O(1).
+  func eventCount(lane slot: Int) -> Int {
+    index.count(lane: slot)
+  }
+
+  /// Whether lane `slot` has an event in `window`.
+  ///
+  /// - Complexity: O(log n) for n events of the lane.
+  func hasEvents(lane slot: Int, in window: ClosedRange<Int64>, replay: ReplayEngine) -> Bool {
+    // Most lanes of a trace with very many have few events or none: counted first, as making
+    // a lane's events of a kind retains the index's storage.
+    guard index.count(lane: slot) > 0 else { return false }
+    return TraceEvent.Kind.allCases.contains { kind in
+      guard index.count(lane: slot, kind: kind) > 0 else { return false }
+      let events = index.events(lane: slot, kind: kind)
+      let position = Self.firstPosition(
+        from: events.startIndex, end: events.endIndex, atOrAfter: window.lowerBound,
+        time: { replay.event(EventIndex(Int(events[$0]))).time })
+      return position < events.endIndex
+        && replay.event(EventIndex(Int(events[position]))).time <= window.upperBound
     }
   }
 

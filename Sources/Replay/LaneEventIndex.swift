@@ -15,12 +15,13 @@ package struct LaneEventIndex: Sendable {
   }
 
   package static let kinds = TraceEvent.Kind.allCases.count
-  /// Where each (lane slot, kind) run starts in `offsets`; one more entry closes the last.
+  /// Where each (lane slot, kind) run starts in `offsets`, then the run of every mark, whatever
+  /// its lane; one more entry closes the last.
   private let starts: [UInt32]
   private let offsets: PackedOffsets
 
   package init() {
-    starts = [0]
+    starts = [0, 0]
     offsets = PackedOffsets()
   }
 
@@ -32,9 +33,37 @@ package struct LaneEventIndex: Sendable {
   /// The event offsets of lane `slot`'s events of `kind`, in time order.
   package func events(lane slot: Int, kind: TraceEvent.Kind) -> LaneEvents {
     let run = slot * Self.kinds + Int(kind.rawValue)
-    guard run >= 0, run + 1 < starts.count else { return LaneEvents(offsets, 0..<0) }
+    guard run >= 0, run < marksRun else { return LaneEvents(offsets, 0..<0) }
     return LaneEvents(offsets, Int(starts[run])..<Int(starts[run + 1]))
   }
+
+  /// How many events of `kind` lane `slot` has: what ``events(lane:kind:)`` holds, without
+  /// making it (which retains the offsets' storage).
+  ///
+  /// - Complexity: O(1).
+  package func count(lane slot: Int, kind: TraceEvent.Kind) -> Int {
+    let run = slot * Self.kinds + Int(kind.rawValue)
+    guard run >= 0, run < marksRun else { return 0 }
+    return Int(starts[run + 1]) - Int(starts[run])
+  }
+
+  /// How many events lane `slot` has, of every kind: a lane's runs lie side by side.
+  ///
+  /// - Complexity: O(1).
+  package func count(lane slot: Int) -> Int {
+    let (first, last) = (slot * Self.kinds, (slot + 1) * Self.kinds)
+    guard first >= 0, last <= marksRun else { return 0 }
+    return Int(starts[last]) - Int(starts[first])
+  }
+
+  /// The offsets of every mark, in time order, whatever lane it is on: grouped by queue or by
+  /// task, a mark is on none.
+  package var marks: LaneEvents {
+    LaneEvents(offsets, Int(starts[marksRun])..<Int(starts[marksRun + 1]))
+  }
+
+  /// The run of the marks: the last.
+  private var marksRun: Int { starts.count - 2 }
 }
 
 /// One lane's events of one kind: their offsets in the replay's event list, ascending.
@@ -183,10 +212,13 @@ extension ReplayEngine {
       }
       return slot < 0 ? -1 : slot * kinds + Int(event.kind.rawValue)
     }
-    var starts = [UInt32](repeating: 0, count: slots * kinds + 1)
+    // The lanes' runs, then the marks' (see `LaneEventIndex.marks`).
+    let marksRun = slots * kinds
+    var starts = [UInt32](repeating: 0, count: marksRun + 2)
     for event in events {
       let run = run(event)
       if run >= 0 { starts[run + 1] &+= 1 }
+      if event.kind == .mark { starts[marksRun + 1] &+= 1 }
     }
     for run in 0..<(starts.count - 1) { starts[run + 1] &+= starts[run] }
     // Each event to its run's next place, twice (see `PackedOffsets`).
@@ -194,6 +226,10 @@ extension ReplayEngine {
       var next = starts
       lastThread = nil  // Every pass must give every event the run the first gave it.
       for offset in events.indices {
+        if events[offset].kind == .mark {
+          put(Int(next[marksRun]), UInt32(truncatingIfNeeded: offset))
+          next[marksRun] &+= 1
+        }
         let run = run(events[offset])
         guard run >= 0 else { continue }
         put(Int(next[run]), UInt32(truncatingIfNeeded: offset))

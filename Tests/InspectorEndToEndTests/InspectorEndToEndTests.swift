@@ -99,6 +99,34 @@ final class InspectorEndToEndTests: XCTestCase {
     XCTAssertEqual(try session.waitForExit(), 0)
   }
 
+  /// `o` and `h` in the real binary on the bundled recording, whose request queues share five
+  /// labels: sorted by name they are numbered, idle lanes hide and come back, and the title
+  /// says which of how many lanes it shows.
+  func testLaneKeysSortByNameAndHideIdleLanes() throws {
+    let session = try start(["view", recording("busy-app")])
+    defer { session.kill() }
+    try session.waitFor("event 0/", timeout: .seconds(30))
+    session.sendKeys("o")
+    let sorted = try session.waitFor("· sorted by name")
+    // The selected lane, main, stays selected: last by name, after the twentieth app.request.4.
+    XCTAssertTrue(sorted.contains("▸main "), sorted)
+    XCTAssertTrue(sorted.contains(" app.request.4·20 "), sorted)
+    session.sendKeys("h")
+    try session.waitUntil("idle lanes hidden, counted in the title") {
+      $0.range(
+        of: #"Lanes \(by queue\) [0-9]+ of [0-9]+ · sorted by name · idle hidden"#,
+        options: .regularExpression) != nil
+    }
+    session.sendKeys("h")
+    try session.waitUntil("every lane shown again") {
+      $0.range(
+        of: #"Lanes \(by queue\) \([0-9]+\) · sorted by name ─"#, options: .regularExpression)
+        != nil
+    }
+    session.sendKeys("q")
+    XCTAssertEqual(try session.waitForExit(), 0)
+  }
+
   func testResizingRedrawsAndATinyTerminalSaysSo() throws {
     let session = try start(["view", recording("virtual-timeout")])
     defer { session.kill() }

@@ -44,7 +44,7 @@ final class ShowCommandTests: XCTestCase {
     XCTAssertTrue(byThread.output.contains("Lanes (by thread)"), byThread.output)
     let filtered = try show(["--at", "0.5s", "--filter", "app.c"])
     XCTAssertTrue(
-      filtered.output.contains("Lanes (by queue) (1) · filter \"app.c\""), filtered.output)
+      filtered.output.contains("Lanes (by queue) 1 of 45 · filter \"app.c\""), filtered.output)
     XCTAssertFalse(filtered.output.contains("app.database"), filtered.output)
     let detail = try show(["--at", "0.5s", "--action", "#1"])
     XCTAssertEqual(detail.status, 0, detail.output)

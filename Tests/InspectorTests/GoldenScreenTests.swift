@@ -101,6 +101,15 @@ final class GoldenScreenTests: XCTestCase {
     try assertGolden(app.render(width: 60, height: 16), "detail-timer-60x16")
   }
 
+  /// Sorted by activity (`o` twice) with idle lanes hidden (`h`): the busiest lanes first, the
+  /// title says which of the 45 it shows, and lanes that share a label are numbered.
+  func testLanesSortedByActivityWithIdleLanesHidden() throws {
+    var app = try Self.app("busy-app-virtual")
+    app.seek(to: .time(500_000_000))
+    press(&app, .character("o"), .character("o"), .character("h"), .escape)
+    try assertGolden(app.render(width: 140, height: 40), "busy-app-by-activity-idle-hidden-140x40")
+  }
+
   func testLanesByThread() throws {
     var app = try Self.fixture("worker-hops")
     app.seek(to: .time(2_000_000))

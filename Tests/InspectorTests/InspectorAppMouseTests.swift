@@ -4,8 +4,8 @@ import Screen
 import XCTest
 
 /// Clicks and the wheel, as the terminal adapter reports them, on a 100 × 30 screen of
-/// virtual-timeout at e5: lanes on rows 2–3, the axis on 4, Pending's rows 6–7, Running's 9,
-/// Events' 11–28.
+/// virtual-timeout at e5: lanes on rows 2–3, the marks on 4, the axis on 5, Pending's rows 7–8,
+/// Running's 10, Events' 12–28.
 final class InspectorAppMouseTests: XCTestCase {
   private func app() throws -> InspectorApp {
     var app = try GoldenScreenTests.app("virtual-timeout")
@@ -29,7 +29,7 @@ final class InspectorAppMouseTests: XCTestCase {
 
   func testAClickSelectsAPendingRowAndEnterOpensIt() throws {
     var app = try app()
-    click(&app, row: 7)
+    click(&app, row: 8)
     XCTAssertEqual(app.state.focus, .pending)
     XCTAssertEqual(app.state.selected(.pending), 1)
     _ = app.handle(.enter)
@@ -39,9 +39,9 @@ final class InspectorAppMouseTests: XCTestCase {
 
   func testAClickSelectsTheRunningRowAndAnEvent() throws {
     var app = try app()
-    click(&app, row: 9)
+    click(&app, row: 10)
     XCTAssertEqual(app.state.focus, .running)
-    click(&app, row: 13)  // e3, the third row of Events
+    click(&app, row: 14)  // e3, the third row of Events
     XCTAssertEqual(app.state.focus, .events)
     XCTAssertEqual(app.state.selectedEvent, EventIndex(2))
     XCTAssertEqual(app.replay.position, 5, "a click selects; it does not move the cursor")
@@ -49,7 +49,7 @@ final class InspectorAppMouseTests: XCTestCase {
 
   func testAClickOnATitleFocusesItsPanelAndElsewhereDoesNothing() throws {
     var app = try app()
-    click(&app, row: 8)
+    click(&app, row: 9)
     XCTAssertEqual(app.state.focus, .running)
     click(&app, row: 0)
     click(&app, row: 29)

@@ -154,7 +154,8 @@ final class ScreenTruthTests: XCTestCase {
     XCTAssertTrue(screen.contains("▲ 0.000003s"), screen)
     XCTAssertTrue(screen.contains("/col"), screen)
     XCTAssertTrue(
-      screen.contains("s schedule ▶ begin █ end × cancel ↷ hop ◆ mark ! finding │ now"), screen)
+      screen.contains("s schedule ▶ begin ━ running █ end × cancel ↷ hop ◆ mark ! finding │ now"),
+      screen)
     press(&app, "zzzzzzzzzz")
     let zoomed = Self.text(app)
     XCTAssertFalse(zoomed.contains("0.000009s┤"), "zoomed in: narrower than the trace")
@@ -192,7 +193,9 @@ final class ScreenTruthTests: XCTestCase {
     press(&app, "?")
     let host = Self.text(app)
     XCTAssertTrue(host.contains("2p 1r"), host)
-    XCTAssertTrue(host.contains("cancelled, hopped, marked, a finding"), host)
+    XCTAssertTrue(
+      host.contains("cancelled, hopped, marked (all marks: a row under the lanes)"), host)
+    XCTAssertTrue(host.contains("running (begin to end)"), host)
     XCTAssertTrue(host.contains("recorded (host) time"), host)
     XCTAssertFalse(host.contains("virtual time runs"), host)
     var virtual = Self.app(Self.hoppingWork, clock: .virtual)

@@ -41,6 +41,7 @@ final class LaneEventIndexTests: XCTestCase {
             return event.kind == kind && replay.threadSlot(of: event.thread) == slot
           }.map { UInt32($0.offset) }
           XCTAssertEqual(Array(byThread.events(lane: slot, kind: kind)), expected, "seed \(seed)")
+          XCTAssertEqual(byThread.count(lane: slot, kind: kind), expected.count)
         }
         for slot in 0..<replay.queueSlotCount {
           let expected = replay.eventIndices.filter {
@@ -49,9 +50,53 @@ final class LaneEventIndexTests: XCTestCase {
             return replay.queueSlot(of: action) == slot
           }.map { UInt32($0.offset) }
           XCTAssertEqual(Array(byQueue.events(lane: slot, kind: kind)), expected, "seed \(seed)")
+          XCTAssertEqual(byQueue.count(lane: slot, kind: kind), expected.count)
         }
       }
+      for slot in 0..<replay.queueSlotCount {
+        let events = replay.eventIndices.filter {
+          replay.event($0).action.map { replay.queueSlot(of: $0) == slot } ?? false
+        }
+        XCTAssertEqual(byQueue.count(lane: slot), events.count, "seed \(seed)")
+      }
+      XCTAssertEqual(byQueue.count(lane: replay.queueSlotCount), 0, "past the last lane")
+      XCTAssertEqual(byQueue.count(lane: -1, kind: .begin), 0)
     }
+  }
+
+  /// Marks are on no queue and no task: every grouping also keeps them all in one run, in time
+  /// order, beside the lanes' (a thread lane keeps its own too).
+  func testEveryGroupingKeepsEveryMarkInTimeOrder() {
+    let events: [TraceEvent] = [
+      .mark(time: 5, thread: 2, mark: 0),
+      .schedule(
+        time: 10, action: 1, scheduler: 1, mode: .async, delay: 0, due: 10, thread: 1, parent: 0,
+        site: 0),
+      .mark(time: 11, thread: 1, mark: 1),
+      .begin(time: 12, action: 1, thread: 1, run: 1),
+      .end(time: 13, action: 1, thread: 1, run: 1, duration: 1),
+      .mark(time: 14, thread: 2, mark: 2),
+    ]
+    let trace = Trace(
+      header: TraceHeader(clock: .virtual, start: "", process: "t", pid: 1), events: events,
+      schedulers: [1: SchedulerRecord(id: 1, label: "a", kind: "serial", family: "v", time: 0)],
+      marks: [MarkRecord(name: "one"), MarkRecord(name: "two"), MarkRecord(name: "three")])
+    let replay = ReplayEngine(trace: trace)
+    let marks = replay.eventIndices.filter { replay.event($0).kind == .mark }.map {
+      UInt32($0.offset)
+    }
+    XCTAssertEqual(marks.count, 3)
+    for grouping in [LaneEventIndex.Grouping.queue, .thread, .task] {
+      XCTAssertEqual(Array(replay.laneEventIndex(by: grouping).marks), marks, "\(grouping)")
+    }
+    XCTAssertEqual(Array(LaneEventIndex().marks), [])
+    let byQueue = replay.laneEventIndex(by: .queue)
+    for slot in 0..<replay.queueSlotCount {
+      XCTAssertEqual(Array(byQueue.events(lane: slot, kind: .mark)), [], "no mark on a queue")
+    }
+    XCTAssertEqual(
+      Array(byQueue.events(lane: replay.queueSlotCount, kind: .schedule)), [],
+      "past the last lane: nothing, not the marks")
   }
 
   /// A lane with few events among many keeps its offsets whole, a busy one as 16-bit
