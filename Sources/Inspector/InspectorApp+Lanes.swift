@@ -51,7 +51,8 @@ extension InspectorApp {
 
   /// Each lane's events in the whole trace.
   private func eventCounts(of lanes: [Lane]) -> [Int] {
-    lanes.map { lane in
+    let strips = self.strips  // looked up once, not once a lane
+    return lanes.map { lane in
       StripIndex.slot(of: lane.key, in: replay).map { strips.eventCount(lane: $0) } ?? 0
     }
   }
@@ -79,7 +80,7 @@ extension InspectorApp {
   /// it runs nothing).
   ///
   /// - Complexity: O(log e) for e events of the lane.
-  func isIdle(_ lane: Lane, in window: ClosedRange<Int64>) -> Bool {
+  func isIdle(_ lane: Lane, in window: ClosedRange<Int64>, strips: StripIndex) -> Bool {
     switch lane.key {
     case .queue(let id):
       let now = replay.queueState(id)

@@ -212,9 +212,11 @@ public struct InspectorApp: Sendable {
     let selected =
       keepingSelection && !lanes.isEmpty
       ? lanes[min(state.selected(.lanes), lanes.count - 1)].key : nil
+    let strips = self.strips  // looked up once, not once a lane
     lanes =
-      window.map { window in orderedLanes.filter { !isIdle($0, in: window.window) } }
-      ?? orderedLanes
+      window.map { window in
+        orderedLanes.filter { !isIdle($0, in: window.window, strips: strips) }
+      } ?? orderedLanes
     if let selected, let row = lanes.firstIndex(where: { $0.key == selected }) {
       state.selection[.lanes] = row
     }

@@ -93,6 +93,14 @@ struct FrameBenchmark: ParsableCommand {
     frame("back") { _ = $0.handle(.escape) }
     frame("seek to the end") { _ = $0.seek(to: .event(replay.eventCount)) }
     frame("seek to the start") { _ = $0.seek(to: .event(0)) }
+    frame("lanes by name") { _ = $0.handle(.character("o")) }
+    frame("lanes by activity") { _ = $0.handle(.character("o")) }
+    frame("lanes by findings") { _ = $0.handle(.character("o")) }
+    frame("idle lanes hidden") { _ = $0.handle(.character("h")) }
+    frame("seek with idle lanes hidden") { _ = $0.seek(to: .event(replay.eventCount / 2)) }
+    frame("step with idle lanes hidden") { _ = $0.handle(.character("n")) }
+    frame("idle lanes shown") { _ = $0.handle(.character("h")) }
+    frame("lanes in the trace's order") { _ = $0.handle(.character("o")) }
     let worst = frames.max { $0.1 < $1.1 } ?? ("none", 0)
     var line = JSONLine()
     line.add("benchmark", .string("inspector-frame"))
