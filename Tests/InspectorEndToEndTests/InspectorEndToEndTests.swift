@@ -70,7 +70,7 @@ final class InspectorEndToEndTests: XCTestCase {
     try session.waitFor("event 0/45", timeout: .seconds(30))
     session.click(column: 10, row: 3)
     try session.waitFor("▸timeout-service")
-    session.click(column: 10, row: 11)  // e2, the schedule of #1
+    session.click(column: 10, row: 12)  // e2, the schedule of #1 (under the marks row)
     try session.waitFor("▸ Events (45)")
     session.sendKeys("Enter")
     try session.waitFor("Action #1 · sync")
