@@ -35,11 +35,16 @@ struct Validate: ParsableCommand {
       } else if reading.hasWarnings {
         worst = max(worst, 1)
       } else if !quiet, let trace = reading.trace {
-        // Counted as the inspector counts them: a `task` line says whose work an action is,
-        // it is no event of its own.
+        // Counted as the inspector counts them: a `task` or `work` line says whose work an
+        // action is, or what the app called it; it is no event of its own.
         let tasks = trace.events.count { $0.kind == .task }
-        let named = tasks == 0 ? "" : " (and \(tasks) task line\(tasks == 1 ? "" : "s"))"
-        print("\(TextWidth.sanitized(file)): ok, \(trace.events.count - tasks) events\(named)")
+        let works = trace.events.count { $0.kind == .work }
+        let lines = [(tasks, "task"), (works, "work")].filter { $0.0 > 0 }.map { count, kind in
+          "\(count) \(kind) line\(count == 1 ? "" : "s")"
+        }
+        let named = lines.isEmpty ? "" : " (and \(lines.joined(separator: ", ")))"
+        print(
+          "\(TextWidth.sanitized(file)): ok, \(trace.events.count - tasks - works) events\(named)")
       }
     }
     if worst != 0 { throw ExitCode(worst) }

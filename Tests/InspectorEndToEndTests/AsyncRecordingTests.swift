@@ -60,6 +60,11 @@ final class AsyncRecordingTests: XCTestCase {
     XCTAssertEqual(valid, 0, report)
     XCTAssertTrue(
       report.contains("ok, 95 events (and 27 task lines)"), "as the inspector counts: \(report)")
+    // The search's sleeps are named: a work line is no event either (the inspector counts 53).
+    let named = try CommandRun.chronoscope(["validate", Recordings.path("async-search-virtual")])
+    XCTAssertEqual(named.status, 0, named.output)
+    XCTAssertTrue(
+      named.output.contains("ok, 53 events (and 20 task lines, 7 work lines)"), named.output)
     let (refused, message) = try CommandRun.chronoscope([
       "show", Recordings.path("busy-app-virtual"), "--by-task",
     ])
