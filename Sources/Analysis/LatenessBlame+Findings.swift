@@ -44,10 +44,13 @@ extension LatenessBlame {
       if let thread = counting.thread { byThread[thread] = slot }
       if counting.basis == .threads { workers.append(slot) }
     }
+    // Every window ends at its run's begin: nothing after the latest matters.
+    let last = requests.map { $0.1.began }.max() ?? 0
     var cursor = replay
     cursor.seek(to: 0)
     while cursor.position < cursor.eventCount {
       let event = cursor.event(EventIndex(cursor.position))
+      guard event.time <= last else { break }
       cursor.stepForward()
       guard let subject = event.action, event.kind == .begin || event.kind == .end else {
         continue

@@ -157,10 +157,15 @@ public enum AsyncSearchDemo {
       field.finish()
     }
     // Named, so that a recording's task lanes say whose sleeps these are.
+    let typist: Task<Void, any Error>
     #if compiler(>=6.2)
-      let typist = Task(name: "typist", operation: type)
+      if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
+        typist = Task(name: "typist", operation: type)
+      } else {
+        typist = Task(operation: type)
+      }
     #else
-      let typist = Task(operation: type)
+      typist = Task(operation: type)
     #endif
     let backend = Backend(clock: search)
     var shown: [String] = []

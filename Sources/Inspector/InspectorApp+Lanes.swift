@@ -57,12 +57,13 @@ extension InspectorApp {
     }
   }
 
-  /// The findings on each lane: a finding is on its action's lane — its queue, its task, or
+  /// The warnings and errors on each lane (info findings say nothing is wrong, and the header
+  /// does not count them either): a finding is on its action's lane — its queue, its task, or
   /// the thread its last run began on (none for work that never ran).
   private func findingCounts() -> [Lane.Key: Int] {
     var counts: [Lane.Key: Int] = [:]
     let end = EventIndex(replay.eventCount)
-    for finding in findings {
+    for finding in findings where finding.severity > .info {
       let key: Lane.Key? =
         switch state.grouping {
         case .byQueue: .queue(finding.queue)

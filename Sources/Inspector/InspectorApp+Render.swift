@@ -751,7 +751,8 @@ extension InspectorApp {
       grid.write(isCurrent ? "▸" : " ", row: row, column: 0, style: theme.title)
       var x = 1
       for (number, (column, width)) in zip(line.columns, widths).enumerated() where width > 0 {
-        let shown = line.isMark && number == 3 ? width + widths[4] : width
+        // A mark's text takes the action's, the work name's and the queue's columns.
+        let shown = line.isMark && number == 3 ? width + widths[4] + widths[5] : width
         grid.write(column.text(in: shown), row: row, column: x, style: style)
         x += width
       }

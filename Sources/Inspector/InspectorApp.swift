@@ -461,7 +461,7 @@ public struct InspectorApp: Sendable {
     defer { showLanes() }
     let advance = Double(elapsed) * state.speed
     let step = advance.isFinite && advance < 9.2e18 ? Int64(max(advance, 0)) : .max
-    state.clock = min(state.clock.adding(saturating: step), replay.span)
+    state.clock = min(state.clock.adding(saturating: step), replay.end)
     replay.seek(toTime: state.clock)
     if replay.position == replay.eventCount {
       state.playing = false

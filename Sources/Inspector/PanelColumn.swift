@@ -32,14 +32,21 @@ struct PanelColumn {
   }
 
   /// The columns the text itself needs, with the gap after it.
+  ///
+  /// - Complexity: O(the columns it needs), however long the text: a name or path from a trace
+  ///   may be 64 KiB, measured on every row of every frame.
   var minimum: Int {
-    let text = TextWidth.columns(of: self.text) + 1
     switch fit {
-    case .whole: return text
-    case .name(let minimum): return min(text, minimum + 1)
+    case .whole:
+      return TextWidth.columns(of: text) + 1
+    case .name(let minimum):
+      // Whether it is narrower than `minimum`: its start tells.
+      return min(TextWidth.columns(of: text.prefix(minimum + 1)), minimum) + 1
     case .path:
-      let file = self.text.split(separator: "/").last.map { TextWidth.columns(of: $0) } ?? 0
-      return min(text, file + 3)  // `…/` before it
+      let file = text.lastIndex(of: "/").map { text[text.index(after: $0)...] } ?? text[...]
+      let fileColumns = TextWidth.columns(of: file)
+      // The whole text when it is no wider than `…/` and the file name, else those.
+      return min(TextWidth.columns(of: text.prefix(fileColumns + 2)), fileColumns + 2) + 1
     }
   }
 

@@ -26,7 +26,9 @@ enum TaskIdentity {
   /// has one: the runtime tells only the current task's name.
   static func name(of task: UInt64) -> String? {
     #if compiler(>=6.2)
-      guard let name = Task.name, current == task else { return nil }
+      guard #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *),
+        let name = Task.name, current == task
+      else { return nil }
       return name
     #else
       return nil

@@ -24,8 +24,8 @@ public enum ActionStatus: Sendable, Equatable {
 extension ReplayEngine {
   /// Where `action` stands at the cursor, with the times of its own events up to the cursor.
   ///
-  /// - Complexity: O(1) unless the action is done; then O(events from its schedule to the
-  ///   cursor).
+  /// - Complexity: O(1) unless the action is done or was cancelled while it runs; then
+  ///   O(events from its schedule to the cursor).
   public func status(of action: ActionIndex) -> ActionStatus {
     let record = actions[action.int]
     switch state(of: action) {
@@ -34,7 +34,10 @@ extension ReplayEngine {
     case .pending:
       let runs = lastRun(of: action)?.number ?? 0
       return .pending(due: nextDue(of: action) ?? record.due(ofRun: runs + 1), runs: runs)
-    case .running, .runningCancelled:
+    case .running:
+      let run = currentRun(of: action)
+      return .running(run: run?.number ?? 0, began: run?.began ?? 0, cancelledAt: nil)
+    case .runningCancelled:
       let run = currentRun(of: action)
       return .running(
         run: run?.number ?? 0, began: run?.began ?? 0,

@@ -8,6 +8,7 @@ extension TextWidth {
   /// right after a digit or a `.`, so that a cut name never ends in what reads as a shorter
   /// number: `worker 123` cut to 9 is `worker …`, not `worker 1…`.
   public static func truncatedName(_ text: some StringProtocol, to width: Int) -> String {
+    guard width > 0 else { return "" }
     var kept = truncated(text, to: width)
     guard columns(of: sanitized(text.prefix(width + 1))) > width, kept.hasSuffix("…") else {
       return kept
@@ -24,6 +25,7 @@ extension TextWidth {
   ///
   /// - Complexity: O(`width`), however long the text.
   public static func truncatedKeepingNumbers(_ text: some StringProtocol, to width: Int) -> String {
+    guard width > 0 else { return "" }
     var kept = truncated(text, to: width)
     // Cut only when the text is wider than `width`: a text may end in `…` of its own.
     guard columns(of: sanitized(text.prefix(width + 1))) > width, kept.hasSuffix("…") else {
@@ -65,15 +67,29 @@ extension TextWidth {
   /// A path with a line (`Sources/App/Search/File.swift:93`) cut to at most `width` columns at
   /// its front, whole directories at a time, so that the file name and line always show:
   /// `…/Search/File.swift:93`; empty when even `File.swift:93` does not fit.
+  ///
+  /// - Complexity: O(`width`), however long the path: only its end can show, and a path read
+  ///   from a trace may be 64 KiB of directories.
   public static func truncatedPath(_ text: some StringProtocol, to width: Int) -> String {
-    let text = sanitized(text)
-    if columns(of: text) <= width { return text }
-    var components = text.split(separator: "/", omittingEmptySubsequences: false)
-    while components.count > 1 {
-      components.removeFirst()
-      let shown = "…/" + components.joined(separator: "/")
-      if columns(of: shown) <= width { return shown }
+    guard width > 0 else { return "" }
+    // A character takes at least one column once sanitized (a control character more): the
+    // last `width` characters and a few more hold whatever can show, and one more directory.
+    let tail = text.suffix(min(width, 1 << 16) * 2 + 8)
+    let whole = tail.startIndex == text.startIndex
+    let shown = sanitized(tail)
+    if whole, columns(of: shown) <= width { return shown }
+    // Whole directories from the end while they fit; the first is cut (when `tail` is not the
+    // whole text) or is the one that did not fit.
+    var kept: [Substring] = []
+    var used = 2  // `…/`
+    for component in shown.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+      .reversed()
+    {
+      let needed = columns(of: component) + (kept.isEmpty ? 0 : 1)
+      guard used + needed <= width else { break }
+      used += needed
+      kept.append(component)
     }
-    return ""
+    return kept.isEmpty ? "" : "…/" + kept.reversed().joined(separator: "/")
   }
 }

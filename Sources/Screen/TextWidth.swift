@@ -130,18 +130,23 @@ public enum TextWidth {
     }
   }
 
-  /// Where the emoji tag sequence that starts with the black flag at `flag` ends — one or more
-  /// tags (U+E0020…U+E007E), then CANCEL TAG (U+E007F) — or nil when no well-formed one does.
+  /// Where the emoji tag sequence that starts with the black flag at `flag` ends — a
+  /// subdivision flag's two to seven tags (lowercase letters and digits, U+E0061…U+E007A and
+  /// U+E0030…U+E0039: 🏴 gbeng), then CANCEL TAG (U+E007F) — or nil when no such one does. Any
+  /// other run of tags is invisible text, which sanitizing escapes.
   private static func tagSequenceEnd(
     in scalars: String.UnicodeScalarView, after flag: String.UnicodeScalarView.Index
   ) -> String.UnicodeScalarView.Index? {
     var index = scalars.index(after: flag)
     var tags = 0
-    while index < scalars.endIndex, (0xE0020...0xE007E).contains(scalars[index].value) {
+    while index < scalars.endIndex, tags < 7,
+      (0xE0061...0xE007A).contains(scalars[index].value)
+        || (0xE0030...0xE0039).contains(scalars[index].value)
+    {
       tags += 1
       index = scalars.index(after: index)
     }
-    guard tags > 0, index < scalars.endIndex, scalars[index].value == 0xE007F else { return nil }
+    guard tags >= 2, index < scalars.endIndex, scalars[index].value == 0xE007F else { return nil }
     return scalars.index(after: index)
   }
 }

@@ -65,7 +65,7 @@ public enum ChromeTraceExport {
     let out = JSONOutput(sink: sink)
     var summary = Summary()
     let timeline = ProcessTimeline(headers: traces.map(\.replay.header))
-    let (offsets, cuts) = cutGaps(offsets: timeline.offsets, ends: traces.map(\.replay.exportEnd))
+    let (offsets, cuts) = cutGaps(offsets: timeline.offsets, ends: traces.map(\.replay.end))
     let totalEvents = max(traces.reduce(0) { $0 + $1.replay.eventCount }, 1)
     var doneEvents = 0
     var takenPids: Set<Int> = []
@@ -114,11 +114,6 @@ public enum ChromeTraceExport {
   }
 }
 
-extension ReplayEngine {
-  /// The end of the trace: its close time when later than its last event.
-  fileprivate var exportEnd: Int64 { max(span, closedAt ?? 0) }
-}
-
 /// One trace's events, written as one process.
 private struct ProcessExport {
   let replay: ReplayEngine
@@ -162,7 +157,7 @@ private struct ProcessExport {
     var shownEnd: Int64 { end > begin ? end : begin.adding(saturating: 1) }
   }
 
-  var traceEnd: Int64 { replay.exportEnd }
+  var traceEnd: Int64 { replay.end }
 
   mutating func write(
     into out: JSONOutput, takenPids: inout Set<Int>, summary: inout ProcessExportSummary,

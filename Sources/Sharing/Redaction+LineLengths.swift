@@ -43,6 +43,29 @@ extension Redaction {
         shortened.append(shortening)
       }
     }
+    var workTimes: [Int: Int64]?
+    for (index, work) in trace.works.enumerated() {
+      // The longest the work's line can be, whatever its time and action.
+      let length = { (fields: [String: String]) in
+        var encoder = TraceEncoder()
+        encoder.event(
+          .work(time: TraceLimits.maximumTime, action: .max, work: 0),
+          work: WorkRecord(name: work.name, fields: fields))
+        return encoder.bytes.count - 1
+      }
+      guard length(work.fields) > TraceReader.maximumLineLength else { continue }
+      let times =
+        workTimes
+        ?? Dictionary(
+          trace.events.compactMap { event in event.workIndex.map { ($0, event.time) } },
+          uniquingKeysWith: { first, _ in first })
+      workTimes = times
+      let line = Shortening.Line.work(index, time: times[index] ?? 0)
+      if let (fields, shortening) = fitted(work.fields, in: line, first: [], length: length) {
+        trace.works[index].fields = fields
+        shortened.append(shortening)
+      }
+    }
     return shortened
   }
 

@@ -87,13 +87,15 @@ extension Redaction {
       case header
       /// A mark, with its fields: its position in ``Trace/marks`` and its time.
       case mark(Int, time: Int64)
+      /// Named work, with its values: its position in ``Trace/works`` and its time.
+      case work(Int, time: Int64)
     }
 
     /// Which line.
     public var line: Line
     /// The length the line would have had, in bytes without its newline.
     public var length: Int
-    /// Entries left out: the header's metadata entries, or the mark's fields.
+    /// Entries left out: the header's metadata entries, the mark's fields or the work's values.
     public var leftOut: Int
     /// Entries it had.
     public var entries: Int
@@ -108,6 +110,7 @@ extension Redaction {
         switch line {
         case .header: ("the header", "metadata entries")
         case .mark(_, let time): ("the mark at \(TimeText.seconds(time))", "fields")
+        case .work(_, let time): ("the work line at \(TimeText.seconds(time))", "values")
         }
       return
         "\(name) would be \(length) bytes long, over the \(TraceReader.maximumLineLength) a line may hold: left out \(leftOut) of its \(entries) \(entryName)"

@@ -77,8 +77,14 @@ public struct Trace: Sendable {
   public var span: Int64 { events.last?.time ?? 0 }
 
   /// The trace's end: the one instant `show`, `stats`, `slice` and the inspector call its end
-  /// (see ``end(lastEvent:closedAt:crash:)``).
-  public var end: Int64 { Self.end(lastEvent: span, closedAt: closedAt, crash: crash) }
+  /// (see ``end(lastEvent:closedAt:crash:)``), from its latest event, wherever that is in the
+  /// file (a line dated before the one above it is only a warning).
+  ///
+  /// - Complexity: O(events).
+  public var end: Int64 {
+    Self.end(
+      lastEvent: events.reduce(0) { max($0, $1.time) }, closedAt: closedAt, crash: crash)
+  }
 
   /// The end of a trace whose last event is at `lastEvent`: when the recording closed (its
   /// `close` line) or crashed (its `crash` line) when the file says, else its last event.

@@ -658,8 +658,8 @@ struct TraceParser {
     case .event(let eventKind):
       guard let event = try Self.event(eventKind, time: time, fields) else { break }
       // A task's name, on any of its lines (the fast path takes the lines without one).
-      if let task = event.task, let name = try fields.optionalString(.name),
-        taskNames[task] == nil
+      if let task = event.task, taskNames[task] == nil,
+        let name = try fields.optionalString(.name)
       {
         taskNames[task] = name
       }

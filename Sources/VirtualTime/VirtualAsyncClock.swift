@@ -132,7 +132,11 @@ public final class VirtualAsyncClock: Clock, Sendable {
     }
     drive {
       #if compiler(>=6.2)
-        handle.started(Task(name: name, operation: operation))
+        if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
+          handle.started(Task(name: name, operation: operation))
+        } else {
+          handle.started(Task(operation: operation))
+        }
       #else
         handle.started(Task(operation: operation))
       #endif

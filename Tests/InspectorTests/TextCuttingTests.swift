@@ -47,5 +47,9 @@ final class TextCuttingTests: XCTestCase {
     XCTAssertEqual(TextWidth.truncatedPath(site, to: 24), "…/Search/File.swift:93")
     XCTAssertEqual(TextWidth.truncatedPath(site, to: 15), "…/File.swift:93")
     XCTAssertEqual(TextWidth.truncatedPath(site, to: 12), "", "File.swift:93 does not fit")
+    // A path from a trace may be 64 KiB of directories: only its end is looked at (cutting
+    // one directory at a time and joining the rest again took minutes a row).
+    let deep = String(repeating: "a/", count: 32_000) + "File.swift:93"
+    XCTAssertEqual(TextWidth.truncatedPath(deep, to: 24), "…/a/a/a/a/File.swift:93")
   }
 }

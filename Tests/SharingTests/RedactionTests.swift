@@ -401,6 +401,27 @@ final class RedactionTests: XCTestCase {
       summary.description.contains("; the mark at 0.000000s would be "), summary.description)
   }
 
+  func testNamedWorkWithManyShortValuesBecomesALineThatReads() throws {
+    let fields = (0..<80_000).map { #""f\#($0)":"""# }.joined(separator: ",")
+    let lines = [
+      SharingFixtures.header, #"{"t":0,"e":"thread","th":1,"name":"main"}"#,
+      #"{"t":0,"e":"scheduler","q":1,"label":"q","kind":"serial","family":"dispatch"}"#,
+      #"{"t":1,"e":"schedule","a":1,"q":1,"mode":"async","due":1,"th":1}"#,
+      #"{"t":1,"e":"work","a":1,"name":"w","fields":{\#(fields)}}"#,
+      #"{"t":2,"e":"close","events":2,"dropped":0}"#,
+    ]
+    let trace = try SharingFixtures.read(SharingFixtures.trace(lines)).trace
+    let (bytes, summary) = redact(trace)
+    let (redacted, _) = try SharingFixtures.read(bytes, "redacted")
+    XCTAssertEqual(redacted.events.count, 2)
+    XCTAssertEqual(summary.shortened.first?.line, .work(0, time: 1))
+    XCTAssertEqual(
+      summary.shortened.first?.leftOut, 80_000 - (redacted.works.first?.fields.count ?? 0))
+    XCTAssertGreaterThan(redacted.works.first?.fields.count ?? 0, 0, "what fits is kept")
+    XCTAssertTrue(
+      summary.description.contains("the work line at 0.000000s would be "), summary.description)
+  }
+
   // MARK: - Keep and summary
 
   func testKeepKeepsOnlyTheLabelsItMatchesWhole() throws {

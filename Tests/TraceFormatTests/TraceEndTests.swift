@@ -30,4 +30,11 @@ final class TraceEndTests: XCTestCase {
   func testAnEndMarkerBeforeTheLastEventDoesNotMoveTheEndBack() {
     XCTAssertEqual(trace(lastEvent: 700, closedAt: 10, crashAt: 20).end, 700)
   }
+
+  func testAFileOutOfTimeOrderEndsAtItsLatestEventNotItsLastLine() {
+    // A line dated before the one above it is only a warning: the file still reads.
+    var outOfOrder = trace(lastEvent: 300)
+    outOfOrder.events.insert(.begin(time: 900, action: 2, thread: 1, run: 1), at: 0)
+    XCTAssertEqual(outOfOrder.end, 900)
+  }
 }
