@@ -2,7 +2,7 @@ import TraceFormat
 
 extension Redaction {
   /// Shortens the lines of `trace` that redaction made too long for a reader — the header, a
-  /// mark — by leaving out the entries that do not fit, and says which.
+  /// mark, a work line — by leaving out the entries that do not fit, and says which.
   static func fitLines(_ trace: inout Trace) -> [Shortening] {
     var shortened: [Shortening] = []
     let header = trace.header
@@ -19,54 +19,64 @@ extension Redaction {
       trace.header.metadata = metadata
       shortened.append(shortening)
     }
-    var markTimes: [Int: Int64]?
-    for (index, mark) in trace.marks.enumerated() {
-      // The longest the mark's line can be, whatever its time and thread.
-      let length = { (fields: [String: String]) in
+    // A mark or a work line: the longest its line can be, whatever its time and thread.
+    let marks = fittedFields(
+      trace.marks.map(\.fields), events: trace.events, index: \.markIndex,
+      line: { Shortening.Line.mark($0, time: $1) },
+      length: { index, fields in
         var encoder = TraceEncoder()
         encoder.event(
           .mark(time: TraceLimits.maximumTime, thread: .max, mark: 0),
-          mark: MarkRecord(name: mark.name, fields: fields))
+          mark: MarkRecord(name: trace.marks[index].name, fields: fields))
         return encoder.bytes.count - 1
-      }
-      guard length(mark.fields) > TraceReader.maximumLineLength else { continue }
-      // Which mark it is, for the summary: found once, and only for a trace that needs it.
-      let times =
-        markTimes
-        ?? Dictionary(
-          trace.events.compactMap { event in event.markIndex.map { ($0, event.time) } },
-          uniquingKeysWith: { first, _ in first })
-      markTimes = times
-      let line = Shortening.Line.mark(index, time: times[index] ?? 0)
-      if let (fields, shortening) = fitted(mark.fields, in: line, first: [], length: length) {
-        trace.marks[index].fields = fields
-        shortened.append(shortening)
-      }
+      })
+    for (index, fields, shortening) in marks {
+      trace.marks[index].fields = fields
+      shortened.append(shortening)
     }
-    var workTimes: [Int: Int64]?
-    for (index, work) in trace.works.enumerated() {
-      // The longest the work's line can be, whatever its time and action.
-      let length = { (fields: [String: String]) in
+    let works = fittedFields(
+      trace.works.map(\.fields), events: trace.events, index: \.workIndex,
+      line: { Shortening.Line.work($0, time: $1) },
+      length: { index, fields in
         var encoder = TraceEncoder()
         encoder.event(
           .work(time: TraceLimits.maximumTime, action: .max, work: 0),
-          work: WorkRecord(name: work.name, fields: fields))
+          work: WorkRecord(name: trace.works[index].name, fields: fields))
         return encoder.bytes.count - 1
-      }
-      guard length(work.fields) > TraceReader.maximumLineLength else { continue }
-      let times =
-        workTimes
-        ?? Dictionary(
-          trace.events.compactMap { event in event.workIndex.map { ($0, event.time) } },
-          uniquingKeysWith: { first, _ in first })
-      workTimes = times
-      let line = Shortening.Line.work(index, time: times[index] ?? 0)
-      if let (fields, shortening) = fitted(work.fields, in: line, first: [], length: length) {
-        trace.works[index].fields = fields
-        shortened.append(shortening)
-      }
+      })
+    for (index, fields, shortening) in works {
+      trace.works[index].fields = fields
+      shortened.append(shortening)
     }
     return shortened
+  }
+
+  /// For each of `records` (a table's fields, by index) whose line, `length(index, fields)`
+  /// bytes long, a reader would not read: the fields that fit and what was left out, the line
+  /// named by `line(index, time)` with the time of the event whose `index` names it.
+  private static func fittedFields(
+    _ records: [[String: String]], events: [TraceEvent], index: KeyPath<TraceEvent, Int?>,
+    line: (Int, Int64) -> Shortening.Line, length: (Int, [String: String]) -> Int
+  ) -> [(Int, [String: String], Shortening)] {
+    var times: [Int: Int64]?
+    var fitted: [(Int, [String: String], Shortening)] = []
+    for (offset, fields) in records.enumerated()
+    where length(offset, fields) > TraceReader.maximumLineLength {
+      // Which line it is, for the summary: found once, and only for a trace that needs it.
+      let found =
+        times
+        ?? Dictionary(
+          events.compactMap { event in event[keyPath: index].map { ($0, event.time) } },
+          uniquingKeysWith: { first, _ in first })
+      times = found
+      let named = line(offset, found[offset] ?? 0)
+      if let (kept, shortening) = Self.fitted(
+        fields, in: named, first: [], length: { length(offset, $0) })
+      {
+        fitted.append((offset, kept, shortening))
+      }
+    }
+    return fitted
   }
 
   /// The most of `pairs` whose line, `length(pairs)` bytes long, a reader reads — the keys in
