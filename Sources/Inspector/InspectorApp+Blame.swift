@@ -6,13 +6,20 @@ extension InspectorApp {
   /// The action each stretch of `action`'s blame names, in order: nil for a stretch in which
   /// nothing it waited for ran.
   func blameLinks(of action: ActionIndex) -> [ActionIndex?] {
-    LatenessBlame.worstRun(of: action, in: replay)?.shares.map(\.action) ?? []
+    blame(of: action)?.shares.map(\.action) ?? []
+  }
+
+  /// Why `action`'s worst run began late: the account the page made when it opened, if it is
+  /// this action's, else made now.
+  private func blame(of action: ActionIndex) -> LatenessBlame? {
+    if let shownBlame, shownBlame.action == action { return shownBlame.blame }
+    return LatenessBlame.worstRun(of: action, in: replay)
   }
 
   /// Why `action`'s worst run began late: its due time and begin, what it waited for, and the
   /// stretches that add up to the lateness, each with the run that held it up, selectable.
   func drawBlame(_ grid: inout ScreenGrid, _ theme: Theme, action: ActionIndex, link: Int) {
-    guard let blame = LatenessBlame.worstRun(of: action, in: replay) else { return }
+    guard let blame = blame(of: action) else { return }
     grid.write(" " + blameTitle(blame), row: 2, column: 1, style: theme.title)
     let top = drawLabelled(&grid, theme, blameLines(blame), from: 4) + 1
     let bottom = grid.height - 1

@@ -69,6 +69,9 @@ public struct InspectorApp: Sendable {
   /// The findings listed with `!`, jumped to with `x`/`X` and marked on the lanes: the warnings
   /// and errors, and the info findings too when the user asks (``InspectorState/showsInfoFindings``).
   private(set) var listedFindings: [Finding] = []
+  /// The blame page's account, made once when it opens: it never depends on the cursor, and
+  /// making it replays the trace up to the run's begin, which no frame or key should repeat.
+  var shownBlame: (action: ActionIndex, blame: LatenessBlame?)?
   /// Whether the trace is being followed as another process writes it (`view --follow`).
   public private(set) var following = false
   /// The terminal's size, from the last ``InputKey/resize(width:height:)``; nil until one arrives
@@ -138,6 +141,7 @@ public struct InspectorApp: Sendable {
     following = true
     let position = replay.position
     replay = newer
+    shownBlame = nil
     stripIndexes = [:]
     allLanes = [:]
     if live {
@@ -415,6 +419,7 @@ public struct InspectorApp: Sendable {
 
   /// Shows why `action` was late, or says it never began late.
   private mutating func showBlame(of action: ActionIndex) {
+    shownBlame = (action, LatenessBlame.worstRun(of: action, in: replay))
     guard !blameLinks(of: action).isEmpty else {
       state.message = "\(replay.action(action).id) never began late"
       return
