@@ -31,7 +31,7 @@ extension InspectorApp {
     let info = replay.action(action)
     let life = replay.life(of: action)
     let queue =
-      replay.queue(info.queue).map { "\($0.label) (\($0.kind), \($0.family))" }
+      replay.queue(info.queue).map { "\(queueLabel(of: action)) (\($0.kind), \($0.family))" }
       ?? "queue \(info.queue.rawValue)"
     var lines: [(String, String)] = []
     if let work = replay.work(of: action) {

@@ -59,7 +59,7 @@ extension InspectorApp {
     var lines: [(String, String)] = [
       ("at", TimeText.seconds(finding.time)),
       ("work", workName(of: finding.action)),
-      ("queue", replay.queue(finding.queue)?.label ?? "queue \(finding.queue.rawValue)"),
+      ("queue", queueLabel(of: finding.action)),
       ("what", finding.message),
     ]
     lines.removeAll { $0.0 == "work" && $0.1.isEmpty }

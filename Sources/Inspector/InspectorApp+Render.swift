@@ -316,7 +316,9 @@ extension InspectorApp {
   /// The queue's label, or `queue N` when the trace did not define it.
   func queueLabel(of action: ActionIndex) -> String {
     let queue = replay.action(action).queue
-    return replay.queue(queue)?.label ?? "queue \(queue.rawValue)"
+    guard let label = replay.queue(queue)?.label else { return "queue \(queue.rawValue)" }
+    // Numbered as its lane is where labels repeat.
+    return queueOrdinals?[queue].map { "\(label) ·\($0)" } ?? label
   }
 
   /// A thread's title (`main`, `worker 4`, `app.io`).

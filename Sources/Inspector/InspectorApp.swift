@@ -39,6 +39,9 @@ public struct InspectorApp: Sendable {
   var lanes: [Lane] = []
   /// Every lane of each grouping, numbered where titles repeat; made when first shown.
   var allLanes: [InspectorState.Grouping: [Lane]] = [:]
+  /// The number each queue whose label repeats has on its lane (`app.request.0 ·2`), which
+  /// every panel's queue column shows too, so that a row can be told to its lane.
+  var queueOrdinals: [QueueID: Int]?
   /// The lanes after grouping and filter, in the chosen order; recomputed only when one of them
   /// changes.
   var orderedLanes: [Lane] = []
@@ -144,6 +147,7 @@ public struct InspectorApp: Sendable {
     shownBlame = nil
     stripIndexes = [:]
     allLanes = [:]
+    queueOrdinals = nil
     if live {
       replay.seek(to: replay.eventCount)
       state.clock = replay.now
@@ -241,6 +245,17 @@ public struct InspectorApp: Sendable {
     state.selectedEvent = nil
     if allLanes[state.grouping] == nil {
       allLanes[state.grouping] = Lane.lanes(of: replay, grouping: state.grouping)
+    }
+    if queueOrdinals == nil {
+      let byQueue = allLanes[.byQueue] ?? Lane.lanes(of: replay, grouping: .byQueue)
+      allLanes[.byQueue] = byQueue
+      var ordinals: [QueueID: Int] = [:]
+      for lane in byQueue {
+        if case .queue(let queue) = lane.key, let ordinal = lane.ordinal {
+          ordinals[queue] = ordinal
+        }
+      }
+      queueOrdinals = ordinals
     }
     let lanes = Lane.filtered(allLanes[state.grouping] ?? [], by: state.laneFilter)
     orderedLanes = order(lanes)
