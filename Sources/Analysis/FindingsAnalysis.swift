@@ -333,9 +333,9 @@ private struct Pass {
   // MARK: - At the end
 
   mutating func finish() {
-    // The end of the recording: its close line's time when later than the last event (the app
-    // closed the recorder during a run).
-    let end = max(replay.span, replay.closedAt ?? 0)
+    // The end of the recording: its close or crash line when later than the last event (the app
+    // closed the recorder during a run), as every command counts it.
+    let end = replay.end
     if let limit = threadLimit { reportExplosion(limit: limit, end: end) }
     for (slot, record) in late {
       let action = ActionIndex(slot)
