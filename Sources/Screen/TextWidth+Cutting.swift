@@ -8,14 +8,22 @@ extension TextWidth {
   /// right after a digit or a `.`, so that a cut name never ends in what reads as a shorter
   /// number: `worker 123` cut to 9 is `worker …`, not `worker 1…`.
   public static func truncatedName(_ text: some StringProtocol, to width: Int) -> String {
-    guard width > 0 else { return "" }
-    var kept = truncated(text, to: width)
-    guard columns(of: sanitized(text.prefix(width + 1))) > width, kept.hasSuffix("…") else {
-      return kept
-    }
-    kept.removeLast()
+    let cut = self.cut(text, to: width)
+    guard var kept = cut.kept else { return cut.whole }
     while let last = kept.last, isNumeric(last) { kept.removeLast() }
     return kept + "…"
+  }
+
+  /// `text` cut as ``truncated(_:to:)`` cuts it, and, when that cut it, what it kept without
+  /// the `…`: the start of a cut that takes back more.
+  private static func cut(_ text: some StringProtocol, to width: Int) -> (
+    whole: String, kept: String?
+  ) {
+    let whole = truncated(text, to: width)
+    // Cut only when the text is wider than `width`: a text may end in `…` of its own.
+    guard width > 0, whole.hasSuffix("…"), columns(of: sanitized(text.prefix(width + 1))) > width
+    else { return (whole, nil) }
+    return (whole, String(whole.dropLast()))
   }
 
   /// Text cut to at most `width` columns at its end, as ``truncated(_:to:)`` cuts it, but never
@@ -25,13 +33,8 @@ extension TextWidth {
   ///
   /// - Complexity: O(`width`), however long the text.
   public static func truncatedKeepingNumbers(_ text: some StringProtocol, to width: Int) -> String {
-    guard width > 0 else { return "" }
-    var kept = truncated(text, to: width)
-    // Cut only when the text is wider than `width`: a text may end in `…` of its own.
-    guard columns(of: sanitized(text.prefix(width + 1))) > width, kept.hasSuffix("…") else {
-      return kept
-    }
-    kept.removeLast()
+    let cut = self.cut(text, to: width)
+    guard var kept = cut.kept else { return cut.whole }
     let word = kept.reversed().prefix { $0 != " " }
     if word.contains(where: \.isNumber) { kept.removeLast(word.count) }
     while kept.last == "." { kept.removeLast() }

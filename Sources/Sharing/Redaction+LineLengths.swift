@@ -19,36 +19,34 @@ extension Redaction {
       trace.header.metadata = metadata
       shortened.append(shortening)
     }
-    // A mark or a work line: the longest its line can be, whatever its time and thread.
-    let marks = fittedFields(
-      trace.marks.map(\.fields), events: trace.events, index: \.markIndex,
-      line: { Shortening.Line.mark($0, time: $1) },
-      length: { index, fields in
-        var encoder = TraceEncoder()
-        encoder.event(
-          .mark(time: TraceLimits.maximumTime, thread: .max, mark: 0),
-          mark: MarkRecord(name: trace.marks[index].name, fields: fields))
-        return encoder.bytes.count - 1
-      })
-    for (index, fields, shortening) in marks {
+    // A mark or a work line: the longest its line can be, whatever its time, thread or action.
+    let (marks, works) = (trace.marks, trace.works)
+    let longestMark = TraceEvent.mark(time: TraceLimits.maximumTime, thread: .max, mark: 0)
+    let longestWork = TraceEvent.work(time: TraceLimits.maximumTime, action: .max, work: 0)
+    for (index, fields, shortening) in fittedFields(
+      marks.map(\.fields), events: trace.events, index: \.markIndex, line: Shortening.Line.mark,
+      length: { lineLength(longestMark, mark: MarkRecord(name: marks[$0].name, fields: $1)) })
+    {
       trace.marks[index].fields = fields
       shortened.append(shortening)
     }
-    let works = fittedFields(
-      trace.works.map(\.fields), events: trace.events, index: \.workIndex,
-      line: { Shortening.Line.work($0, time: $1) },
-      length: { index, fields in
-        var encoder = TraceEncoder()
-        encoder.event(
-          .work(time: TraceLimits.maximumTime, action: .max, work: 0),
-          work: WorkRecord(name: trace.works[index].name, fields: fields))
-        return encoder.bytes.count - 1
-      })
-    for (index, fields, shortening) in works {
+    for (index, fields, shortening) in fittedFields(
+      works.map(\.fields), events: trace.events, index: \.workIndex, line: Shortening.Line.work,
+      length: { lineLength(longestWork, work: WorkRecord(name: works[$0].name, fields: $1)) })
+    {
       trace.works[index].fields = fields
       shortened.append(shortening)
     }
     return shortened
+  }
+
+  /// The length of `event`'s line, without its newline.
+  private static func lineLength(
+    _ event: TraceEvent, mark: MarkRecord? = nil, work: WorkRecord? = nil
+  ) -> Int {
+    var encoder = TraceEncoder()
+    encoder.event(event, mark: mark, work: work)
+    return encoder.bytes.count - 1
   }
 
   /// For each of `records` (a table's fields, by index) whose line, `length(index, fields)`

@@ -382,44 +382,51 @@ final class RedactionTests: XCTestCase {
     XCTAssertEqual(redact(redacted).bytes, bytes, "idempotent")
   }
 
-  func testAMarkWithManyShortFieldsBecomesALineThatReads() throws {
+  /// A trace with one line of 80,000 short fields (`line(fields)`, at t = 1, after a thread and
+  /// a queue): redacted, the line keeps what a reader reads, and the summary says which line and
+  /// how much it left out.
+  private func assertALineOfManyFieldsReads(
+    _ line: (String) -> [String], as expected: Redaction.Shortening.Line, events: Int,
+    described: String, keptFields: (Trace) -> Int, file: StaticString = #filePath,
+    lineNumber: UInt = #line
+  ) throws {
     let fields = (0..<80_000).map { #""f\#($0)":"""# }.joined(separator: ",")
-    let lines = [
-      SharingFixtures.header, #"{"t":0,"e":"thread","th":1,"name":"main"}"#,
-      #"{"t":1,"e":"mark","th":1,"name":"m","fields":{\#(fields)}}"#,
-      #"{"t":2,"e":"close","events":1,"dropped":0}"#,
-    ]
+    let lines =
+      [
+        SharingFixtures.header, #"{"t":0,"e":"thread","th":1,"name":"main"}"#,
+        #"{"t":0,"e":"scheduler","q":1,"label":"q","kind":"serial","family":"dispatch"}"#,
+      ] + line(fields) + [#"{"t":2,"e":"close","events":\#(events),"dropped":0}"#]
     let trace = try SharingFixtures.read(SharingFixtures.trace(lines)).trace
     let (bytes, summary) = redact(trace)
     let (redacted, _) = try SharingFixtures.read(bytes, "redacted")
-    XCTAssertEqual(redacted.events.count, 1)
-    XCTAssertEqual(summary.shortened.first?.line, .mark(0, time: 1))
-    XCTAssertEqual(summary.shortened.first?.entries, 80_000)
+    XCTAssertEqual(redacted.events.count, events, file: file, line: lineNumber)
+    XCTAssertEqual(summary.shortened.first?.line, expected, file: file, line: lineNumber)
+    XCTAssertEqual(summary.shortened.first?.entries, 80_000, file: file, line: lineNumber)
     XCTAssertEqual(
-      summary.shortened.first?.leftOut, 80_000 - (redacted.marks.first?.fields.count ?? 0))
+      summary.shortened.first?.leftOut, 80_000 - keptFields(redacted), file: file,
+      line: lineNumber)
+    XCTAssertGreaterThan(keptFields(redacted), 0, "what fits is kept", file: file, line: lineNumber)
     XCTAssertTrue(
-      summary.description.contains("; the mark at 0.000000s would be "), summary.description)
+      summary.description.contains(described), summary.description, file: file, line: lineNumber)
+  }
+
+  func testAMarkWithManyShortFieldsBecomesALineThatReads() throws {
+    try assertALineOfManyFieldsReads(
+      { [#"{"t":1,"e":"mark","th":1,"name":"m","fields":{\#($0)}}"#] }, as: .mark(0, time: 1),
+      events: 1, described: "; the mark at 0.000000s would be ",
+      keptFields: { $0.marks.first?.fields.count ?? 0 })
   }
 
   func testNamedWorkWithManyShortValuesBecomesALineThatReads() throws {
-    let fields = (0..<80_000).map { #""f\#($0)":"""# }.joined(separator: ",")
-    let lines = [
-      SharingFixtures.header, #"{"t":0,"e":"thread","th":1,"name":"main"}"#,
-      #"{"t":0,"e":"scheduler","q":1,"label":"q","kind":"serial","family":"dispatch"}"#,
-      #"{"t":1,"e":"schedule","a":1,"q":1,"mode":"async","due":1,"th":1}"#,
-      #"{"t":1,"e":"work","a":1,"name":"w","fields":{\#(fields)}}"#,
-      #"{"t":2,"e":"close","events":2,"dropped":0}"#,
-    ]
-    let trace = try SharingFixtures.read(SharingFixtures.trace(lines)).trace
-    let (bytes, summary) = redact(trace)
-    let (redacted, _) = try SharingFixtures.read(bytes, "redacted")
-    XCTAssertEqual(redacted.events.count, 2)
-    XCTAssertEqual(summary.shortened.first?.line, .work(0, time: 1))
-    XCTAssertEqual(
-      summary.shortened.first?.leftOut, 80_000 - (redacted.works.first?.fields.count ?? 0))
-    XCTAssertGreaterThan(redacted.works.first?.fields.count ?? 0, 0, "what fits is kept")
-    XCTAssertTrue(
-      summary.description.contains("the work line at 0.000000s would be "), summary.description)
+    try assertALineOfManyFieldsReads(
+      {
+        [
+          #"{"t":1,"e":"schedule","a":1,"q":1,"mode":"async","due":1,"th":1}"#,
+          #"{"t":1,"e":"work","a":1,"name":"w","fields":{\#($0)}}"#,
+        ]
+      }, as: .work(0, time: 1), events: 2,
+      described: "the work line at 0.000000s would be ",
+      keptFields: { $0.works.first?.fields.count ?? 0 })
   }
 
   // MARK: - Keep and summary

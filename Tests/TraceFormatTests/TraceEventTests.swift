@@ -71,21 +71,26 @@ final class TraceEventTests: XCTestCase {
     }
   }
 
-  func testNamedWorkRoundTripsAndANamelessLineReads() throws {
+  /// Actions 1 and 2, scheduled at 1 and 2 ns on queue 1, each followed by `line(action)`.
+  private func twoActions(each line: (UInt32) -> TraceEvent) -> Trace {
     var trace = Trace(
       header: TraceHeader(clock: .virtual, start: "", process: "tests", pid: 1),
-      events: [
-        .schedule(
-          time: 1, action: 1, scheduler: 1, mode: .async, delay: 0, due: 1, thread: 1, parent: 0,
-          site: 0),
-        .work(time: 1, action: 1, work: 0),
-        .schedule(
-          time: 2, action: 2, scheduler: 1, mode: .async, delay: 0, due: 2, thread: 1, parent: 0,
-          site: 0),
-        .work(time: 2, action: 2, work: 1),
-      ])
+      events: [UInt32(1), 2].flatMap { action -> [TraceEvent] in
+        let time = Int64(action)
+        return [
+          .schedule(
+            time: time, action: action, scheduler: 1, mode: .async, delay: 0, due: time,
+            thread: 1, parent: 0, site: 0),
+          line(action),
+        ]
+      })
     trace.schedulers[1] = SchedulerRecord(
       id: 1, label: "q", kind: "serial", family: "virtual", time: 0)
+    return trace
+  }
+
+  func testNamedWorkRoundTripsAndANamelessLineReads() throws {
+    var trace = twoActions { .work(time: Int64($0), action: $0, work: $0 - 1) }
     trace.works = [
       WorkRecord(name: "search \"swift\"\u{1B}[2J", fields: ["query": "swift", "id": "7"]),
       WorkRecord(name: "", fields: ["request": "42"]),
@@ -104,20 +109,7 @@ final class TraceEventTests: XCTestCase {
   }
 
   func testATasksNameIsWrittenOnEachOfItsLinesAndReadFromAny() throws {
-    var trace = Trace(
-      header: TraceHeader(clock: .virtual, start: "", process: "tests", pid: 1),
-      events: [
-        .schedule(
-          time: 1, action: 1, scheduler: 1, mode: .after, delay: 5, due: 6, thread: 1, parent: 0,
-          site: 0),
-        .task(time: 1, action: 1, task: 7),
-        .schedule(
-          time: 2, action: 2, scheduler: 1, mode: .after, delay: 5, due: 7, thread: 1, parent: 0,
-          site: 0),
-        .task(time: 2, action: 2, task: 7),
-      ])
-    trace.schedulers[1] = SchedulerRecord(
-      id: 1, label: "q", kind: "serial", family: "virtual", time: 0)
+    var trace = twoActions { .task(time: Int64($0), action: $0, task: 7) }
     trace.taskNames = [7: "search"]
     let text = String(decoding: TraceEncoder.encode(trace), as: UTF8.self)
     XCTAssertTrue(text.contains(#"{"t":1,"e":"task","a":1,"task":7,"name":"search"}"#), text)
