@@ -10,6 +10,7 @@ let package = Package(
   products: [
     .library(name: "Scheduling", targets: ["Scheduling"]),
     .library(name: "VirtualTime", targets: ["VirtualTime"]),
+    .library(name: "VirtualTimeTesting", targets: ["VirtualTimeTesting"]),
     .library(name: "TraceFormat", targets: ["TraceFormat"]),
     .library(name: "Recording", targets: ["Recording"]),
     .library(name: "Replay", targets: ["Replay"]),
@@ -34,6 +35,9 @@ let package = Package(
       name: "VirtualTime",
       dependencies: ["CPrefetch", "Scheduling"]
     ),
+    // The Swift Testing trait `.virtualTime`: a clock per test, its failures recorded as issues.
+    // Apart, so that only test targets that want it link Swift Testing (the toolchain's own).
+    .target(name: "VirtualTimeTesting", dependencies: ["Scheduling", "VirtualTime"]),
     // A cache prefetch hint, which Swift cannot spell: the virtual clock's next slot.
     .target(name: "CPrefetch"),
     // Stage 3: the trace file format — events, encoder, and the strict streaming reader.
@@ -116,7 +120,9 @@ let package = Package(
       ]),
     .testTarget(
       name: "VirtualTimeTests",
-      dependencies: ["VirtualTime", "Scheduling", "Examples", "TestSupport"]),
+      dependencies: [
+        "VirtualTime", "VirtualTimeTesting", "Scheduling", "Examples", "TestSupport",
+      ]),
     // Helpers shared by the test targets that run the built binary.
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     // Runs the built `chronoscope` in a private tmux server; skipped when tmux is missing.

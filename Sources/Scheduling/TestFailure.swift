@@ -28,11 +28,18 @@ package enum TestFailure {
   /// Where failures go instead, while set (the tests of the stand-ins themselves).
   package static let override = Locked<(@Sendable (String, StaticString, UInt) -> Void)?>(nil)
 
-  /// Fails the running XCTest test at `file`:`line` with `message`, or prints it to standard
-  /// error when no XCTest test runs in the process.
+  /// Where failures of the code running in this task — and the tasks it starts — go: set by a
+  /// test host's integration (the Swift Testing trait `.virtualTime` records them as issues of
+  /// its test), which XCTest's `XCTFail` would not reach.
+  @TaskLocal package static var reporter: (@Sendable (String, StaticString, UInt) -> Void)?
+
+  /// Fails the running test at `file`:`line` with `message`: the task's ``reporter`` if set,
+  /// else XCTest's `XCTFail` when XCTest is loaded, else a line on standard error.
   package static func report(_ message: String, file: StaticString, line: UInt) {
     if let override = override.value {
       override(message, file, line)
+    } else if let reporter {
+      reporter(message, file, line)
     } else if let xctFail {
       xctFail(message, file, line)
     } else {

@@ -1,3 +1,4 @@
+import Foundation
 import Scheduling
 import Synchronization
 
@@ -17,25 +18,32 @@ import Synchronization
 /// }
 /// ```
 ///
-/// The rules, each checked by a test in `Tests/VirtualTimeTests/VirtualAsyncClockTests`:
-/// - **Start code with ``task(_:)``.** It runs at once, on the calling thread, until it suspends.
-///   While the clock has unfinished tasks, or is being moved, every job the runtime would hand to
-///   its thread pool — child tasks, unstructured `Task {}`s, default actors, resumed
-///   continuations — is queued for the driving thread instead (see docs/AsyncVirtualTime.md), and
-///   main-actor jobs run too when that thread is the main thread. So nothing runs behind the
-///   test's back, and nothing is left runnable when a call returns.
+/// The rules, each checked by a test in `Tests/VirtualTimeTests` (docs/AsyncVirtualTime.md
+/// says which test hosts and isolations each holds in):
+/// - **The clock runs the code it started.** Tasks started by ``task(name:fileID:line:_:)``, by
+///   code running on the clock, or by the test that made or moves it, are the clock's: each job
+///   the runtime would hand its thread pool for them — child tasks, unstructured `Task {}`s,
+///   default actors, resumed continuations — is queued for the thread that moves the clock, and
+///   run there. Other code, other tests' clocks among it, is left alone, so tests can run in
+///   parallel.
+/// - **Moves run everything they make runnable.** A move returns once no job of the clock's is
+///   left and nothing is due now. The `async` moves (`await clock.advance(by:)`) also let the
+///   main actor run what it has, step by step, so main-actor code under test runs too, wherever
+///   the test runs. The synchronous moves run main-actor work only from the main thread outside
+///   a main-queue job (an XCTest test method).
 /// - **Sleepers wake in (deadline, order of sleeping)**, interleaved with scheduler work on the
-///   shared ``VirtualClock`` by the same rule; after each wakes, the code it resumed runs until it
-///   suspends again or finishes, before the next sleeper or action.
-/// - **Cancellation**: a cancelled task's sleep throws `CancellationError` at the current instant
-///   and leaves nothing pending. ``VirtualTask/cancel()`` cancels and lets the task react.
-/// - **Leftovers**: ``checkNoPendingWork(fileID:line:function:)`` reports sleepers, scheduler work and
-///   unfinished tasks, and cancels the tasks so that none outlives the test.
-/// - Drive it from one thread. From a synchronous test method, jobs are routed between moves
-///   too, so what the test wakes (a stream it feeds) waits for the next move. From an `async`
-///   test method, only during moves — the test's own jobs must run when it awaits — so what it
-///   wakes between moves may run on the pool at once. Code inside a job that moves the clock only
-///   moves it; the outer call runs what that made runnable.
+///   shared ``VirtualClock`` by the same rule; after each wakes, the code it resumed runs until
+///   it suspends again or finishes, before the next sleeper or action. A sleep due now — even
+///   `sleep(for: .zero)` — wakes at the next move, not before.
+/// - **Cancellation**: a cancelled task's sleep throws `CancellationError` at the current
+///   instant and leaves nothing pending. ``VirtualTask/cancel()`` cancels and runs the task's
+///   reaction, from any caller.
+/// - **Leftovers**: ``checkNoPendingWork(fileID:line:function:)`` reports sleepers, scheduler
+///   work and unfinished tasks, and cancels the tasks so that none outlives the test. A clock
+///   left waiting with nobody moving it for ``idleLimit`` says so on standard error, naming the
+///   clock, what waits and where, and ends the wait: sleeps throw, tasks are cancelled.
+/// - Code inside a job that moves the clock only moves it; the outer move runs what that made
+///   runnable.
 public final class VirtualAsyncClock: Clock, Sendable {
   /// A point on the clock: its offset from the clock's origin, as ``VirtualClock/now`` reads.
   public struct Instant: InstantProtocol, Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -56,36 +64,69 @@ public final class VirtualAsyncClock: Clock, Sendable {
     public var description: String { "\(offset)" }
   }
 
+  /// The clock the running test was given by the Swift Testing trait `.virtualTime` (module
+  /// `VirtualTimeTesting`), if any.
+  @TaskLocal public static var current: VirtualAsyncClock?
+
   /// The timeline this clock shares with virtual schedulers.
   public let clock: VirtualClock
-  private let router = JobRouter()
+  /// How long code may wait on the clock with nobody moving it before the clock says so and ends
+  /// the wait (see the type's rules).
+  public let idleLimit: Duration
+  /// Where the clock was made: messages name it.
+  public let createdAt: CallSite
+  let router: JobRouter
   private let sleeps: VirtualScheduler
-  /// Unfinished tasks started by ``task(_:)`` (how to cancel each), drives under way, and
-  /// whether a drive ever came from inside a task (an `async` test method): the clock routes jobs
-  /// while a drive is under way, and between drives while it has unfinished tasks — unless it is
-  /// driven from a task, whose own jobs would then wait in the clock's queue with nobody to run
-  /// them the moment the test awaits anything.
   private let activity = Mutex<Activity>(Activity())
 
+  /// What keeps the clock active, and what it waits on.
   private struct Activity {
-    var tasks: [ObjectIdentifier: @Sendable () -> Void] = [:]
+    /// Unfinished tasks started by `task`, by id: how to cancel each, and what to call it.
+    var tasks: [ObjectIdentifier: StartedTask] = [:]
+    /// Sleeps under way, by id.
+    var sleepers: [ObjectIdentifier: Sleeper] = [:]
+    /// Sleeps ever started and tasks ever finished: with the router's pushes, what tells a drive
+    /// that letting the main actor run made progress.
+    var sleepsStarted = 0
+    var tasksFinished = 0
     var drives = 0
-    var drivenFromATask = false
+    /// When code last started waiting with nobody moving the clock, or a move ended.
+    var idleSince: ContinuousClock.Instant = .now
+    /// Whether the watchdog already ended a wait since the last move (it says so once).
+    var reportedIdle = false
 
-    var routes: Bool { drives > 0 || (!tasks.isEmpty && !drivenFromATask) }
+    var isIdle: Bool { drives == 0 && tasks.isEmpty && sleepers.isEmpty }
+  }
+
+  struct StartedTask {
+    let title: String
+    let cancel: @Sendable () -> Void
   }
 
   /// A clock on `clock`'s timeline (a new one by default).
-  public init(clock: VirtualClock = VirtualClock()) {
+  ///
+  /// - Parameters:
+  ///   - idleLimit: How long code may wait on the clock with nobody moving it; then the clock
+  ///     reports it and ends the wait. Two seconds by default: far above any pause between two
+  ///     moves of a test, far below a test host's timeout.
+  public init(
+    clock: VirtualClock = VirtualClock(), idleLimit: Duration = .seconds(2),
+    fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function
+  ) {
     self.clock = clock
+    self.idleLimit = idleLimit
+    createdAt = CallSite(fileID: fileID, line: line, function: function)
     sleeps = VirtualScheduler(label: "Task.sleep", kind: .concurrent, clock: clock)
+    router = GlobalJobRouting.register()
     let router = self.router
     clock.setAfterEachAction { router.runUntilIdle() }
+    GlobalJobRouting.watch(self)
+    GlobalJobRouting.adoptCreatorIfUnowned(GlobalJobRouting.currentTaskID(), for: router)
   }
 
   deinit {
     clock.setAfterEachAction(nil)
-    GlobalJobRouting.deactivate(router)
+    GlobalJobRouting.unregister(router)
   }
 
   public var now: Instant { Instant(offset: clock.now) }
@@ -95,42 +136,93 @@ public final class VirtualAsyncClock: Clock, Sendable {
   /// Suspends until the clock reaches `deadline`: until a test moves it there. A deadline now or
   /// past wakes at the next move (``advance()`` does it without moving time).
   ///
-  /// - Throws: `CancellationError` when the task is cancelled, at once.
+  /// A pending sleep is listed at the line that started the task it is in
+  /// (``task(name:fileID:line:_:)``); call ``sleep(for:tolerance:fileID:line:function:)`` on the
+  /// clock itself to list it at its own line.
+  ///
+  /// - Throws: `CancellationError` when the task is cancelled, at once;
+  ///   ``VirtualTimeError/notMoved(clock:waiting:idleFor:)`` when nobody moves the clock for
+  ///   ``idleLimit``.
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    let origin = TaskOrigin.current
+    try await sleep(
+      until: deadline,
+      callSite: origin?.site ?? CallSite(fileID: "Swift/Task.swift", line: 0, function: "sleep(until:)"),
+      in: origin?.title)
+  }
+
+  /// Suspends for `duration`, as `Clock.sleep(for:)` does, listing a pending sleep at the
+  /// caller's line.
+  public func sleep(
+    for duration: Duration, tolerance: Duration? = nil,
+    fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function
+  ) async throws {
+    try await sleep(
+      until: now.advanced(by: duration),
+      callSite: CallSite(fileID: fileID, line: line, function: function),
+      in: TaskOrigin.current?.title)
+  }
+
+  private func sleep(until deadline: Instant, callSite: CallSite, in task: String?) async throws {
     try Task.checkCancellation()
-    let sleeper = Sleeper()
+    let sleeper = Sleeper(callSite: callSite, task: task, deadline: deadline.offset)
+    let id = ObjectIdentifier(sleeper)
+    changeActivity {
+      $0.sleepers[id] = sleeper
+      $0.sleepsStarted += 1
+    }
+    defer { changeActivity { $0.sleepers[id] = nil } }
+    GlobalJobRouting.adoptCreatorIfUnowned(GlobalJobRouting.currentTaskID(), for: router)
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation {
         (continuation: CheckedContinuation<Void, any Error>) in
         guard sleeper.wait(continuation) else { return }
         let wake = clock.schedule(
           { sleeper.wake() }, on: sleeps, at: deadline.offset.clampedNanoseconds,
-          callSite: CallSite(fileID: "Swift/Task.swift", line: 0, function: "sleep(until:)"))
+          callSite: callSite)
         sleeper.armed(wake)
       }
     } onCancel: {
-      sleeper.cancel()
+      sleeper.end(throwing: CancellationError())
     }
   }
 
-  /// Starts `body` as a task and runs it until it first suspends (or finishes).
+  /// Starts `body` as a task on the clock and runs it until it first suspends (or finishes).
+  /// Nothing due runs — a sleep due now waits for the next move.
   ///
-  /// - Parameter name: The task's name (`Task(name:)`), which a recording shows on its lane.
+  /// - Parameters:
+  ///   - name: The task's name (`Task(name:)`), which a recording shows on its lane and
+  ///     messages about the task use.
+  ///   - fileID: With `line`: where the task was started, where a pending sleep inside it is
+  ///     listed when it does not say its own line.
   /// - Returns: A handle whose ``VirtualTask/result`` is set once the body returns or throws.
   @discardableResult
   public func task<Success: Sendable>(
-    name: String? = nil, _ body: @escaping @Sendable () async throws -> Success
+    name: String? = nil, fileID: StaticString = #fileID, line: UInt = #line,
+    function: StaticString = #function,
+    _ body: @escaping @Sendable () async throws -> Success
   ) -> VirtualTask<Success> {
     let handle = VirtualTask<Success>(clock: self)
     let id = ObjectIdentifier(handle)
-    changeActivity { $0.tasks[id] = { [weak handle] in handle?.cancelWithoutDriving() } }
+    let origin = TaskOrigin(
+      name: name, site: CallSite(fileID: fileID, line: line, function: function))
+    changeActivity {
+      $0.tasks[id] = StartedTask(title: origin.title) { [weak handle] in handle?.cancelOnly() }
+    }
     let operation: @Sendable () async -> Void = {
       let outcome: Result<Success, any Error>
-      do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+      do {
+        outcome = .success(try await TaskOrigin.$current.withValue(origin) { try await body() })
+      } catch {
+        outcome = .failure(error)
+      }
       handle.finish(outcome)
-      self.changeActivity { $0.tasks[id] = nil }
+      self.changeActivity {
+        $0.tasks[id] = nil
+        $0.tasksFinished += 1
+      }
     }
-    drive {
+    drive(runningDueWork: false) {
       #if compiler(>=6.2)
         if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
           handle.started(Task(name: name, operation: operation))
@@ -143,6 +235,8 @@ public final class VirtualAsyncClock: Clock, Sendable {
     }
     return handle
   }
+
+  // MARK: - Moves
 
   /// Runs the code that can run now — jobs queued and work due now — without moving time.
   public func advance() {
@@ -175,10 +269,34 @@ public final class VirtualAsyncClock: Clock, Sendable {
     if let failure { throw failure }
   }
 
+  /// Runs the code that can run now, main-actor code included, without moving time.
+  public func advance() async {
+    try? await move(to: clock.now.clampedNanoseconds, maxSteps: .max, horizon: nil)
+  }
+
+  /// Moves time forward by `duration`, as the synchronous ``advance(by:)`` does, and after each
+  /// sleeper or action also lets the main actor run what that made runnable there: what main-actor
+  /// code under test needs, whichever thread and isolation the test runs on.
+  public func advance(by duration: Duration) async {
+    let target = saturatedSum(clock.now.clampedNanoseconds, max(duration.clampedNanoseconds, 0))
+    try? await move(to: target, maxSteps: .max, horizon: nil)
+  }
+
+  /// Moves time forward to `deadline`, as ``advance(by:)`` (async) does.
+  public func advance(to deadline: Instant) async {
+    try? await move(to: deadline.offset.clampedNanoseconds, maxSteps: .max, horizon: nil)
+  }
+
+  /// Moves time from sleeper to sleeper until nothing is pending, as ``run(maxSteps:horizon:)``
+  /// does, letting the main actor run after each as ``advance(by:)`` (async) does.
+  public func run(maxSteps: Int = 1_000_000, horizon: Duration? = nil) async throws(VirtualTimeError) {
+    try await move(to: nil, maxSteps: maxSteps, horizon: horizon?.clampedNanoseconds)
+  }
+
   /// Fails, listing what is left, if a sleeper, scheduler work or a task started by
-  /// ``task(_:)`` is unfinished; call it at a test's end. The error starts with the caller's
-  /// file and line. Unfinished tasks are cancelled and run to their end before it throws, so
-  /// that none is left holding the runtime's jobs after the test.
+  /// ``task(name:fileID:line:_:)`` is unfinished; call it at a test's end. The error starts with
+  /// the caller's file and line. Unfinished tasks are cancelled and run to their end before it
+  /// throws, so that none is left waiting on the clock after the test.
   public func checkNoPendingWork(
     fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function
   ) throws(VirtualTimeError) {
@@ -186,25 +304,60 @@ public final class VirtualAsyncClock: Clock, Sendable {
     let unfinished = activity.withLock { Array($0.tasks.values) }
     if !unfinished.isEmpty {
       let pending = clock.pendingActions
-      drive { for cancel in unfinished { cancel() } }
+      drive(runningDueWork: false) { for task in unfinished { task.cancel() } }
       throw .unfinishedTasks(count: unfinished.count, pending: pending, checkedAt: checkedAt)
     }
     try clock.checkNoPendingWork(fileID: fileID, line: line, function: function)
   }
 
+  /// What ``checkNoPendingWork(fileID:line:function:)`` would find, without where it was
+  /// called from — unfinished tasks (cancelled and run to their end here), scheduler work and
+  /// sleepers — or nil: for a test host's own end-of-test check.
+  package func leftoversEndingThem() -> String? {
+    let unfinished = activity.withLock { $0.tasks.values.map { $0 } }
+    let pending = clock.pendingActions
+    if !unfinished.isEmpty {
+      let titles = unfinished.map(\.title).sorted()
+      drive(runningDueWork: false) { for task in unfinished { task.cancel() } }
+      return "\(unfinished.count) unfinished task(s), now cancelled: "
+        + titles.joined(separator: "; ")
+        + (pending.isEmpty ? "" : "; pending: " + pending.map(\.description).joined(separator: "; "))
+    }
+    guard !pending.isEmpty else { return nil }
+    return "\(pending.count) action(s) still pending: "
+      + pending.map(\.description).joined(separator: "; ")
+  }
+
+  /// What waits on the clock now: its unfinished tasks and sleeps, one line each.
+  public var waiting: [String] {
+    activity.withLock { activity in
+      activity.tasks.values.map { "task \($0.title)" }.sorted()
+        + activity.sleepers.values.map(\.description).sorted()
+    }
+  }
+
   // MARK: - Driving
 
-  /// Runs `body` with jobs routed here, then runs what is runnable until nothing is.
-  private func drive(_ body: () -> Void) {
-    let fromATask = withUnsafeCurrentTask { $0 != nil }
-    changeActivity {
-      $0.drives += 1
-      if fromATask { $0.drivenFromATask = true }
+  /// Runs `body` with this thread driving the clock, then what is runnable until nothing is (and,
+  /// with `runningDueWork`, work due now).
+  func drive(runningDueWork: Bool = true, _ body: () -> Void) {
+    if let missing = GlobalJobRouting.missing { reportOnce(missing) }
+    if let replaced = GlobalJobRouting.replacedHook() { reportReplacedHook(replaced) }
+    let task = GlobalJobRouting.currentTaskID()
+    if task == 0 {
+      GlobalJobRouting.drive(from: router)
+    } else {
+      GlobalJobRouting.adoptCreatorIfUnowned(task, for: router)
     }
+    changeActivity { $0.drives += 1 }
     router.runUntilIdle()
     body()
-    settle()
-    changeActivity { $0.drives -= 1 }
+    if runningDueWork { settle() } else { router.runUntilIdle() }
+    changeActivity {
+      $0.drives -= 1
+      $0.idleSince = .now
+      $0.reportedIdle = false
+    }
   }
 
   /// Runs jobs and work due now until neither is left.
@@ -216,21 +369,139 @@ public final class VirtualAsyncClock: Clock, Sendable {
     }
   }
 
-  /// Changes what keeps the clock active, and starts or stops routing jobs here as that changes
-  /// (under the same lock, so that two threads' changes cannot cross).
+  /// The async moves: one sleeper or action at a time up to `target` (or until nothing is
+  /// pending), letting the main actor run after each until nothing more happens.
+  private func move(to target: Int64?, maxSteps: Int, horizon: Int64?) async throws(VirtualTimeError) {
+    // A move from inside the clock's own code: its task cannot wait for the main actor here
+    // (its resumption would queue behind itself), so it only moves time, as a synchronous move.
+    if GlobalJobRouting.owners.owner(of: GlobalJobRouting.currentTaskID()) == router.number {
+      var failure: VirtualTimeError?
+      drive {
+        if let target {
+          clock.advance(to: .nanoseconds(target))
+        } else {
+          do throws(VirtualTimeError) {
+            try clock.run(maxSteps: maxSteps, horizon: horizon.map { .nanoseconds($0) })
+          } catch {
+            failure = error
+          }
+        }
+      }
+      if let failure { throw failure }
+      return
+    }
+    var steps = 0
+    await settleWithMainActor()
+    while let due = clock.nextDue?.clampedNanoseconds {
+      if let target, due > target { break }
+      if let horizon, due > horizon {
+        throw .horizonExceeded(horizon: .nanoseconds(horizon), pending: clock.pendingActions)
+      }
+      if steps >= maxSteps { throw .stepLimitExceeded(steps: steps, pending: clock.pendingActions) }
+      drive { clock.step() }
+      steps += 1
+      await settleWithMainActor()
+    }
+    if let target {
+      drive { clock.advance(to: .nanoseconds(target)) }
+      await settleWithMainActor()
+    }
+  }
+
+  /// Runs the clock's jobs and work due now, then lets the main queue run what it holds, until
+  /// twice in a row that made no job, sleep, task end or due work of the clock's.
+  private func settleWithMainActor() async {
+    var quiet = 0
+    while quiet < 2 {
+      drive {}
+      let before = progress
+      await MainQueue.letRun()
+      let dueNow = clock.nextDue.map { $0 <= clock.now } ?? false
+      quiet = progress == before && router.isEmpty && !dueNow ? quiet + 1 : 0
+    }
+  }
+
+  private var progress: [Int] {
+    let (sleeps, finished) = activity.withLock { ($0.sleepsStarted, $0.tasksFinished) }
+    return [router.pushes.load(ordering: .relaxed), sleeps, finished]
+  }
+
+  /// Changes what the clock waits on. While it drives or has unfinished tasks, a task started
+  /// with no task running on the thread that last drove it is its (a synchronous test's `Task {}`).
   private func changeActivity(_ change: (inout Activity) -> Void) {
     activity.withLock { activity in
-      let was = activity.routes
+      let wasIdle = activity.isIdle
       change(&activity)
-      let now = activity.routes
-      if !was, now { GlobalJobRouting.activate(router) }
-      if was, !now { GlobalJobRouting.deactivate(router) }
+      if wasIdle, !activity.isIdle {
+        activity.idleSince = .now
+        activity.reportedIdle = false
+      }
+      router.takesThreadStarts.store(
+        activity.drives > 0 || !activity.tasks.isEmpty, ordering: .releasing)
     }
+  }
+
+  // MARK: - Nobody drives
+
+  /// Called by the watchdog: if code has waited on the clock for ``idleLimit`` with nobody
+  /// moving it, says so once on standard error, then ends the wait — sleeps throw
+  /// ``VirtualTimeError/notMoved(clock:waiting:idleFor:)`` and tasks started on the clock are
+  /// cancelled and run to their end here.
+  func endWaitIfNobodyDrives() {
+    let stuck = activity.withLock { activity -> (tasks: [StartedTask], sleepers: [Sleeper])? in
+      guard activity.drives == 0, !activity.reportedIdle,
+        !activity.tasks.isEmpty || !activity.sleepers.isEmpty || !router.isEmpty,
+        activity.idleSince.duration(to: .now) >= idleLimit
+      else { return nil }
+      activity.reportedIdle = true
+      return (Array(activity.tasks.values), Array(activity.sleepers.values))
+    }
+    guard let stuck else { return }
+    let waiting = self.waiting
+    let error = VirtualTimeError.notMoved(clock: createdAt, waiting: waiting, idleFor: idleLimit)
+    FileHandle.standardError.write(Data("chronoscope: \(error)\n".utf8))
+    for sleeper in stuck.sleepers { sleeper.end(throwing: error) }
+    drive(runningDueWork: false) { for task in stuck.tasks { task.cancel() } }
+  }
+
+  private func reportOnce(_ missing: RuntimeMissing) {
+    Self.runtimeReport.withLock { reported in
+      guard !reported else { return }
+      reported = true
+      TestFailure.report("\(missing)", file: createdAt.fileID, line: createdAt.line)
+    }
+  }
+
+  private static let runtimeReport = Mutex(false)
+
+  private func reportReplacedHook(_ replacement: String) {
+    TestFailure.report(
+      "VirtualAsyncClock made at \(createdAt.fileID):\(createdAt.line) no longer receives its jobs: the runtime's global enqueue hook was replaced by \(replacement) while the clock was active (swift-concurrency-extras' withMainSerialExecutor sets it too). Install that one first, or do not use both in one test.",
+      file: createdAt.fileID, line: createdAt.line)
   }
 }
 
-/// A task started by ``VirtualAsyncClock/task(_:)``: its outcome, readable without `await` once
-/// the clock has run it to the end.
+/// Which task started on the clock the code running now is part of (its child and unstructured
+/// tasks inherit it): where a pending sleep is listed when it does not say its own line.
+struct TaskOrigin: Sendable {
+  let name: String?
+  let site: CallSite
+
+  var title: String {
+    let at = "started at \(site.fileID):\(site.line)"
+    return name.map { "\"\($0)\" (\(at))" } ?? at
+  }
+
+  @TaskLocal static var current: TaskOrigin?
+}
+
+private func saturatedSum(_ a: Int64, _ b: Int64) -> Int64 {
+  let (sum, overflow) = a.addingReportingOverflow(b)
+  return overflow ? (b > 0 ? .max : .min) : sum
+}
+
+/// A task started by ``VirtualAsyncClock/task(name:fileID:line:function:_:)``: its outcome,
+/// readable without `await` once the clock has run it to the end.
 public final class VirtualTask<Success: Sendable>: Sendable {
   private let clock: VirtualAsyncClock
   private let state = Mutex<(task: Task<Void, Never>?, outcome: Result<Success, any Error>?)>(
@@ -244,51 +515,71 @@ public final class VirtualTask<Success: Sendable>: Sendable {
   /// Whether the task has finished.
   public var isFinished: Bool { result != nil }
 
-  /// Cancels the task and runs what that makes runnable: a sleep it waits in throws
+  /// Cancels the task and runs its reaction on the calling thread, whoever calls — a synchronous
+  /// or an `async` test method — without moving time: a sleep it waits in throws
   /// `CancellationError` at the current instant.
-  public func cancel() {
-    cancelWithoutDriving()
-    clock.advance()
+  ///
+  /// - Returns: Whether the task has finished. A task that goes on after cancellation (it
+  ///   ignores it, or waits for something cancellation does not end) has not; what it waits on
+  ///   is in ``VirtualAsyncClock/waiting``.
+  @discardableResult
+  public func cancel() -> Bool {
+    clock.drive(runningDueWork: false) { cancelOnly() }
+    return isFinished
   }
 
-  func cancelWithoutDriving() { state.withLock { $0.task }?.cancel() }
+  func cancelOnly() { state.withLock { $0.task }?.cancel() }
 
   func started(_ task: Task<Void, Never>) { state.withLock { $0.task = task } }
 
   func finish(_ outcome: Result<Success, any Error>) { state.withLock { $0.outcome = outcome } }
 }
 
-/// One sleep: its continuation and its wake-up on the virtual clock, whichever of waking and
-/// cancelling comes first resumes it, once.
-private final class Sleeper: Sendable {
+/// One sleep: its continuation and its wake-up on the virtual clock; whichever of waking,
+/// cancelling and the watchdog comes first resumes it, once.
+final class Sleeper: Sendable, CustomStringConvertible {
   private enum Phase {
     case idle
     case waiting(CheckedContinuation<Void, any Error>, SchedulerTask?)
-    case cancelled
+    case ended(any Error)
     case done
   }
 
   private let phase = Mutex<Phase>(.idle)
+  let callSite: CallSite
+  let task: String?
+  let deadline: Duration
 
-  /// Takes the continuation; false (having resumed it throwing) if the task was cancelled first.
-  func wait(_ continuation: CheckedContinuation<Void, any Error>) -> Bool {
-    let cancelled = phase.withLock { phase in
-      if case .cancelled = phase { return true }
-      phase = .waiting(continuation, nil)
-      return false
-    }
-    if cancelled { continuation.resume(throwing: CancellationError()) }
-    return !cancelled
+  init(callSite: CallSite, task: String?, deadline: Duration) {
+    self.callSite = callSite
+    self.task = task
+    self.deadline = deadline
   }
 
-  /// Keeps the wake-up, to cancel it if the task is cancelled.
+  /// `sleep until 1.0 seconds at Tests/X.swift:12 in testY(), in task "load" (started at …)`.
+  var description: String {
+    "sleep until \(deadline) at \(callSite)" + (task.map { ", in task \($0)" } ?? "")
+  }
+
+  /// Takes the continuation; false (having resumed it throwing) if the sleep ended first.
+  func wait(_ continuation: CheckedContinuation<Void, any Error>) -> Bool {
+    let ended = phase.withLock { phase -> (any Error)? in
+      if case .ended(let error) = phase { return error }
+      phase = .waiting(continuation, nil)
+      return nil
+    }
+    if let ended { continuation.resume(throwing: ended) }
+    return ended == nil
+  }
+
+  /// Keeps the wake-up, to cancel it if the sleep ends first.
   func armed(_ wake: SchedulerTask) {
-    let cancelledMeanwhile = phase.withLock { phase in
+    let endedMeanwhile = phase.withLock { phase in
       guard case .waiting(let continuation, nil) = phase else { return true }
       phase = .waiting(continuation, wake)
       return false
     }
-    if cancelledMeanwhile { wake.cancel() }
+    if endedMeanwhile { wake.cancel() }
   }
 
   func wake() {
@@ -300,21 +591,22 @@ private final class Sleeper: Sendable {
     continuation?.resume()
   }
 
-  func cancel() {
+  /// Ends the sleep throwing `error` (cancellation, or nobody moving the clock).
+  func end(throwing error: any Error) {
     let (continuation, wake) = phase.withLock {
       phase -> (CheckedContinuation<Void, any Error>?, SchedulerTask?) in
       switch phase {
       case .idle:
-        phase = .cancelled
+        phase = .ended(error)
         return (nil, nil)
       case .waiting(let continuation, let wake):
         phase = .done
         return (continuation, wake)
-      case .cancelled, .done:
+      case .ended, .done:
         return (nil, nil)
       }
     }
     wake?.cancel()
-    continuation?.resume(throwing: CancellationError())
+    continuation?.resume(throwing: error)
   }
 }

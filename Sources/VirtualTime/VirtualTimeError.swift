@@ -13,6 +13,10 @@ public enum VirtualTimeError: Error, CustomStringConvertible {
   /// that have not finished — waiting in a sleep (listed in `pending` with the other work) or
   /// for something that will not come, such as a stream's next element. It cancelled them.
   case unfinishedTasks(count: Int, pending: [PendingAction], checkedAt: CallSite)
+  /// Code waited on the `VirtualAsyncClock` made at `clock` for `idleFor` with nobody moving it:
+  /// a test that forgot to move the clock, or awaits something only a move would bring. What
+  /// waited is listed; its sleeps threw this error and its tasks were cancelled.
+  case notMoved(clock: CallSite, waiting: [String], idleFor: Duration)
 
   public var description: String {
     switch self {
@@ -26,6 +30,9 @@ public enum VirtualTimeError: Error, CustomStringConvertible {
     case .unfinishedTasks(let count, let pending, let checkedAt):
       "\(checkedAt.fileID):\(checkedAt.line): \(count) task(s) started on the virtual clock have not finished (now cancelled)"
         + (pending.isEmpty ? "" : "; pending:\n" + list(pending))
+    case .notMoved(let clock, let waiting, let idleFor):
+      "\(clock.fileID):\(clock.line): the VirtualAsyncClock made here was not moved for \(idleFor) while code waited on it; its sleeps now throw and its tasks are cancelled. Move it (advance, run) or end the test with checkNoPendingWork(). Waiting:\n"
+        + waiting.prefix(20).map { "  - \($0)" }.joined(separator: "\n")
     }
   }
 

@@ -1,0 +1,273 @@
+import Foundation
+import Scheduling
+import Synchronization
+
+/// The runtime's global enqueue hook, `swift_task_enqueueGlobal_hook`, deciding per job which
+/// clock — if any — runs it. Installed while some clock is active, uninstalled when none is.
+///
+/// A job belongs to a clock when its task does. A task belongs to the clock whose code started
+/// it, decided the first time one of its jobs is enqueued:
+/// - a task started by a task the clock owns (a child task, a `Task {}` in code under test) is
+///   the clock's too;
+/// - a task started by a task that made or moved the clock (an async test) is the clock's, but
+///   that task's own jobs are not: it is the test, and runs where the runtime runs it;
+/// - a task started with no task running, on a thread that drives the clock or that last drove
+///   it, while the clock is active (a synchronous test), is the clock's.
+/// Every other job goes where it would have gone: to a hook installed before this one, if any,
+/// or to the runtime's thread pool. The decision for a job of a known task is one lookup in a
+/// lock-free table (``TaskOwners``); no lock is taken for a job no clock owns.
+enum GlobalJobRouting {
+  typealias Original = @convention(thin) (UnownedJob) -> Void
+  typealias Hook = @convention(thin) (UnownedJob, Original) -> Void
+
+  /// Owner values with this bit set name a task that makes or drives a clock without being its.
+  static let creatorBit: UInt64 = 1 << 63
+
+  static let owners = TaskOwners()
+
+  // MARK: The runtime's entry points, found at run time
+
+  private typealias JobTaskID = @convention(c) (UnsafeMutableRawPointer) -> UInt64
+  private typealias CurrentTask = @convention(c) () -> UnsafeMutableRawPointer?
+
+  private struct Runtime: @unchecked Sendable {
+    // @unchecked Sendable: addresses in the runtime, never changed.
+    let hook: UnsafeMutablePointer<Hook?>
+    let jobTaskID: JobTaskID
+    let currentTask: CurrentTask
+  }
+
+  /// The runtime's hook and the two functions that name a job's task and the running task, or
+  /// what is missing. `swift_task_getJobTaskId` and `swift_task_getCurrent` are the runtime's
+  /// exported entry points (`ExecutorJob`'s description and `withUnsafeCurrentTask` call them);
+  /// their Swift calling convention matches C's for one pointer in and one word out.
+  private static let runtime: Result<Runtime, RuntimeMissing> = {
+    let process = dlopen(nil, RTLD_NOW)
+    var missing: [String] = []
+    let hook = dlsym(process, "swift_task_enqueueGlobal_hook")
+    let jobTaskID = dlsym(process, "swift_task_getJobTaskId")
+    let currentTask = dlsym(process, "swift_task_getCurrent")
+    if hook == nil { missing.append("swift_task_enqueueGlobal_hook") }
+    if jobTaskID == nil { missing.append("swift_task_getJobTaskId") }
+    if currentTask == nil { missing.append("swift_task_getCurrent") }
+    guard let hook, let jobTaskID, let currentTask else {
+      return .failure(RuntimeMissing(symbols: missing))
+    }
+    return .success(
+      Runtime(
+        hook: hook.assumingMemoryBound(to: Hook?.self),
+        jobTaskID: unsafeBitCast(jobTaskID, to: JobTaskID.self),
+        currentTask: unsafeBitCast(currentTask, to: CurrentTask.self)))
+  }()
+
+  /// What this runtime lacks for routing jobs, if anything.
+  static var missing: RuntimeMissing? {
+    if case .failure(let missing) = runtime { missing } else { nil }
+  }
+
+  /// The id of the task running on this thread, 0 if none.
+  static func currentTaskID() -> UInt64 {
+    guard case .success(let runtime) = runtime, let task = runtime.currentTask() else { return 0 }
+    return runtime.jobTaskID(task)
+  }
+
+  // MARK: Clocks
+
+  private struct Registry {
+    var routers: [UInt64: JobRouter] = [:]
+    var clocks: [UInt64: WeakClock] = [:]
+    var active = 0
+    var nextNumber: UInt64 = 1
+    /// The hook found installed when this one went in: jobs no clock owns go to it.
+    var previous: Hook?
+    var installed = false
+  }
+
+  private struct WeakClock {
+    weak var clock: VirtualAsyncClock?
+  }
+
+  private static let registry = Mutex(Registry())
+
+  // nonisolated(unsafe): set under `registry`'s lock before the hook goes in, read by the hook.
+  nonisolated(unsafe) private static var previousHook: Hook?
+
+  /// The clock a thread drives, or last drove with no task running: a task started on that
+  /// thread with no task running belongs to it while it is active.
+  private static let drivingClock = ThreadLocal<WeakRouter>({ WeakRouter() })
+
+  struct WeakRouter {
+    weak var router: JobRouter?
+  }
+
+  /// A router for a new clock, with its number.
+  static func register() -> JobRouter {
+    let router = registry.withLock { registry in
+      let number = registry.nextNumber
+      registry.nextNumber += 1
+      let router = JobRouter(number: number)
+      registry.routers[number] = router
+      return router
+    }
+    activate(router)
+    return router
+  }
+
+  /// Lets the watchdog see `clock`, once made.
+  static func watch(_ clock: VirtualAsyncClock) {
+    registry.withLock { $0.clocks[clock.router.number] = WeakClock(clock: clock) }
+  }
+
+  static func unregister(_ router: JobRouter) {
+    deactivate(router)
+    registry.withLock { registry in
+      registry.routers[router.number] = nil
+      registry.clocks[router.number] = nil
+    }
+  }
+
+  /// Starts routing jobs for `router`'s clock — a clock routes from its making to its end —
+  /// installing the hook if it is the first.
+  private static func activate(_ router: JobRouter) {
+    guard !router.active.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    guard case .success(let runtime) = runtime else { return }
+    registry.withLock { registry in
+      registry.active += 1
+      guard !registry.installed else { return }
+      let current = runtime.hook.pointee
+      previousHook = current
+      registry.previous = current
+      runtime.hook.pointee = route
+      registry.installed = true
+    }
+    startWatchdog
+  }
+
+  /// Stops routing jobs for `router`'s clock and lets go of its tasks; uninstalls the hook when
+  /// no clock is active, handing the runtime back the hook found before, unless another library
+  /// put its own over this one meanwhile (then this one stays, passing every job on).
+  private static func deactivate(_ router: JobRouter) {
+    guard router.active.exchange(false, ordering: .acquiringAndReleasing) else { return }
+    owners.release(router.takeClaimed())
+    guard case .success(let runtime) = runtime else { return }
+    registry.withLock { registry in
+      registry.active -= 1
+      guard registry.active == 0, registry.installed, isOurs(runtime.hook.pointee) else { return }
+      runtime.hook.pointee = registry.previous
+      registry.installed = false
+    }
+  }
+
+  /// Whether the runtime's hook is this one; if not, what replaced it (for the error a drive
+  /// reports). Nil when routing works.
+  static func replacedHook() -> String? {
+    guard case .success(let runtime) = runtime else { return nil }
+    let installed = registry.withLock { $0.installed }
+    guard installed, !isOurs(runtime.hook.pointee) else { return nil }
+    return hookDescription(runtime.hook.pointee)
+  }
+
+  private static func isOurs(_ hook: Hook?) -> Bool {
+    guard let hook else { return false }
+    return unsafeBitCast(hook, to: UnsafeRawPointer.self)
+      == unsafeBitCast(route as Hook, to: UnsafeRawPointer.self)
+  }
+
+  /// A hook function, for messages (glibc's `dladdr`, which could name it, is not in Swift's
+  /// Glibc module).
+  private static func hookDescription(_ hook: Hook?) -> String {
+    guard let hook else { return "nothing (the hook was removed)" }
+    return "another hook, at \(unsafeBitCast(hook, to: UnsafeRawPointer.self))"
+  }
+
+  /// Marks `task` (a test's task, making, moving or sleeping on the clock) as starting tasks for
+  /// `router`'s clock, its own jobs running where they would — unless it is a clock's own task.
+  static func adoptCreatorIfUnowned(_ task: UInt64, for router: JobRouter) {
+    guard task != 0 else { return }
+    if let owner = owners.owner(of: task), owner & creatorBit == 0 { return }
+    if owners.assign(task, to: router.number | creatorBit) { router.claimed(task) }
+  }
+
+  /// Makes this thread's task-less starts `router`'s clock's.
+  static func drive(from router: JobRouter) {
+    drivingClock.withValue { $0.router = router }
+  }
+
+  /// The owner a task's jobs go to, if any, deciding it for a task seen for the first time.
+  private static func owner(ofJobOf task: UInt64, _ runtime: Runtime) -> UInt64? {
+    if let owner = owners.owner(of: task) {
+      return owner & creatorBit == 0 ? owner : nil
+    }
+    if let current = runtime.currentTask() {
+      let parent = runtime.jobTaskID(current)
+      guard parent != task, let owner = owners.owner(of: parent) else { return nil }
+      return claim(task, for: owner & ~creatorBit)
+    }
+    guard let router = drivingClock.withValue({ $0.router }),
+      router.takesThreadStarts.load(ordering: .acquiring)
+    else { return nil }
+    return claim(task, for: router.number)
+  }
+
+  private static func claim(_ task: UInt64, for owner: UInt64) -> UInt64? {
+    guard let claimed = owners.claim(task, for: owner) else {
+      reportFullTableOnce
+      return owner
+    }
+    if claimed == owner, let router = router(owner) { router.claimed(task) }
+    return claimed
+  }
+
+  private static let reportFullTableOnce: Void = {
+    FileHandle.standardError.write(
+      Data(
+        "chronoscope: VirtualAsyncClock: more than \(owners.capacity) tasks are owned by clocks at once; later tasks' jobs may run on the runtime's threads\n"
+          .utf8))
+  }()
+
+  private static func router(_ number: UInt64) -> JobRouter? {
+    registry.withLock { $0.routers[number] }
+  }
+
+  /// The hook: a job of a clock's task goes to its router, every other job on.
+  private static let route: Hook = { job, original in
+    guard case .success(let runtime) = GlobalJobRouting.runtime else { return original(job) }
+    let task = runtime.jobTaskID(unsafeBitCast(job, to: UnsafeMutableRawPointer.self))
+    if let owner = GlobalJobRouting.owner(ofJobOf: task, runtime),
+      let router = GlobalJobRouting.router(owner), router.active.load(ordering: .acquiring)
+    {
+      router.push(job)
+    } else if let previous = GlobalJobRouting.previousHook {
+      previous(job, original)
+    } else {
+      original(job)
+    }
+  }
+
+  // MARK: Watchdog
+
+  /// A thread that looks, ten times a second, for clocks nobody moves while code waits on them
+  /// (``VirtualAsyncClock/idleLimit``) and ends the wait with a message.
+  private static let startWatchdog: Void = {
+    let thread = Thread {
+      while true {
+        Thread.sleep(forTimeInterval: 0.1)
+        let clocks = registry.withLock { $0.clocks.values.compactMap(\.clock) }
+        for clock in clocks { clock.endWaitIfNobodyDrives() }
+      }
+    }
+    thread.name = "chronoscope.virtual-async-watchdog"
+    thread.start()
+  }()
+}
+
+/// Runtime entry points `VirtualAsyncClock` needs and this runtime does not export.
+struct RuntimeMissing: Error, CustomStringConvertible {
+  let symbols: [String]
+
+  var description: String {
+    "VirtualAsyncClock cannot take jobs from this Swift runtime: it does not export "
+      + symbols.joined(separator: ", ")
+      + ". Async code started on the clock runs on the runtime's threads, and moves do not wait for it."
+  }
+}
