@@ -92,12 +92,15 @@ enum GlobalJobRouting {
   // nonisolated(unsafe): set under `registry`'s lock before the hook goes in, read by the hook.
   nonisolated(unsafe) private static var previousHook: Hook?
 
-  /// The clock a thread drives, or last drove with no task running: a task started on that
-  /// thread with no task running belongs to it while it is active.
-  private static let drivingClock = ThreadLocal<WeakRouter>({ WeakRouter() })
+  /// The clock a thread drives now, and the one it last drove with no task running: a job
+  /// enqueued on that thread with no task running (an actor rescheduled after a job, a task
+  /// started by a synchronous test) is the one's it drives, or else — while it has unfinished
+  /// tasks — the other's.
+  private static let threadClocks = ThreadLocal<ThreadClocks>({ ThreadClocks() })
 
-  struct WeakRouter {
-    weak var router: JobRouter?
+  private struct ThreadClocks {
+    weak var driving: JobRouter?
+    weak var home: JobRouter?
   }
 
   /// A router for a new clock, with its number.
@@ -148,7 +151,7 @@ enum GlobalJobRouting {
   /// put its own over this one meanwhile (then this one stays, passing every job on).
   private static func deactivate(_ router: JobRouter) {
     guard router.active.exchange(false, ordering: .acquiringAndReleasing) else { return }
-    owners.release(router.takeClaimed())
+    owners.release(router.takeClaimed(), ownedBy: router.number, ignoring: creatorBit)
     guard case .success(let runtime) = runtime else { return }
     registry.withLock { registry in
       registry.active -= 1
@@ -188,9 +191,24 @@ enum GlobalJobRouting {
     if owners.assign(task, to: router.number | creatorBit) { router.claimed(task) }
   }
 
-  /// Makes this thread's task-less starts `router`'s clock's.
-  static func drive(from router: JobRouter) {
-    drivingClock.withValue { $0.router = router }
+  /// Makes `task` `router`'s clock's, if no clock owns or was made by it.
+  static func claimIfUnknown(_ task: UInt64, for router: JobRouter) {
+    guard task != 0, owners.owner(of: task) == nil else { return }
+    _ = claim(task, for: router.number)
+  }
+
+  /// Runs `body` with this thread driving `router`'s clock; with `fromATask` false (no task
+  /// running: a synchronous test) the thread stays the clock's home after it.
+  static func driving<R>(_ router: JobRouter, fromATask: Bool, _ body: () -> R) -> R {
+    let outer = threadClocks.withValue { clocks -> JobRouter? in
+      defer {
+        clocks.driving = router
+        if !fromATask { clocks.home = router }
+      }
+      return clocks.driving
+    }
+    defer { threadClocks.withValue { $0.driving = outer } }
+    return body()
   }
 
   /// The owner a task's jobs go to, if any, deciding it for a task seen for the first time.
@@ -198,18 +216,25 @@ enum GlobalJobRouting {
     if let owner = owners.owner(of: task) {
       return owner & creatorBit == 0 ? owner : nil
     }
+    // Code running in a clock's scope (`withCurrent`, the `.virtualTime` trait, a clock task)
+    // inherits the clock as a task-local, even a main-actor task whose creation never passed
+    // this hook: its first hop here is the first this hook hears of it.
+    if let clock = VirtualAsyncClock.current { return claim(task, for: clock.router.number) }
     if let current = runtime.currentTask() {
       let parent = runtime.jobTaskID(current)
       guard parent != task, let owner = owners.owner(of: parent) else { return nil }
       return claim(task, for: owner & ~creatorBit)
     }
-    guard let router = drivingClock.withValue({ $0.router }),
-      router.takesThreadStarts.load(ordering: .acquiring)
-    else { return nil }
-    return claim(task, for: router.number)
+    let clocks = threadClocks.withValue { ($0.driving, $0.home) }
+    if let driving = clocks.0 { return claim(task, for: driving.number) }
+    guard let home = clocks.1, home.takesThreadStarts.load(ordering: .acquiring) else { return nil }
+    return claim(task, for: home.number)
   }
 
+  /// Makes `owner` the owner of `task`, unless it has one; a job of no task (an actor's) is
+  /// routed as the job that enqueued it, every time.
   private static func claim(_ task: UInt64, for owner: UInt64) -> UInt64? {
+    guard task != 0 else { return owner }
     guard let claimed = owners.claim(task, for: owner) else {
       reportFullTableOnce
       return owner

@@ -120,8 +120,9 @@ final class TaskOwners: @unchecked Sendable {
     }
   }
 
-  /// Lets go of `tasks` (a clock that is done).
-  func release(_ tasks: [UInt64]) {
+  /// Lets go of those of `tasks` whose owner is still `owner` once `flags` are cleared from it (a
+  /// clock that is done: a test's task it made may have moved on to the next clock).
+  func release(_ tasks: [UInt64], ownedBy owner: UInt64, ignoring flags: UInt64) {
     guard !tasks.isEmpty else { return }
     writer.withLock { live in
       for task in tasks {
@@ -131,8 +132,10 @@ final class TaskOwners: @unchecked Sendable {
           let key = keys[index].load(ordering: .acquiring)
           if key == Self.empty { break }
           if key == task {
-            remove(at: index)
-            live -= 1
+            if owners[index].load(ordering: .acquiring) & ~flags == owner {
+              remove(at: index)
+              live -= 1
+            }
             break
           }
           index = (index + 1) & mask

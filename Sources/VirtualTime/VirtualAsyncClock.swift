@@ -64,9 +64,26 @@ public final class VirtualAsyncClock: Clock, Sendable {
     public var description: String { "\(offset)" }
   }
 
-  /// The clock the running test was given by the Swift Testing trait `.virtualTime` (module
-  /// `VirtualTimeTesting`), if any.
-  @TaskLocal public static var current: VirtualAsyncClock?
+  /// The clock whose scope the running code is in: a test's under the Swift Testing trait
+  /// `.virtualTime` (module `VirtualTimeTesting`), ``withCurrent(_:)``'s, a clock task's.
+  public static var current: VirtualAsyncClock? { scope }
+
+  @TaskLocal static var scope: VirtualAsyncClock?
+
+  /// Runs `body` in this clock's scope: ``current`` is this clock, and every task `body` starts
+  /// — a `Task {}` that inherits the main actor included, whose first job the clock cannot see —
+  /// is the clock's. The calling task itself runs where it would. What the `.virtualTime` trait
+  /// does for a Swift Testing test; in an XCTest `async` method, wrap the test's body.
+  public func withCurrent<R>(_ body: () async throws -> R) async rethrows -> R {
+    GlobalJobRouting.adoptCreatorIfUnowned(GlobalJobRouting.currentTaskID(), for: router)
+    return try await Self.$scope.withValue(self) { try await body() }
+  }
+
+  /// ``withCurrent(_:)`` for synchronous code.
+  public func withCurrent<R>(_ body: () throws -> R) rethrows -> R {
+    GlobalJobRouting.adoptCreatorIfUnowned(GlobalJobRouting.currentTaskID(), for: router)
+    return try Self.$scope.withValue(self) { try body() }
+  }
 
   /// The timeline this clock shares with virtual schedulers.
   public let clock: VirtualClock
@@ -152,35 +169,44 @@ public final class VirtualAsyncClock: Clock, Sendable {
   }
 
   /// Suspends for `duration`, as `Clock.sleep(for:)` does, listing a pending sleep at the
-  /// caller's line.
+  /// caller's line — and without leaving the caller's actor: main-actor code sleeping on the clock
+  /// stays on the main actor, where an `async` move lets it run. (Through `Clock`, as generic code
+  /// calls it, a sleep runs off the caller's actor, as every `Clock`'s does.)
   public func sleep(
     for duration: Duration, tolerance: Duration? = nil,
+    isolation: isolated (any Actor)? = #isolation,
     fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function
   ) async throws {
     try await sleep(
       until: now.advanced(by: duration),
       callSite: CallSite(fileID: fileID, line: line, function: function),
-      in: TaskOrigin.current?.title)
+      in: TaskOrigin.current?.title, isolation: isolation)
   }
 
-  private func sleep(until deadline: Instant, callSite: CallSite, in task: String?) async throws {
+  private func sleep(
+    until deadline: Instant, callSite: CallSite, in task: String?,
+    isolation: isolated (any Actor)? = #isolation
+  ) async throws {
     try Task.checkCancellation()
     let sleeper = Sleeper(callSite: callSite, task: task, deadline: deadline.offset)
     let id = ObjectIdentifier(sleeper)
-    changeActivity {
-      $0.sleepers[id] = sleeper
-      $0.sleepsStarted += 1
-    }
+    changeActivity { $0.sleepers[id] = sleeper }
     defer { changeActivity { $0.sleepers[id] = nil } }
-    GlobalJobRouting.adoptCreatorIfUnowned(GlobalJobRouting.currentTaskID(), for: router)
+    // A task sleeping on the clock is the clock's code, if nothing says otherwise: a main-actor
+    // task, whose jobs never pass the global hook, is known to the clock from here on, and so
+    // are the tasks it starts.
+    GlobalJobRouting.claimIfUnknown(GlobalJobRouting.currentTaskID(), for: router)
     try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation {
+      try await withCheckedThrowingContinuation(isolation: isolation) {
         (continuation: CheckedContinuation<Void, any Error>) in
         guard sleeper.wait(continuation) else { return }
         let wake = clock.schedule(
           { sleeper.wake() }, on: sleeps, at: deadline.offset.clampedNanoseconds,
           callSite: callSite)
         sleeper.armed(wake)
+        // Counted once its wake-up is on the clock: a move that sees the count change (main-actor
+        // code started a sleep) finds the wake-up too.
+        changeActivity { $0.sleepsStarted += 1 }
       }
     } onCancel: {
       sleeper.end(throwing: CancellationError())
@@ -212,7 +238,10 @@ public final class VirtualAsyncClock: Clock, Sendable {
     let operation: @Sendable () async -> Void = {
       let outcome: Result<Success, any Error>
       do {
-        outcome = .success(try await TaskOrigin.$current.withValue(origin) { try await body() })
+        outcome = .success(
+          try await TaskOrigin.$current.withValue(origin) {
+            try await Self.$scope.withValue(self) { try await body() }
+          })
       } catch {
         outcome = .failure(error)
       }
@@ -344,15 +373,13 @@ public final class VirtualAsyncClock: Clock, Sendable {
     if let missing = GlobalJobRouting.missing { reportOnce(missing) }
     if let replaced = GlobalJobRouting.replacedHook() { reportReplacedHook(replaced) }
     let task = GlobalJobRouting.currentTaskID()
-    if task == 0 {
-      GlobalJobRouting.drive(from: router)
-    } else {
-      GlobalJobRouting.adoptCreatorIfUnowned(task, for: router)
-    }
+    if task != 0 { GlobalJobRouting.adoptCreatorIfUnowned(task, for: router) }
     changeActivity { $0.drives += 1 }
-    router.runUntilIdle()
-    body()
-    if runningDueWork { settle() } else { router.runUntilIdle() }
+    GlobalJobRouting.driving(router, fromATask: task != 0) {
+      router.runUntilIdle()
+      body()
+      if runningDueWork { settle() } else { router.runUntilIdle() }
+    }
     changeActivity {
       $0.drives -= 1
       $0.idleSince = .now
@@ -389,6 +416,14 @@ public final class VirtualAsyncClock: Clock, Sendable {
       }
       if let failure { throw failure }
       return
+    }
+    // The whole move counts as a drive: waiting for a busy main actor is not nobody moving it.
+    changeActivity { $0.drives += 1 }
+    defer {
+      changeActivity {
+        $0.drives -= 1
+        $0.idleSince = .now
+      }
     }
     var steps = 0
     await settleWithMainActor()

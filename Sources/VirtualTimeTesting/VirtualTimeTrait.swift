@@ -47,7 +47,7 @@ public struct VirtualTimeTrait: TestTrait, SuiteTrait, TestScoping {
           filePath: "\(file)".contains("/") ? "\(file)" : location.filePath,
           line: Int(line), column: 1))
     }
-    try await VirtualAsyncClock.$current.withValue(clock) {
+    try await clock.withCurrent {
       try await TestFailure.$reporter.withValue(reporter) {
         try await function()
       }
