@@ -16,7 +16,7 @@ import Synchronization
 /// Every other job goes where it would have gone: to a hook installed before this one, if any,
 /// or to the runtime's thread pool. The decision for a job of a known task is one lookup in a
 /// lock-free table (``TaskOwners``); no lock is taken for a job no clock owns.
-enum GlobalJobRouting {
+package enum GlobalJobRouting {
   typealias Original = @convention(thin) (UnownedJob) -> Void
   typealias Hook = @convention(thin) (UnownedJob, Original) -> Void
 
@@ -129,9 +129,9 @@ enum GlobalJobRouting {
     }
   }
 
-  /// Starts routing jobs for `router`'s clock — a clock routes from its making to its end —
-  /// installing the hook if it is the first.
-  private static func activate(_ router: JobRouter) {
+  /// Starts routing jobs for `router`'s clock — from its making, and again at each use after it
+  /// went quiet — installing the hook if it is the first.
+  static func activate(_ router: JobRouter) {
     guard !router.active.exchange(true, ordering: .acquiringAndReleasing) else { return }
     guard case .success(let runtime) = runtime else { return }
     registry.withLock { registry in
@@ -149,7 +149,7 @@ enum GlobalJobRouting {
   /// Stops routing jobs for `router`'s clock and lets go of its tasks; uninstalls the hook when
   /// no clock is active, handing the runtime back the hook found before, unless another library
   /// put its own over this one meanwhile (then this one stays, passing every job on).
-  private static func deactivate(_ router: JobRouter) {
+  static func deactivate(_ router: JobRouter) {
     guard router.active.exchange(false, ordering: .acquiringAndReleasing) else { return }
     owners.release(router.takeClaimed(), ownedBy: router.number, ignoring: creatorBit)
     guard case .success(let runtime) = runtime else { return }
@@ -159,6 +159,11 @@ enum GlobalJobRouting {
       runtime.hook.pointee = registry.previous
       registry.installed = false
     }
+  }
+
+  /// How many clocks route jobs now, and whether the hook is in: for tests of the hook's life.
+  package static var state: (activeClocks: Int, installed: Bool) {
+    registry.withLock { ($0.active, $0.installed) }
   }
 
   /// Whether the runtime's hook is this one; if not, what replaced it (for the error a drive
@@ -272,13 +277,18 @@ enum GlobalJobRouting {
   // MARK: Watchdog
 
   /// A thread that looks, ten times a second, for clocks nobody moves while code waits on them
-  /// (``VirtualAsyncClock/idleLimit``) and ends the wait with a message.
+  /// (``VirtualAsyncClock/idleLimit``) and ends the wait with a message, and for clocks nothing
+  /// waits on nor used for as long, which stop routing (a clock kept alive by a reference cycle
+  /// in the code under test does not keep the hook in for ever).
   private static let startWatchdog: Void = {
     let thread = Thread {
       while true {
         Thread.sleep(forTimeInterval: 0.1)
         let clocks = registry.withLock { $0.clocks.values.compactMap(\.clock) }
-        for clock in clocks { clock.endWaitIfNobodyDrives() }
+        for clock in clocks {
+          clock.endWaitIfNobodyDrives()
+          clock.deactivateIfQuiet()
+        }
       }
     }
     thread.name = "chronoscope.virtual-async-watchdog"

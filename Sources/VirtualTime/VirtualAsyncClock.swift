@@ -75,12 +75,14 @@ public final class VirtualAsyncClock: Clock, Sendable {
   /// is the clock's. The calling task itself runs where it would. What the `.virtualTime` trait
   /// does for a Swift Testing test; in an XCTest `async` method, wrap the test's body.
   public func withCurrent<R>(_ body: () async throws -> R) async rethrows -> R {
+    GlobalJobRouting.activate(router)
     GlobalJobRouting.adoptCreatorIfUnowned(GlobalJobRouting.currentTaskID(), for: router)
     return try await Self.$scope.withValue(self) { try await body() }
   }
 
   /// ``withCurrent(_:)`` for synchronous code.
   public func withCurrent<R>(_ body: () throws -> R) rethrows -> R {
+    GlobalJobRouting.activate(router)
     GlobalJobRouting.adoptCreatorIfUnowned(GlobalJobRouting.currentTaskID(), for: router)
     return try Self.$scope.withValue(self) { try body() }
   }
@@ -164,7 +166,8 @@ public final class VirtualAsyncClock: Clock, Sendable {
     let origin = TaskOrigin.current
     try await sleep(
       until: deadline,
-      callSite: origin?.site ?? CallSite(fileID: "Swift/Task.swift", line: 0, function: "sleep(until:)"),
+      callSite: origin?.site
+        ?? CallSite(fileID: "Swift/Task.swift", line: 0, function: "sleep(until:)"),
       in: origin?.title)
   }
 
@@ -318,7 +321,9 @@ public final class VirtualAsyncClock: Clock, Sendable {
 
   /// Moves time from sleeper to sleeper until nothing is pending, as ``run(maxSteps:horizon:)``
   /// does, letting the main actor run after each as ``advance(by:)`` (async) does.
-  public func run(maxSteps: Int = 1_000_000, horizon: Duration? = nil) async throws(VirtualTimeError) {
+  public func run(maxSteps: Int = 1_000_000, horizon: Duration? = nil)
+    async throws(VirtualTimeError)
+  {
     try await move(to: nil, maxSteps: maxSteps, horizon: horizon?.clampedNanoseconds)
   }
 
@@ -350,7 +355,8 @@ public final class VirtualAsyncClock: Clock, Sendable {
       drive(runningDueWork: false) { for task in unfinished { task.cancel() } }
       return "\(unfinished.count) unfinished task(s), now cancelled: "
         + titles.joined(separator: "; ")
-        + (pending.isEmpty ? "" : "; pending: " + pending.map(\.description).joined(separator: "; "))
+        + (pending.isEmpty
+          ? "" : "; pending: " + pending.map(\.description).joined(separator: "; "))
     }
     guard !pending.isEmpty else { return nil }
     return "\(pending.count) action(s) still pending: "
@@ -398,7 +404,9 @@ public final class VirtualAsyncClock: Clock, Sendable {
 
   /// The async moves: one sleeper or action at a time up to `target` (or until nothing is
   /// pending), letting the main actor run after each until nothing more happens.
-  private func move(to target: Int64?, maxSteps: Int, horizon: Int64?) async throws(VirtualTimeError) {
+  private func move(to target: Int64?, maxSteps: Int, horizon: Int64?)
+    async throws(VirtualTimeError)
+  {
     // A move from inside the clock's own code: its task cannot wait for the main actor here
     // (its resumption would queue behind itself), so it only moves time, as a synchronous move.
     if GlobalJobRouting.owners.owner(of: GlobalJobRouting.currentTaskID()) == router.number {
@@ -465,6 +473,8 @@ public final class VirtualAsyncClock: Clock, Sendable {
   /// with no task running on the thread that last drove it is its (a synchronous test's `Task {}`).
   private func changeActivity(_ change: (inout Activity) -> Void) {
     activity.withLock { activity in
+      // Under the lock, so that the watchdog cannot find the clock quiet and stop it meanwhile.
+      GlobalJobRouting.activate(router)
       let wasIdle = activity.isIdle
       change(&activity)
       if wasIdle, !activity.isIdle {
@@ -477,6 +487,16 @@ public final class VirtualAsyncClock: Clock, Sendable {
   }
 
   // MARK: - Nobody drives
+
+  /// Called by the watchdog: a clock nothing waits on, and nobody used for ``idleLimit``, stops
+  /// routing jobs until its next use.
+  func deactivateIfQuiet() {
+    activity.withLock { activity in
+      guard activity.isIdle, activity.idleSince.duration(to: .now) >= idleLimit, router.isEmpty
+      else { return }
+      GlobalJobRouting.deactivate(router)
+    }
+  }
 
   /// Called by the watchdog: if code has waited on the clock for ``idleLimit`` with nobody
   /// moving it, says so once on standard error, then ends the wait — sleeps throw

@@ -18,7 +18,10 @@ enum AsyncScenario: String, CaseIterable, Sendable {
   var expected: [String] {
     switch self {
     case .timeoutRace:
-      ["short pending at 1.999999999 seconds", "short timed out", "long pending", "long payload at 3.0 seconds"]
+      [
+        "short pending at 1.999999999 seconds", "short timed out", "long pending",
+        "long payload at 3.0 seconds",
+      ]
     case .debounce: ["swi@0.5 seconds", "swift@0.9 seconds"]
     case .retry: ["3", "attempts at 0.0 seconds, 1.0 seconds, 3.0 seconds"]
     case .pingPong:
