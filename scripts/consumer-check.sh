@@ -23,9 +23,9 @@ import os, re, shutil, sys
 repo, out, identity = sys.argv[1:4]
 products = [
     "Scheduling", "VirtualTime", "Recording", "TraceFormat", "Replay", "Analysis", "Sharing", "Screen",
-    "Terminal", "Inspector",
+    "Terminal", "Inspector", "VirtualTimeTesting",
 ]
-imports = "import Foundation\nimport XCTest\n" + "".join(f"import {p}\n" for p in products)
+imports = "import Foundation\nimport Testing\nimport XCTest\n" + "".join(f"import {p}\n" for p in products)
 declaration = re.compile(
     r"^(import |public |final |struct |class |enum |actor |extension |@|///|func (?!test))")
 
@@ -90,6 +90,7 @@ public struct Contact: Sendable {
   public var name: String
   public init(name: String) { self.name = name }
 }
+func slowSearch() async throws -> [String] { [] }
 """)
 write_target("AppTests", tests, """
 enum addressBook { static func readAll() -> [Contact] { [] } }
