@@ -90,7 +90,6 @@ public struct Contact: Sendable {
   public var name: String
   public init(name: String) { self.name = name }
 }
-func slowSearch() async throws -> [String] { [] }
 """)
 write_target("AppTests", tests, """
 enum addressBook { static func readAll() -> [Contact] { [] } }
