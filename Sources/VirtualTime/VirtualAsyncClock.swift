@@ -113,6 +113,8 @@ public final class VirtualAsyncClock: Clock, Sendable {
     var idleSince: ContinuousClock.Instant = .now
     /// Whether the watchdog already ended a wait since the last move (it says so once).
     var reportedIdle = false
+    /// Whether a move already reported that another library's hook replaced the clock's.
+    var reportedReplacedHook = false
 
     var isIdle: Bool { drives == 0 && tasks.isEmpty && sleepers.isEmpty }
   }
@@ -530,6 +532,11 @@ public final class VirtualAsyncClock: Clock, Sendable {
   private static let runtimeReport = Mutex(false)
 
   private func reportReplacedHook(_ replacement: String) {
+    let first = activity.withLock { activity in
+      defer { activity.reportedReplacedHook = true }
+      return !activity.reportedReplacedHook
+    }
+    guard first else { return }
     TestFailure.report(
       "VirtualAsyncClock made at \(createdAt.fileID):\(createdAt.line) no longer receives its jobs: the runtime's global enqueue hook was replaced by \(replacement) while the clock was active (swift-concurrency-extras' withMainSerialExecutor sets it too). Install that one first, or do not use both in one test.",
       file: createdAt.fileID, line: createdAt.line)
