@@ -128,10 +128,12 @@ public final class VirtualAsyncClock: Clock, Sendable {
   ///
   /// - Parameters:
   ///   - idleLimit: How long code may wait on the clock with nobody moving it; then the clock
-  ///     reports it and ends the wait. Two seconds by default: far above any pause between two
-  ///     moves of a test, far below a test host's timeout.
+  ///     reports it and ends the wait. Ten seconds by default: far above a pause between two
+  ///     moves, even when parallel tests keep the runtime's threads busy (two seconds was reached
+  ///     on two cores with twenty tests running scenarios at once), and far below a test host's
+  ///     time limits (minutes).
   public init(
-    clock: VirtualClock = VirtualClock(), idleLimit: Duration = .seconds(2),
+    clock: VirtualClock = VirtualClock(), idleLimit: Duration = .seconds(10),
     fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function
   ) {
     self.clock = clock

@@ -62,7 +62,7 @@ public struct VirtualTimeTrait: TestTrait, SuiteTrait, TestScoping {
 
 extension Trait where Self == VirtualTimeTrait {
   /// Gives the test (each test of a suite) its own ``VirtualAsyncClock``, checked at its end.
-  public static var virtualTime: Self { VirtualTimeTrait(idleLimit: .seconds(2)) }
+  public static var virtualTime: Self { VirtualTimeTrait(idleLimit: .seconds(10)) }
 
   /// ``virtualTime``, with how long code may wait on the clock with nobody moving it.
   public static func virtualTime(idleLimit: Duration) -> Self {
