@@ -96,11 +96,38 @@ package enum GlobalJobRouting {
   /// enqueued on that thread with no task running (an actor rescheduled after a job, a task
   /// started by a synchronous test) is the one's it drives, or else — while it has unfinished
   /// tasks — the other's.
-  private static let threadClocks = ThreadLocal<ThreadClocks>({ ThreadClocks() })
+  ///
+  /// A POSIX key read directly rather than Scheduling's generic `ThreadLocal`: the hook reads it
+  /// for every job enqueued with no task running, and the generic path, unspecialised across the
+  /// module boundary, cost ~1,500 instructions per read (callgrind) where this costs a few dozen.
+  /// A thread that never drove a clock has no box, and the hook allocates none.
+  private static let threadClocksKey: pthread_key_t = {
+    var key = pthread_key_t()
+    let created = pthread_key_create(&key) { box in
+      if let box { Unmanaged<ThreadClocks>.fromOpaque(box).release() }
+    }
+    precondition(created == 0, "pthread_key_create failed: \(created)")
+    return key
+  }()
 
-  private struct ThreadClocks {
+  private final class ThreadClocks {
     weak var driving: JobRouter?
     weak var home: JobRouter?
+  }
+
+  /// This thread's clocks, if it ever drove one.
+  private static func threadClocks() -> ThreadClocks? {
+    pthread_getspecific(threadClocksKey).map {
+      Unmanaged<ThreadClocks>.fromOpaque($0).takeUnretainedValue()
+    }
+  }
+
+  /// This thread's clocks, made on first use.
+  private static func makeThreadClocks() -> ThreadClocks {
+    if let clocks = threadClocks() { return clocks }
+    let clocks = ThreadClocks()
+    pthread_setspecific(threadClocksKey, Unmanaged.passRetained(clocks).toOpaque())
+    return clocks
   }
 
   /// A router for a new clock, with its number.
@@ -205,14 +232,11 @@ package enum GlobalJobRouting {
   /// Runs `body` with this thread driving `router`'s clock; with `fromATask` false (no task
   /// running: a synchronous test) the thread stays the clock's home after it.
   static func driving<R>(_ router: JobRouter, fromATask: Bool, _ body: () -> R) -> R {
-    let outer = threadClocks.withValue { clocks -> JobRouter? in
-      defer {
-        clocks.driving = router
-        if !fromATask { clocks.home = router }
-      }
-      return clocks.driving
-    }
-    defer { threadClocks.withValue { $0.driving = outer } }
+    let clocks = makeThreadClocks()
+    let outer = clocks.driving
+    clocks.driving = router
+    if !fromATask { clocks.home = router }
+    defer { clocks.driving = outer }
     return body()
   }
 
@@ -230,9 +254,11 @@ package enum GlobalJobRouting {
       guard parent != task, let owner = owners.owner(of: parent) else { return nil }
       return claim(task, for: owner & ~creatorBit)
     }
-    let clocks = threadClocks.withValue { ($0.driving, $0.home) }
-    if let driving = clocks.0 { return claim(task, for: driving.number) }
-    guard let home = clocks.1, home.takesThreadStarts.load(ordering: .acquiring) else { return nil }
+    guard let clocks = threadClocks() else { return nil }
+    if let driving = clocks.driving { return claim(task, for: driving.number) }
+    guard let home = clocks.home, home.takesThreadStarts.load(ordering: .acquiring) else {
+      return nil
+    }
     return claim(task, for: home.number)
   }
 
@@ -269,8 +295,34 @@ package enum GlobalJobRouting {
       router.push(job)
     } else if let previous = GlobalJobRouting.previousHook {
       previous(job, original)
+    } else if task != 0, GlobalJobRouting.asyncMoves.load(ordering: .relaxed) > 0,
+      runtime.currentTask() == nil, GlobalJobRouting.owners.owner(of: task) == nil
+    {
+      GlobalJobRouting.runStray(job)
     } else {
       original(job)
+    }
+  }
+
+  // MARK: Strays
+
+  /// Async moves under way, in all clocks.
+  static let asyncMoves = Atomic<Int>(0)
+  /// Stray jobs running now, and ever run.
+  static let straysRunning = Atomic<Int>(0)
+  static let straysRun = Atomic<Int>(0)
+
+  /// A job of a task no clock knows, enqueued with no task running while an async move is under
+  /// way: a task that started on the main actor (its first job never passed this hook) leaving
+  /// it, perhaps to sleep on a clock through generic code — only then will the clock know it. So
+  /// that a move does not go on before it has, the job runs here, on a Dispatch thread, on the
+  /// global concurrent executor as the pool would run it, and moves wait until no such job runs.
+  private static func runStray(_ job: UnownedJob) {
+    straysRunning.add(1, ordering: .acquiringAndReleasing)
+    DispatchQueue.global().async {
+      job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor())
+      straysRun.add(1, ordering: .relaxed)
+      straysRunning.subtract(1, ordering: .acquiringAndReleasing)
     }
   }
 

@@ -103,8 +103,9 @@ enum MainQueue {
   }
 
   /// Suspends the calling task until the main queue has run what it held when called: the way
-  /// a drive lets main-actor work run when it cannot run it itself.
-  static func letRun() async {
+  /// a drive lets main-actor work run when it cannot run it itself. It resumes on the caller's
+  /// actor: from the main actor, it lets every main-actor job queued before it run.
+  nonisolated(nonsending) static func letRun() async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       DispatchQueue.main.async { continuation.resume() }
     }

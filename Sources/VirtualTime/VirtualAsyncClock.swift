@@ -166,7 +166,9 @@ public final class VirtualAsyncClock: Clock, Sendable {
   /// - Throws: `CancellationError` when the task is cancelled, at once;
   ///   ``VirtualTimeError/notMoved(clock:waiting:idleFor:)`` when nobody moves the clock for
   ///   ``idleLimit``.
-  public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+  public nonisolated(nonsending) func sleep(
+    until deadline: Instant, tolerance: Duration? = nil
+  ) async throws {
     let origin = TaskOrigin.current
     try await sleep(
       until: deadline,
@@ -306,26 +308,26 @@ public final class VirtualAsyncClock: Clock, Sendable {
   }
 
   /// Runs the code that can run now, main-actor code included, without moving time.
-  public func advance() async {
+  public nonisolated(nonsending) func advance() async {
     try? await move(to: clock.now.clampedNanoseconds, maxSteps: .max, horizon: nil)
   }
 
   /// Moves time forward by `duration`, as the synchronous ``advance(by:)`` does, and after each
   /// sleeper or action also lets the main actor run what that made runnable there: what main-actor
   /// code under test needs, whichever thread and isolation the test runs on.
-  public func advance(by duration: Duration) async {
+  public nonisolated(nonsending) func advance(by duration: Duration) async {
     let target = saturatedSum(clock.now.clampedNanoseconds, max(duration.clampedNanoseconds, 0))
     try? await move(to: target, maxSteps: .max, horizon: nil)
   }
 
   /// Moves time forward to `deadline`, as ``advance(by:)`` (async) does.
-  public func advance(to deadline: Instant) async {
+  public nonisolated(nonsending) func advance(to deadline: Instant) async {
     try? await move(to: deadline.offset.clampedNanoseconds, maxSteps: .max, horizon: nil)
   }
 
   /// Moves time from sleeper to sleeper until nothing is pending, as ``run(maxSteps:horizon:)``
   /// does, letting the main actor run after each as ``advance(by:)`` (async) does.
-  public func run(maxSteps: Int = 1_000_000, horizon: Duration? = nil)
+  public nonisolated(nonsending) func run(maxSteps: Int = 1_000_000, horizon: Duration? = nil)
     async throws(VirtualTimeError)
   {
     try await move(to: nil, maxSteps: maxSteps, horizon: horizon?.clampedNanoseconds)
@@ -408,7 +410,7 @@ public final class VirtualAsyncClock: Clock, Sendable {
 
   /// The async moves: one sleeper or action at a time up to `target` (or until nothing is
   /// pending), letting the main actor run after each until nothing more happens.
-  private func move(to target: Int64?, maxSteps: Int, horizon: Int64?)
+  private nonisolated(nonsending) func move(to target: Int64?, maxSteps: Int, horizon: Int64?)
     async throws(VirtualTimeError)
   {
     // A move from inside the clock's own code: its task cannot wait for the main actor here
@@ -431,7 +433,9 @@ public final class VirtualAsyncClock: Clock, Sendable {
     }
     // The whole move counts as a drive: waiting for a busy main actor is not nobody moving it.
     changeActivity { $0.drives += 1 }
+    GlobalJobRouting.asyncMoves.add(1, ordering: .relaxed)
     defer {
+      GlobalJobRouting.asyncMoves.subtract(1, ordering: .relaxed)
       changeActivity {
         $0.drives -= 1
         $0.idleSince = .now
@@ -457,12 +461,14 @@ public final class VirtualAsyncClock: Clock, Sendable {
 
   /// Runs the clock's jobs and work due now, then lets the main queue run what it holds, until
   /// twice in a row that made no job, sleep, task end or due work of the clock's.
-  private func settleWithMainActor() async {
+  private nonisolated(nonsending) func settleWithMainActor() async {
     var quiet = 0
     while quiet < 2 {
       drive {}
       let before = progress
       await MainQueue.letRun()
+      // Tasks that left the main actor and that no clock knows yet run to their next suspension.
+      while GlobalJobRouting.straysRunning.load(ordering: .acquiring) > 0 { await Task.yield() }
       let dueNow = clock.nextDue.map { $0 <= clock.now } ?? false
       quiet = progress == before && router.isEmpty && !dueNow ? quiet + 1 : 0
     }
@@ -470,7 +476,10 @@ public final class VirtualAsyncClock: Clock, Sendable {
 
   private var progress: [Int] {
     let (sleeps, finished) = activity.withLock { ($0.sleepsStarted, $0.tasksFinished) }
-    return [router.pushes.load(ordering: .relaxed), sleeps, finished]
+    return [
+      router.pushes.load(ordering: .relaxed), sleeps, finished,
+      GlobalJobRouting.straysRun.load(ordering: .relaxed),
+    ]
   }
 
   /// Changes what the clock waits on. While it drives or has unfinished tasks, a task started

@@ -20,6 +20,22 @@ import VirtualTimeTesting
   func async(_ scenario: AsyncScenario) async {
     #expect(scenario.runRepeatedly() == [])
   }
+
+  /// `Task.yield()` in a clock's task: its resumption runs on the clock, within `task`.
+  @Test func aYieldingTaskRunsToItsEndWithinTask() async {
+    var unfinished = 0
+    for _ in 0..<AsyncScenario.repeats {
+      let clock = VirtualAsyncClock()
+      let yielding = clock.task { () -> Int in
+        await Task.yield()
+        await Task.yield()
+        return 1
+      }
+      if yielding.result == nil { unfinished += 1 }
+      await clock.advance()
+    }
+    #expect(unfinished == 0)
+  }
 }
 
 /// The five scenarios again, from `@MainActor` test functions.
@@ -163,6 +179,30 @@ import VirtualTimeTesting
     #expect(log.lines == ["cancelled@1.0 seconds"])
   }
 
+  /// Main-actor tasks that sleep through generic code (`some Clock`), as a view model given
+  /// `any Clock<Duration>` does, started by the test and by each other, `AsyncScenario.repeats`
+  /// times: each wakes at its instant in the move that reaches it.
+  @Test func mainActorTasksSleepingThroughGenericCode() async throws {
+    let clock = self.clock
+    var wrong: [[String]] = []
+    for _ in 0..<AsyncScenario.repeats {
+      let log = MainActorLog()
+      let start = clock.now
+      Task {
+        try await nap(on: clock)
+        log.lines.append("outer@\(start.duration(to: clock.now))")
+        Task {
+          try await nap(on: clock)
+          log.lines.append("inner@\(start.duration(to: clock.now))")
+        }
+      }
+      await clock.advance(by: .seconds(2))
+      if log.lines != ["outer@1.0 seconds", "inner@2.0 seconds"] { wrong.append(log.lines) }
+      try await clock.run()
+    }
+    #expect(wrong == [])
+  }
+
   @Test func aClockTaskFromTheMainActorRunsAtOnce() async throws {
     let clock = self.clock
     let sleeper = clock.task { () -> Duration in
@@ -173,6 +213,11 @@ import VirtualTimeTesting
     #expect(try sleeper.result?.get() == .seconds(1))
     #expect(sleeper.cancel(), "already finished")
   }
+}
+
+/// A second's sleep through `Clock`, as generic code under test calls it.
+private func nap<C: Clock<Duration>>(on clock: C) async throws {
+  try await clock.sleep(for: .seconds(1))
 }
 
 @MainActor
