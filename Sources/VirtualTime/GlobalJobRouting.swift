@@ -159,33 +159,48 @@ package enum GlobalJobRouting {
   /// Starts routing jobs for `router`'s clock — from its making, and again at each use after it
   /// went quiet — installing the hook if it is the first.
   static func activate(_ router: JobRouter) {
-    guard !router.active.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    guard !router.active.load(ordering: .acquiring) else { return }
     guard case .success(let runtime) = runtime else { return }
-    registry.withLock { registry in
+    let activated = registry.withLock { registry -> Bool in
+      // Under the lock, so that a racing deactivate cannot leave the count wrong.
+      guard !router.active.exchange(true, ordering: .acquiringAndReleasing) else { return false }
+      router.reopen()
       registry.active += 1
-      guard !registry.installed else { return }
-      let current = runtime.hook.pointee
-      previousHook = current
-      registry.previous = current
-      runtime.hook.pointee = route
-      registry.installed = true
+      if !registry.installed {
+        let current = runtime.hook.pointee
+        previousHook = current
+        registry.previous = current
+        runtime.hook.pointee = route
+        registry.installed = true
+      }
+      return true
     }
-    startWatchdog
+    if activated { startWatchdog }
   }
 
-  /// Stops routing jobs for `router`'s clock and lets go of its tasks; uninstalls the hook when
-  /// no clock is active, handing the runtime back the hook found before, unless another library
-  /// put its own over this one meanwhile (then this one stays, passing every job on).
+  /// Stops routing jobs for `router`'s clock: lets go of its tasks, hands the jobs it holds back
+  /// to the runtime (none is left in a router nobody will drive), and uninstalls the hook when
+  /// no clock is active, handing the runtime back the hook found before — unless another
+  /// library put its own over this one meanwhile (then this one stays, passing every job on).
   static func deactivate(_ router: JobRouter) {
-    guard router.active.exchange(false, ordering: .acquiringAndReleasing) else { return }
-    owners.release(router.takeClaimed(), ownedBy: router.number, ignoring: creatorBit)
     guard case .success(let runtime) = runtime else { return }
-    registry.withLock { registry in
+    let deactivated = registry.withLock { registry -> Bool in
+      guard router.active.exchange(false, ordering: .acquiringAndReleasing) else { return false }
       registry.active -= 1
-      guard registry.active == 0, registry.installed, isOurs(runtime.hook.pointee) else { return }
-      runtime.hook.pointee = registry.previous
-      registry.installed = false
+      if registry.active == 0, registry.installed, isOurs(runtime.hook.pointee) {
+        runtime.hook.pointee = registry.previous
+        registry.installed = false
+      }
+      return true
     }
+    guard deactivated else { return }
+    owners.release(router.takeClaimed(), ownedBy: router.number, ignoring: creatorBit)
+    for job in router.close() { handBack(job) }
+  }
+
+  /// Sends `job` to the runtime's global executor, past any hook.
+  static func handBack(_ job: UnownedJob) {
+    globalConcurrentExecutor.enqueue(ExecutorJob(job))
   }
 
   /// How many clocks route jobs now, and whether the hook is in: for tests of the hook's life.
@@ -220,6 +235,7 @@ package enum GlobalJobRouting {
   static func adoptCreatorIfUnowned(_ task: UInt64, for router: JobRouter) {
     guard task != 0 else { return }
     if let owner = owners.owner(of: task), owner & creatorBit == 0 { return }
+    // A test's task marks the clock it made or moved last.
     if owners.assign(task, to: router.number | creatorBit) { router.claimed(task) }
   }
 
@@ -290,9 +306,9 @@ package enum GlobalJobRouting {
     guard case .success(let runtime) = GlobalJobRouting.runtime else { return original(job) }
     let task = runtime.jobTaskID(unsafeBitCast(job, to: UnsafeMutableRawPointer.self))
     if let owner = GlobalJobRouting.owner(ofJobOf: task, runtime),
-      let router = GlobalJobRouting.router(owner), router.active.load(ordering: .acquiring)
+      let router = GlobalJobRouting.router(owner), router.push(job)
     {
-      router.push(job)
+      return
     } else if let previous = GlobalJobRouting.previousHook {
       previous(job, original)
     } else if task != 0, GlobalJobRouting.asyncMoves.load(ordering: .relaxed) > 0,
@@ -308,21 +324,44 @@ package enum GlobalJobRouting {
 
   /// Async moves under way, in all clocks.
   static let asyncMoves = Atomic<Int>(0)
-  /// Stray jobs running now, and ever run.
-  static let straysRunning = Atomic<Int>(0)
+  /// Stray jobs ever run.
   static let straysRun = Atomic<Int>(0)
+  /// Stray jobs running now, and the moves waiting for none to run.
+  private static let strays = Mutex<(running: Int, waiting: [CheckedContinuation<Void, Never>])>(
+    (0, []))
 
   /// A job of a task no clock knows, enqueued with no task running while an async move is under
   /// way: a task that started on the main actor (its first job never passed this hook) leaving
   /// it, perhaps to sleep on a clock through generic code — only then will the clock know it. So
   /// that a move does not go on before it has, the job runs here, on a Dispatch thread, on the
-  /// global concurrent executor as the pool would run it, and moves wait until no such job runs.
+  /// global concurrent executor as the pool would run it, and moves wait until no such job runs
+  /// (``waitForStrays()``). Strays are counted for the whole process: a move can wait for
+  /// another test's.
   private static func runStray(_ job: UnownedJob) {
-    straysRunning.add(1, ordering: .acquiringAndReleasing)
+    strays.withLock { $0.running += 1 }
     DispatchQueue.global().async {
       job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor())
       straysRun.add(1, ordering: .relaxed)
-      straysRunning.subtract(1, ordering: .acquiringAndReleasing)
+      let waiting = strays.withLock { strays -> [CheckedContinuation<Void, Never>] in
+        strays.running -= 1
+        guard strays.running == 0 else { return [] }
+        defer { strays.waiting = [] }
+        return strays.waiting
+      }
+      for waiter in waiting { waiter.resume() }
+    }
+  }
+
+  /// Returns once no stray job runs, suspending (not spinning) meanwhile.
+  nonisolated(nonsending) static func waitForStrays() async {
+    guard strays.withLock({ $0.running }) > 0 else { return }
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let runsNone = strays.withLock { strays -> Bool in
+        guard strays.running > 0 else { return true }
+        strays.waiting.append(continuation)
+        return false
+      }
+      if runsNone { continuation.resume() }
     }
   }
 

@@ -40,29 +40,36 @@ final class JobRouter: SerialExecutor, @unchecked Sendable {
   }
 
   func enqueue(_ job: consuming ExecutorJob) {
-    push(UnownedJob(job))
+    let job = UnownedJob(job)
+    if !push(job) { GlobalJobRouting.handBack(job) }
   }
 
-  func push(_ job: UnownedJob) {
-    jobs.withLock { $0.append(job) }
-    pushes.add(1, ordering: .relaxed)
+  /// Queues `job`; false when the router is closed (its clock stopped routing): the caller then
+  /// sends the job where it would have gone, so that no job waits in a router nobody drives.
+  func push(_ job: UnownedJob) -> Bool {
+    let queued = jobs.withLock { queue in
+      guard queue.accepting else { return false }
+      queue.append(job)
+      return true
+    }
+    if queued { pushes.add(1, ordering: .relaxed) }
+    return queued
   }
 
   var isEmpty: Bool { jobs.withLock { $0.isEmpty } }
 
-  /// Since when jobs have waited with nobody running them, if any wait.
-  var waitingSince: ContinuousClock.Instant? {
-    draining.load(ordering: .acquiring) ? nil : jobs.withLock { $0.waitingSince }
-  }
-
-  /// Takes every queued job out (a clock given up on hands them back to the runtime).
-  func takeAll() -> [UnownedJob] {
+  /// Stops taking jobs and hands out those queued (a clock that stops routing gives them back).
+  func close() -> [UnownedJob] {
     jobs.withLock { queue in
+      queue.accepting = false
       var taken: [UnownedJob] = []
       while let job = queue.popFirst() { taken.append(job) }
       return taken
     }
   }
+
+  /// Takes jobs again.
+  func reopen() { jobs.withLock { $0.accepting = true } }
 
   /// Runs queued jobs — and the jobs they make runnable — until none is left, then main-actor
   /// work when this thread may run it (see ``MainQueue``). A call from inside a job (code under
@@ -126,13 +133,12 @@ enum MainQueue {
 private struct JobQueue {
   private var items: [UnownedJob] = []
   private var head = 0
-  /// When the queue last went from empty to not: how long its oldest job has waited, about.
-  private(set) var waitingSince: ContinuousClock.Instant?
+  /// Whether jobs are taken: false once the clock stopped routing.
+  var accepting = true
 
   var isEmpty: Bool { head == items.count }
 
   mutating func append(_ job: UnownedJob) {
-    if isEmpty { waitingSince = .now }
     items.append(job)
   }
 
@@ -143,7 +149,6 @@ private struct JobQueue {
     if head == items.count {
       items.removeAll(keepingCapacity: true)
       head = 0
-      waitingSince = nil
     }
     return job
   }

@@ -23,11 +23,16 @@ final class TaskOwners: @unchecked Sendable {
   private let keys: UnsafeMutablePointer<Atomic<UInt64>>
   private let owners: UnsafeMutablePointer<Atomic<UInt64>>
   private let writer = Mutex<Int>(0)  // live entries
+  /// The longest probe: a task is never further than this from its home slot, so a lookup of a
+  /// task the table does not hold — most jobs of the process — stops here even when the table is
+  /// nearly full. A task whose probe is full is not owned (the table says so once).
+  private let maxProbe: Int
 
   init(capacity: Int = 1 << 14) {
     precondition(capacity > 0 && capacity & (capacity - 1) == 0, "a power of two")
     self.capacity = capacity
     mask = capacity - 1
+    maxProbe = min(capacity, 128)
     keys = .allocate(capacity: capacity)
     owners = .allocate(capacity: capacity)
     for index in 0..<capacity {
@@ -52,7 +57,7 @@ final class TaskOwners: @unchecked Sendable {
   func owner(of task: UInt64) -> UInt64? {
     guard task != Self.empty, task < Self.busy else { return nil }
     var index = home(task)
-    for _ in 0..<capacity {
+    for _ in 0..<maxProbe {
       let key = keys[index].load(ordering: .acquiring)
       if key == Self.empty { return nil }
       if key == task {
@@ -71,7 +76,7 @@ final class TaskOwners: @unchecked Sendable {
     guard task != Self.empty, task < Self.busy else { return nil }
     return writer.withLock { live -> UInt64? in
       var index = home(task)
-      for _ in 0..<capacity {
+      for _ in 0..<maxProbe {
         let key = keys[index].load(ordering: .acquiring)
         if key == task { return owners[index].load(ordering: .acquiring) }
         if key == Self.empty { break }
@@ -85,7 +90,7 @@ final class TaskOwners: @unchecked Sendable {
   /// `writer`, for a task not in the table.
   private func insert(_ task: UInt64, _ owner: UInt64, _ live: inout Int) -> Bool {
     var index = home(task)
-    for _ in 0..<capacity {
+    for _ in 0..<maxProbe {
       let key = keys[index].load(ordering: .acquiring)
       if key == Self.empty || key == Self.tombstone {
         // A reader that meets `busy` goes on probing; it cannot be looking for `task` yet (only
@@ -101,17 +106,18 @@ final class TaskOwners: @unchecked Sendable {
     return false
   }
 
-  /// Makes `owner` the owner of `task`, replacing the one it had; returns whether it had none
-  /// (false too when the table is full).
+  /// Makes `owner` the owner of `task`, replacing the one it had; returns whether that changed
+  /// anything (false too when the table is full).
   func assign(_ task: UInt64, to owner: UInt64) -> Bool {
     guard task != Self.empty, task < Self.busy else { return false }
     return writer.withLock { live -> Bool in
       var index = home(task)
-      for _ in 0..<capacity {
+      for _ in 0..<maxProbe {
         let key = keys[index].load(ordering: .acquiring)
         if key == task {
+          let changed = owners[index].load(ordering: .acquiring) != owner
           owners[index].store(owner, ordering: .releasing)
-          return false
+          return changed
         }
         if key == Self.empty { break }
         index = (index + 1) & mask
@@ -128,7 +134,7 @@ final class TaskOwners: @unchecked Sendable {
       for task in tasks {
         guard task != Self.empty, task < Self.busy else { continue }
         var index = home(task)
-        for _ in 0..<capacity {
+        for _ in 0..<maxProbe {
           let key = keys[index].load(ordering: .acquiring)
           if key == Self.empty { break }
           if key == task {

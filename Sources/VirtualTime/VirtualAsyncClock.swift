@@ -29,8 +29,10 @@ import Synchronization
 /// - **Moves run everything they make runnable.** A move returns once no job of the clock's is
 ///   left and nothing is due now. The `async` moves (`await clock.advance(by:)`) also let the
 ///   main actor run what it has, step by step, so main-actor code under test runs too, wherever
-///   the test runs. The synchronous moves run main-actor work only from the main thread outside
-///   a main-queue job (an XCTest test method).
+///   the test runs — until two turns of the main queue in a row change nothing on the clock (a
+///   chain of longer main-actor hops that touch nothing of the clock's may still be under way).
+///   The synchronous moves run main-actor work only from the main thread outside a main-queue
+///   job (an XCTest test method).
 /// - **Sleepers wake in (deadline, order of sleeping)**, interleaved with scheduler work on the
 ///   shared ``VirtualClock`` by the same rule; after each wakes, the code it resumed runs until
 ///   it suspends again or finishes, before the next sleeper or action. A sleep due now — even
@@ -75,16 +77,22 @@ public final class VirtualAsyncClock: Clock, Sendable {
   /// is the clock's. The calling task itself runs where it would. What the `.virtualTime` trait
   /// does for a Swift Testing test; in an XCTest `async` method, wrap the test's body.
   public func withCurrent<R>(_ body: () async throws -> R) async rethrows -> R {
-    GlobalJobRouting.activate(router)
-    GlobalJobRouting.adoptCreatorIfUnowned(GlobalJobRouting.currentTaskID(), for: router)
+    enterScope()
+    defer { changeActivity { $0.scopes -= 1 } }
     return try await Self.$scope.withValue(self) { try await body() }
   }
 
   /// ``withCurrent(_:)`` for synchronous code.
   public func withCurrent<R>(_ body: () throws -> R) rethrows -> R {
-    GlobalJobRouting.activate(router)
-    GlobalJobRouting.adoptCreatorIfUnowned(GlobalJobRouting.currentTaskID(), for: router)
+    enterScope()
+    defer { changeActivity { $0.scopes -= 1 } }
     return try Self.$scope.withValue(self) { try body() }
+  }
+
+  /// A scope keeps the clock routing (the test may pause between moves as long as it likes).
+  private func enterScope() {
+    changeActivity { $0.scopes += 1 }
+    GlobalJobRouting.adoptCreatorIfUnowned(GlobalJobRouting.currentTaskID(), for: router)
   }
 
   /// The timeline this clock shares with virtual schedulers.
@@ -109,6 +117,8 @@ public final class VirtualAsyncClock: Clock, Sendable {
     var sleepsStarted = 0
     var tasksFinished = 0
     var drives = 0
+    /// `withCurrent` scopes under way: the clock stays active through them.
+    var scopes = 0
     /// When code last started waiting with nobody moving the clock, or a move ended.
     var idleSince: ContinuousClock.Instant = .now
     /// Whether the watchdog already ended a wait since the last move (it says so once).
@@ -117,6 +127,8 @@ public final class VirtualAsyncClock: Clock, Sendable {
     var reportedReplacedHook = false
 
     var isIdle: Bool { drives == 0 && tasks.isEmpty && sleepers.isEmpty }
+    /// Whether the clock may stop routing: idle, and in no scope.
+    var isQuiet: Bool { isIdle && scopes == 0 }
   }
 
   struct StartedTask {
@@ -468,7 +480,7 @@ public final class VirtualAsyncClock: Clock, Sendable {
       let before = progress
       await MainQueue.letRun()
       // Tasks that left the main actor and that no clock knows yet run to their next suspension.
-      while GlobalJobRouting.straysRunning.load(ordering: .acquiring) > 0 { await Task.yield() }
+      await GlobalJobRouting.waitForStrays()
       let dueNow = clock.nextDue.map { $0 <= clock.now } ?? false
       quiet = progress == before && router.isEmpty && !dueNow ? quiet + 1 : 0
     }
@@ -505,7 +517,7 @@ public final class VirtualAsyncClock: Clock, Sendable {
   /// routing jobs until its next use.
   func deactivateIfQuiet() {
     activity.withLock { activity in
-      guard activity.isIdle, activity.idleSince.duration(to: .now) >= idleLimit, router.isEmpty
+      guard activity.isQuiet, activity.idleSince.duration(to: .now) >= idleLimit, router.isEmpty
       else { return }
       GlobalJobRouting.deactivate(router)
     }

@@ -47,16 +47,23 @@ public struct VirtualTimeTrait: TestTrait, SuiteTrait, TestScoping {
           filePath: "\(file)".contains("/") ? "\(file)" : location.filePath,
           line: Int(line), column: 1))
     }
-    try await clock.withCurrent {
-      try await TestFailure.$reporter.withValue(reporter) {
-        try await function()
+    // The leftovers are checked — and the tasks ended — whether the test returned or threw.
+    var failure: (any Error)?
+    do {
+      try await clock.withCurrent {
+        try await TestFailure.$reporter.withValue(reporter) {
+          try await function()
+        }
       }
+    } catch {
+      failure = error
     }
     if let leftovers = clock.leftoversEndingThem() {
       Issue.record(
         Comment(rawValue: "left on the virtual clock at the end of the test: \(leftovers)"),
         sourceLocation: location)
     }
+    if let failure { throw failure }
   }
 }
 

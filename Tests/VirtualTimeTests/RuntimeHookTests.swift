@@ -83,6 +83,30 @@ final class RuntimeHookTests: XCTestCase {
   }
 }
 
+/// A clock that goes away gives back what it holds.
+final class ClockEndTests: XCTestCase {
+  func testJobsQueuedOnAClockThatGoesAwayRunOnTheRuntime() {
+    let waiting = Locked<CheckedContinuation<Void, Never>?>(nil)
+    let finished = DispatchSemaphore(value: 0)
+    do {
+      let clock = VirtualAsyncClock()
+      clock.task {
+        // Detached: it does not inherit the clock's scope, so it does not keep the clock alive.
+        Task.detached {
+          await withCheckedContinuation { continuation in waiting.withLock { $0 = continuation } }
+          finished.signal()
+        }
+      }
+      clock.advance()
+      // The task's next job is queued on the clock, which nobody moves again.
+      waiting.withLock { $0 }?.resume()
+    }
+    XCTAssertEqual(
+      finished.wait(timeout: .now() + 10), .success,
+      "handed back to the runtime when the clock went")
+  }
+}
+
 /// The table of which clock owns which task, read without a lock.
 final class TaskOwnersTests: XCTestCase {
   func testClaimsAreFoundUntilReleasedAndTheFirstOwnerStays() {
@@ -92,7 +116,8 @@ final class TaskOwnersTests: XCTestCase {
     XCTAssertEqual(owners.owner(of: 7), 1)
     XCTAssertNil(owners.owner(of: 8))
     XCTAssertNil(owners.claim(0, for: 1), "0 is no task")
-    XCTAssertFalse(owners.assign(7, to: 3), "replaced, not added")
+    XCTAssertTrue(owners.assign(7, to: 3), "replaced")
+    XCTAssertFalse(owners.assign(7, to: 3), "already so")
     XCTAssertEqual(owners.owner(of: 7), 3)
     owners.release([7], ownedBy: 1, ignoring: 0)
     XCTAssertEqual(owners.owner(of: 7), 3, "only the owner lets go")

@@ -1,5 +1,6 @@
 import Foundation
 import Scheduling
+import Synchronization
 import Testing
 import VirtualTime
 import VirtualTimeTesting
@@ -251,6 +252,25 @@ final class MainActorLog {
     } matching: { issue in
       "\(issue)".contains("left behind") && "\(issue)".contains("now cancelled")
     }
+  }
+
+  @Test func aTestThatThrowsStillHasItsLeftoversEnded() async throws {
+    struct Stopped: Error {}
+    let test = try #require(Test.current)
+    let reported = Mutex(false)
+    try await withKnownIssue("the test threw, and left a task behind") {
+      try await VirtualTimeTrait.virtualTime.provideScope(
+        for: test, testCase: Test.Case.current
+      ) {
+        guard let clock = VirtualAsyncClock.current else { return }
+        clock.task(name: "left behind") { try await clock.sleep(for: .seconds(5)) }
+        throw Stopped()
+      }
+    } matching: { issue in
+      if "\(issue)".contains("left behind") { reported.withLock { $0 = true } }
+      return true
+    }
+    #expect(reported.withLock { $0 }, "the leftovers were reported though the test threw")
   }
 
   @Test func anUnimplementedSchedulerFailsTheTestItRunsIn() async throws {
