@@ -310,8 +310,8 @@ package struct TraceWriter {
 
   /// Writes the window to `path` as a trace of its own, closed at `time`: a header saying which
   /// window it holds, the oldest segment's context, every segment's lines, the definitions
-  /// nothing used yet, and an end marker. Written to a temporary file renamed into place, so a
-  /// reader never sees half a dump.
+  /// nothing used yet, and an end marker. Written as `OutputFile` writes (a temporary file renamed
+  /// into place, so a reader never sees half a dump; a device or FIFO in place).
   func dump(to path: String, time: Int64) throws(TraceRecorderError) {
     let end = max(time, lastTime)
     guard let memory, let header = dumpHeader(end: end) else {
@@ -327,16 +327,24 @@ package struct TraceWriter {
     for site in pendingSites.values.sorted(by: { $0.id < $1.id }) { tail.callSite(site, time: end) }
     let counts = memory.counts
     tail.closing(time: end, Trace.Closing(written: counts.events, dropped: counts.dropped))
-    let temporary = path + ".partial-\(getpid())"
-    let file = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard file >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
-    let complete = writeWindow(memory, after: head.bytes, to: file) && writeAll(file, tail.bytes)
-    let reason = String(cString: strerror(errno))
-    _ = systemClose(file)
-    guard complete, rename(temporary, path) == 0 else {
-      let reason = complete ? String(cString: strerror(errno)) : reason
-      unlink(temporary)
+    let file: OutputFile
+    do throws(OutputFile.Failure) {
+      file = try OutputFile(path: path)
+    } catch {
+      throw .cannotOpen(path: path, reason: error.reason)
+    }
+    guard
+      writeWindow(memory, after: head.bytes, to: file.descriptor)
+        && writeAll(file.descriptor, tail.bytes)
+    else {
+      let reason = String(cString: strerror(errno))
+      file.abandon()
       throw .cannotWrite(path: path, reason: reason)
+    }
+    do throws(OutputFile.Failure) {
+      try file.commit()
+    } catch {
+      throw .cannotWrite(path: path, reason: error.reason)
     }
   }
 

@@ -26,7 +26,9 @@ public enum TraceFileWriter {
 
   /// Writes `bytes` to `path` atomically: into a new file beside it, flushed to disk, then
   /// renamed over `path`. Readers see the old file or the whole new one, never part of it; on a
-  /// failure the temporary file is removed and `path` is untouched.
+  /// failure the temporary file is removed and `path` is untouched. A device, FIFO or socket
+  /// (`/dev/stdout`, a pipe) is written in place, a symbolic link's target is written and the
+  /// link kept, and `-` is standard output (`OutputFile`'s rules).
   ///
   /// - Parameter input: The file the output was made from. It is never written: a `path` that
   ///   names it — the same path, through a symbolic link, or another hard link to it — is an
@@ -46,34 +48,12 @@ public enum TraceFileWriter {
           "cannot write \(path): its line \(line) would be \(length) bytes long; readers read lines of at most \(TraceReader.maximumLineLength) bytes"
       )
     }
-    let url = URL(fileURLWithPath: path)
-    let directory = url.deletingLastPathComponent().path
-    let temporary =
-      "\(directory)/.\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-    guard descriptor >= 0 else {
-      throw SaveError(isOverInput: false, description: "cannot write \(path): \(reason())")
-    }
-    var failure: String?
-    bytes.withUnsafeBytes { raw in
-      guard let base = raw.baseAddress else { return }
-      var offset = 0
-      while offset < raw.count {
-        let count = write(descriptor, base + offset, raw.count - offset)
-        if count < 0 {
-          if errno == EINTR { continue }
-          failure = reason()
-          return
-        }
-        offset += count
-      }
-    }
-    if failure == nil, fsync(descriptor) != 0 { failure = reason() }
-    if close(descriptor) != 0, failure == nil { failure = reason() }
-    if failure == nil, rename(temporary, path) != 0 { failure = reason() }
-    if let failure {
-      unlink(temporary)
-      throw SaveError(isOverInput: false, description: "cannot write \(path): \(failure)")
+    do throws(OutputFile.Failure) {
+      let file = try OutputFile(path: path)
+      try file.write(bytes)
+      try file.commit()
+    } catch {
+      throw SaveError(isOverInput: false, description: error.description)
     }
   }
 

@@ -4,6 +4,7 @@ import Foundation
 import Replay
 import Screen
 import Sharing
+import TraceFormat
 
 /// `chronoscope export FILE… --format chrome -o OUT.json`: traces for Perfetto UI and
 /// `chrome://tracing`.
@@ -47,42 +48,28 @@ struct Export: ParsableCommand {
       replays.append((replay, URL(fileURLWithPath: file).lastPathComponent))
     }
     let progress = isatty(2) != 0 ? ProgressBar(title: "exporting") : nil
-    // Written as it is made, into a file beside the output renamed over it at the end (or to
-    // standard output), through gzip when asked.
-    let destination = output == "-" ? nil : URL(fileURLWithPath: output)
-    let temporary = destination.map {
-      $0.deletingLastPathComponent().appendingPathComponent(
-        ".\($0.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).partial")
-    }
-    let handle: FileHandle
-    if let temporary {
-      guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
-        let opened = try? FileHandle(forWritingTo: temporary)
-      else {
-        standardError(
-          "chronoscope: cannot write \(TextWidth.sanitized(output)): \(lastErrorReason())")
-        throw ExitCode(2)
-      }
-      handle = opened
-    } else {
-      handle = FileHandle.standardOutput
+    // Written as it is made, through gzip when asked, as `OutputFile` writes: into a file beside
+    // the output renamed over it at the end, in place for a device or FIFO, to standard output
+    // for `-`.
+    let file: OutputFile
+    do throws(OutputFile.Failure) {
+      file = try OutputFile(path: output)
+    } catch {
+      standardError("chronoscope: \(TextWidth.sanitized(error.description))")
+      throw ExitCode(2)
     }
     var written = 0
-    var failure: (any Error)?
-    let compressor = gzip ? GzipStream() : nil
+    var failure: OutputFile.Failure?
     let write = { (bytes: UnsafeBufferPointer<UInt8>) in
-      guard failure == nil, let base = bytes.baseAddress, bytes.count > 0 else { return }
-      do {
-        // No copy: the bytes outlive the write.
-        let data = Data(
-          bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count,
-          deallocator: .none)
-        try handle.write(contentsOf: data)
+      guard failure == nil, bytes.count > 0 else { return }
+      do throws(OutputFile.Failure) {
+        try file.write(UnsafeRawBufferPointer(bytes))
         written += bytes.count
       } catch {
         failure = error
       }
     }
+    let compressor = gzip ? GzipStream() : nil
     let summary = ChromeTraceExport.export(replays, progress: { progress?.update($0) }) { chunk in
       if let compressor {
         compressor.compress(chunk, finish: false, into: write)
@@ -95,17 +82,11 @@ struct Export: ParsableCommand {
     do {
       if let failure { throw failure }
       if let problem = compressor?.problem { throw problem }
-      if let temporary, let destination {
-        try handle.synchronize()
-        try handle.close()
-        guard rename(temporary.path, destination.path) == 0 else {
-          throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-        }
-      }
+      try file.commit()
     } catch {
-      if let temporary { try? FileManager.default.removeItem(at: temporary) }
-      standardError(
-        "chronoscope: cannot write \(TextWidth.sanitized(output)): \(fileErrorReason(error))")
+      file.abandon()
+      let reason = (error as? OutputFile.Failure)?.reason ?? fileErrorReason(error)
+      standardError("chronoscope: cannot write \(TextWidth.sanitized(output)): \(reason)")
       throw ExitCode(2)
     }
     standardError(

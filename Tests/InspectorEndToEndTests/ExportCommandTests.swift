@@ -35,6 +35,41 @@ final class ExportCommandTests: XCTestCase {
     XCTAssertEqual(unpacked, json, "the same JSON, compressed")
   }
 
+  /// `-o` onto a FIFO writes into it (the reader gets the JSON) and leaves it a FIFO; onto a
+  /// symbolic link, writes its target and keeps the link. Renaming over either — as `-o
+  /// /dev/null` once replaced the machine's /dev/null with a regular file — changes more than the
+  /// output.
+  func testOutputOntoAFIFOOrALinkChangesOnlyWhatItNames() throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("export-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let fifo = folder.appendingPathComponent("pipe").path
+    XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+    let received = DispatchSemaphore(value: 0)
+    let bytes = ReceivedBytes()
+    Thread {
+      bytes.set(FileHandle(forReadingAtPath: fifo)?.readDataToEndOfFile() ?? Data())
+      received.signal()
+    }.start()
+    let run = try CommandRun.chronoscope(["export", Recordings.path("busy-app"), "-o", fifo])
+    XCTAssertEqual(run.status, 0, run.output)
+    XCTAssertEqual(received.wait(timeout: .now() + 30), .success)
+    XCTAssertNotNil(try JSONSerialization.jsonObject(with: bytes.get()), "the reader got the JSON")
+    var status = stat()
+    XCTAssertEqual(lstat(fifo, &status), 0)
+    XCTAssertEqual(status.st_mode & S_IFMT, S_IFIFO, "still a FIFO")
+
+    let target = folder.appendingPathComponent("busy.json").path
+    let link = folder.appendingPathComponent("latest.json").path
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "busy.json")
+    XCTAssertEqual(
+      try CommandRun.chronoscope(["export", Recordings.path("busy-app"), "-o", link]).status, 0)
+    XCTAssertEqual(
+      try FileManager.default.destinationOfSymbolicLink(atPath: link), "busy.json", "still a link")
+    XCTAssertNotNil(FileManager.default.contents(atPath: target), "its target was written")
+  }
+
   func testBadInputAndOptionsExitTwoAndHelpWorks() throws {
     let missing = try CommandRun.chronoscope(["export", "/nonexistent.trace", "-o", "/tmp/x.json"])
     XCTAssertEqual(missing.status, 2, missing.output)
@@ -97,4 +132,12 @@ final class ExportCommandTests: XCTestCase {
     }.compactMap { ($0["args"] as? [String: Any])?["name"] as? String }
     XCTAssertEqual(names, ["evil\u{9b}31m\u{202e}\u{2066}\u{2028}\u{2029}\u{7f}\u{1b}[2J"])
   }
+}
+
+/// Bytes a reader thread hands the test.
+private final class ReceivedBytes: @unchecked Sendable {
+  private let lock = NSLock()
+  private var data = Data()
+  func get() -> Data { lock.withLock { data } }
+  func set(_ new: Data) { lock.withLock { data = new } }
 }

@@ -1,0 +1,105 @@
+import Foundation
+import XCTest
+
+@testable import TraceFormat
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The tools' one output writer: regular files atomically, devices and FIFOs in place, symbolic
+/// links followed — nothing but the output ever changes.
+final class OutputFileTests: XCTestCase {
+  private var folder = ""
+
+  override func setUpWithError() throws {
+    folder =
+      FileManager.default.temporaryDirectory
+      .appendingPathComponent("output-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+  }
+
+  override func tearDownWithError() throws {
+    try? FileManager.default.removeItem(atPath: folder)
+  }
+
+  private func kind(_ path: String) -> mode_t {
+    var status = stat()
+    guard lstat(path, &status) == 0 else { return 0 }
+    return status.st_mode & S_IFMT
+  }
+
+  private func contents(_ path: String) -> String? {
+    FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
+  }
+
+  private func save(_ text: String, to path: String) throws {
+    let file = try OutputFile(path: path)
+    try file.write(Array(text.utf8))
+    try file.commit()
+  }
+
+  func testADeviceIsWrittenInPlaceNeverReplaced() throws {
+    // Only planned here: a wrong plan must not get the chance to replace the machine's /dev/null.
+    XCTAssertEqual(try OutputFile.plan(for: "/dev/null"), .inPlace(target: "/dev/null"))
+    XCTAssertEqual(try OutputFile.plan(for: "-"), .standardOutput)
+    XCTAssertThrowsError(try OutputFile.plan(for: folder)) { error in
+      XCTAssertTrue("\(error)".contains("directory"), "\(error)")
+    }
+  }
+
+  func testARegularFileIsReplacedWholeAndNothingIsLeftBeside() throws {
+    let path = folder + "/out.json"
+    try save("old", to: path)
+    try save("new", to: path)
+    XCTAssertEqual(contents(path), "new")
+    let abandoned = try OutputFile(path: path)
+    try abandoned.write(Array("half".utf8))
+    abandoned.abandon()
+    XCTAssertEqual(contents(path), "new", "a failed write leaves the file as it was")
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder), ["out.json"])
+  }
+
+  func testASymbolicLinkStaysAndItsTargetIsWritten() throws {
+    let target = folder + "/target.trace"
+    let link = folder + "/link.trace"
+    try save("old", to: target)
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "target.trace")
+    try save("new", to: link)
+    XCTAssertEqual(kind(link), S_IFLNK, "the link is still a link")
+    XCTAssertEqual(contents(target), "new")
+
+    let dangling = folder + "/dangling.trace"
+    try FileManager.default.createSymbolicLink(atPath: dangling, withDestinationPath: "made.trace")
+    try save("made", to: dangling)
+    XCTAssertEqual(kind(dangling), S_IFLNK)
+    XCTAssertEqual(contents(folder + "/made.trace"), "made", "made where the link points")
+  }
+
+  func testAFIFOIsWrittenInPlaceAndStaysAFIFO() throws {
+    let fifo = folder + "/pipe"
+    XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+    let received = DispatchSemaphore(value: 0)
+    let text = Locked("")
+    Thread {
+      let data = FileHandle(forReadingAtPath: fifo)?.readDataToEndOfFile() ?? Data()
+      text.set(String(decoding: data, as: UTF8.self))
+      received.signal()
+    }.start()
+    try save("through the pipe", to: fifo)
+    XCTAssertEqual(received.wait(timeout: .now() + 10), .success)
+    XCTAssertEqual(text.get(), "through the pipe")
+    XCTAssertEqual(kind(fifo), S_IFIFO, "still a FIFO")
+  }
+}
+
+/// A value shared with a thread.
+private final class Locked<Value: Sendable>: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value: Value
+  init(_ value: Value) { self.value = value }
+  func get() -> Value { lock.withLock { value } }
+  func set(_ new: Value) { lock.withLock { value = new } }
+}
