@@ -74,7 +74,7 @@ package final class OutputFile {
     }
     switch status.st_mode & S_IFMT {
     case S_IFREG: return .atomic(target: target, temporary: temporaryPath(beside: target))
-    case S_IFDIR: throw Failure(path: path, reason: "it is a directory")
+    case S_IFDIR: throw Failure(path: path, reason: String(cString: strerror(EISDIR)))
     default: return .inPlace(target: target)
     }
   }

@@ -46,7 +46,7 @@ final class OutputFileTests: XCTestCase {
     XCTAssertEqual(try OutputFile.plan(for: "/dev/null"), .inPlace(target: "/dev/null"))
     XCTAssertEqual(try OutputFile.plan(for: "-"), .standardOutput)
     XCTAssertThrowsError(try OutputFile.plan(for: folder)) { error in
-      XCTAssertTrue("\(error)".contains("directory"), "\(error)")
+      XCTAssertTrue("\(error)".contains("Is a directory"), "\(error)")
     }
   }
 
