@@ -46,6 +46,7 @@ final class RecorderCore: Sendable {
     onError: @escaping @Sendable (String) -> Void, reproducible: Bool = false,
     rotation: TraceRotation? = nil
   ) throws(TraceRecorderError) {
+    FileSizeLimit.survive
     let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else {
       throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
@@ -358,4 +359,18 @@ final class LockedDefinitions: Sendable {
   func withLock<R>(_ body: (inout RecorderCore.Definitions) -> R) -> R {
     state.withLock { body(&$0) }
   }
+}
+
+/// A file that grows past the process's size limit (`ulimit -f`) raises SIGXFSZ, which by default
+/// kills the process: a recorder must not kill the app it records. So when the app left that
+/// signal at its default, the recorder ignores it — the write then fails with EFBIG, which the
+/// writer reports once, and the app goes on. A handler the app installed is kept.
+enum FileSizeLimit {
+  static let survive: Void = {
+    let previous = signal(SIGXFSZ, SIG_IGN)
+    let wasDefault =
+      previous.map { unsafeBitCast($0, to: Int.self) }
+      == SIG_DFL.map { unsafeBitCast($0, to: Int.self) }
+    if !wasDefault { signal(SIGXFSZ, previous) }
+  }()
 }

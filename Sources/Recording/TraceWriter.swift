@@ -327,6 +327,7 @@ package struct TraceWriter {
     for site in pendingSites.values.sorted(by: { $0.id < $1.id }) { tail.callSite(site, time: end) }
     let counts = memory.counts
     tail.closing(time: end, Trace.Closing(written: counts.events, dropped: counts.dropped))
+    FileSizeLimit.survive
     let file: OutputFile
     do throws(OutputFile.Failure) {
       file = try OutputFile(path: path)

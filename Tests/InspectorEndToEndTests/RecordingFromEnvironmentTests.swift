@@ -28,6 +28,34 @@ final class RecordingFromEnvironmentTests: XCTestCase {
     XCTAssertTrue(show.output.contains("messages.fetch"), show.output)
   }
 
+  /// A trace that grows past the process's file-size limit (`ulimit -f`) used to kill the app
+  /// with SIGXFSZ (exit 153 from the shell): the recorder now ignores that signal when the app
+  /// left it at its default, so its write fails instead, and the app runs to its end.
+  func testAFileSizeLimitStopsTheTraceNotTheApp() throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("fsize-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = [
+      "-c", "ulimit -f 1 && exec \"$0\" run-example message-loader",
+      try ProductsDirectory.executable("chronoscope").path,
+    ]
+    process.environment = ProcessInfo.processInfo.environment.merging([
+      "CHRONOSCOPE_TRACE": folder.appendingPathComponent("app.trace").path
+    ]) { $1 }
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    XCTAssertEqual(process.terminationReason, .exit, text)
+    XCTAssertEqual(process.terminationStatus, 0, text)
+    XCTAssertTrue(text.contains("recorded"), "the app ran to its end: \(text)")
+  }
+
   func testWithoutTheVariableNothingIsRecorded() throws {
     let folder = FileManager.default.temporaryDirectory
       .appendingPathComponent("noenv-\(UUID().uuidString)")
