@@ -46,16 +46,8 @@ final class FirstUseCommandTests: XCTestCase {
     let binary = directory.appendingPathComponent("chronoscope")
     try FileManager.default.copyItem(
       at: try ProductsDirectory.executable("chronoscope"), to: binary)
-    let process = Process()
-    process.executableURL = binary
-    process.currentDirectoryURL = directory
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    XCTAssertEqual(process.terminationStatus, 0, text)
+    let (status, _, text) = try CommandRun.program(binary, [], in: directory)
+    XCTAssertEqual(status, 0, text)
     XCTAssertTrue(text.contains("no trace to open"), text)
     XCTAssertTrue(text.contains("chronoscope view app.trace"), text)
     XCTAssertTrue(text.contains("USAGE: chronoscope <subcommand>"), text)

@@ -36,23 +36,15 @@ final class RecordingFromEnvironmentTests: XCTestCase {
       .appendingPathComponent("fsize-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = [
-      "-c", "ulimit -f 1 && exec \"$0\" run-example message-loader",
-      try ProductsDirectory.executable("chronoscope").path,
-    ]
-    process.environment = ProcessInfo.processInfo.environment.merging([
-      "CHRONOSCOPE_TRACE": folder.appendingPathComponent("app.trace").path
-    ]) { $1 }
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    XCTAssertEqual(process.terminationReason, .exit, text)
-    XCTAssertEqual(process.terminationStatus, 0, text)
+    let (status, reason, text) = try CommandRun.program(
+      URL(fileURLWithPath: "/bin/sh"),
+      [
+        "-c", "ulimit -f 1 && exec \"$0\" run-example message-loader",
+        try ProductsDirectory.executable("chronoscope").path,
+      ],
+      environment: ["CHRONOSCOPE_TRACE": folder.appendingPathComponent("app.trace").path])
+    XCTAssertEqual(reason, .exit, text)
+    XCTAssertEqual(status, 0, text)
     XCTAssertTrue(text.contains("recorded"), "the app ran to its end: \(text)")
   }
 

@@ -8,8 +8,21 @@ public enum CommandRun {
   public static func chronoscope(
     _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]
   ) throws -> (status: Int32, output: String) {
+    let run = try program(
+      try ProductsDirectory.executable("chronoscope"), arguments, in: directory,
+      environment: environment)
+    return (run.status, run.output)
+  }
+
+  /// Runs `executable` with `arguments` (in `directory` if given, with `environment` added to
+  /// the test's own) and returns how it ended — its exit status, or the signal that ended it —
+  /// and what it printed to stdout and stderr together.
+  public static func program(
+    _ executable: URL, _ arguments: [String], in directory: URL? = nil,
+    environment: [String: String] = [:]
+  ) throws -> (status: Int32, reason: Process.TerminationReason, output: String) {
     let process = Process()
-    process.executableURL = try ProductsDirectory.executable("chronoscope")
+    process.executableURL = executable
     process.arguments = arguments
     if !environment.isEmpty {
       process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -21,6 +34,8 @@ public enum CommandRun {
     try process.run()
     let data = output.fileHandleForReading.readDataToEndOfFile()  // before waiting: no full pipe
     process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    return (
+      process.terminationStatus, process.terminationReason, String(decoding: data, as: UTF8.self)
+    )
   }
 }
