@@ -225,7 +225,7 @@ private struct Pass {
     busyThreads += 1
     guard let limit = threadLimit, busyThreads > limit else { return }
     if let episode = explosion, let calm = episode.calmSince,
-      time.subtractingReportingOverflow(calm).partialValue > Self.explosionGap
+      time.subtracting(saturating: calm) > Self.explosionGap
     {
       reportExplosion(limit: limit)
     }

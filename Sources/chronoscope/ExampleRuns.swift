@@ -223,8 +223,6 @@ enum ExampleRuns {
     withExtendedLifetime(services) {}
   }
 
-  /// Runs ``FindingsDemo`` on live queues; it closes the recorder from inside its last, long
-  /// run, with work due behind it still pending.
   /// The async search demo, its three clocks recorded: on `ContinuousClock`, or on a
   /// `VirtualAsyncClock` moved until nothing is pending. Returns the recorder, still open.
   static func asyncSearch(
@@ -276,6 +274,8 @@ enum ExampleRuns {
     pong.executor.waitForEnqueuedJobs()
   }
 
+  /// Runs ``FindingsDemo`` on live queues; it closes the recorder from inside its last, long
+  /// run, with work due behind it still pending.
   static func findingsDemo(factory: any SchedulerFactory, recorder: TraceRecorder) throws {
     // More fetches than the default thread limit of the machine that records.
     let fanOut = 4 * ProcessInfo.processInfo.activeProcessorCount + 4

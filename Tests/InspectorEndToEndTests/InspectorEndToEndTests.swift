@@ -4,7 +4,8 @@ import XCTest
 
 /// The real `chronoscope` binary in a real terminal (tmux): keys in, screen out.
 ///
-/// These wait on the program through tmux with deadlines (condition-driven, never a fixed sleep).
+/// These wait on the program through tmux with deadlines, condition-driven — except the one test
+/// that measures idleness, which must let wall-clock time pass (two seconds) to count wake-ups.
 final class InspectorEndToEndTests: XCTestCase {
   private static let recordings = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
