@@ -7,10 +7,11 @@ import XCTest
 ///
 /// ```swift
 /// let session = try TmuxSession(
-///   executable: try ProductsDirectory.executable("chronoscope"), arguments: ["inspect", path])
+///   executable: try ProductsDirectory.executable("chronoscope"), arguments: ["view", path])
 /// defer { session.kill() }
-/// try session.waitFor("Timeline")
-/// session.sendKeys("Right", "Right")
+/// try session.waitFor("event 0/")
+/// session.sendKeys("n", "n")                 // two events on
+/// try session.waitFor("event 2/")
 /// session.sendKeys("q")
 /// XCTAssertEqual(try session.waitForExit(), 0)
 /// XCTAssertFalse(session.isInAlternateScreen())
