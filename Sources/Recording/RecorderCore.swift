@@ -47,10 +47,15 @@ final class RecorderCore: Sendable {
     rotation: TraceRotation? = nil
   ) throws(TraceRecorderError) {
     FileSizeLimit.survive
-    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    // Without blocking: a FIFO nobody reads would otherwise hold the app in `open` for ever.
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0o644)
     guard descriptor >= 0 else {
-      throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
+      let reason =
+        errno == ENXIO ? "it is a FIFO nobody reads" : String(cString: strerror(errno))
+      throw .cannotOpen(path: path, reason: reason)
     }
+    // Writes block as usual from here (on the writer's thread, not the app's).
+    _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
     let header = Self.header(clock: clock, metadata: metadata, reproducible: reproducible)
     var writer =
       rotation.map {

@@ -48,6 +48,28 @@ final class RecordingFromEnvironmentTests: XCTestCase {
     XCTAssertTrue(text.contains("recorded"), "the app ran to its end: \(text)")
   }
 
+  /// `CHRONOSCOPE_TRACE` naming a FIFO nobody reads used to hold the app in `open` for ever; it
+  /// is said once, and the app runs unrecorded.
+  func testAFIFONobodyReadsIsSaidAndTheAppRunsUnrecorded() throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("fifo-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let fifo = folder.appendingPathComponent("trace.fifo").path
+    XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+    // `timeout` ends a child that hangs, so a regression fails here instead of hanging the run.
+    let (status, _, text) = try CommandRun.program(
+      URL(fileURLWithPath: "/usr/bin/env"),
+      [
+        "timeout", "60", try ProductsDirectory.executable("chronoscope").path, "run-example",
+        "retry",
+      ],
+      environment: ["CHRONOSCOPE_TRACE": fifo])
+    XCTAssertEqual(status, 0, text)
+    XCTAssertTrue(text.contains("not recording: cannot open \(fifo)"), text)
+    XCTAssertTrue(text.contains("FIFO nobody reads"), text)
+  }
+
   func testWithoutTheVariableNothingIsRecorded() throws {
     let folder = FileManager.default.temporaryDirectory
       .appendingPathComponent("noenv-\(UUID().uuidString)")
