@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Scheduling
 import Synchronization
 
 /// One clock's queue of jobs: what the runtime would have run on its thread pool for the tasks

@@ -353,11 +353,10 @@ public final class VirtualAsyncClock: Clock, Sendable {
     fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function
   ) throws(VirtualTimeError) {
     let checkedAt = CallSite(fileID: fileID, line: line, function: function)
-    let unfinished = activity.withLock { Array($0.tasks.values) }
-    if !unfinished.isEmpty {
-      let pending = clock.pendingActions
-      drive(runningDueWork: false) { for task in unfinished { task.cancel() } }
-      throw .unfinishedTasks(count: unfinished.count, pending: pending, checkedAt: checkedAt)
+    let pending = clock.pendingActions
+    let ended = endUnfinishedTasks()
+    if !ended.isEmpty {
+      throw .unfinishedTasks(count: ended.count, pending: pending, checkedAt: checkedAt)
     }
     try clock.checkNoPendingWork(fileID: fileID, line: line, function: function)
   }
@@ -366,19 +365,23 @@ public final class VirtualAsyncClock: Clock, Sendable {
   /// called from — unfinished tasks (cancelled and run to their end here), scheduler work and
   /// sleepers — or nil: for a test host's own end-of-test check.
   package func leftoversEndingThem() -> String? {
-    let unfinished = activity.withLock { $0.tasks.values.map { $0 } }
-    let pending = clock.pendingActions
-    if !unfinished.isEmpty {
-      let titles = unfinished.map(\.title).sorted()
-      drive(runningDueWork: false) { for task in unfinished { task.cancel() } }
-      return "\(unfinished.count) unfinished task(s), now cancelled: "
-        + titles.joined(separator: "; ")
-        + (pending.isEmpty
-          ? "" : "; pending: " + pending.map(\.description).joined(separator: "; "))
+    let pending = clock.pendingActions.map(\.description)
+    let ended = endUnfinishedTasks()
+    if !ended.isEmpty {
+      return "\(ended.count) unfinished task(s), now cancelled: " + ended.joined(separator: "; ")
+        + (pending.isEmpty ? "" : "; pending: " + pending.joined(separator: "; "))
     }
     guard !pending.isEmpty else { return nil }
-    return "\(pending.count) action(s) still pending: "
-      + pending.map(\.description).joined(separator: "; ")
+    return "\(pending.count) action(s) still pending: " + pending.joined(separator: "; ")
+  }
+
+  /// Cancels the tasks started by ``task(name:fileID:line:function:_:)`` that have not finished
+  /// and runs their reactions here; their titles, sorted (none when every one had finished).
+  private func endUnfinishedTasks() -> [String] {
+    let unfinished = activity.withLock { Array($0.tasks.values) }
+    guard !unfinished.isEmpty else { return [] }
+    drive(runningDueWork: false) { for task in unfinished { task.cancel() } }
+    return unfinished.map(\.title).sorted()
   }
 
   /// What waits on the clock now: its unfinished tasks and sleeps, one line each.

@@ -40,14 +40,11 @@ final class ExportCommandTests: XCTestCase {
   /// /dev/null` once replaced the machine's /dev/null with a regular file — changes more than the
   /// output.
   func testOutputOntoAFIFOOrALinkChangesOnlyWhatItNames() throws {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("export-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
+    let folder = try temporaryFolder("export")
     let fifo = folder.appendingPathComponent("pipe").path
     XCTAssertEqual(mkfifo(fifo, 0o600), 0)
     let received = DispatchSemaphore(value: 0)
-    let bytes = ReceivedBytes()
+    let bytes = SharedValue(Data())
     Thread {
       bytes.set(FileHandle(forReadingAtPath: fifo)?.readDataToEndOfFile() ?? Data())
       received.signal()
@@ -132,12 +129,4 @@ final class ExportCommandTests: XCTestCase {
     }.compactMap { ($0["args"] as? [String: Any])?["name"] as? String }
     XCTAssertEqual(names, ["evil\u{9b}31m\u{202e}\u{2066}\u{2028}\u{2029}\u{7f}\u{1b}[2J"])
   }
-}
-
-/// Bytes a reader thread hands the test.
-private final class ReceivedBytes: @unchecked Sendable {
-  private let lock = NSLock()
-  private var data = Data()
-  func get() -> Data { lock.withLock { data } }
-  func set(_ new: Data) { lock.withLock { data = new } }
 }

@@ -13,14 +13,6 @@ final class FirstUseCommandTests: XCTestCase {
     Self.recordings.appendingPathComponent("\(name).trace").path
   }
 
-  private func temporaryDirectory() throws -> URL {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("first-use-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
-    return directory
-  }
-
   func testAMistypedCommandIsNamedWithTheNearestOne() throws {
     let (status, output) = try CommandRun.chronoscope(["sohw", "x"])
     XCTAssertEqual(status, 2, output)
@@ -42,7 +34,7 @@ final class FirstUseCommandTests: XCTestCase {
   func testTheInstalledBinaryRunBareOutsideTheCheckoutSaysHowToOpenATrace() throws {
     // A copy outside the checkout, as `experimental-install` puts it: nothing above it holds
     // Recordings/.
-    let directory = try temporaryDirectory()
+    let directory = try temporaryFolder("first-use")
     let binary = directory.appendingPathComponent("chronoscope")
     try FileManager.default.copyItem(
       at: try ProductsDirectory.executable("chronoscope"), to: binary)
@@ -56,7 +48,7 @@ final class FirstUseCommandTests: XCTestCase {
 
   func testAFileThatCannotBeWrittenIsNamedWithTheReason() throws {
     // A directory that is not empty cannot be replaced by a file: rename(2) says EISDIR.
-    let directory = try temporaryDirectory()
+    let directory = try temporaryFolder("first-use")
     let output = directory.appendingPathComponent("taken")
     try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
     try Data().write(to: output.appendingPathComponent("inside"))
@@ -123,7 +115,7 @@ final class FirstUseCommandTests: XCTestCase {
     let json = try CommandRun.chronoscope(["stats", "--json", path])
     XCTAssertTrue(json.output.contains("\"span_ns\":30001051195"), json.output)
 
-    let slice = try temporaryDirectory().appendingPathComponent("all.trace").path
+    let slice = try temporaryFolder("first-use").appendingPathComponent("all.trace").path
     let sliced = try CommandRun.chronoscope(["slice", path, "-o", slice])
     XCTAssertEqual(sliced.status, 0, sliced.output)
     XCTAssertTrue(sliced.output.contains("from 0.000000s to 30.001051s"), sliced.output)

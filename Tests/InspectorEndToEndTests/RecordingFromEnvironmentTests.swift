@@ -32,10 +32,7 @@ final class RecordingFromEnvironmentTests: XCTestCase {
   /// with SIGXFSZ (exit 153 from the shell): the recorder now ignores that signal when the app
   /// left it at its default, so its write fails instead, and the app runs to its end.
   func testAFileSizeLimitStopsTheTraceNotTheApp() throws {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("fsize-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
+    let folder = try temporaryFolder("fsize")
     let (status, reason, text) = try CommandRun.program(
       URL(fileURLWithPath: "/bin/sh"),
       [
@@ -51,10 +48,7 @@ final class RecordingFromEnvironmentTests: XCTestCase {
   /// `CHRONOSCOPE_TRACE` naming a FIFO nobody reads used to hold the app in `open` for ever; it
   /// is said once, and the app runs unrecorded.
   func testAFIFONobodyReadsIsSaidAndTheAppRunsUnrecorded() throws {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("fifo-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
+    let folder = try temporaryFolder("fifo")
     let fifo = folder.appendingPathComponent("trace.fifo").path
     XCTAssertEqual(mkfifo(fifo, 0o600), 0)
     // `timeout` ends a child that hangs, so a regression fails here instead of hanging the run.

@@ -10,6 +10,16 @@ extension XCTestCase {
     return path
   }
 
+  /// A fresh, empty folder under the temporary directory, removed with what it holds when the
+  /// test ends.
+  public func temporaryFolder(_ name: String = "chronoscope") throws -> URL {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("\(name)-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+    return folder
+  }
+
   /// A trace file of `lines` under the temporary directory, removed when the test ends.
   public func temporaryTrace(_ lines: [String], name: String = "chronoscope") throws -> String {
     let path = temporaryTracePath(name)

@@ -1,7 +1,7 @@
 import Foundation
+import TestSupport
+import TraceFormat
 import XCTest
-
-@testable import TraceFormat
 
 #if canImport(Glibc)
   import Glibc
@@ -15,14 +15,7 @@ final class OutputFileTests: XCTestCase {
   private var folder = ""
 
   override func setUpWithError() throws {
-    folder =
-      FileManager.default.temporaryDirectory
-      .appendingPathComponent("output-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-  }
-
-  override func tearDownWithError() throws {
-    try? FileManager.default.removeItem(atPath: folder)
+    folder = try temporaryFolder("output").path
   }
 
   private func kind(_ path: String) -> mode_t {
@@ -82,7 +75,7 @@ final class OutputFileTests: XCTestCase {
     let fifo = folder + "/pipe"
     XCTAssertEqual(mkfifo(fifo, 0o600), 0)
     let received = DispatchSemaphore(value: 0)
-    let text = Locked("")
+    let text = SharedValue("")
     Thread {
       let data = FileHandle(forReadingAtPath: fifo)?.readDataToEndOfFile() ?? Data()
       text.set(String(decoding: data, as: UTF8.self))
@@ -93,13 +86,4 @@ final class OutputFileTests: XCTestCase {
     XCTAssertEqual(text.get(), "through the pipe")
     XCTAssertEqual(kind(fifo), S_IFIFO, "still a FIFO")
   }
-}
-
-/// A value shared with a thread.
-private final class Locked<Value: Sendable>: @unchecked Sendable {
-  private let lock = NSLock()
-  private var value: Value
-  init(_ value: Value) { self.value = value }
-  func get() -> Value { lock.withLock { value } }
-  func set(_ new: Value) { lock.withLock { value = new } }
 }
