@@ -89,8 +89,16 @@ let package = Package(
     .executableTarget(
       name: "chronoscope",
       dependencies: [
-        "Scheduling", "VirtualTime", "Recording", "TraceFormat", "Replay", "Analysis", "Screen",
-        "Inspector", "Examples", "Terminal", "Sharing", "CZlib",
+        "TraceFormat", "Replay", "Analysis", "Screen", "Inspector", "Terminal", "Sharing", "CZlib",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    // The example programs under a recorder, and the children the crash and fault tests run:
+    // what makes `Recordings/`. Not a product: users get `chronoscope`, tests get this.
+    .executableTarget(
+      name: "chronoscope-examples",
+      dependencies: [
+        "Examples", "Recording", "Scheduling", "VirtualTime",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -116,7 +124,7 @@ let package = Package(
       name: "RecordingTests",
       dependencies: [
         "Recording", "TraceFormat", "Scheduling", "VirtualTime", "TestSupport", "Replay",
-        "Analysis",
+        "Analysis", "chronoscope-examples",
       ]),
     .testTarget(
       name: "VirtualTimeTests",
@@ -126,7 +134,8 @@ let package = Package(
     // Helpers shared by the test targets that run the built binary.
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     // Runs the built `chronoscope` in a private tmux server; skipped when tmux is missing.
-    .testTarget(name: "InspectorEndToEndTests", dependencies: ["TestSupport"]),
+    .testTarget(
+      name: "InspectorEndToEndTests", dependencies: ["TestSupport", "chronoscope-examples"]),
   ],
   swiftLanguageModes: [.v6]
 )

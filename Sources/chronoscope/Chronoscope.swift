@@ -14,9 +14,7 @@ struct Chronoscope: ParsableCommand {
     version: "0.1.0",
     subcommands: [
       View.self, Show.self, Validate.self, Check.self, Stats.self, Diff.self, Export.self,
-      Redact.self,
-      Slice.self, RecordExample.self, RecordStress.self, RecordCrash.self, RecordFlight.self,
-      RunExample.self,
+      Redact.self, Slice.self,
     ],
     defaultSubcommand: View.self
   )

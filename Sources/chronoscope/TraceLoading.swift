@@ -10,19 +10,17 @@ enum TraceLoading {
   /// The recording `swift run chronoscope` opens when given no file.
   static let bundledRecording = "Recordings/busy-app.trace"
 
-  /// Finds the bundled recording in the working directory, or in a folder above the executable
-  /// (the package root, for a binary under `.build`); nil for an installed binary run outside
-  /// the checkout.
+  /// Finds the bundled recording as an installed tool finds its data: in the working directory
+  /// (`swift run chronoscope` runs in the checkout), then in `share/chronoscope/` beside the
+  /// `bin/` folder the executable is in (an install under a prefix). Nil when neither holds it.
   static func bundledPath() -> String? {
     if FileManager.default.fileExists(atPath: bundledRecording) { return bundledRecording }
-    var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-      .deletingLastPathComponent()
-    for _ in 0..<6 {
-      let candidate = directory.appendingPathComponent(bundledRecording).path
-      if FileManager.default.fileExists(atPath: candidate) { return candidate }
-      directory = directory.deletingLastPathComponent()
-    }
-    return nil
+    // The executable's own path (not argv[0], which is only a name when run through PATH).
+    guard let executable = Bundle.main.executableURL else { return nil }
+    let installed = executable.resolvingSymlinksInPath()
+      .deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("share/chronoscope/busy-app.trace").path
+    return FileManager.default.fileExists(atPath: installed) ? installed : nil
   }
 
   /// What `chronoscope` with no file prints when there is no bundled recording to open: how to

@@ -10,14 +10,14 @@ final class AsyncRecordingTests: XCTestCase {
     let path = FileManager.default.temporaryDirectory
       .appendingPathComponent("async-\(UUID().uuidString).trace").path
     defer { try? FileManager.default.removeItem(atPath: path) }
-    let (status, output) = try CommandRun.chronoscope([
-      "record-example", "async-search-virtual", "--output", path,
+    let (status, output) = try CommandRun.examples([
+      "record", "async-search-virtual", "--output", path,
     ])
     XCTAssertEqual(status, 0, output)
     XCTAssertEqual(
       try String(contentsOfFile: path, encoding: .utf8),
       try String(contentsOfFile: Recordings.path("async-search-virtual"), encoding: .utf8),
-      "re-record with: chronoscope record-example async-search-virtual")
+      "re-record with: swift run chronoscope-examples record async-search-virtual")
   }
 
   func testTheLiveRecordingHasAClockLaneForEachPartWithCancelledSleeps() throws {

@@ -10,14 +10,14 @@ final class CheckCommandTests: XCTestCase {
     let path = FileManager.default.temporaryDirectory
       .appendingPathComponent("demo-\(UUID().uuidString).trace").path
     defer { try? FileManager.default.removeItem(atPath: path) }
-    let (status, output) = try CommandRun.chronoscope([
-      "record-example", "findings-demo-virtual", "--output", path,
+    let (status, output) = try CommandRun.examples([
+      "record", "findings-demo-virtual", "--output", path,
     ])
     XCTAssertEqual(status, 0, output)
     XCTAssertEqual(
       try String(contentsOfFile: path, encoding: .utf8),
       try String(contentsOfFile: recording("findings-demo-virtual"), encoding: .utf8),
-      "re-record with: chronoscope record-example findings-demo-virtual")
+      "re-record with: swift run chronoscope-examples record findings-demo-virtual")
   }
 
   func testACleanTraceHasNoFindingsAndExitsZero() throws {

@@ -63,7 +63,7 @@ final class CommandLineTests: XCTestCase {
     let path = FileManager.default.temporaryDirectory
       .appendingPathComponent("example-\(UUID().uuidString).trace").path
     defer { try? FileManager.default.removeItem(atPath: path) }
-    let (status, output) = try run(["record-example", "virtual-timeout", "--output", path])
+    let (status, output) = try CommandRun.examples(["record", "virtual-timeout", "--output", path])
     XCTAssertEqual(status, 0, output)
     XCTAssertTrue(output.contains("45 events written, 0 dropped"), output)
     XCTAssertEqual(try run(["validate", "--quiet", path]).status, 0)
@@ -118,31 +118,43 @@ final class CommandLineTests: XCTestCase {
     }
   }
 
-  func testRecordExampleOutsideTheCheckoutSaysWhereItTriedAndSuggestsAnOutput() throws {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("outside-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let (status, output) = try run(["record-example", "virtual-timeout"], in: directory)
-    XCTAssertEqual(status, 2, output)
-    XCTAssertTrue(
-      output.contains("cannot write the trace to Recordings/virtual-timeout.trace (from "), output)
-    XCTAssertTrue(output.contains(directory.lastPathComponent), "names the directory: \(output)")
-    XCTAssertTrue(output.contains("-o PATH"), output)
+  func testRecordingAnExampleWritesOnlyWhereItIsTold() throws {
+    // No default into the working directory's Recordings/: the file is named, or nothing runs.
+    let directory = try temporaryFolder("outside")
+    let (status, output) = try CommandRun.examples(["record", "virtual-timeout"], in: directory)
+    XCTAssertNotEqual(status, 0, output)
+    XCTAssertTrue(output.contains("--output"), output)
     XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [])
 
     let written = directory.appendingPathComponent("mine.trace").path
-    let (outputStatus, report) = try run(
-      ["record-example", "virtual-timeout", "-o", written], in: directory)
+    let (outputStatus, report) = try CommandRun.examples(
+      ["record", "virtual-timeout", "-o", written], in: directory)
     XCTAssertEqual(outputStatus, 0, report)
     XCTAssertEqual(try run(["validate", "--quiet", written]).status, 0)
+    let missing = directory.appendingPathComponent("no/such/folder.trace").path
+    let failed = try CommandRun.examples(["record", "virtual-timeout", "-o", missing])
+    XCTAssertEqual(failed.status, 2, failed.output)
+    XCTAssertTrue(failed.output.contains("cannot write the trace to \(missing)"), failed.output)
+  }
+
+  func testTheProductListsOnlyUserCommands() throws {
+    let help = try run(["--help"]).output
+    for fixture in ["record-example", "run-example", "record-stress", "record-crash", "flight"] {
+      XCTAssertFalse(help.contains(fixture), "\(fixture) in: \(help)")
+      XCTAssertEqual(try run([fixture, "x"]).status, 2, fixture)
+    }
+    for command in [
+      "view", "show", "validate", "check", "stats", "diff", "export", "redact", "slice",
+    ] {
+      XCTAssertTrue(help.contains("  \(command) "), "\(command) in: \(help)")
+    }
   }
 
   func testReRecordingTheVirtualBusyAppReproducesTheBundledTraceByteForByte() throws {
     let path = FileManager.default.temporaryDirectory
       .appendingPathComponent("busy-app-virtual-\(UUID().uuidString).trace").path
     defer { try? FileManager.default.removeItem(atPath: path) }
-    let (status, output) = try run(["record-example", "busy-app-virtual", "-o", path])
+    let (status, output) = try CommandRun.examples(["record", "busy-app-virtual", "-o", path])
     XCTAssertEqual(status, 0, output)
     let recorded = try String(contentsOfFile: path, encoding: .utf8)
     let bundled = try String(
@@ -151,10 +163,11 @@ final class CommandLineTests: XCTestCase {
     let differences = zip(old, new).enumerated().filter { $0.element.0 != $0.element.1 }.prefix(5)
       .map { "line \($0.offset + 1):\n- \($0.element.0)\n+ \($0.element.1)" }
     XCTAssertEqual(
-      new.count, old.count, "re-record with: chronoscope record-example busy-app-virtual")
+      new.count, old.count, "re-record with: swift run chronoscope-examples record busy-app-virtual"
+    )
     XCTAssertTrue(
       differences.isEmpty,
-      "re-record with: chronoscope record-example busy-app-virtual\n"
+      "re-record with: swift run chronoscope-examples record busy-app-virtual\n"
         + differences.joined(separator: "\n"))
   }
 }

@@ -31,13 +31,13 @@ final class DiffCommandTests: XCTestCase {
   }
 
   func testAFourLineEditThatMovesCallSitesDiffersInNothing() throws {
-    // Four lines inserted at line 173 of the program: its call sites below move down.
+    // Four lines inserted at line 100 of the program: its call sites below move down.
     let edited = try copy("busy-app-virtual", as: "edited.trace") { line in
-      guard line.contains(#""e":"site""#), line.contains(#""file":"chronoscope/ExampleRuns.swift""#)
+      guard line.contains(#""e":"site""#), line.contains(#""file":"Examples/BusyApp.swift""#)
       else { return line }
       return line.replacing(#/"line":(\d+)/#) { match in
         let number = Int(match.1) ?? 0
-        return #""line":\#(number >= 173 ? number + 4 : number)"#
+        return #""line":\#(number >= 100 ? number + 4 : number)"#
       }
     }
     XCTAssertNotEqual(
@@ -152,7 +152,7 @@ final class DiffCommandTests: XCTestCase {
     let path = FileManager.default.temporaryDirectory
       .appendingPathComponent("diff-\(UUID().uuidString).trace").path
     defer { try? FileManager.default.removeItem(atPath: path) }
-    _ = try CommandRun.chronoscope(["record-example", "busy-app-virtual", "--output", path])
+    _ = try CommandRun.examples(["record", "busy-app-virtual", "--output", path])
     let (status, output) = try CommandRun.chronoscope([
       "diff", Recordings.path("busy-app-virtual"), path, "--tolerance", "0ms",
     ])
@@ -167,7 +167,8 @@ final class DiffCommandTests: XCTestCase {
     XCTAssertEqual(status, 1, output)
     let lines = output.split(separator: "\n").map(String.init)
     XCTAssertEqual(lines.dropFirst(2).first, "first divergence at run 2 in begin order:")
-    XCTAssertTrue(lines[3].contains("work(taking:)"), "A ran the work: \(lines[3])")
+    XCTAssertTrue(
+      lines[3].contains("runOnce(factory:work:timeout:)"), "A ran the work: \(lines[3])")
     XCTAssertTrue(lines[4].contains("TimeoutService.swift"), "B ran the timeout: \(lines[4])")
   }
 

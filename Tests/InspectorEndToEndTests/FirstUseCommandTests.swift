@@ -46,6 +46,32 @@ final class FirstUseCommandTests: XCTestCase {
     XCTAssertFalse(text.contains("no such file"), text)
   }
 
+  func testAnInstalledBinaryRunBareOpensTheRecordingInstalledBesideIt() throws {
+    // An install under a prefix: PREFIX/bin/chronoscope and PREFIX/share/chronoscope/, run from
+    // a folder that holds no Recordings/ (the binary does not look for the checkout).
+    let prefix = try temporaryFolder("installed")
+    let bin = prefix.appendingPathComponent("bin")
+    let share = prefix.appendingPathComponent("share/chronoscope")
+    for folder in [bin, share] {
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+    try FileManager.default.copyItem(
+      at: try ProductsDirectory.executable("chronoscope"),
+      to: bin.appendingPathComponent("chronoscope"))
+    try FileManager.default.copyItem(
+      at: Self.recordings.appendingPathComponent("busy-app.trace"),
+      to: share.appendingPathComponent("busy-app.trace"))
+    let elsewhere = try temporaryFolder("elsewhere")
+    let session = try TmuxSession(
+      executable: bin.appendingPathComponent("chronoscope"), width: 120, height: 30,
+      directory: elsewhere)
+    defer { session.kill() }
+    let screen = try session.waitFor("app.database", timeout: .seconds(30))
+    XCTAssertTrue(screen.contains("busy-app.trace"), screen)
+    session.sendKeys("q")
+    XCTAssertEqual(try session.waitForExit(timeout: .seconds(30)), 0)
+  }
+
   func testAFileThatCannotBeWrittenIsNamedWithTheReason() throws {
     // A directory that is not empty cannot be replaced by a file: rename(2) says EISDIR.
     let directory = try temporaryFolder("first-use")

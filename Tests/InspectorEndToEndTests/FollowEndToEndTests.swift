@@ -18,10 +18,10 @@ final class FollowEndToEndTests: XCTestCase {
       .appendingPathComponent("follow-\(UUID().uuidString).trace").path
     defer { try? FileManager.default.removeItem(atPath: path) }
     let child = Process()
-    child.executableURL = try ProductsDirectory.executable("chronoscope")
+    child.executableURL = try ProductsDirectory.executable("chronoscope-examples")
     // Slow work (2 ms per action), so that the trace grows for the whole test.
     child.arguments = [
-      "record-stress", "--output", path, "--seconds", "60", "--io-microseconds", "2000",
+      "stress", "--output", path, "--seconds", "60", "--io-microseconds", "2000",
     ]
     child.standardOutput = Pipe()
     try child.run()

@@ -11,8 +11,8 @@ final class RecordingFromEnvironmentTests: XCTestCase {
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     let template = folder.appendingPathComponent("app-%p.trace").path
-    let run = try CommandRun.chronoscope(
-      ["run-example", "message-loader"], environment: ["CHRONOSCOPE_TRACE": template])
+    let run = try CommandRun.examples(
+      ["run", "message-loader"], environment: ["CHRONOSCOPE_TRACE": template])
     XCTAssertEqual(run.status, 0, run.output)
     XCTAssertTrue(run.output.contains("recorded"), run.output)
     let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
@@ -36,8 +36,8 @@ final class RecordingFromEnvironmentTests: XCTestCase {
     let (status, reason, text) = try CommandRun.program(
       URL(fileURLWithPath: "/bin/sh"),
       [
-        "-c", "ulimit -f 1 && exec \"$0\" run-example message-loader",
-        try ProductsDirectory.executable("chronoscope").path,
+        "-c", "ulimit -f 1 && exec \"$0\" run message-loader",
+        try ProductsDirectory.executable("chronoscope-examples").path,
       ],
       environment: ["CHRONOSCOPE_TRACE": folder.appendingPathComponent("app.trace").path])
     XCTAssertEqual(reason, .exit, text)
@@ -55,7 +55,7 @@ final class RecordingFromEnvironmentTests: XCTestCase {
     let (status, _, text) = try CommandRun.program(
       URL(fileURLWithPath: "/usr/bin/env"),
       [
-        "timeout", "60", try ProductsDirectory.executable("chronoscope").path, "run-example",
+        "timeout", "60", try ProductsDirectory.executable("chronoscope-examples").path, "run",
         "retry",
       ],
       environment: ["CHRONOSCOPE_TRACE": fifo])
@@ -69,16 +69,16 @@ final class RecordingFromEnvironmentTests: XCTestCase {
       .appendingPathComponent("noenv-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
-    let run = try CommandRun.chronoscope(
-      ["run-example", "contact-loader"], in: folder, environment: ["CHRONOSCOPE_TRACE": ""])
+    let run = try CommandRun.examples(
+      ["run", "contact-loader"], in: folder, environment: ["CHRONOSCOPE_TRACE": ""])
     XCTAssertEqual(run.status, 0, run.output)
     XCTAssertTrue(run.output.contains("not recorded"), run.output)
     XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [])
   }
 
   func testAPathThatCannotBeOpenedIsSaidOnceAndTheAppRunsUnrecorded() throws {
-    let run = try CommandRun.chronoscope(
-      ["run-example", "retry"],
+    let run = try CommandRun.examples(
+      ["run", "retry"],
       environment: ["CHRONOSCOPE_TRACE": "/nonexistent/folder/app.trace"])
     XCTAssertEqual(run.status, 0, run.output)
     XCTAssertTrue(run.output.contains("CHRONOSCOPE_TRACE: not recording"), run.output)
@@ -91,8 +91,8 @@ final class RecordingFromEnvironmentTests: XCTestCase {
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     let path = folder.appendingPathComponent("server.trace").path
-    let run = try CommandRun.chronoscope(
-      ["run-example", "message-loader"],
+    let run = try CommandRun.examples(
+      ["run", "message-loader"],
       environment: ["CHRONOSCOPE_TRACE": path, "CHRONOSCOPE_TRACE_FLIGHT": "10"])
     XCTAssertEqual(run.status, 0, run.output)
     XCTAssertTrue(run.output.contains("recorded"), run.output)
@@ -111,8 +111,8 @@ final class RecordingFromEnvironmentTests: XCTestCase {
       ("CHRONOSCOPE_TRACE_MAX_BYTES", "lots"), ("CHRONOSCOPE_TRACE_MAX_BYTES", "99999999999G"),
       ("CHRONOSCOPE_TRACE_KEEP", "-1"), ("CHRONOSCOPE_TRACE_FLIGHT", "1e3"),
     ] {
-      let run = try CommandRun.chronoscope(
-        ["run-example", "retry"],
+      let run = try CommandRun.examples(
+        ["run", "retry"],
         environment: ["CHRONOSCOPE_TRACE": "/tmp/never-\(UUID().uuidString).trace", name: value])
       XCTAssertEqual(run.status, 0, run.output)
       XCTAssertTrue(

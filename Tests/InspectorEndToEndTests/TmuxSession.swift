@@ -51,10 +51,11 @@ final class TmuxSession {
   ///     `SWIFT_BACKTRACE=interactive=no` (so a crash prints its backtrace instead of waiting for a
   ///     key), and what tmux sets (`TERM`, `TMUX`, `TMUX_PANE`). Pass `["NO_COLOR": "1"]` to test
   ///     the monochrome screen.
+  ///   - directory: The working directory of the program; the test's own when nil.
   /// - Throws: `XCTSkip` when tmux is not installed; an error when the server does not start.
   init(
     executable: URL, arguments: [String] = [], width: Int = 100, height: Int = 30,
-    environment: [String: String] = [:]
+    environment: [String: String] = [:], directory: URL? = nil
   ) throws {
     guard let tmux = Self.findTmux() else {
       throw XCTSkip("tmux is not installed; the end-to-end tests need it (apt-get install tmux)")
@@ -70,6 +71,7 @@ final class TmuxSession {
     variables += environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
     let (status, errors) = try startServer(
       ["-f", "/dev/null", "new-session", "-d", "-s", "s", "-x", "\(width)", "-y", "\(height)"]
+        + (directory.map { ["-c", $0.path] } ?? [])
         + variables.flatMap { ["-e", $0] }
         + ["\(command); echo EXIT=$?; sleep 30"])
     guard status == 0 else {

@@ -14,8 +14,8 @@ final class CrashFlushTests: XCTestCase {
       .appendingPathComponent("crash-\(way)-\(UUID().uuidString).trace").path
     defer { try? FileManager.default.removeItem(atPath: path) }
     let child = Process()
-    child.executableURL = try ProductsDirectory.executable("chronoscope")
-    child.arguments = ["record-crash", "--output", path, "--way", way]
+    child.executableURL = try ProductsDirectory.executable("chronoscope-examples")
+    child.arguments = ["crash", "--output", path, "--way", way]
     child.environment = ProcessInfo.processInfo.environment.merging([
       "SWIFT_BACKTRACE": backtracer ? "enable=yes,interactive=no" : "enable=no"
     ]) { $1 }

@@ -15,7 +15,7 @@ final class CrashSafetyTests: XCTestCase {
     ProcessInfo.processInfo.environment["CHRONOSCOPE_TIME_SCALE"].flatMap(Double.init) ?? 1
 
   func testATraceSurvivesSIGKILLWithEverythingOlderThanTheFlushInterval() throws {
-    let binary = try ProductsDirectory.executable("chronoscope")
+    let binary = try ProductsDirectory.executable("chronoscope-examples")
     let path = FileManager.default.temporaryDirectory
       .appendingPathComponent("crash-\(UUID().uuidString).trace").path
     defer { try? FileManager.default.removeItem(atPath: path) }
@@ -25,7 +25,7 @@ final class CrashSafetyTests: XCTestCase {
     // Each action blocks for 200 µs, as if on I/O, so that even a debug build's writer keeps up
     // on a loaded machine: the point is what survives a kill, not how much a writer can drop.
     child.arguments = [
-      "record-stress", "--output", path, "--seconds", "60", "--io-microseconds",
+      "stress", "--output", path, "--seconds", "60", "--io-microseconds",
       String(Int(200 * Self.slowdown)),
     ]
     let output = Pipe()

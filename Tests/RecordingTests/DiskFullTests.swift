@@ -12,7 +12,7 @@ final class DiskFullTests: XCTestCase {
     if ProcessInfo.processInfo.environment["CHRONOSCOPE_SANITIZER"] != nil {
       throw XCTSkip("a sanitizer's own file mappings fail under a file size limit (SIGBUS)")
     }
-    let binary = try ProductsDirectory.executable("chronoscope")
+    let binary = try ProductsDirectory.executable("chronoscope-examples")
     let path = FileManager.default.temporaryDirectory
       .appendingPathComponent("full-\(UUID().uuidString).trace").path
     defer { try? FileManager.default.removeItem(atPath: path) }
@@ -21,7 +21,7 @@ final class DiskFullTests: XCTestCase {
     let child = Process()
     child.executableURL = URL(fileURLWithPath: "/bin/sh")
     child.arguments = [
-      "-c", "trap '' XFSZ; ulimit -f 128; exec \"$0\" record-stress --output \"$1\" --seconds 1",
+      "-c", "trap '' XFSZ; ulimit -f 128; exec \"$0\" stress --output \"$1\" --seconds 1",
       binary.path, path,
     ]
     let output = Pipe()

@@ -15,8 +15,8 @@ final class FlightRecorderEndToEndTests: XCTestCase {
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
     let child = Process()
-    child.executableURL = try ProductsDirectory.executable("chronoscope")
-    child.arguments = ["record-flight", "--output", folder.path] + (crash ? ["--crash"] : [])
+    child.executableURL = try ProductsDirectory.executable("chronoscope-examples")
+    child.arguments = ["flight", "--output", folder.path] + (crash ? ["--crash"] : [])
     child.environment = ProcessInfo.processInfo.environment.merging([
       "SWIFT_BACKTRACE": "enable=no"
     ]) { $1 }

@@ -14,6 +14,17 @@ public enum CommandRun {
     return (run.status, run.output)
   }
 
+  /// Runs `chronoscope-examples` (the example programs and the children of the crash and fault
+  /// tests) with `arguments`, as ``chronoscope(_:in:environment:)`` runs `chronoscope`.
+  public static func examples(
+    _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]
+  ) throws -> (status: Int32, output: String) {
+    let run = try program(
+      try ProductsDirectory.executable("chronoscope-examples"), arguments, in: directory,
+      environment: environment)
+    return (run.status, run.output)
+  }
+
   /// Runs `executable` with `arguments` (in `directory` if given, with `environment` added to
   /// the test's own) and returns how it ended — its exit status, or the signal that ended it —
   /// and what it printed to stdout and stderr together.

@@ -2,7 +2,7 @@ import Foundation
 import TraceFormat
 import XCTest
 
-/// The traces bundled in `Recordings/`, made by `chronoscope record-example`, must stay valid
+/// The traces bundled in `Recordings/`, made by `chronoscope-examples record`, must stay valid
 /// and keep showing what they were recorded to show.
 final class RecordingsTests: XCTestCase {
   private static let directory = URL(fileURLWithPath: #filePath)

@@ -3,14 +3,13 @@ import Examples
 import Foundation
 import Recording
 import Scheduling
-import Screen
 import VirtualTime
 
-/// `chronoscope record-example NAME --output FILE`: runs one of the project's example programs
+/// `chronoscope-examples record NAME --output FILE`: runs one of the project's example programs
 /// under a recorder. The traces in `Recordings/` are made this way.
 struct RecordExample: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "record-example",
+    commandName: "record",
     abstract: "Run an example program with recording on and write its trace.",
     discussion: "Examples: \(ExampleProgram.allCases.map(\.rawValue).joined(separator: ", "))."
   )
@@ -18,11 +17,11 @@ struct RecordExample: ParsableCommand {
   @Argument(help: "Which example to run.")
   var name: ExampleProgram
 
-  @Option(name: .shortAndLong, help: "Where to write the trace (default: Recordings/NAME.trace).")
-  var output: String?
+  @Option(name: .shortAndLong, help: "Where to write the trace (e.g. Recordings/NAME.trace).")
+  var output: String
 
   func run() throws {
-    let path = output ?? "Recordings/\(name.rawValue).trace"
+    let path = output
     let metadata = ["example": name.rawValue, "summary": name.summary]
     let recorder: TraceRecorder
     if name == .virtualTimeout {
@@ -76,14 +75,10 @@ extension RecordExample {
         : try TraceRecorder(path: path, clock: clock, metadata: metadata)
     } catch .cannotOpen(_, let reason) {
       let directory = FileManager.default.currentDirectoryPath
-      standardError(
-        TextWidth.sanitized(
-          "chronoscope: cannot write the trace to \(path) (from \(directory)): \(reason)"))
-      if output == nil {
-        standardError(
-          "Run it in the chronoscope checkout to update Recordings/, or choose the file with "
-            + "-o PATH (e.g. -o /tmp/\(name.rawValue).trace).")
-      }
+      FileHandle.standardError.write(
+        Data(
+          "chronoscope-examples: cannot write the trace to \(path) (from \(directory)): \(reason)\n"
+            .utf8))
       throw ExitCode(2)
     }
   }
@@ -132,10 +127,10 @@ enum ExampleProgram: String, CaseIterable, ExpressibleByArgument {
   func runLive(factory: RecordingSchedulerFactory, recorder: TraceRecorder) throws {
     switch self {
     case .timeoutSuccess:
-      try ExampleRuns.timeout(
+      _ = try TimeoutService.runOnce(
         factory: factory, work: .milliseconds(20), timeout: .milliseconds(200))
     case .timeoutTimeout:
-      try ExampleRuns.timeout(
+      _ = try TimeoutService.runOnce(
         factory: factory, work: .milliseconds(300), timeout: .milliseconds(50))
     case .retry: try ExampleRuns.retry(factory: factory)
     case .contactLoader: try ExampleRuns.contactLoader(factory: factory)
@@ -148,10 +143,4 @@ enum ExampleProgram: String, CaseIterable, ExpressibleByArgument {
       break
     }
   }
-}
-
-/// An example that did not finish in time.
-struct ExampleTimedOut: Error, CustomStringConvertible {
-  var example: String
-  var description: String { "example \(example) did not finish within its deadline" }
 }

@@ -9,13 +9,12 @@ import Scheduling
   import Darwin
 #endif
 
-/// A hidden command for crash tests: records a little work, then crashes inside an action the
+/// A command for crash tests: records a little work, then crashes inside an action the
 /// way asked, so a test can check that the trace holds the crashing action's begin.
 struct RecordCrash: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "record-crash",
-    abstract: "Record some work, then crash inside an action (for crash-flush tests).",
-    shouldDisplay: false
+    commandName: "crash",
+    abstract: "Record some work, then crash inside an action (for crash-flush tests)."
   )
 
   enum Way: String, ExpressibleByArgument, CaseIterable {

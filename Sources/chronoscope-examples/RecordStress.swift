@@ -3,12 +3,11 @@ import Foundation
 import Recording
 import Scheduling
 
-/// A hidden command for crash-safety tests: records as fast as it can until killed.
+/// A command for crash-safety tests: records as fast as it can until killed.
 struct RecordStress: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "record-stress",
-    abstract: "Record scheduler activity at full speed until killed (for crash-safety tests).",
-    shouldDisplay: false
+    commandName: "stress",
+    abstract: "Record scheduler activity at full speed until killed (for crash-safety tests)."
   )
 
   @Option(help: "Where to write the trace.")

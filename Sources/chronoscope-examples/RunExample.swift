@@ -3,13 +3,12 @@ import Foundation
 import Recording
 import Scheduling
 
-/// A hidden command that runs an example as an app would: on Dispatch, recorded only when
+/// A command that runs an example as an app would: on Dispatch, recorded only when
 /// `CHRONOSCOPE_TRACE` names a trace path (for the tests of recording switched on from outside).
 struct RunExample: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "run-example",
-    abstract: "Run an example app on Dispatch, recorded when CHRONOSCOPE_TRACE is set.",
-    shouldDisplay: false
+    commandName: "run",
+    abstract: "Run an example app on Dispatch, recorded when CHRONOSCOPE_TRACE is set."
   )
 
   enum Name: String, ExpressibleByArgument, CaseIterable {

@@ -9,14 +9,13 @@ import Scheduling
   import Darwin
 #endif
 
-/// A hidden command for flight-recorder tests: a live app records into a flight recorder with
+/// A command for flight-recorder tests: a live app records into a flight recorder with
 /// a short window, dumps it on SIGUSR1 (sent to itself) and on a call, and — if asked — then
 /// crashes inside an action, so that the crash dump can be checked too.
 struct RecordFlight: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "record-flight",
-    abstract: "Record into a flight recorder, dump it on a signal and a call, maybe crash.",
-    shouldDisplay: false
+    commandName: "flight",
+    abstract: "Record into a flight recorder, dump it on a signal and a call, maybe crash."
   )
 
   @Option(help: "The folder for signal.trace, dump.trace and crash.trace.")
