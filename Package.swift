@@ -9,6 +9,7 @@ let package = Package(
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
     .library(name: "Scheduling", targets: ["Scheduling"]),
+    .library(name: "SchedulingTesting", targets: ["SchedulingTesting"]),
     .library(name: "VirtualTime", targets: ["VirtualTime"]),
     .library(name: "VirtualTimeTesting", targets: ["VirtualTimeTesting"]),
     .library(name: "TraceFormat", targets: ["TraceFormat"]),
@@ -30,6 +31,9 @@ let package = Package(
   targets: [
     // Stage 1: the scheduler abstraction and its live and immediate families.
     .target(name: "Scheduling"),
+    // Test support for live schedulers: `waitUntil` (woken by each finished action, no polling)
+    // and `Locked`. Apart, as swift-nio keeps its test helpers, so apps need not link it.
+    .target(name: "SchedulingTesting", dependencies: ["Scheduling"]),
     // Stage 1b: a simulated clock and its schedulers, for deterministic tests.
     .target(
       name: "VirtualTime",
@@ -84,7 +88,7 @@ let package = Package(
     // on one timeline. Plain Swift over the reader, the replay model and the findings.
     .target(name: "Sharing", dependencies: ["Analysis", "Replay", "TraceFormat"]),
     // The seeds' example programs, written against `SchedulerFactory`; used by tests and recordings.
-    .target(name: "Examples", dependencies: ["Scheduling"]),
+    .target(name: "Examples", dependencies: ["Scheduling", "SchedulingTesting"]),
     // The command-line tool: thin commands over the library modules.
     .executableTarget(
       name: "chronoscope",
@@ -98,13 +102,15 @@ let package = Package(
     .executableTarget(
       name: "chronoscope-examples",
       dependencies: [
-        "Examples", "Recording", "Scheduling", "VirtualTime",
+        "Examples", "Recording", "Scheduling", "SchedulingTesting", "VirtualTime",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
     .testTarget(
-      name: "SchedulingTests", dependencies: ["Scheduling", "VirtualTime", "Recording", "Examples"]),
-    .testTarget(name: "ExamplesTests", dependencies: ["Examples", "Scheduling"]),
+      name: "SchedulingTests",
+      dependencies: ["Scheduling", "SchedulingTesting", "VirtualTime", "Recording", "Examples"]),
+    .testTarget(
+      name: "ExamplesTests", dependencies: ["Examples", "Scheduling", "SchedulingTesting"]),
     .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat", "TestSupport"]),
     .testTarget(name: "ReplayTests", dependencies: ["Replay", "TraceFormat", "TestSupport"]),
     .testTarget(name: "AnalysisTests", dependencies: ["Analysis", "Replay", "TraceFormat"]),
@@ -112,7 +118,7 @@ let package = Package(
       name: "SharingTests",
       dependencies: [
         "Sharing", "Analysis", "Replay", "TraceFormat", "TestSupport", "Examples", "Recording",
-        "Scheduling", "VirtualTime",
+        "Scheduling", "SchedulingTesting", "VirtualTime",
       ]),
     .testTarget(
       name: "InspectorTests",
@@ -123,13 +129,14 @@ let package = Package(
     .testTarget(
       name: "RecordingTests",
       dependencies: [
-        "Recording", "TraceFormat", "Scheduling", "VirtualTime", "TestSupport", "Replay",
-        "Analysis", "chronoscope-examples",
+        "Recording", "TraceFormat", "Scheduling", "SchedulingTesting", "VirtualTime",
+        "TestSupport", "Replay", "Analysis", "chronoscope-examples",
       ]),
     .testTarget(
       name: "VirtualTimeTests",
       dependencies: [
-        "VirtualTime", "VirtualTimeTesting", "Scheduling", "Examples", "TestSupport",
+        "VirtualTime", "VirtualTimeTesting", "Scheduling", "SchedulingTesting", "Examples",
+        "TestSupport",
       ]),
     // Helpers shared by the test targets that run the built binary.
     .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -1,4 +1,5 @@
 import Scheduling
+import SchedulingTesting
 
 /// A small app that keeps several queues busy, for recordings and demos: a database queue, a
 /// network pool, a cache, main; a heartbeat and a poller; bursts of requests, each with a

@@ -1,4 +1,5 @@
 import Scheduling
+import SchedulingTesting
 
 /// A small app that gets timing wrong in every way `chronoscope check` looks for, for recordings
 /// and tests: a main queue blocked long enough to hang (with work due behind it), timers made late

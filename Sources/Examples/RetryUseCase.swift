@@ -1,4 +1,5 @@
 import Scheduling
+import SchedulingTesting
 
 /// Retries an operation once, `delay` after a failure is reported: the seeds' example of code
 /// that schedules work for later.

@@ -1,4 +1,5 @@
 import Scheduling
+import SchedulingTesting
 
 /// An example whose work did not finish before its deadline.
 public struct ExampleTimedOut: Error, CustomStringConvertible {

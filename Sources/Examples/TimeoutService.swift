@@ -1,4 +1,5 @@
 import Scheduling
+import SchedulingTesting
 
 /// Runs asynchronous work with a time limit: the "Testing actions over time" article's example.
 ///

@@ -12,11 +12,12 @@ import Synchronization
 /// go of the work on cancel, so what the closure captured is released at once — not when the
 /// work would have been due — and a timer whose closure captures its owner does not keep it.
 ///
-/// The class is open so that a scheduler can keep its own bookkeeping in the handle it returns
-/// (the virtual clock does: one allocation per action instead of two); everything on it is final.
-// @unchecked Sendable: its own state is an atomic and a mutex; subclasses must keep theirs
-// immutable or guarded, and say how.
-open class SchedulerTask: @unchecked Sendable {
+/// Not open: a handle's state is this module's to guard (its `Sendable` conformance is checked by
+/// hand), so other modules cannot subclass it. A scheduler that keeps its bookkeeping in the
+/// handle (the virtual clock: one allocation per action instead of two) makes a ``SlotTask``.
+// @unchecked Sendable: its own state is an atomic and a mutex; the subclasses in this module keep
+// theirs immutable or guarded, and say how.
+public class SchedulerTask: @unchecked Sendable {
   private let cancelled = Atomic<Bool>(false)
   /// Whether the work already ran to completion when the handle was made (inline schedulers):
   /// cancelling can change nothing, so decorators need not watch it.
@@ -43,12 +44,6 @@ open class SchedulerTask: @unchecked Sendable {
 
   /// Makes a handle with no one to tell yet, finished or not: what this module's schedulers
   /// call, with nothing to wrap.
-  ///
-  /// Internal, not `package`: a subclass in another module (the virtual clock's) calls
-  /// ``init(onCancel:)`` with nil, which makes the same handle. For a designated initializer it
-  /// can see but does not override, the compiler gives such a subclass a stub that traps, and
-  /// Swift 6.3 warns "function call causes an infinite recursion" at the subclass, in every
-  /// package that builds Chronoscope as a dependency.
   init(finished: Bool) {
     onCancel = Mutex(nil)
     isFinished = finished
@@ -79,7 +74,7 @@ open class SchedulerTask: @unchecked Sendable {
   /// Called once, on the thread that first calls ``cancel()``, after the observers: a subclass
   /// that holds the work lets go of it here. The work may be running on another thread at that
   /// moment; it finishes with its own reference.
-  open func didCancel() {}
+  func didCancel() {}
 
   /// Adds `handler` to what runs on the first ``cancel()``; runs it at once if that has happened.
   ///
@@ -124,6 +119,30 @@ open class SchedulerTask: @unchecked Sendable {
 
   /// A handle for work that has already finished; cancelling it does nothing.
   package static func finished() -> SchedulerTask { SchedulerTask(finished: true) }
+}
+
+/// What a ``SlotTask`` tells when it is cancelled: the scheduler that keeps the work in a slot.
+package protocol SlotOwner: AnyObject, Sendable {
+  /// Cancels the work in `slot` if the slot still holds the work given `ticket`.
+  func cancelSlot(_ slot: UInt32, ticket: UInt64)
+}
+
+/// The handle of a scheduler that keeps its work in numbered slots (the virtual clock): one
+/// allocation per action, holding what cancelling needs and nothing that running reads.
+// @unchecked Sendable (as its superclass): every stored property is immutable.
+package final class SlotTask: SchedulerTask, @unchecked Sendable {
+  private let owner: any SlotOwner
+  private let slot: UInt32
+  private let ticket: UInt64
+
+  package init(owner: any SlotOwner, slot: UInt32, ticket: UInt64) {
+    self.owner = owner
+    self.slot = slot
+    self.ticket = ticket
+    super.init(finished: false)
+  }
+
+  override func didCancel() { owner.cancelSlot(slot, ticket: ticket) }
 }
 
 /// Something told when a ``SchedulerTask`` is cancelled.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -26,7 +27,7 @@ package enum TestFailure {
   package static var reachesXCTest: Bool { xctFail != nil }
 
   /// Where failures go instead, while set (the tests of the stand-ins themselves).
-  package static let override = Locked<(@Sendable (String, StaticString, UInt) -> Void)?>(nil)
+  package static let override = Mutex<(@Sendable (String, StaticString, UInt) -> Void)?>(nil)
 
   /// Where failures of the code running in this task — and the tasks it starts — go: set by a
   /// test host's integration (the Swift Testing trait `.virtualTime` records them as issues of
@@ -36,7 +37,7 @@ package enum TestFailure {
   /// Fails the running test at `file`:`line` with `message`: the task's ``reporter`` if set,
   /// else XCTest's `XCTFail` when XCTest is loaded, else a line on standard error.
   package static func report(_ message: String, file: StaticString, line: UInt) {
-    if let override = override.value {
+    if let override = override.withLock({ $0 }) {
       override(message, file, line)
     } else if let reporter {
       reporter(message, file, line)

@@ -41,5 +41,5 @@ package final class WorkTask: SchedulerTask, @unchecked Sendable {
   /// Whether the handle still holds its work.
   package var holdsWork: Bool { work.withLock { $0.work != nil } }
 
-  override package func didCancel() { work.withLock { $0.work = nil } }
+  override func didCancel() { work.withLock { $0.work = nil } }
 }

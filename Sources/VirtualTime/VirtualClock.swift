@@ -45,7 +45,7 @@ import Synchronization
 ///
 /// - Complexity: scheduling and firing are O(log n) for n pending actions; cancelling is O(1)
 ///   (a cancelled action is dropped when it reaches the front of the queue).
-public final class VirtualClock: Sendable {
+public final class VirtualClock: SlotOwner {
   private let state: Mutex<State>
 
   /// Makes a clock at `start` (zero by default).
@@ -206,7 +206,7 @@ public final class VirtualClock: Sendable {
         work, on: scheduler, interval: interval.map { max($0, 1) } ?? 0, callSite: callSite,
         due: saturated(saturated(state.now, max(delay, 0)), jitter))
     }
-    return Action(clock: self, handle)
+    return SlotTask(owner: self, slot: handle.slot, ticket: handle.ticket)
   }
 
   /// Queues `work` on `scheduler`, due at `instant` ns (at least now, as the clock reads when it
@@ -221,13 +221,14 @@ public final class VirtualClock: Sendable {
       return state.add(
         work, on: scheduler, interval: 0, callSite: callSite, due: saturated(instant, jitter))
     }
-    return Action(clock: self, handle)
+    return SlotTask(owner: self, slot: handle.slot, ticket: handle.ticket)
   }
 
-  /// Cancels the work `handle` names, if it is still queued or running, and lets go of it
-  /// outside the lock: what it captured may do anything when it goes, even use this clock.
-  fileprivate func cancel(_ handle: SlotHandle) {
-    let work = state.withLock { $0.cancel(handle) }
+  /// Cancels the work in `slot` if it still holds the work given `ticket` (queued or running),
+  /// and lets go of it outside the lock: what it captured may do anything when it goes, even
+  /// use this clock. What the handles this clock returns (``SlotTask``s) call on cancel.
+  package func cancelSlot(_ slot: UInt32, ticket: UInt64) {
+    let work = state.withLock { $0.cancel(SlotHandle(slot: slot, ticket: ticket)) }
     withExtendedLifetime(work) {}
   }
 
@@ -322,24 +323,6 @@ public final class VirtualClock: Sendable {
 // MARK: - State
 
 extension VirtualClock {
-  /// The handle a caller gets back for one piece of scheduled work. The work itself lives in the
-  /// clock's slot table, not here: running it never touches this object, and a handle its caller
-  /// drops is freed at once instead of waiting in the queue (one small, short-lived allocation
-  /// per action, which the allocator hands straight back for the next).
-  // @unchecked Sendable (as its superclass): every stored property is immutable.
-  final class Action: SchedulerTask, @unchecked Sendable {
-    private let clock: VirtualClock
-    private let handle: SlotHandle
-
-    init(clock: VirtualClock, _ handle: SlotHandle) {
-      self.clock = clock
-      self.handle = handle
-      super.init(onCancel: nil)
-    }
-
-    override func didCancel() { clock.cancel(handle) }
-  }
-
   /// Which slot a piece of work was given, and the ticket that tells it from the work the slot
   /// holds after it is freed and given again: a stale handle cancels nothing.
   struct SlotHandle {

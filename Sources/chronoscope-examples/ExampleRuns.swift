@@ -2,6 +2,7 @@ import Examples
 import Foundation
 import Recording
 import Scheduling
+import SchedulingTesting
 import VirtualTime
 
 /// The bodies of the recordable examples. Live ones run on real queues and wait for their work

@@ -1,5 +1,6 @@
 import Examples
 import Scheduling
+import SchedulingTesting
 import XCTest
 
 final class ContactLoaderTests: XCTestCase {

@@ -1,6 +1,7 @@
 import Examples
 import Foundation
 import Scheduling
+import SchedulingTesting
 import XCTest
 
 final class MessageLoaderTests: XCTestCase {

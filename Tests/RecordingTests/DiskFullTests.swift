@@ -1,6 +1,7 @@
 import Foundation
 import Recording
 import Scheduling
+import SchedulingTesting
 import TestSupport
 import TraceFormat
 import XCTest

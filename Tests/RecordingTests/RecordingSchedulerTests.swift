@@ -1,5 +1,6 @@
 import Foundation
 import Scheduling
+import SchedulingTesting
 import TraceFormat
 import VirtualTime
 import XCTest

@@ -3,6 +3,7 @@ import Foundation
 import Recording
 import Replay
 import Scheduling
+import SchedulingTesting
 import TraceFormat
 import XCTest
 

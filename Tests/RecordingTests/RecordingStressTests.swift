@@ -1,5 +1,6 @@
 import Foundation
 import Scheduling
+import SchedulingTesting
 import TestSupport
 import TraceFormat
 import XCTest

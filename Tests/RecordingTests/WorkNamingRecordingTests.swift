@@ -1,6 +1,7 @@
 import Foundation
 import Replay
 import Scheduling
+import SchedulingTesting
 import TestSupport
 import TraceFormat
 import VirtualTime

@@ -1,5 +1,6 @@
 import Foundation
 import Scheduling
+import SchedulingTesting
 import XCTest
 
 /// Work due at an absolute instant, and repeating work whose first run comes sooner (or later)

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Scheduling
+import SchedulingTesting
 import VirtualTime
 import XCTest
 

@@ -1,6 +1,7 @@
 import Examples
 import Foundation
 import Scheduling
+import SchedulingTesting
 import XCTest
 
 /// `waitUntil`, the condition-driven wait the live contract relies on.

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Scheduling
+import SchedulingTesting
 import XCTest
 
 /// The scheduler contract, written once and checked against every family.

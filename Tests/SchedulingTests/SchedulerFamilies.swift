@@ -1,6 +1,7 @@
 import Foundation
 import Recording
 import Scheduling
+import SchedulingTesting
 import VirtualTime
 
 /// A family of schedulers the contract suite runs against, with what it can and cannot do.

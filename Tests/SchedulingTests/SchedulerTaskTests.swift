@@ -1,4 +1,5 @@
 import Scheduling
+import SchedulingTesting
 import XCTest
 
 /// The cancellation handle on its own: no scheduler, no waiting.

@@ -1,4 +1,5 @@
 import Scheduling
+import SchedulingTesting
 import XCTest
 
 /// Stand-ins that fail the test using them, at the call that scheduled.

@@ -1,4 +1,5 @@
 import Scheduling
+import SchedulingTesting
 import Testing
 import XCTest
 

@@ -1,5 +1,6 @@
 import Examples
 import Scheduling
+import SchedulingTesting
 import Synchronization
 import VirtualTime
 import XCTest

@@ -1,4 +1,5 @@
 import Foundation
+import Scheduling
 
 /// Waits until `condition` holds or `timeout` passes, and says which happened.
 ///
