@@ -2,6 +2,15 @@ import Foundation
 import TestSupport
 import XCTest
 
+#if canImport(Glibc)
+  import Glibc
+  /// `kill(2)`, which the session's own `kill()` hides inside the type.
+  private let sendSignal = Glibc.kill
+#elseif canImport(Darwin)
+  import Darwin
+  private let sendSignal = Darwin.kill
+#endif
+
 /// A program running in its own tmux server, for end-to-end tests of the terminal UI: type keys,
 /// read the screen, resize, and see how it exited.
 ///
@@ -93,7 +102,7 @@ final class TmuxSession {
   ///
   /// - Throws: ``Failure`` when the program cannot be found (it has already ended).
   func signalProgram(_ signal: Int32) throws {
-    Glibc.kill(try programID(), signal)
+    _ = sendSignal(try programID(), signal)
   }
 
   /// The process id of the program (the child of the pane's shell).
@@ -102,10 +111,17 @@ final class TmuxSession {
   func programID() throws -> pid_t {
     let shell = try run(["display-message", "-p", "-t", "s", "#{pane_pid}"]).output
       .trimmingCharacters(in: .whitespacesAndNewlines)
-    // Linux lists a process's children here; the pane's shell has one while the program runs.
-    let children =
-      (try? String(
-        contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)) ?? ""
+    // The pane's shell has one child while the program runs. Linux lists it under /proc;
+    // elsewhere (macOS) pgrep finds it.
+    #if os(Linux)
+      let children =
+        (try? String(
+          contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)) ?? ""
+    #else
+      let children =
+        (try? CommandRun.program(URL(fileURLWithPath: "/usr/bin/pgrep"), ["-P", shell]).output)?
+        .replacingOccurrences(of: "\n", with: " ") ?? ""
+    #endif
     guard let child = children.split(separator: " ").first.flatMap({ pid_t($0) }) else {
       throw Failure(description: "no program runs in the pane (shell \(shell))")
     }
