@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The scheduling and recording tests under ThreadSanitizer, in their own build folder.
+# What runs in parallel, under ThreadSanitizer, in its own build folder: the schedulers, the
+# recorder, the virtual clocks (async one included) and the parallel trace reader.
 #
 #   scripts/tsan.sh [extra swift test arguments]
 #
@@ -14,7 +15,8 @@ export CHRONOSCOPE_TIME_SCALE="${CHRONOSCOPE_TIME_SCALE:-10}"
 export CHRONOSCOPE_SANITIZER=thread
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-swift test --sanitize=thread --build-path .build-tsan --filter 'SchedulingTests|RecordingTests' "$@" 2>&1 | tee "$log"
+swift test --sanitize=thread --build-path .build-tsan \
+  --filter 'SchedulingTests|RecordingTests|VirtualTimeTests|ParallelReadingTests|TraceParserTests' "$@" 2>&1 | tee "$log"
 races=$(grep -c "WARNING: ThreadSanitizer" "$log" || true)
 echo "ThreadSanitizer reports (after suppressions): $races"
 [ "$races" -eq 0 ]

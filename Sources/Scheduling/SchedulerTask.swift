@@ -28,8 +28,8 @@ public class SchedulerTask: @unchecked Sendable {
   ///
   /// Held retained by hand, not as an `AnyObject?`: a mutex of a plain word costs nothing to
   /// destroy, where `Mutex<AnyObject?>`'s deinit went through `Optional`'s generic value witness
-  /// (with a metadata lookup) for every handle, nil or not — 60 of the virtual clock's 1,800
-  /// instructions per action, by callgrind.
+  /// (with a metadata lookup) for every handle, nil or not (measured: Benchmarks/README.md,
+  /// "Figures behind the code").
   private let onCancel: Mutex<Unmanaged<AnyObject>?>
 
   /// Makes a handle.

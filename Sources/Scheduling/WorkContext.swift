@@ -49,8 +49,8 @@ public struct WorkContext: Sendable, Hashable {
   /// - Complexity: A load until the process first enters a scope; a task-local lookup after.
   public static var current: WorkContext? {
     // Until a scope has been entered no task or thread can hold a context, and the recorder's
-    // read on every schedule costs one load instead of a task-local lookup (about 160
-    // instructions, callgrind). Relaxed is enough: a thread that holds a context entered its
+    // read on every schedule costs one load instead of a task-local lookup (Benchmarks/README.md,
+    // "Figures behind the code"). Relaxed is enough: a thread that holds a context entered its
     // scope itself, or inherited it from a task whose start ordered the store before it.
     isInUse.load(ordering: .relaxed) ? scope : nil
   }

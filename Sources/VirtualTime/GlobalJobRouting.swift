@@ -99,7 +99,8 @@ package enum GlobalJobRouting {
   ///
   /// A POSIX key read directly rather than Scheduling's generic `ThreadLocal`: the hook reads it
   /// for every job enqueued with no task running, and the generic path, unspecialised across the
-  /// module boundary, cost ~1,500 instructions per read (callgrind) where this costs a few dozen.
+  /// module boundary, costs tens of times more per read (Benchmarks/README.md, "Figures behind
+  /// the code").
   /// A thread that never drove a clock has no box, and the hook allocates none.
   private static let threadClocksKey: pthread_key_t = {
     var key = pthread_key_t()

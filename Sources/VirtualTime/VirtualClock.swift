@@ -354,7 +354,7 @@ extension VirtualClock {
 
   /// An action taken to run: a struct, not a tuple, because a closure inside a tuple that comes
   /// out of `withLock`'s generic result is wrapped in a reabstraction thunk on the way out and
-  /// back, two allocations per action (callgrind); inside a struct it is not touched. Not
+  /// back, two allocations per action; inside a struct it is not touched. Not
   /// copyable, so that it is only ever moved and borrowed: a copy retains what it holds.
   struct DueAction: ~Copyable {
     let slot: UInt32
