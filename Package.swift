@@ -29,15 +29,18 @@ let package = Package(
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
   ],
   targets: [
+    // Small algorithms every stage shares: saturating arithmetic (values from files and callers
+    // never trap) and the one binary search. Package API only; depends on nothing.
+    .target(name: "CoreAlgorithms"),
     // Stage 1: the scheduler abstraction and its live and immediate families.
-    .target(name: "Scheduling"),
+    .target(name: "Scheduling", dependencies: ["CoreAlgorithms"]),
     // Test support for live schedulers: `waitUntil` (woken by each finished action, no polling)
     // and `Locked`. Apart, as swift-nio keeps its test helpers, so apps need not link it.
     .target(name: "SchedulingTesting", dependencies: ["Scheduling"]),
     // Stage 1b: a simulated clock and its schedulers, for deterministic tests.
     .target(
       name: "VirtualTime",
-      dependencies: ["CPrefetch", "Scheduling"]
+      dependencies: ["CoreAlgorithms", "CPrefetch", "Scheduling"]
     ),
     // The Swift Testing trait `.virtualTime`: a clock per test, its failures recorded as issues.
     // Apart, so that only test targets that want it link Swift Testing (the toolchain's own).
@@ -45,7 +48,7 @@ let package = Package(
     // A cache prefetch hint, which Swift cannot spell: the virtual clock's next slot.
     .target(name: "CPrefetch"),
     // Stage 3: the trace file format — events, encoder, and the strict streaming reader.
-    .target(name: "TraceFormat"),
+    .target(name: "TraceFormat", dependencies: ["CoreAlgorithms"]),
     // Stage 2: the recording decorator and the trace writer.
     .target(
       name: "Recording",
@@ -61,13 +64,14 @@ let package = Package(
     .target(
       name: "Replay",
       dependencies: [
-        "CMalloc", "TraceFormat", .product(name: "HeapModule", package: "swift-collections"),
+        "CMalloc", "CoreAlgorithms", "TraceFormat",
+        .product(name: "HeapModule", package: "swift-collections"),
       ]),
     // glibc's malloc_trim, which Swift's Glibc module lacks: a replay that took a trace's events
     // hands back what its preparing freed.
     .target(name: "CMalloc"),
     // Stage 6: the screen model — styled cells drawn from replay state; no terminal code.
-    .target(name: "Screen"),
+    .target(name: "Screen", dependencies: ["CoreAlgorithms"]),
     // Stage 7: the terminal — ncursesw through a system-library shim, and a thin adapter that
     // copies a screen grid to it and turns keys into events. No pkgConfig: see the shim header.
     .systemLibrary(name: "CNCursesW", path: "Sources/CNCursesW"),
@@ -80,13 +84,17 @@ let package = Package(
     .target(
       name: "Analysis",
       dependencies: [
-        "Replay", "TraceFormat", .product(name: "HeapModule", package: "swift-collections"),
+        "CoreAlgorithms", "Replay", "TraceFormat",
+        .product(name: "HeapModule", package: "swift-collections"),
       ]),
     // The inspector's logic: UI state, key handling and views, from replay state to a screen.
-    .target(name: "Inspector", dependencies: ["Analysis", "Replay", "Screen", "TraceFormat"]),
+    .target(
+      name: "Inspector",
+      dependencies: ["Analysis", "CoreAlgorithms", "Replay", "Screen", "TraceFormat"]),
     // Sharing traces: export to other tools, redaction, slices, differences, several processes
     // on one timeline. Plain Swift over the reader, the replay model and the findings.
-    .target(name: "Sharing", dependencies: ["Analysis", "Replay", "TraceFormat"]),
+    .target(
+      name: "Sharing", dependencies: ["Analysis", "CoreAlgorithms", "Replay", "TraceFormat"]),
     // The seeds' example programs, written against `SchedulerFactory`; used by tests and recordings.
     .target(name: "Examples", dependencies: ["Scheduling", "SchedulingTesting"]),
     // The command-line tool: thin commands over the library modules.
@@ -111,6 +119,7 @@ let package = Package(
       dependencies: ["Scheduling", "SchedulingTesting", "VirtualTime", "Recording", "Examples"]),
     .testTarget(
       name: "ExamplesTests", dependencies: ["Examples", "Scheduling", "SchedulingTesting"]),
+    .testTarget(name: "CoreAlgorithmsTests", dependencies: ["CoreAlgorithms"]),
     .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat", "TestSupport"]),
     .testTarget(name: "ReplayTests", dependencies: ["Replay", "TraceFormat", "TestSupport"]),
     .testTarget(name: "AnalysisTests", dependencies: ["Analysis", "Replay", "TraceFormat"]),

@@ -1,3 +1,4 @@
+import CoreAlgorithms
 import Replay
 
 /// Why a run began late: from when it was due to when it began, what held it up, in stretches

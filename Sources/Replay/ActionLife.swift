@@ -1,3 +1,5 @@
+import CoreAlgorithms
+
 /// The whole life of one action, from its events: for the inspector's detail view.
 public struct ActionLife: Sendable, Equatable {
   /// One run of the action.

@@ -1,3 +1,4 @@
+import CoreAlgorithms
 import TraceFormat
 
 /// What the trace says about one action when it was scheduled; the rest of its life is found

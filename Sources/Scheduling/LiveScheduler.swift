@@ -1,3 +1,4 @@
+import CoreAlgorithms
 import Dispatch
 import Foundation
 
@@ -136,7 +137,6 @@ public final class LiveScheduler: Scheduler {
 
   private static func deadline(after delay: Duration, from now: UInt64) -> UInt64 {
     let nanoseconds = max(delay.clampedNanoseconds, 0)
-    let (due, overflow) = now.addingReportingOverflow(UInt64(nanoseconds))
-    return overflow ? .max : due
+    return now.adding(saturating: UInt64(nanoseconds))
   }
 }

@@ -1,3 +1,5 @@
+import CoreAlgorithms
+
 /// An instant on a scheduler's clock, for work due at an absolute time (swift-nio's
 /// `scheduleTask(deadline:)`, Combine's `schedule(after:)` with a date).
 ///
@@ -17,9 +19,8 @@ public struct SchedulerInstant: Sendable, Hashable, Comparable, CustomStringConv
 
   /// The instant `duration` later (saturating at the ends of the range).
   public static func + (instant: SchedulerInstant, duration: Duration) -> SchedulerInstant {
-    let (sum, overflow) = instant.nanoseconds.addingReportingOverflow(duration.clampedNanoseconds)
-    guard overflow else { return SchedulerInstant(nanoseconds: sum) }
-    return SchedulerInstant(nanoseconds: duration < .zero ? .min : .max)
+    SchedulerInstant(
+      nanoseconds: instant.nanoseconds.adding(saturating: duration.clampedNanoseconds))
   }
 
   /// The instant `duration` earlier (saturating at the ends of the range).
@@ -29,10 +30,7 @@ public struct SchedulerInstant: Sendable, Hashable, Comparable, CustomStringConv
 
   /// How long from `earlier` to `later` (saturating).
   public static func - (later: SchedulerInstant, earlier: SchedulerInstant) -> Duration {
-    let (difference, overflow) = later.nanoseconds.subtractingReportingOverflow(
-      earlier.nanoseconds)
-    guard overflow else { return .nanoseconds(difference) }
-    return .nanoseconds(later.nanoseconds < earlier.nanoseconds ? Int64.min : Int64.max)
+    .nanoseconds(later.nanoseconds.subtracting(saturating: earlier.nanoseconds))
   }
 
   public static func < (lhs: SchedulerInstant, rhs: SchedulerInstant) -> Bool {

@@ -1,3 +1,5 @@
+import CoreAlgorithms
+
 /// A screen's worth of styled cells: what every view draws into, and what the terminal adapter
 /// copies to the terminal.
 ///
@@ -41,8 +43,7 @@ public struct ScreenGrid: Sendable, Equatable {
     _ text: some StringProtocol, row: Int, column: Int, style: Style = .plain, limit: Int? = nil
   ) -> Int {
     guard row >= 0, row < height, column < width else { return column }
-    let (reach, overflow) = column.addingReportingOverflow(max(limit ?? width, 0))
-    let end = overflow ? width : min(width, reach)
+    let end = min(width, column.adding(saturating: max(limit ?? width, 0)))
     var x = max(column, 0)
     for grapheme in TextWidth.sanitized(text) {
       let columns = TextWidth.columns(of: grapheme)

@@ -1,3 +1,4 @@
+import CoreAlgorithms
 import Foundation
 import Scheduling
 import Synchronization
@@ -328,7 +329,8 @@ public final class VirtualAsyncClock: Clock, Sendable {
   /// sleeper or action also lets the main actor run what that made runnable there: what main-actor
   /// code under test needs, whichever thread and isolation the test runs on.
   public nonisolated(nonsending) func advance(by duration: Duration) async {
-    let target = saturatedSum(clock.now.clampedNanoseconds, max(duration.clampedNanoseconds, 0))
+    let target = clock.now.clampedNanoseconds.adding(
+      saturating: max(duration.clampedNanoseconds, 0))
     try? await move(to: target, maxSteps: .max, horizon: nil)
   }
 
@@ -581,11 +583,6 @@ struct TaskOrigin: Sendable {
   }
 
   @TaskLocal static var current: TaskOrigin?
-}
-
-private func saturatedSum(_ a: Int64, _ b: Int64) -> Int64 {
-  let (sum, overflow) = a.addingReportingOverflow(b)
-  return overflow ? (b > 0 ? .max : .min) : sum
 }
 
 /// A task started by ``VirtualAsyncClock/task(name:fileID:line:function:_:)``: its outcome,

@@ -1,4 +1,5 @@
 import CPrefetch
+import CoreAlgorithms
 import Scheduling
 import Synchronization
 
@@ -91,7 +92,8 @@ public final class VirtualClock: SlotOwner {
   /// Moves time forward by `duration`, running everything that falls due on the way.
   public func advance(by duration: Duration) {
     advance(
-      toNanoseconds: saturated(state.withLock { $0.now }, max(duration.clampedNanoseconds, 0)))
+      toNanoseconds: state.withLock { $0.now }.adding(
+        saturating: max(duration.clampedNanoseconds, 0)))
   }
 
   /// Work that takes `duration` of virtual time: moves time forward without running anything,
@@ -176,7 +178,7 @@ public final class VirtualClock: SlotOwner {
     by duration: Duration, epsilon: Duration = .microseconds(1), justBefore: () -> Void,
     justAfter: () -> Void
   ) {
-    let target = saturated(state.withLock { $0.now }, max(duration.clampedNanoseconds, 0))
+    let target = state.withLock { $0.now }.adding(saturating: max(duration.clampedNanoseconds, 0))
     advance(toNanoseconds: target - min(max(epsilon.clampedNanoseconds, 1), target))
     justBefore()
     advance(toNanoseconds: target)
@@ -204,7 +206,7 @@ public final class VirtualClock: SlotOwner {
       let jitter = delay > 0 || interval != nil ? state.nextJitter() : 0
       return state.add(
         work, on: scheduler, interval: interval.map { max($0, 1) } ?? 0, callSite: callSite,
-        due: saturated(saturated(state.now, max(delay, 0)), jitter))
+        due: state.now.adding(saturating: max(delay, 0)).adding(saturating: jitter))
     }
     return SlotTask(owner: self, slot: handle.slot, ticket: handle.ticket)
   }
@@ -219,7 +221,8 @@ public final class VirtualClock: SlotOwner {
       // A timer in the future is as late as the clock's jitter makes any timer.
       let jitter = instant > state.now ? state.nextJitter() : 0
       return state.add(
-        work, on: scheduler, interval: 0, callSite: callSite, due: saturated(instant, jitter))
+        work, on: scheduler, interval: 0, callSite: callSite,
+        due: instant.adding(saturating: jitter))
     }
     return SlotTask(owner: self, slot: handle.slot, ticket: handle.ticket)
   }
@@ -473,7 +476,7 @@ extension VirtualClock {
       guard slots[index].work != nil else { return free(action.slot) }
       // A next run past the end of time (the clock saturated there) never comes: not re-queued,
       // or the clock would run it at the same instant for ever.
-      let next = saturated(saturated(now, slots[index].interval), nextJitter())
+      let next = now.adding(saturating: slots[index].interval).adding(saturating: nextJitter())
       if next > now { push(action.slot, due: next) } else { free(action.slot) }
     }
 
@@ -516,11 +519,4 @@ private final class BorrowedWork: @unchecked Sendable {
     work?()
   }
   func release() { work = nil }
-}
-
-/// `time + span`, stopping at the ends of `Int64` instead of wrapping: work an hour or `.max`
-/// away stays in the future however far the clock has run.
-private func saturated(_ time: Int64, _ span: Int64) -> Int64 {
-  let (sum, overflow) = time.addingReportingOverflow(span)
-  return overflow ? (span > 0 ? .max : .min) : sum
 }
