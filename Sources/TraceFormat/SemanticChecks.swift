@@ -10,19 +10,19 @@ struct SemanticChecks {
   }
 
   /// What is known of one action so far: its flags and the highest run number that began.
-  private struct ActionState {
+  private struct CheckedAction {
     var flags: ActionFlags = []
     var lastRun: UInt32 = 0
 
-    static let empty = ActionState()
+    static let empty = CheckedAction()
   }
 
   // Action ids are handed out densely from 1, so an array indexed by id is the fast path; the
   // dictionary holds ids beyond it. The array grows at most to twice its size at a time, so a
   // hostile id such as 60,000,000 costs one dictionary entry, not a huge array.
   private static let denseLimit = 1 << 26
-  private var dense: [ActionState] = []
-  private var sparse: [UInt32: ActionState] = [:]
+  private var dense: [CheckedAction] = []
+  private var sparse: [UInt32: CheckedAction] = [:]
   /// Where a window's history starts (a slice's or a flight recorder dump's `slice_from_ns`):
   /// lines up to it are context, which may skip the runs of a repeating action that the window
   /// let go of.
@@ -32,7 +32,7 @@ struct SemanticChecks {
   /// definition is never taken back, so an id once known stays known.)
   private var knownSchedulers: [Bool] = []
 
-  private mutating func withState<R>(_ action: UInt32, _ body: (inout ActionState) -> R) -> R {
+  private mutating func withState<R>(_ action: UInt32, _ body: (inout CheckedAction) -> R) -> R {
     let index = Int(action)
     if index >= dense.count, index < min(dense.count * 2 + 4096, Self.denseLimit) {
       let count = min(max(index + 1, dense.count * 2), Self.denseLimit)
