@@ -305,13 +305,19 @@ extension ReplayEngine {
 
   /// Everything that happened to `action`, from its schedule to the end of the trace.
   ///
-  /// - Complexity: O(events after it was scheduled).
+  /// - Complexity: O(its events + the actions it scheduled or cancelled): they are indexed
+  ///   when the replay is prepared, so what came after it in between is never read.
   public func life(of action: ActionIndex) -> ActionLife {
+    life(of: action, reading: actionEvents.events(of: action).lazy.map { Int($0) })
+  }
+
+  /// `action`'s life from the events at `offsets` (ascending), which must hold every event it
+  /// is made of: ``life(of:)`` reads the indexed ones, and a test every event after the
+  /// action's schedule, to check the index.
+  package func life(of action: ActionIndex, reading offsets: some Sequence<Int>) -> ActionLife {
     var life = ActionLife(action: action)
-    let info = actions[action.int]
-    let start = info.scheduleEvent.offset
     var pendingHop: ThreadID?
-    for offset in start..<events.count {
+    for offset in offsets {
       let event = events[offset]
       guard let subject = event.action else { continue }
       if subject != action {
@@ -352,6 +358,11 @@ extension ReplayEngine {
       }
     }
     return life
+  }
+
+  /// How many events ``life(of:)`` reads for `action`: what bounds its cost, for tests.
+  package func eventsReadForLife(of action: ActionIndex) -> Int {
+    actionEvents.events(of: action).count
   }
 }
 

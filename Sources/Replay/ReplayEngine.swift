@@ -58,6 +58,7 @@ public struct ReplayEngine: Sendable {
   var repeatedBegins: [UInt32: [UInt32]] { prepared.repeatedBegins }
   var firstRuns: [UInt32: UInt32] { prepared.firstRuns }
   var taskSlots: [UInt32] { prepared.taskSlots }
+  var actionEvents: ActionEventIndex { prepared.actionEvents }
   var works: [WorkRecord] { prepared.works }
   var workOfAction: [UInt32: UInt32] { prepared.workOfAction }
   var keyframeInterval: Int { prepared.keyframeInterval }
@@ -114,6 +115,9 @@ public struct ReplayEngine: Sendable {
     /// By action slot, the slot in ``tasks`` of the task it is work of, or `none`; empty when
     /// the trace names no task.
     let taskSlots: [UInt32]
+    /// Each action's own events, its children's schedules and the cancels it made, so that an
+    /// action's life reads those and not every event after it.
+    let actionEvents: ActionEventIndex
     let keyframeInterval: Int
 
     /// Prepares the tables of `trace` (see ``ReplayEngine/init(trace:keyframeInterval:makingKeyframes:progress:)``);
@@ -178,6 +182,9 @@ public struct ReplayEngine: Sendable {
       let history = ReplayEngine.history(
         events: &events, actions: actions, threadSlots: threadSlots,
         progress: progress.map { report in { report(0.8 + 0.2 * $0) } })
+      actionEvents = events.withUnsafeBufferPointer { events in
+        ActionEventIndex(events: events, actions: tables.actions)
+      }
       self.events = events
       onlyBegins = history.onlyBegins
       repeatedBegins = history.repeatedBegins
