@@ -57,10 +57,10 @@ let package = Package(
     .target(
       name: "Replay",
       dependencies: [
-        "CMalloc", "TraceFormat", .product(name: "HeapModule", package: "swift-collections"),
+        "TraceFormat", .product(name: "HeapModule", package: "swift-collections"),
       ]),
-    // glibc's malloc_trim, which Swift's Glibc module lacks: a replay that took a trace's events
-    // hands back what its preparing freed.
+    // glibc's malloc_trim, which Swift's Glibc module lacks: the CLI's inspector hands back what
+    // preparing its replay freed.
     .target(name: "CMalloc"),
     // Stage 6: the screen model — styled cells drawn from replay state; no terminal code.
     .target(name: "Screen"),
@@ -90,7 +90,7 @@ let package = Package(
       name: "chronoscope",
       dependencies: [
         "Scheduling", "VirtualTime", "Recording", "TraceFormat", "Replay", "Analysis", "Screen",
-        "Inspector", "Examples", "Terminal", "Sharing", "CZlib",
+        "Inspector", "Examples", "Terminal", "Sharing", "CZlib", "CMalloc",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

@@ -1,4 +1,3 @@
-import CMalloc
 import TraceFormat
 
 /// Replays a trace on a virtual clock: for any cursor position it answers which actions are
@@ -141,15 +140,13 @@ public struct ReplayEngine: Sendable {
       builder.reserve(events: ordered.count, actions: ordered.count { $0.kind == .schedule })
       ReplayEngine.feed(&ordered, to: builder, handingBack: takingEvents)
       self.init(
-        trace: trace, built: builder, freedEvents: takingEvents,
-        keyframeInterval: keyframeInterval, progress: progress)
+        trace: trace, built: builder, keyframeInterval: keyframeInterval, progress: progress)
     }
 
     /// Prepares the tables of `trace`, whose events `builder` took (`trace.events` is not
-    /// read); `freedEvents` says that memory was handed back on the way, which the allocator
-    /// is then asked to return too.
+    /// read).
     init(
-      trace: Trace, built builder: TablesBuilder, freedEvents: Bool, keyframeInterval: Int,
+      trace: Trace, built builder: TablesBuilder, keyframeInterval: Int,
       progress: ((Double) -> Void)?
     ) {
       header = trace.header
@@ -189,10 +186,6 @@ public struct ReplayEngine: Sendable {
       onlyBegins = history.onlyBegins
       repeatedBegins = history.repeatedBegins
       firstRuns = history.firstRuns
-
-      // What preparing freed (the trace's events, the passes' temporary tables) the allocator
-      // would partly keep: measured, 3 bytes an event on ten million.
-      if freedEvents { _ = chronoscope_release_free_memory() }
 
       let titles = ThreadInfo.titles(
         for: threadIDs.map { (ThreadID(rawValue: $0), trace.threadNames[$0]) })
@@ -265,7 +258,7 @@ public struct ReplayEngine: Sendable {
     // from 0.
     self.init(
       prepared: Prepared(
-        trace: trace, built: builder, freedEvents: true, keyframeInterval: keyframeInterval,
+        trace: trace, built: builder, keyframeInterval: keyframeInterval,
         progress: progress.map { report in { report(max($0 - 0.8, 0) / 0.2 * share) } }),
       makingKeyframes: makingKeyframes, progress: progress)
   }

@@ -1,0 +1,13 @@
+import XCTest
+
+/// What the replay library leaves to the program that uses it.
+final class ReplayDependenciesTests: XCTestCase {
+  /// Handing freed memory back to the system (`malloc_trim`) is a program's choice, which the
+  /// CLI's `view` makes: no initializer of the library does it behind its caller. The C target
+  /// that reaches it is then no dependency of Replay, nor so of this test target.
+  func testReplayLeavesTrimmingTheAllocatorToTheProgram() {
+    #if canImport(CMalloc)
+      XCTFail("Replay depends on CMalloc: a library initializer may trim the allocator")
+    #endif
+  }
+}
