@@ -54,6 +54,7 @@ let package = Package(
     // recorder's writer side of its asymmetric fence.
     .target(name: "CMembarrier"),
     // Stage 5: the replay model — the state of every action and queue at any instant of a trace.
+    // `-Xswiftc -DCHRONOSCOPE_INTERNAL_CHECKS` checks its invariants after every step (slow).
     .target(
       name: "Replay",
       dependencies: [

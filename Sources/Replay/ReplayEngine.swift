@@ -533,7 +533,7 @@ public struct ReplayEngine: Sendable {
     guard position < events.count else { return false }
     apply(position, forward: true)
     position += 1
-    checkCheapInvariants()
+    checkStepInvariants()
     return true
   }
 
@@ -545,7 +545,7 @@ public struct ReplayEngine: Sendable {
     guard position > 0 else { return false }
     position -= 1
     apply(position, forward: false)
-    checkCheapInvariants()
+    checkStepInvariants()
     return true
   }
 

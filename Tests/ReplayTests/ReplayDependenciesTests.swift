@@ -1,3 +1,4 @@
+import Replay
 import XCTest
 
 /// What the replay library leaves to the program that uses it.
@@ -8,6 +9,19 @@ final class ReplayDependenciesTests: XCTestCase {
   func testReplayLeavesTrimmingTheAllocatorToTheProgram() {
     #if canImport(CMalloc)
       XCTFail("Replay depends on CMalloc: a library initializer may trim the allocator")
+    #endif
+  }
+}
+
+/// How the replay checks itself.
+final class ReplayInvariantCheckingTests: XCTestCase {
+  /// A build with `-Xswiftc -DCHRONOSCOPE_INTERNAL_CHECKS` (`scripts/internal-checks.sh`) checks
+  /// after every step; any other build, debug included, keeps its documented complexities.
+  func testEveryStepIsCheckedExactlyInBuildsWithTheChecksFlag() {
+    #if CHRONOSCOPE_INTERNAL_CHECKS
+      XCTAssertTrue(ReplayEngine._isConsistencyCheckingEnabled)
+    #else
+      XCTAssertFalse(ReplayEngine._isConsistencyCheckingEnabled)
     #endif
   }
 }
