@@ -3,39 +3,41 @@
 /// cancels), the schedules of the actions it scheduled, and the cancels it made. What
 /// ``ReplayEngine/life(of:)`` reads instead of every event after the action's schedule.
 ///
-/// Two flat arrays, as the other tables: 4 bytes an action for where its group starts, and 4
-/// bytes a related event (every event of an action but the schedules of actions without a
-/// parent, plus one more for each cancel another action made).
+/// Both tables are packed as the lanes' index is (``PackedOffsets``): the groups follow the
+/// actions in the order they were scheduled, so 64 neighbouring offsets mostly lie close, and
+/// where each group starts ascends. About 2 bytes a related event (every event of an action but
+/// the schedules of actions without a parent, plus one more for each cancel another action
+/// made) and 2 an action.
 struct ActionEventIndex: Sendable {
   /// By action slot, where its group starts in `offsets`; one more entry closes the last.
-  private let starts: [UInt32]
-  private let offsets: [UInt32]
+  private let starts: PackedOffsets
+  private let offsets: PackedOffsets
+  private let actionCount: Int
 
   /// Indexes `events`, whose actions are `actions`.
   ///
-  /// - Complexity: O(n + a) for n events and a actions: two passes over the events.
+  /// - Complexity: O(n + a) for n events and a actions: three passes over the events.
   init(events: UnsafeBufferPointer<ReplayEvent>, actions: [ActionRecord]) {
-    // Counted into the slot after each group's, summed into where each group starts, then each
-    // start advanced past its group while filling: it ends where the next group starts, so the
-    // table moved up one place is the starts, with no second table of cursors.
+    actionCount = actions.count
+    // Counted into the slot after each group's, then summed into where each group starts.
     var starts = [UInt32](repeating: 0, count: actions.count + 1)
     starts.withUnsafeMutableBufferPointer { starts in
       Self.forEachLink(in: events, actions: actions) { owner, _ in starts[owner + 1] &+= 1 }
       for slot in 0..<actions.count { starts[slot + 1] &+= starts[slot] }
     }
-    var offsets = [UInt32](repeating: 0, count: Int(starts[actions.count]))
-    starts.withUnsafeMutableBufferPointer { starts in
-      offsets.withUnsafeMutableBufferPointer { offsets in
+    // Each related event to its group's next place, twice (see `PackedOffsets`).
+    offsets = PackedOffsets(count: Int(starts[actions.count])) { put in
+      var next = starts
+      next.withUnsafeMutableBufferPointer { next in
         Self.forEachLink(in: events, actions: actions) { owner, offset in
-          offsets[Int(starts[owner])] = UInt32(truncatingIfNeeded: offset)
-          starts[owner] &+= 1
+          put(Int(next[owner]), UInt32(truncatingIfNeeded: offset))
+          next[owner] &+= 1
         }
       }
-      for slot in stride(from: actions.count, to: 0, by: -1) { starts[slot] = starts[slot - 1] }
-      if !starts.isEmpty { starts[0] = 0 }
     }
-    self.starts = starts
-    self.offsets = offsets
+    self.starts = PackedOffsets(count: starts.count) { put in
+      for slot in starts.indices { put(slot, starts[slot]) }
+    }
   }
 
   /// Calls `link` with (action slot, event offset) for every event in every group it belongs
@@ -69,12 +71,20 @@ struct ActionEventIndex: Sendable {
 
   /// The offsets of `action`'s related events, ascending.
   ///
-  /// - Complexity: O(1).
-  func events(of action: ActionIndex) -> ArraySlice<UInt32> {
-    guard action.int >= 0, action.int + 1 < starts.count else { return [] }
-    return offsets[Int(starts[action.int])..<Int(starts[action.int + 1])]
+  /// - Complexity: O(1); reading them, O(1) each.
+  func events(of action: ActionIndex) -> some Sequence<Int> {
+    let group =
+      action.int >= 0 && action.int < actionCount
+      ? Int(starts[action.int])..<Int(starts[action.int + 1]) : 0..<0
+    return group.lazy.map { [offsets] in Int(offsets[$0]) }
+  }
+
+  /// How many related events `action` has.
+  func count(of action: ActionIndex) -> Int {
+    guard action.int >= 0, action.int < actionCount else { return 0 }
+    return Int(starts[action.int + 1]) - Int(starts[action.int])
   }
 
   /// The bytes the index takes.
-  var storedBytes: Int { (starts.count + offsets.count) * MemoryLayout<UInt32>.stride }
+  var storedBytes: Int { starts.storedBytes + offsets.storedBytes }
 }

@@ -308,7 +308,7 @@ extension ReplayEngine {
   /// - Complexity: O(its events + the actions it scheduled or cancelled): they are indexed
   ///   when the replay is prepared, so what came after it in between is never read.
   public func life(of action: ActionIndex) -> ActionLife {
-    life(of: action, reading: actionEvents.events(of: action).lazy.map { Int($0) })
+    life(of: action, reading: actionEvents.events(of: action))
   }
 
   /// `action`'s life from the events at `offsets` (ascending), which must hold every event it
@@ -362,8 +362,11 @@ extension ReplayEngine {
 
   /// How many events ``life(of:)`` reads for `action`: what bounds its cost, for tests.
   package func eventsReadForLife(of action: ActionIndex) -> Int {
-    actionEvents.events(of: action).count
+    actionEvents.count(of: action)
   }
+
+  /// The bytes the index ``life(of:)`` reads takes, for tests and benchmarks.
+  package var lifeIndexBytes: Int { actionEvents.storedBytes }
 }
 
 // MARK: - Dense slots, for passes over the events that keep per-queue or per-thread state

@@ -34,7 +34,7 @@ final class ActionEventIndexTests: XCTestCase {
     }
   }
 
-  func testALifeReadsItsOwnEventsNotTheTracesAfterIt() {
+  func testALifeReadsItsOwnEventsNotTheTracesAfterItFromAPackedIndex() {
     // The first action schedules one child and runs once; then 100,000 other actions live and
     // die. Its life costs its begin, its end and its child's schedule.
     func schedule(_ id: UInt32, at time: Int64, parent: UInt32 = 0) -> TraceEvent {
@@ -62,6 +62,8 @@ final class ActionEventIndexTests: XCTestCase {
     let first = ActionIndex(0)
 
     XCTAssertEqual(replay.eventsReadForLife(of: first), 3)
+    // Packed: 2 bytes an offset where 64 neighbours lie close, as they do here (4 unpacked).
+    XCTAssertLessThan(Double(replay.lifeIndexBytes) / Double(replay.eventCount), 2.5)
     XCTAssertEqual(replay.life(of: first).children, [ActionIndex(1)])
     XCTAssertEqual(replay.life(of: first).runs.map(\.ended), [3])
   }
