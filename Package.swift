@@ -61,14 +61,15 @@ let package = Package(
     // recorder's writer side of its asymmetric fence.
     .target(name: "CMembarrier"),
     // Stage 5: the replay model — the state of every action and queue at any instant of a trace.
+    // `-Xswiftc -DCHRONOSCOPE_INTERNAL_CHECKS` checks its invariants after every step (slow).
     .target(
       name: "Replay",
       dependencies: [
-        "CMalloc", "CoreAlgorithms", "TraceFormat",
+        "CoreAlgorithms", "TraceFormat",
         .product(name: "HeapModule", package: "swift-collections"),
       ]),
-    // glibc's malloc_trim, which Swift's Glibc module lacks: a replay that took a trace's events
-    // hands back what its preparing freed.
+    // glibc's malloc_trim, which Swift's Glibc module lacks: the CLI's inspector hands back what
+    // preparing its replay freed.
     .target(name: "CMalloc"),
     // Stage 6: the screen model — styled cells drawn from replay state; no terminal code.
     .target(name: "Screen", dependencies: ["CoreAlgorithms"]),
@@ -102,6 +103,7 @@ let package = Package(
       name: "chronoscope",
       dependencies: [
         "TraceFormat", "Replay", "Analysis", "Screen", "Inspector", "Terminal", "Sharing", "CZlib",
+        "CMalloc",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

@@ -40,9 +40,8 @@ build_variant() {
   mkdir -p "$dir/Modules"
   local deps=".build/debug/Modules"
   local heap=(.build/debug/HeapModule.build/*.swift.o .build/debug/InternalCollectionsUtilities.build/*.swift.o)
-  # CMalloc, the C module Replay imports, is a header and its module map.
   local flags=(-O -wmo -g -DDEBUG -sanitize="$sanitize" -parse-as-library -swift-version 6
-    -package-name chronoscope -I "$dir/Modules" -I "$deps" -I Sources/CMalloc/include)
+    -package-name chronoscope -I "$dir/Modules" -I "$deps")
   local module
   # In dependency order; once one is rebuilt, every later one is too (it imports the new module).
   local stale=0

@@ -693,8 +693,7 @@ extension InspectorApp {
     // Every row has the same seven columns, so that they line up: a mark's text takes the
     // action's and the queue's, which its row leaves empty.
     var lines: [(columns: [PanelColumn], index: EventIndex, isMark: Bool)] = []
-    for row in visibleEvents(rows: rows) {
-      let index = scopedEvent(atRow: row)
+    for index in scopedEvents(onRows: visibleEvents(rows: rows)) {
       let event = replay.event(index)
       var columns = [
         PanelColumn(

@@ -50,8 +50,8 @@ public struct InspectorApp: Sendable {
   var thinnedFor: IdleWindow?
   /// What the lane filter keeps; Pending, Running and Events follow it.
   private(set) var scope = LaneScope.everything
-  /// The events in scope, when a filter is on.
-  private(set) var scopedEvents: [EventIndex]?
+  /// The events in scope, when a filter is on: the Events panel's rows.
+  private(set) var scopedEvents: ScopedEvents?
   /// Each lane's events by kind, for the strips, under each grouping: the one shown first made
   /// with the inspector, the other of by queue and by thread in the background after the
   /// findings (so that `v` does not wait once it is taken; asked for sooner, it is made then), by
@@ -262,9 +262,7 @@ public struct InspectorApp: Sendable {
     orderedLanes = order(lanes)
     showLanes(again: true, keepingSelection: false)
     scope = Lane.scope(of: lanes, grouping: state.grouping, filtered: !state.laneFilter.isEmpty)
-    scopedEvents =
-      scope.isEverything
-      ? nil : replay.eventIndices.filter { scope.contains(replay.event($0), replay) }
+    scopedEvents = scope.isEverything ? nil : strips.events(of: lanes, in: replay)
   }
 
   // MARK: - Input
@@ -652,35 +650,29 @@ public struct InspectorApp: Sendable {
       max(replay.end.adding(saturating: 1), Self.laneSpans.lowerBound), Self.laneSpans.upperBound)
   }
 
-  /// Moves to the next (or previous) event after (before) the current one that `matches`.
-  private mutating func jump(forward: Bool, where matches: (ReplayEvent) -> Bool) -> Bool {
+  /// Moves to the next (or previous) of `events` after (before) the current event.
+  ///
+  /// - Complexity: that of two searches of `events`, and the seek.
+  private mutating func jump(forward: Bool, in events: ScopedEvents) -> Bool {
     state.playing = false
-    if forward {
-      var index = replay.position
-      while index < replay.eventCount, !matches(replay.event(EventIndex(index))) { index += 1 }
-      guard index < replay.eventCount else { return false }
-      seek(index: index + 1)
-    } else {
-      var index = replay.position - 2
-      while index >= 0, !matches(replay.event(EventIndex(index))) { index -= 1 }
-      guard index >= 0 else { return false }
-      seek(index: index + 1)
-    }
+    let found =
+      forward
+      ? events.first(atOrAfter: replay.position) : events.last(before: replay.position - 1)
+    guard let found else { return false }
+    seek(index: found.offset + 1)
     return true
   }
 
   private mutating func stepOnLane(forward: Bool) {
     guard !lanes.isEmpty else { return }
     let lane = lanes[min(state.selected(.lanes), lanes.count - 1)]
-    let scope = Lane.scope(of: [lane], grouping: state.grouping, filtered: true)
-    let replay = self.replay
-    if !jump(forward: forward, where: { scope.contains($0, replay) }) {
+    if !jump(forward: forward, in: strips.events(of: [lane], in: replay)) {
       state.message = "no \(forward ? "later" : "earlier") event on \(lane.name)"
     }
   }
 
   private mutating func jumpToMark(forward: Bool) {
-    if !jump(forward: forward, where: { $0.kind == .mark }) {
+    if !jump(forward: forward, in: strips.marks) {
       state.message = "no \(forward ? "later" : "earlier") mark"
     }
   }
@@ -715,16 +707,10 @@ public struct InspectorApp: Sendable {
   /// The Events panel's row of its last event before `position` (an offset in the whole trace),
   /// or -1 when none is.
   ///
-  /// - Complexity: O(log events).
+  /// - Complexity: O(r log events) for r runs of the kept lanes' events (see `ScopedEvents`).
   func eventRow(before position: Int) -> Int {
     guard let scopedEvents else { return min(position, replay.eventCount) - 1 }
-    var low = 0
-    var high = scopedEvents.count
-    while low < high {
-      let middle = low + (high - low) / 2
-      if scopedEvents[middle].offset < position { low = middle + 1 } else { high = middle }
-    }
-    return low - 1
+    return scopedEvents.count(before: position) - 1
   }
 
   /// The Events panel's row of the current event, or of the last event in scope before the
@@ -732,7 +718,14 @@ public struct InspectorApp: Sendable {
   var currentEventRow: Int { eventRow(before: replay.position) }
 
   /// The event on a row of the Events panel.
-  func scopedEvent(atRow row: Int) -> EventIndex { scopedEvents?[row] ?? EventIndex(row) }
+  func scopedEvent(atRow row: Int) -> EventIndex {
+    scopedEvents?.event(atRow: row) ?? EventIndex(row)
+  }
+
+  /// The events on `rows` of the Events panel, each a row of it.
+  func scopedEvents(onRows rows: Range<Int>) -> [EventIndex] {
+    scopedEvents?.events(onRows: rows) ?? rows.map { EventIndex($0) }
+  }
 
   private mutating func cycleFocus(by delta: Int) {
     let panels = InspectorState.Panel.allCases

@@ -41,7 +41,8 @@ struct LaneScope: Equatable, Sendable {
   var isEverything: Bool { queues == nil && threads == nil && tasks == nil }
 
   /// Whether `event` belongs to a kept lane: its action's queue or task, or the thread it
-  /// happened on.
+  /// happened on. The views read the kept lanes' events through their index (`ScopedEvents`),
+  /// which tests check against this.
   func contains(_ event: ReplayEvent, _ replay: ReplayEngine) -> Bool {
     if let queues {
       guard let action = event.action else { return false }

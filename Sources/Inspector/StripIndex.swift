@@ -40,6 +40,17 @@ struct StripIndex: Sendable {
   /// Whether the trace has marks.
   var hasMarks: Bool { !index.marks.isEmpty }
 
+  /// Every mark, whatever lane it is on.
+  var marks: ScopedEvents { ScopedEvents([index.marks]) }
+
+  /// The events of `lanes`, of every kind.
+  func events(of lanes: [Lane], in replay: ReplayEngine) -> ScopedEvents {
+    ScopedEvents(
+      lanes.compactMap { Self.slot(of: $0.key, in: replay) }.flatMap { slot in
+        TraceEvent.Kind.allCases.map { index.events(lane: slot, kind: $0) }
+      })
+  }
+
   /// Kinds from the most telling down, as ``StripCell`` ranks them.
   private static let kindsByPriority = TraceEvent.Kind.allCases.sorted {
     StripCell($0, future: false).priority > StripCell($1, future: false).priority

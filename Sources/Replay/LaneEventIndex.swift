@@ -79,6 +79,18 @@ package struct LaneEvents: RandomAccessCollection, Sendable {
   package var startIndex: Int { range.lowerBound }
   package var endIndex: Int { range.upperBound }
   package subscript(position: Int) -> UInt32 { offsets[position] }
+
+  /// The first place whose event offset is `offset` or more (`endIndex` if none).
+  ///
+  /// - Complexity: O(log n).
+  package func firstPlace(atOrAfter offset: Int) -> Int {
+    var (low, high) = (startIndex, endIndex)
+    while low < high {
+      let middle = low + (high - low) / 2
+      if Int(self[middle]) < offset { low = middle + 1 } else { high = middle }
+    }
+    return low
+  }
 }
 
 /// Event offsets in 2 bytes each where they can be: the offsets are cut into blocks of 64, and

@@ -1,23 +1,53 @@
+// Invariant checks, as swift-collections makes them (`COLLECTIONS_INTERNAL_CHECKS`): tests call
+// `_checkInvariants()`, and a build with the compiler flag `CHRONOSCOPE_INTERNAL_CHECKS`
+// checks after every step too:
+//
+//     swift test -Xswiftc -DCHRONOSCOPE_INTERNAL_CHECKS --scratch-path .build-checks
+//
+// (`scripts/internal-checks.sh`). The flag is off in every configuration by default, debug
+// included, because those checks make a step cost what stepping from a keyframe costs, which
+// voids the documented complexities. An ordinary debug build keeps an O(1) check per step.
+
 extension ReplayEngine {
+  /// Whether this build checks the replay's invariants after every step
+  /// (`CHRONOSCOPE_INTERNAL_CHECKS`); its documented complexities do not hold then.
+  package static var _isConsistencyCheckingEnabled: Bool {
+    #if CHRONOSCOPE_INTERNAL_CHECKS
+      true
+    #else
+      false
+    #endif
+  }
+
   /// Checks that the live state is exactly what stepping from the start to the cursor builds,
   /// and that the tallies agree with the live sets. Tests call it; it traps on a violation.
   ///
   /// - Complexity: O(position + live actions + queues + threads).
-  public func _checkInvariants() {
+  package func _checkInvariants() {
     checkTallies()
+    checkLive(steppingFrom: Keyframe(emptyLive, at: 0))
+  }
+
+  /// The state before any event.
+  private var emptyLive: LiveState {
+    LiveState(queues: queues.count, threads: threads.count, tasks: tasks.count)
+  }
+
+  /// Checks that stepping from `keyframe` to the cursor builds the live state there.
+  private func checkLive(steppingFrom keyframe: Keyframe) {
     var fresh = self
-    fresh.live = LiveState(queues: queues.count, threads: threads.count, tasks: tasks.count)
-    fresh.position = 0
+    fresh.restore(keyframe)
+    fresh.position = keyframe.position
     while fresh.position < position {
       fresh.apply(fresh.position, forward: true)
       fresh.position += 1
     }
     precondition(
-      fresh.live.pending == live.pending, "pending differs from a replay from the start")
+      fresh.live.pending == live.pending, "pending differs from stepping to the cursor")
     precondition(
-      fresh.live.running == live.running, "running differs from a replay from the start")
+      fresh.live.running == live.running, "running differs from stepping to the cursor")
     precondition(
-      fresh.live.cancelled == live.cancelled, "cancelled differs from a replay from the start")
+      fresh.live.cancelled == live.cancelled, "cancelled differs from stepping to the cursor")
     precondition(
       fresh.live.runningByThread == live.runningByThread, "per-thread running differs")
     precondition(
@@ -25,7 +55,7 @@ extension ReplayEngine {
         && fresh.live.runningByTask == live.runningByTask, "per-task tallies differ")
   }
 
-  /// The checks cheap enough for every step of a debug build: O(queues + threads + live).
+  /// The checks of the tallies against the live sets: O(queues + threads + live).
   func checkTallies() {
     precondition((0...events.count).contains(position), "cursor out of range")
     precondition(live.cancelled.isSubset(of: live.running.keys), "cancelled but not running")
@@ -48,10 +78,20 @@ extension ReplayEngine {
       "per-task pending tallies disagree")
   }
 
-  /// In debug builds, the O(1) checks after every step.
+  /// After every step: with `CHRONOSCOPE_INTERNAL_CHECKS`, the tallies, and the live sets
+  /// against stepping from the last keyframe when one lies within an interval of the cursor
+  /// (so a replay without keyframes is not checked from the start at every step: that would
+  /// make a walk through it quadratic); in other debug builds, an O(1) check.
   @inline(__always)
-  func checkCheapInvariants() {
-    #if DEBUG
+  func checkStepInvariants() {
+    #if CHRONOSCOPE_INTERNAL_CHECKS
+      checkTallies()
+      if let keyframe = keyframes.last(where: { $0.position <= position }),
+        position - keyframe.position <= keyframeInterval
+      {
+        checkLive(steppingFrom: keyframe)
+      }
+    #elseif DEBUG
       precondition(
         position >= 0 && position <= events.count && live.cancelled.count <= live.running.count,
         "replay invariants broken")

@@ -305,13 +305,19 @@ extension ReplayEngine {
 
   /// Everything that happened to `action`, from its schedule to the end of the trace.
   ///
-  /// - Complexity: O(events after it was scheduled).
+  /// - Complexity: O(its events + the actions it scheduled or cancelled): they are indexed
+  ///   when the replay is prepared, so what came after it in between is never read.
   public func life(of action: ActionIndex) -> ActionLife {
+    life(of: action, reading: actionEvents.events(of: action))
+  }
+
+  /// `action`'s life from the events at `offsets` (ascending), which must hold every event it
+  /// is made of: ``life(of:)`` reads the indexed ones, and a test every event after the
+  /// action's schedule, to check the index.
+  package func life(of action: ActionIndex, reading offsets: some Sequence<Int>) -> ActionLife {
     var life = ActionLife(action: action)
-    let info = actions[action.int]
-    let start = info.scheduleEvent.offset
     var pendingHop: ThreadID?
-    for offset in start..<events.count {
+    for offset in offsets {
       let event = events[offset]
       guard let subject = event.action else { continue }
       if subject != action {
@@ -353,6 +359,14 @@ extension ReplayEngine {
     }
     return life
   }
+
+  /// How many events ``life(of:)`` reads for `action`: what bounds its cost, for tests.
+  package func eventsReadForLife(of action: ActionIndex) -> Int {
+    actionEvents.count(of: action)
+  }
+
+  /// The bytes the index ``life(of:)`` reads takes, for tests and benchmarks.
+  package var lifeIndexBytes: Int { actionEvents.storedBytes }
 }
 
 // MARK: - Dense slots, for passes over the events that keep per-queue or per-thread state

@@ -8,7 +8,7 @@ import XCTest
 /// times): stepping to the end and back returns exactly to the start, every position seen on the
 /// way back is the one seen on the way forward, and a seek equals stepping. Seeds are fixed.
 final class ReplayEnginePropertyTests: XCTestCase {
-  private static func randomTrace(_ random: inout SeededGenerator) -> Trace {
+  static func randomTrace(_ random: inout SeededGenerator) -> Trace {
     let actions = UInt32(1 + random.next() % 8)
     func pick<T>(_ values: [T]) -> T { values[Int(random.next() % UInt64(values.count))] }
     var time: Int64 = 0

@@ -1,8 +1,8 @@
 #ifndef CHRONOSCOPE_CMALLOC_H
 #define CHRONOSCOPE_CMALLOC_H
 
-// glibc's malloc_trim, which Swift's Glibc module does not import. A replay that took a trace's
-// events hands back what its preparing freed (Replay/ReplayEngine.swift): glibc keeps freed
+// glibc's malloc_trim, which Swift's Glibc module does not import. The inspector's command hands
+// back what preparing its replay freed (chronoscope/View.swift): glibc keeps freed
 // memory below a threshold that freeing one large block raises to 32 MB, so the temporary
 // tables of a large trace otherwise stay resident.
 
