@@ -32,6 +32,9 @@ let package = Package(
     // Small algorithms every stage shares: saturating arithmetic (values from files and callers
     // never trap) and the one binary search. Package API only; depends on nothing.
     .target(name: "CoreAlgorithms"),
+    // What Swift cannot spell or call: membarrier(2), a prefetch hint, malloc_trim. One C target,
+    // a header each (Sources/CShims/include).
+    .target(name: "CShims"),
     // Stage 1: the scheduler abstraction and its live and immediate families.
     .target(name: "Scheduling", dependencies: ["CoreAlgorithms"]),
     // Test support for live schedulers: `waitUntil` (woken by each finished action, no polling)
@@ -40,26 +43,21 @@ let package = Package(
     // Stage 1b: a simulated clock and its schedulers, for deterministic tests.
     .target(
       name: "VirtualTime",
-      dependencies: ["CoreAlgorithms", "CPrefetch", "Scheduling"]
+      dependencies: ["CoreAlgorithms", "CShims", "Scheduling"]
     ),
     // The Swift Testing trait `.virtualTime`: a clock per test, its failures recorded as issues.
     // Apart, so that only test targets that want it link Swift Testing (the toolchain's own).
     .target(name: "VirtualTimeTesting", dependencies: ["Scheduling", "VirtualTime"]),
-    // A cache prefetch hint, which Swift cannot spell: the virtual clock's next slot.
-    .target(name: "CPrefetch"),
     // Stage 3: the trace file format — events, encoder, and the strict streaming reader.
     .target(name: "TraceFormat", dependencies: ["CoreAlgorithms"]),
     // Stage 2: the recording decorator and the trace writer.
     .target(
       name: "Recording",
       dependencies: [
-        "CMembarrier", "Scheduling", "TraceFormat",
+        "CShims", "Scheduling", "TraceFormat",
         .product(name: "HeapModule", package: "swift-collections"),
       ]
     ),
-    // Linux's membarrier(2), which Swift cannot call through the variadic syscall(2): the
-    // recorder's writer side of its asymmetric fence.
-    .target(name: "CMembarrier"),
     // Stage 5: the replay model — the state of every action and queue at any instant of a trace.
     // `-Xswiftc -DCHRONOSCOPE_INTERNAL_CHECKS` checks its invariants after every step (slow).
     .target(
@@ -68,9 +66,6 @@ let package = Package(
         "CoreAlgorithms", "TraceFormat",
         .product(name: "HeapModule", package: "swift-collections"),
       ]),
-    // glibc's malloc_trim, which Swift's Glibc module lacks: the CLI's inspector hands back what
-    // preparing its replay freed.
-    .target(name: "CMalloc"),
     // Stage 6: the screen model — styled cells drawn from replay state; no terminal code.
     .target(name: "Screen", dependencies: ["CoreAlgorithms"]),
     // Stage 7: the terminal — ncursesw through a system-library shim, and a thin adapter that
@@ -103,7 +98,7 @@ let package = Package(
       name: "chronoscope",
       dependencies: [
         "TraceFormat", "Replay", "Analysis", "Screen", "Inspector", "Terminal", "Sharing", "CZlib",
-        "CMalloc",
+        "CShims",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

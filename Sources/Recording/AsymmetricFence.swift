@@ -1,4 +1,4 @@
-import CMembarrier
+import CShims
 import Synchronization
 
 /// A full memory fence split in two halves of very different cost, for a protocol where one

@@ -1,4 +1,4 @@
-import CPrefetch
+import CShims
 import CoreAlgorithms
 import Scheduling
 import Synchronization

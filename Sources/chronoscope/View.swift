@@ -1,5 +1,5 @@
 import ArgumentParser
-import CMalloc
+import CShims
 import Inspector
 import Replay
 import Terminal

@@ -7,8 +7,8 @@ final class ReplayDependenciesTests: XCTestCase {
   /// CLI's `view` makes: no initializer of the library does it behind its caller. The C target
   /// that reaches it is then no dependency of Replay, nor so of this test target.
   func testReplayLeavesTrimmingTheAllocatorToTheProgram() {
-    #if canImport(CMalloc)
-      XCTFail("Replay depends on CMalloc: a library initializer may trim the allocator")
+    #if canImport(CShims)
+      XCTFail("Replay depends on CShims: a library initializer may trim the allocator")
     #endif
   }
 }

@@ -1,4 +1,4 @@
-#include "CMembarrier.h"
+#include "Membarrier.h"
 
 #if defined(__linux__)
 #include <linux/membarrier.h>

@@ -1,5 +1,5 @@
-#ifndef CHRONOSCOPE_CPREFETCH_H
-#define CHRONOSCOPE_CPREFETCH_H
+#ifndef CHRONOSCOPE_PREFETCH_H
+#define CHRONOSCOPE_PREFETCH_H
 
 // A cache prefetch hint, which Swift has no spelling for. VirtualTime's clock asks for the slot
 // of the work it will run next while it runs the current one (VirtualTime/VirtualClock.swift).

@@ -1,5 +1,5 @@
-#ifndef CHRONOSCOPE_CMEMBARRIER_H
-#define CHRONOSCOPE_CMEMBARRIER_H
+#ifndef CHRONOSCOPE_MEMBARRIER_H
+#define CHRONOSCOPE_MEMBARRIER_H
 
 // Linux's membarrier(2), for the recorder's asymmetric fence (Recording/AsymmetricFence.swift).
 // glibc has no wrapper for it, and Swift cannot call the variadic syscall(2) itself.

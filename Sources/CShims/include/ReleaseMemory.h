@@ -1,5 +1,5 @@
-#ifndef CHRONOSCOPE_CMALLOC_H
-#define CHRONOSCOPE_CMALLOC_H
+#ifndef CHRONOSCOPE_RELEASE_MEMORY_H
+#define CHRONOSCOPE_RELEASE_MEMORY_H
 
 // glibc's malloc_trim, which Swift's Glibc module does not import. The inspector's command hands
 // back what preparing its replay freed (chronoscope/View.swift): glibc keeps freed

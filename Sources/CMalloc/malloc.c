@@ -1,2 +1,0 @@
-// CMalloc is header-only (a static inline function); SwiftPM needs one source file per C target.
-#include "CMalloc.h"
