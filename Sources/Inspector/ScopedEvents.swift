@@ -1,3 +1,4 @@
+import CoreAlgorithms
 import Replay
 
 /// Some lanes' events in trace order, read through the lanes' index (`LaneEventIndex`) rather
@@ -54,12 +55,7 @@ struct ScopedEvents: Sendable {
   /// - Complexity: O(r log n log N) for N events in the trace.
   func event(atRow row: Int) -> EventIndex {
     // The smallest offset with more than `row` of them at or before it.
-    var (low, high) = (0, end)
-    while low < high {
-      let middle = low + (high - low) / 2
-      if count(before: middle + 1) > row { high = middle } else { low = middle + 1 }
-    }
-    return EventIndex(low)
+    EventIndex((0..<end).partitioningIndex { count(before: $0 + 1) > row })
   }
 
   /// The events on `rows`, each within `0..<count`.

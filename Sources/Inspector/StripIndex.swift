@@ -194,11 +194,6 @@ struct StripIndex: Sendable {
       high = min(high + step, end)
     }
     // time(low) < target, and time(high) >= target or high == end.
-    var (lower, upper) = (low + 1, high)
-    while lower < upper {
-      let middle = (lower + upper) / 2
-      if time(middle) < target { lower = middle + 1 } else { upper = middle }
-    }
-    return lower
+    return (low + 1..<high).partitioningIndex { time($0) >= target }
   }
 }

@@ -1,3 +1,4 @@
+import CoreAlgorithms
 import TraceFormat
 
 /// Each lane's events of each kind, in time order, as offsets into the replay's event list:
@@ -84,12 +85,7 @@ package struct LaneEvents: RandomAccessCollection, Sendable {
   ///
   /// - Complexity: O(log n).
   package func firstPlace(atOrAfter offset: Int) -> Int {
-    var (low, high) = (startIndex, endIndex)
-    while low < high {
-      let middle = low + (high - low) / 2
-      if Int(self[middle]) < offset { low = middle + 1 } else { high = middle }
-    }
-    return low
+    (startIndex..<endIndex).partitioningIndex { Int(self[$0]) >= offset }
   }
 }
 

@@ -1,3 +1,5 @@
+import CoreAlgorithms
+
 /// What is live at the replay's cursor: pending and running actions, and per-queue and per-thread
 /// tallies kept up to date by every step, so views read them without scanning.
 struct LiveState: Sendable, Equatable {
@@ -205,12 +207,7 @@ extension ReplayEngine {
 
   /// How many of `begins` (ascending) are below `offset`.
   private static func countBelow(_ offset: Int, in begins: [UInt32]) -> Int {
-    var (low, high) = (0, begins.count)
-    while low < high {
-      let middle = (low + high) / 2
-      if Int(begins[middle]) < offset { low = middle + 1 } else { high = middle }
-    }
-    return low
+    begins.partitioningIndex { Int($0) >= offset }
   }
 
   /// The number of the run begun at `offset`, as the trace numbers it; 0 for none. Runs are

@@ -1,3 +1,4 @@
+import CoreAlgorithms
 import HeapModule
 import TraceFormat
 
@@ -61,11 +62,7 @@ extension ReplayEngine {
   /// - Complexity: O(1), or O(log a) for a actions when their ids ascend as they were scheduled.
   public func index(of id: ActionID) -> ActionIndex? {
     if let indexByID { return indexByID[id.rawValue].map(ActionIndex.init) }
-    var (low, high) = (0, actions.count)
-    while low < high {
-      let middle = low + (high - low) / 2
-      if actions[middle].id.rawValue < id.rawValue { low = middle + 1 } else { high = middle }
-    }
+    let low = (0..<actions.count).partitioningIndex { actions[$0].id.rawValue >= id.rawValue }
     return low < actions.count && actions[low].id == id ? ActionIndex(low) : nil
   }
 
@@ -212,11 +209,7 @@ extension ReplayEngine {
   /// The slot of task `id` in ``tasks``, if the trace names it.
   package func taskSlot(_ id: TaskID) -> Int? {
     // `tasks` is sorted by id.
-    var (low, high) = (0, tasks.count)
-    while low < high {
-      let middle = (low + high) / 2
-      if tasks[middle].id < id { low = middle + 1 } else { high = middle }
-    }
+    let low = (0..<tasks.count).partitioningIndex { tasks[$0].id >= id }
     return low < tasks.count && tasks[low].id == id ? low : nil
   }
 

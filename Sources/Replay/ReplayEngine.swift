@@ -1,3 +1,4 @@
+import CoreAlgorithms
 import TraceFormat
 
 /// Replays a trace on a virtual clock: for any cursor position it answers which actions are
@@ -578,12 +579,6 @@ public struct ReplayEngine: Sendable {
   ///
   /// - Complexity: O(log n).
   public func firstIndex(after time: Int64) -> EventIndex {
-    var low = 0
-    var high = events.count
-    while low < high {
-      let middle = low + (high - low) / 2
-      if events[middle].time <= time { low = middle + 1 } else { high = middle }
-    }
-    return EventIndex(low)
+    EventIndex((0..<events.count).partitioningIndex { events[$0].time > time })
   }
 }
