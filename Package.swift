@@ -46,10 +46,12 @@ let package = Package(
     .target(
       name: "Recording",
       dependencies: [
-        "CMembarrier", "Scheduling", "TraceFormat",
+        "CMembarrier", "FatalSignals", "Scheduling", "TraceFormat",
         .product(name: "HeapModule", package: "swift-collections"),
       ]
     ),
+    // The one chain of crash-signal handlers, on an alternate stack, that Recording and Terminal share.
+    .target(name: "FatalSignals"),
     // Linux's membarrier(2), which Swift cannot call through the variadic syscall(2): the
     // recorder's writer side of its asymmetric fence.
     .target(name: "CMembarrier"),
@@ -67,7 +69,7 @@ let package = Package(
     // Stage 7: the terminal — ncursesw through a system-library shim, and a thin adapter that
     // copies a screen grid to it and turns keys into events. No pkgConfig: see the shim header.
     .systemLibrary(name: "CNCursesW", path: "Sources/CNCursesW"),
-    .target(name: "Terminal", dependencies: ["CNCursesW", "Screen"]),
+    .target(name: "Terminal", dependencies: ["CNCursesW", "FatalSignals", "Screen"]),
     // zlib, for `chronoscope export --gzip` (a system library: no build cost; Debian's
     // zlib1g-dev, which .ci/run installs when missing).
     .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
@@ -98,7 +100,7 @@ let package = Package(
     .executableTarget(
       name: "chronoscope-examples",
       dependencies: [
-        "Examples", "Recording", "Scheduling", "VirtualTime",
+        "Examples", "Recording", "Scheduling", "Screen", "Terminal", "VirtualTime",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

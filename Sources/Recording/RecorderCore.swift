@@ -1,3 +1,4 @@
+import FatalSignals
 import Foundation
 import Scheduling
 import Synchronization
@@ -22,6 +23,8 @@ final class RecorderCore: Sendable {
   private let definitions = LockedDefinitions()
   private let writer: Mutex<TraceWriter>
   private let stopping = Atomic<Bool>(false)
+  /// This core's place in the crash-handler chain, while it is open.
+  private let crashRegistration = Mutex<FatalSignals.Registration?>(nil)
   // Signalled to make the writer flush before its interval is up: on close, and when a thread's
   // buffer is half full.
   private let wakeUp = DispatchSemaphore(value: 0)
@@ -151,6 +154,8 @@ final class RecorderCore: Sendable {
   }
 
   private func makeBuffer() -> ThreadBuffer {
+    // A stack overflow in a recorded action still runs the crash flush.
+    FatalSignals.installAlternateStack()
     let wakeUp = self.wakeUp
     let block = ThreadBuffer.idBlock
     let definitions = self.definitions
@@ -232,8 +237,15 @@ final class RecorderCore: Sendable {
   /// once: the process's exit closes its recorders, and a recorder whose last reference went on
   /// another thread just then could be halfway through closing when the process ended, leaving
   /// its trace without the marker.
+  /// Makes a crash write this core's buffers (see ``CrashFlush``), until it closes.
+  func registerForCrashes() {
+    crashRegistration.withLock { $0 = CrashFlush.register(self) }
+  }
+
   func close() {
-    CrashFlush.unregister(self)
+    if let registration = crashRegistration.withLock({ $0.take() }) {
+      CrashFlush.unregister(registration)
+    }
     if !stopping.exchange(true, ordering: .acquiringAndReleasing) { wakeUp.signal() }
     writer.withLock { writer in
       guard !writer.isClosed else { return }
@@ -323,17 +335,19 @@ final class RecorderCore: Sendable {
   /// buffered and a `crash` line, once. Another thread may be in the middle of a flush — it
   /// keeps running while this thread handles the signal — so this tries the writer's lock and
   /// yields for a while; it gives up if the lock never comes free (the crash hit the writer).
+  /// The definitions (mark names) are only tried: a crash inside `mark` holds their lock.
   func writeAfterCrash(signal: StaticString) {
     guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
-    let thread =
-      pthread_getspecific(bufferKey).map {
-        Unmanaged<ThreadBuffer>.fromOpaque($0).takeUnretainedValue().threadID
-      } ?? 0
-    let time = now()
+    let thread = ThreadIdentity.assignedID()
+    // A virtual clock's `now` may take a lock the crashing thread holds: its crash line takes
+    // the last time buffered instead.
+    let time = clock.isHost ? now() : 0
     for _ in 0..<20_000 {
       let written: Bool? = writer.withLockIfAvailable { writer in
         guard let buffers = buffers.withLockIfAvailable({ $0 }) else { return false }
-        writer.writeAfterCrash(buffers: buffers, signal: signal, thread: thread, time: time)
+        let pending = definitions.withLockIfAvailable { $0 }
+        writer.writeAfterCrash(
+          buffers: buffers, definitions: pending, signal: signal, thread: thread, time: time)
         return true
       }
       if written == true { return }
@@ -363,6 +377,11 @@ final class LockedDefinitions: Sendable {
 
   func withLock<R>(_ body: (inout RecorderCore.Definitions) -> R) -> R {
     state.withLock { body(&$0) }
+  }
+
+  /// The definitions, if their lock is free now: for the crash path.
+  func withLockIfAvailable<R>(_ body: (inout RecorderCore.Definitions) -> R) -> R? {
+    state.withLockIfAvailable { body(&$0) }
   }
 }
 

@@ -96,7 +96,7 @@ public final class TraceRecorder: Sendable {
     self.core = core
     if backgroundWriter { core.startWriterThread(interval: Self.flushInterval) }
     RecorderRegistry.shared.add(core)
-    CrashFlush.register(core)
+    core.registerForCrashes()
   }
 
   deinit { core.close() }

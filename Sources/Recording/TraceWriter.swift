@@ -37,6 +37,9 @@ package struct TraceWriter {
   private var failed = false
   /// Set on the crash path: failures are not reported (that would call the app's code).
   private var crashing = false
+  /// On the crash path, the definitions recorded since the last flush, if their lock was free:
+  /// read in place for the names of marks and works that have no pending entry yet.
+  private var crashDefinitions: RecorderCore.Definitions?
   private var encoder = TraceEncoder()
   /// Events stamped after the last cut, written next time.
   private var carried: [[TraceEvent]] = []
@@ -360,9 +363,11 @@ package struct TraceWriter {
   /// then a `crash` line: the crash path, run from a signal handler. It allocates nothing while
   /// the reserved capacities hold (see ``init(descriptor:path:onError:)``).
   mutating func writeAfterCrash(
-    buffers: [ThreadBuffer], signal: StaticString, thread: UInt32, time: Int64
+    buffers: [ThreadBuffer], definitions: RecorderCore.Definitions?, signal: StaticString,
+    thread: UInt32, time: Int64
   ) {
     crashing = true
+    crashDefinitions = definitions
     if let memory, let crashPath {
       // A flight recorder writes its window to the crash dump, then carries on as a file would.
       let file = crashPath.withUnsafeBufferPointer { name in
@@ -432,10 +437,10 @@ package struct TraceWriter {
     // writes a mark's or a work's name alone.
     if event.kind == .mark {
       if tracksContext { live.note(event) }
-      let mark = pendingMarks.removeValue(forKey: event.site)
+      let mark = pendingMarks.removeValue(forKey: event.site) ?? crashMark(event.site)
       encoder.event(event, mark: crashing ? mark.map { MarkRecord(name: $0.name) } : mark)
     } else if event.kind == .work {
-      let work = pendingWorks.removeValue(forKey: event.site)
+      let work = pendingWorks.removeValue(forKey: event.site) ?? crashWork(event.site)
       if tracksContext { live.note(event, work: work) }
       encoder.event(event, work: crashing ? work.map { WorkRecord(name: $0.name) } : work)
     } else if event.kind == .task {
@@ -449,6 +454,16 @@ package struct TraceWriter {
     eventEnds.append(encoder.bytes.count)
     // Write in chunks, so a big flush never builds one huge buffer.
     if encoder.bytes.count >= 1 << 20 { emit() }
+  }
+
+  /// A mark defined since the last flush, on the crash path (a linear search, allocating nothing).
+  private func crashMark(_ index: UInt32) -> MarkRecord? {
+    crashDefinitions?.marks.first { $0.index == index }?.record
+  }
+
+  /// A named work defined since the last flush, on the crash path.
+  private func crashWork(_ index: UInt32) -> WorkRecord? {
+    crashDefinitions?.works.first { $0.index == index }?.record
   }
 
   /// Writes the definitions `event` refers to that are not in the file yet, dated with it.
