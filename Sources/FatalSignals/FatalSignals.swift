@@ -108,7 +108,8 @@ package enum FatalSignals {
     }
     let page = Int(sysconf(Int32(_SC_PAGESIZE)))
     guard
-      let base = mmap(nil, page + alternateStackSize, PROT_READ | PROT_WRITE,
+      let base = mmap(
+        nil, page + alternateStackSize, PROT_READ | PROT_WRITE,
         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), base != MAP_FAILED
     else { return }
     // A guard page below: a handler that overflows the alternate stack faults instead of

@@ -30,7 +30,8 @@ final class CrashFlushTests: XCTestCase {
     child.waitUntilExit()
     deadline.cancel()
     if let signal {
-      XCTAssertEqual(child.terminationReason, .uncaughtSignal, "\(arguments)", file: file, line: line)
+      XCTAssertEqual(
+        child.terminationReason, .uncaughtSignal, "\(arguments)", file: file, line: line)
       XCTAssertEqual(
         child.terminationStatus, signal, "\(arguments) died of its signal", file: file, line: line)
     }
@@ -53,12 +54,14 @@ final class CrashFlushTests: XCTestCase {
     let crash = try XCTUnwrap(trace.crash, "\(path): a crash line", file: file, line: line)
     XCTAssertEqual(crash.signal, name, file: file, line: line)
     if let crashingThread {
-      XCTAssertEqual(crash.thread, crashingThread, "\(path): the crashing thread", file: file, line: line)
+      XCTAssertEqual(
+        crash.thread, crashingThread, "\(path): the crashing thread", file: file, line: line)
       return trace
     }
     // The mark comes just before the crashing action is scheduled; its schedule and begin
     // follow, and it never ends.
-    let mark = try XCTUnwrap(trace.events.lastIndex { $0.kind == .mark }, path, file: file, line: line)
+    let mark = try XCTUnwrap(
+      trace.events.lastIndex { $0.kind == .mark }, path, file: file, line: line)
     let crashing = try XCTUnwrap(
       trace.events[mark...].first { $0.kind == .schedule }?.action, "\(path): the schedule",
       file: file, line: line)

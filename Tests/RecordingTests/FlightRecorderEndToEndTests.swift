@@ -16,7 +16,8 @@ final class FlightRecorderEndToEndTests: XCTestCase {
     addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
     let child = Process()
     child.executableURL = try ProductsDirectory.executable("chronoscope-examples")
-    child.arguments = ["flight", "--output", folder.path] + (crash ? ["--crash", "--crash-way", way] : [])
+    child.arguments =
+      ["flight", "--output", folder.path] + (crash ? ["--crash", "--crash-way", way] : [])
     child.environment = ProcessInfo.processInfo.environment.merging([
       "SWIFT_BACKTRACE": "enable=no"
     ]) { $1 }
