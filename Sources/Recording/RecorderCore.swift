@@ -57,8 +57,9 @@ final class RecorderCore: Sendable {
         errno == ENXIO ? "it is a FIFO nobody reads" : String(cString: strerror(errno))
       throw .cannotOpen(path: path, reason: reason)
     }
-    // Writes block as usual from here (on the writer's thread, not the app's).
-    _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+    // It stays non-blocking: a FIFO whose reader stops would otherwise hold the writer, and the
+    // app's exit behind it, for ever. The writer waits a bounded time for room instead (see
+    // `TraceWriter.stallLimit`).
     let header = Self.header(clock: clock, metadata: metadata, reproducible: reproducible)
     var writer =
       rotation.map {

@@ -1,0 +1,29 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// A trace written into a FIFO whose reader stops reading: the recorder waits a bounded time for
+/// it, then says so once and lets the app end, instead of holding its exit for ever.
+final class StalledReaderTests: XCTestCase {
+  func testAFIFOWhoseReaderStopsNeverHoldsTheAppsExit() throws {
+    let folder = try temporaryFolder("stalled")
+    let fifo = folder.appendingPathComponent("trace.fifo").path
+    XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+    // A reader that opens the FIFO and never reads: the recorder's writes fill it.
+    let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+    XCTAssertGreaterThanOrEqual(reader, 0)
+    defer { close(reader) }
+    // `timeout` ends a child that hangs (status 124), so a regression fails instead of hanging.
+    let (status, _, text) = try CommandRun.program(
+      URL(fileURLWithPath: "/usr/bin/env"),
+      [
+        "timeout", "60", try ProductsDirectory.executable("chronoscope-examples").path, "stress",
+        "--output", fifo, "--seconds", "0.3",
+      ])
+    XCTAssertEqual(status, 0, text)
+    XCTAssertEqual(
+      text.components(separatedBy: "chronoscope: writing \(fifo) failed").count - 1, 1,
+      "said once: \(text)")
+    XCTAssertTrue(text.contains("the reader took nothing for"), text)
+  }
+}
