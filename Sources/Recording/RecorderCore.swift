@@ -256,6 +256,9 @@ final class RecorderCore: Sendable {
     RecorderRegistry.shared.remove(self)
   }
 
+  /// Moves the action-id counter on to `value` (for tests of the ids' wrap-around).
+  func skipActionIDs(to value: UInt64) { actionIDs.skip(to: value) }
+
   /// Whether closing (or the crash path) has begun: for tests.
   var isStopping: Bool { stopping.load(ordering: .acquiring) }
 
@@ -328,6 +331,7 @@ final class RecorderCore: Sendable {
     }
     writer.define(definitions)
     writer.write(runs: runs, upTo: cutoff, dropped: dropped)
+    if actionIDs.needsLiveIDs, let live = writer.liveActionIDs { actionIDs.noteLive(live) }
     writer.reserveForCrash(
       maxActionID: actionIDs.reserved &+ 4 &* ThreadBuffer.idBlock, threads: runs.count)
   }
@@ -359,16 +363,62 @@ final class RecorderCore: Sendable {
 
 /// The recorder's shared action-id counter, from which threads take blocks of ids. A class of
 /// its own so that thread buffers can hold it without holding the recorder.
+///
+/// Ids are 32 bits in a trace, and a long-running recording hands out more: the count itself is
+/// 64 bits, and the ids go round. So that ids never repeat within a file that keeps them (a
+/// flight recorder's dump, a rotated file), a block is skipped when it would hold id 0 ("no
+/// action") or, once the ids have gone round, an id that an action still live holds (a timer
+/// scheduled long ago): the writer tells the counter which ones (``noteLive(_:)``). Two actions
+/// four billion ids apart can still meet in a flight window that holds both, which no realistic
+/// window does.
 final class ActionIDCounter: Sendable {
-  private let next = Atomic<UInt32>(0)
+  private let next = Atomic<UInt64>(0)
+  /// The live actions' ids, sorted, once the ids are about to go round (see ``needsLiveIDs``).
+  private let live = Mutex<[UInt32]>([])
 
   /// Reserves `count` ids and returns the one before the first (ids start at 1).
+  ///
+  /// - Complexity: O(1) until the ids first go round; then O(log live actions) a block.
   func reserve(_ count: UInt32) -> UInt32 {
-    next.add(count, ordering: .relaxed).newValue &- count
+    while true {
+      let end = next.add(UInt64(count), ordering: .relaxed).newValue
+      let start = end &- UInt64(count)
+      let first = UInt32(truncatingIfNeeded: start)
+      if UInt32(truncatingIfNeeded: end) == 0 { continue }
+      if start >> 32 != 0, holdsLiveID(from: first &+ 1, count: count) { continue }
+      return first
+    }
+  }
+
+  private func holdsLiveID(from first: UInt32, count: UInt32) -> Bool {
+    live.withLock { ids in
+      var low = 0
+      var high = ids.count
+      while low < high {
+        let middle = (low + high) / 2
+        if ids[middle] < first { low = middle + 1 } else { high = middle }
+      }
+      return low < ids.count && ids[low] - first < count
+    }
   }
 
   /// The highest id handed out so far.
-  var reserved: UInt32 { next.load(ordering: .relaxed) }
+  var reserved: UInt32 { UInt32(truncatingIfNeeded: next.load(ordering: .relaxed)) }
+
+  /// Whether the ids are within a few million of going round, or went round: from then on, the
+  /// writer reports the live actions after each flush.
+  var needsLiveIDs: Bool { next.load(ordering: .relaxed) >= (1 << 32) - (1 << 24) }
+
+  /// The ids of the actions live now (in any order), which blocks handed out later must avoid.
+  func noteLive(_ ids: [UInt32]) {
+    let sorted = ids.sorted()
+    live.withLock { $0 = sorted }
+  }
+
+  /// Moves the counter on to `value`, so that tests reach the ids' wrap-around quickly.
+  func skip(to value: UInt64) {
+    next.store(value, ordering: .relaxed)
+  }
 }
 
 /// The definitions waiting to be written, shared by the core and the thread buffers (which

@@ -117,6 +117,11 @@ public final class TraceRecorder: Sendable {
   /// so that a recorder the app never holds still ends its trace with a `close` line.
   public func closeAtExit() { RecorderRegistry.shared.closeAtExit(core) }
 
+  /// Moves the recorder's action-id counter on to `value`, so that a test reaches the point
+  /// where 32-bit ids go round without recording four billion actions. Threads use up the ids
+  /// they already took first.
+  package func skipActionIDs(to value: UInt64) { core.skipActionIDs(to: value) }
+
   /// Counts so far: events written to the file and events dropped.
   public var counts: (written: Int64, dropped: Int64) { core.counts }
 }

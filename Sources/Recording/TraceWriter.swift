@@ -236,6 +236,11 @@ package struct TraceWriter {
     emit()
   }
 
+  /// The ids of the actions live now, for a writer that keeps the recorder's ids (a flight
+  /// recorder, a rotating file): new ids must not repeat them (see `ActionIDCounter`). Nil for a
+  /// file that numbers actions itself.
+  var liveActionIDs: [UInt32]? { keepsIDs ? live.ids : nil }
+
   /// Takes scheduler and call-site definitions and mark texts; each is written with the first
   /// event that needs it.
   mutating func define(_ definitions: RecorderCore.Definitions) {
