@@ -642,8 +642,8 @@ package struct TraceWriter {
         return nil
       }
       line.bytes.removeAll(keepingCapacity: true)
-      line.writeFailed(
-        time: lastTime, dropped: dropped + Int64(eventEnds.count - kept), reason: reason)
+      // Readers add up the `dropped` lines: this one counts this write's lines that are lost.
+      line.writeFailed(time: lastTime, dropped: Int64(eventEnds.count - kept), reason: reason)
       if writeAll(descriptor, line.bytes) { return kept }
       _ = ftruncate(descriptor, cut)
       guard kept > 0 else { return kept }
