@@ -27,3 +27,35 @@ final class StalledReaderTests: XCTestCase {
     XCTAssertTrue(text.contains("the reader took nothing for"), text)
   }
 }
+
+extension StalledReaderTests {
+  func testAFIFOWhoseReaderGoesAwayStopsTheRecordingNotTheApp() throws {
+    let folder = try temporaryFolder("gone")
+    let fifo = folder.appendingPathComponent("trace.fifo").path
+    XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+    let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+    XCTAssertGreaterThanOrEqual(reader, 0)
+    let child = Process()
+    child.executableURL = try ProductsDirectory.executable("chronoscope-examples")
+    child.arguments = ["stress", "--output", fifo, "--seconds", "0.5"]
+    let output = Pipe()
+    child.standardOutput = output
+    child.standardError = output
+    try child.run()
+    // Take the header, then go away: the recorder's next write finds no reader. (A read before
+    // the child opened its end would find nothing; the poll waits for the header, bounded so
+    // that a child that fails to open fails the test instead of hanging it.)
+    var ready = pollfd(fd: reader, events: Int16(POLLIN), revents: 0)
+    XCTAssertEqual(poll(&ready, 1, 60_000), 1)
+    var byte: UInt8 = 0
+    XCTAssertEqual(read(reader, &byte, 1), 1)
+    close(reader)
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    child.waitUntilExit()
+    XCTAssertEqual(child.terminationReason, .exit, "no SIGPIPE: \(text)")
+    XCTAssertEqual(child.terminationStatus, 0, text)
+    XCTAssertEqual(
+      text.components(separatedBy: "chronoscope: writing \(fifo) failed").count - 1, 1,
+      "said once: \(text)")
+  }
+}
