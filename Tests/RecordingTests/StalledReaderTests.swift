@@ -5,13 +5,18 @@ import XCTest
 /// A trace written into a FIFO whose reader stops reading: the recorder waits a bounded time for
 /// it, then says so once and lets the app end, instead of holding its exit for ever.
 final class StalledReaderTests: XCTestCase {
-  func testAFIFOWhoseReaderStopsNeverHoldsTheAppsExit() throws {
-    let folder = try temporaryFolder("stalled")
-    let fifo = folder.appendingPathComponent("trace.fifo").path
+  /// A new FIFO, and its read end opened without waiting for a writer.
+  private func fifoWithReader() throws -> (path: String, reader: Int32) {
+    let fifo = try temporaryFolder("fifo").appendingPathComponent("trace.fifo").path
     XCTAssertEqual(mkfifo(fifo, 0o600), 0)
-    // A reader that opens the FIFO and never reads: the recorder's writes fill it.
     let reader = open(fifo, O_RDONLY | O_NONBLOCK)
     XCTAssertGreaterThanOrEqual(reader, 0)
+    return (fifo, reader)
+  }
+
+  func testAFIFOWhoseReaderStopsNeverHoldsTheAppsExit() throws {
+    // A reader that opens the FIFO and never reads: the recorder's writes fill it.
+    let (fifo, reader) = try fifoWithReader()
     defer { close(reader) }
     // `timeout` ends a child that hangs (status 124), so a regression fails instead of hanging.
     let (status, _, text) = try CommandRun.program(
@@ -30,11 +35,7 @@ final class StalledReaderTests: XCTestCase {
 
 extension StalledReaderTests {
   func testAFIFOWhoseReaderGoesAwayStopsTheRecordingNotTheApp() throws {
-    let folder = try temporaryFolder("gone")
-    let fifo = folder.appendingPathComponent("trace.fifo").path
-    XCTAssertEqual(mkfifo(fifo, 0o600), 0)
-    let reader = open(fifo, O_RDONLY | O_NONBLOCK)
-    XCTAssertGreaterThanOrEqual(reader, 0)
+    let (fifo, reader) = try fifoWithReader()
     let child = Process()
     child.executableURL = try ProductsDirectory.executable("chronoscope-examples")
     child.arguments = ["stress", "--output", fifo, "--seconds", "0.5"]
