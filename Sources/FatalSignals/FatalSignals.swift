@@ -204,20 +204,28 @@ nonisolated(unsafe) private let previousActions = UnsafeMutablePointer<sigaction
 // Each thread's alternate stack (its mapping's base, guard page included), freed as it ends.
 nonisolated(unsafe) private let stackKey: pthread_key_t = {
   var key = pthread_key_t()
-  pthread_key_create(&key) { base in
-    guard let base else { return }
-    let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-    var current = stack_t()
-    // Only a stack that is still this thread's is taken down.
-    if sigaltstack(nil, &current) == 0, current.ss_sp == base + page {
-      var disable = stack_t()
-      disable.ss_flags = Int32(SS_DISABLE)
-      sigaltstack(&disable, nil)
+  #if canImport(Darwin)
+    pthread_key_create(&key) { freeAlternateStack($0) }
+  #else
+    pthread_key_create(&key) { base in
+      if let base { freeAlternateStack(base) }
     }
-    munmap(base, page + FatalSignals.alternateStackSize)
-  }
+  #endif
   return key
 }()
+
+/// Takes down and frees an ending thread's alternate stack (`base` is its mapping's start).
+private func freeAlternateStack(_ base: UnsafeMutableRawPointer) {
+  let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+  var current = stack_t()
+  // Only a stack that is still this thread's is taken down.
+  if sigaltstack(nil, &current) == 0, current.ss_sp == base + page {
+    var disable = stack_t()
+    disable.ss_flags = Int32(SS_DISABLE)
+    sigaltstack(&disable, nil)
+  }
+  munmap(base, page + FatalSignals.alternateStackSize)
+}
 
 private func fatalSignalHandler(
   _ signal: Int32, _ info: UnsafeMutablePointer<siginfo_t>?, _ context: UnsafeMutableRawPointer?
