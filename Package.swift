@@ -54,10 +54,13 @@ let package = Package(
     .target(
       name: "Recording",
       dependencies: [
-        "CShims", "Scheduling", "TraceFormat",
+        "CShims", "FatalSignals", "Scheduling", "TraceFormat",
         .product(name: "HeapModule", package: "swift-collections"),
       ]
     ),
+    // The one chain of crash-signal handlers, on an alternate stack, that Recording and Terminal
+    // share.
+    .target(name: "FatalSignals"),
     // Stage 5: the replay model — the state of every action and queue at any instant of a trace.
     // `-Xswiftc -DCHRONOSCOPE_INTERNAL_CHECKS` checks its invariants after every step (slow).
     .target(
@@ -71,7 +74,7 @@ let package = Package(
     // Stage 7: the terminal — ncursesw through a system-library shim, and a thin adapter that
     // copies a screen grid to it and turns keys into events. No pkgConfig: see the shim header.
     .systemLibrary(name: "CNCursesW", path: "Sources/CNCursesW"),
-    .target(name: "Terminal", dependencies: ["CNCursesW", "Screen"]),
+    .target(name: "Terminal", dependencies: ["CNCursesW", "FatalSignals", "Screen"]),
     // zlib, for `chronoscope export --gzip` (a system library: no build cost; Debian's
     // zlib1g-dev, which .ci/run installs when missing).
     .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
@@ -107,7 +110,8 @@ let package = Package(
     .executableTarget(
       name: "chronoscope-examples",
       dependencies: [
-        "Examples", "Recording", "Scheduling", "SchedulingTesting", "VirtualTime",
+        "Examples", "Recording", "Scheduling", "SchedulingTesting", "Screen", "Terminal",
+        "VirtualTime",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

@@ -118,6 +118,9 @@ struct LiveActions {
 
   var count: Int { lives.count }
 
+  /// The live actions' ids, in no order.
+  var ids: [UInt32] { Array(lives.keys) }
+
   /// Follows `event` (with the file's action ids); `work` is what a `work` event names.
   mutating func note(_ event: TraceEvent, work: WorkRecord? = nil, taskName: String? = nil) {
     let action = event.action

@@ -1,3 +1,4 @@
+import FatalSignals
 import Foundation
 import Scheduling
 import Synchronization
@@ -22,6 +23,8 @@ final class RecorderCore: Sendable {
   private let definitions = LockedDefinitions()
   private let writer: Mutex<TraceWriter>
   private let stopping = Atomic<Bool>(false)
+  /// This core's place in the crash-handler chain, while it is open.
+  private let crashRegistration = Mutex<FatalSignals.Registration?>(nil)
   // Signalled to make the writer flush before its interval is up: on close, and when a thread's
   // buffer is half full.
   private let wakeUp = DispatchSemaphore(value: 0)
@@ -54,8 +57,9 @@ final class RecorderCore: Sendable {
         errno == ENXIO ? "it is a FIFO nobody reads" : String(cString: strerror(errno))
       throw .cannotOpen(path: path, reason: reason)
     }
-    // Writes block as usual from here (on the writer's thread, not the app's).
-    _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+    // It stays non-blocking: a FIFO whose reader stops would otherwise hold the writer, and the
+    // app's exit behind it, for ever. The writer waits a bounded time for room instead (see
+    // `TraceWriter.stallLimit`).
     let header = Self.header(clock: clock, metadata: metadata, reproducible: reproducible)
     var writer =
       rotation.map {
@@ -151,6 +155,8 @@ final class RecorderCore: Sendable {
   }
 
   private func makeBuffer() -> ThreadBuffer {
+    // A stack overflow in a recorded action still runs the crash flush.
+    FatalSignals.installAlternateStack()
     let wakeUp = self.wakeUp
     let block = ThreadBuffer.idBlock
     let definitions = self.definitions
@@ -232,8 +238,15 @@ final class RecorderCore: Sendable {
   /// once: the process's exit closes its recorders, and a recorder whose last reference went on
   /// another thread just then could be halfway through closing when the process ended, leaving
   /// its trace without the marker.
+  /// Makes a crash write this core's buffers (see ``CrashFlush``), until it closes.
+  func registerForCrashes() {
+    crashRegistration.withLock { $0 = CrashFlush.register(self) }
+  }
+
   func close() {
-    CrashFlush.unregister(self)
+    if let registration = crashRegistration.withLock({ $0.take() }) {
+      CrashFlush.unregister(registration)
+    }
     if !stopping.exchange(true, ordering: .acquiringAndReleasing) { wakeUp.signal() }
     writer.withLock { writer in
       guard !writer.isClosed else { return }
@@ -242,6 +255,9 @@ final class RecorderCore: Sendable {
     }
     RecorderRegistry.shared.remove(self)
   }
+
+  /// Moves the action-id counter on to `value` (for tests of the ids' wrap-around).
+  func skipActionIDs(to value: UInt64) { actionIDs.skip(to: value) }
 
   /// Whether closing (or the crash path) has begun: for tests.
   var isStopping: Bool { stopping.load(ordering: .acquiring) }
@@ -315,6 +331,7 @@ final class RecorderCore: Sendable {
     }
     writer.define(definitions)
     writer.write(runs: runs, upTo: cutoff, dropped: dropped)
+    if actionIDs.needsLiveIDs, let live = writer.liveActionIDs { actionIDs.noteLive(live) }
     writer.reserveForCrash(
       maxActionID: actionIDs.reserved &+ 4 &* ThreadBuffer.idBlock, threads: runs.count)
   }
@@ -323,17 +340,19 @@ final class RecorderCore: Sendable {
   /// buffered and a `crash` line, once. Another thread may be in the middle of a flush — it
   /// keeps running while this thread handles the signal — so this tries the writer's lock and
   /// yields for a while; it gives up if the lock never comes free (the crash hit the writer).
+  /// The definitions (mark names) are only tried: a crash inside `mark` holds their lock.
   func writeAfterCrash(signal: StaticString) {
     guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
-    let thread =
-      pthread_getspecific(bufferKey).map {
-        Unmanaged<ThreadBuffer>.fromOpaque($0).takeUnretainedValue().threadID
-      } ?? 0
-    let time = now()
+    let thread = ThreadIdentity.assignedID()
+    // A virtual clock's `now` may take a lock the crashing thread holds: its crash line takes
+    // the last time buffered instead.
+    let time = clock.isHost ? now() : 0
     for _ in 0..<20_000 {
       let written: Bool? = writer.withLockIfAvailable { writer in
         guard let buffers = buffers.withLockIfAvailable({ $0 }) else { return false }
-        writer.writeAfterCrash(buffers: buffers, signal: signal, thread: thread, time: time)
+        let pending = definitions.withLockIfAvailable { $0 }
+        writer.writeAfterCrash(
+          buffers: buffers, definitions: pending, signal: signal, thread: thread, time: time)
         return true
       }
       if written == true { return }
@@ -344,16 +363,62 @@ final class RecorderCore: Sendable {
 
 /// The recorder's shared action-id counter, from which threads take blocks of ids. A class of
 /// its own so that thread buffers can hold it without holding the recorder.
+///
+/// Ids are 32 bits in a trace, and a long-running recording hands out more: the count itself is
+/// 64 bits, and the ids go round. So that ids never repeat within a file that keeps them (a
+/// flight recorder's dump, a rotated file), a block is skipped when it would hold id 0 ("no
+/// action") or, once the ids have gone round, an id that an action still live holds (a timer
+/// scheduled long ago): the writer tells the counter which ones (``noteLive(_:)``). Two actions
+/// four billion ids apart can still meet in a flight window that holds both, which no realistic
+/// window does.
 final class ActionIDCounter: Sendable {
-  private let next = Atomic<UInt32>(0)
+  private let next = Atomic<UInt64>(0)
+  /// The live actions' ids, sorted, once the ids are about to go round (see ``needsLiveIDs``).
+  private let live = Mutex<[UInt32]>([])
 
   /// Reserves `count` ids and returns the one before the first (ids start at 1).
+  ///
+  /// - Complexity: O(1) until the ids first go round; then O(log live actions) a block.
   func reserve(_ count: UInt32) -> UInt32 {
-    next.add(count, ordering: .relaxed).newValue &- count
+    while true {
+      let end = next.add(UInt64(count), ordering: .relaxed).newValue
+      let start = end &- UInt64(count)
+      let first = UInt32(truncatingIfNeeded: start)
+      if UInt32(truncatingIfNeeded: end) == 0 { continue }
+      if start >> 32 != 0, holdsLiveID(from: first &+ 1, count: count) { continue }
+      return first
+    }
+  }
+
+  private func holdsLiveID(from first: UInt32, count: UInt32) -> Bool {
+    live.withLock { ids in
+      var low = 0
+      var high = ids.count
+      while low < high {
+        let middle = (low + high) / 2
+        if ids[middle] < first { low = middle + 1 } else { high = middle }
+      }
+      return low < ids.count && ids[low] - first < count
+    }
   }
 
   /// The highest id handed out so far.
-  var reserved: UInt32 { next.load(ordering: .relaxed) }
+  var reserved: UInt32 { UInt32(truncatingIfNeeded: next.load(ordering: .relaxed)) }
+
+  /// Whether the ids are within a few million of going round, or went round: from then on, the
+  /// writer reports the live actions after each flush.
+  var needsLiveIDs: Bool { next.load(ordering: .relaxed) >= (1 << 32) - (1 << 24) }
+
+  /// The ids of the actions live now (in any order), which blocks handed out later must avoid.
+  func noteLive(_ ids: [UInt32]) {
+    let sorted = ids.sorted()
+    live.withLock { $0 = sorted }
+  }
+
+  /// Moves the counter on to `value`, so that tests reach the ids' wrap-around quickly.
+  func skip(to value: UInt64) {
+    next.store(value, ordering: .relaxed)
+  }
 }
 
 /// The definitions waiting to be written, shared by the core and the thread buffers (which
@@ -363,6 +428,11 @@ final class LockedDefinitions: Sendable {
 
   func withLock<R>(_ body: (inout RecorderCore.Definitions) -> R) -> R {
     state.withLock { body(&$0) }
+  }
+
+  /// The definitions, if their lock is free now: for the crash path.
+  func withLockIfAvailable<R>(_ body: (inout RecorderCore.Definitions) -> R) -> R? {
+    state.withLockIfAvailable { body(&$0) }
   }
 }
 

@@ -66,7 +66,8 @@ extension RecordingSchedulerFactory {
   /// `%p` in the path becomes the process id, so that several processes write several files.
   /// A file recording closes when the process exits normally and flushes on a crash. A path
   /// that cannot be opened, or a setting that cannot be read, is reported once on standard
-  /// error, and the app runs unrecorded.
+  /// error, and the app runs unrecorded; so is a write that fails later (a full disk), after
+  /// which the file ends with a line saying so.
   ///
   /// - Parameters:
   ///   - factory: The app's factory, returned as it is when no recording is asked for.
@@ -93,9 +94,12 @@ extension RecordingSchedulerFactory {
         RequestedRecording.keepAlive(flight)
         return RecordingSchedulerFactory(wrapping: factory, recorder: flight.recorder)
       }
+      // A write that fails later (a full disk) is said once on standard error, as a path that
+      // cannot be opened is.
       let recorder = try TraceRecorder(
         path: path, metadata: metadata,
-        rotation: settings.maxBytes.map { TraceRotation(maxBytes: $0, keep: settings.keep) })
+        rotation: settings.maxBytes.map { TraceRotation(maxBytes: $0, keep: settings.keep) },
+        onError: { message in FileHandle.standardError.write(Data((message + "\n").utf8)) })
       recorder.closeAtExit()
       return RecordingSchedulerFactory(wrapping: factory, recorder: recorder)
     } catch {

@@ -34,6 +34,11 @@ public struct TraceClock: Sendable {
     TraceClock(source: .custom(now))
   }
 
+  /// Whether this is the host's clock, which a signal handler may read.
+  var isHost: Bool {
+    if case .host = source { true } else { false }
+  }
+
   /// The clock's reading in nanoseconds.
   @inline(__always)
   func nanoseconds() -> Int64 {

@@ -28,8 +28,13 @@ import TraceFormat
 ///   its last line is cut short, which readers treat as a warning. A process that crashes
 ///   (SIGSEGV, SIGBUS, SIGILL — Swift's traps —, SIGABRT, SIGTRAP) writes what its threads had
 ///   buffered and a `crash` line first, then the crash goes on to the handler installed before
-///   (Swift's backtracer): the crashing action's schedule and begin are in the file.
-/// - **Errors.** A failed write is reported once to `onError`; the app keeps running. The lines
+///   (Swift's backtracer): the crashing action's schedule and begin are in the file. The handler
+///   runs on an alternate signal stack, which each thread gets when it first records, so a stack
+///   overflow in a recorded action is written too.
+/// - **Errors.** A failed write is reported once to `onError`; the app keeps running. The file
+///   is cut back to its last whole line and ends, when the room freed allows, with a line saying
+///   why (readers then report a failed write, not a crash); a rotating file starts anew at the
+///   next flush. A FIFO's reader that takes nothing for 2 s counts as a failed write. The lines
 ///   that reached the file count as written, everything else as dropped, so ``counts`` always
 ///   matches the file.
 /// - **Closing.** ``close()`` (or releasing the recorder) writes the end marker. Events recorded
@@ -96,7 +101,7 @@ public final class TraceRecorder: Sendable {
     self.core = core
     if backgroundWriter { core.startWriterThread(interval: Self.flushInterval) }
     RecorderRegistry.shared.add(core)
-    CrashFlush.register(core)
+    core.registerForCrashes()
   }
 
   deinit { core.close() }
@@ -116,6 +121,11 @@ public final class TraceRecorder: Sendable {
   /// Closes the recorder when the process exits normally (returning from `main` or `exit()`),
   /// so that a recorder the app never holds still ends its trace with a `close` line.
   public func closeAtExit() { RecorderRegistry.shared.closeAtExit(core) }
+
+  /// Moves the recorder's action-id counter on to `value`, so that a test reaches the point
+  /// where 32-bit ids go round without recording four billion actions. Threads use up the ids
+  /// they already took first.
+  package func skipActionIDs(to value: UInt64) { core.skipActionIDs(to: value) }
 
   /// Counts so far: events written to the file and events dropped.
   public var counts: (written: Int64, dropped: Int64) { core.counts }

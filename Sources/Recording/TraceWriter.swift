@@ -35,8 +35,13 @@ package struct TraceWriter {
   private let path: String
   private let onError: @Sendable (String) -> Void
   private var failed = false
+  /// Whether a failure was reported: once, however often the writer starts again.
+  private var reported = false
   /// Set on the crash path: failures are not reported (that would call the app's code).
   private var crashing = false
+  /// On the crash path, the definitions recorded since the last flush, if their lock was free:
+  /// read in place for the names of marks and works that have no pending entry yet.
+  private var crashDefinitions: RecorderCore.Definitions?
   private var encoder = TraceEncoder()
   /// Events stamped after the last cut, written next time.
   private var carried: [[TraceEvent]] = []
@@ -160,18 +165,38 @@ package struct TraceWriter {
   /// Ends the file (its end marker, its header's window end), shifts the older files along,
   /// and starts a new file with the context of the work live now.
   private mutating func rotate() {
-    guard let limits = rotation?.limits, descriptor >= 0, !failed else { return }
-    let end = lastTime
+    guard rotation != nil, descriptor >= 0, !failed else { return }
     encoder.closing(
-      time: end,
+      time: lastTime,
       Trace.Closing(
         written: written - fileStart.written + fileStart.contextEvents,
         dropped: dropped - fileStart.dropped))
     emit()
+    retire()
+    startFile()
+  }
+
+  /// A rotating file whose write failed starts over at the next flush, as a rotation would: the
+  /// failed file (its last line says why) is rotated out, and when there is room again, the
+  /// recording goes on in a new one. While there is none, no file is left half made.
+  private mutating func restartAfterFailure() {
+    guard rotation != nil, !crashing else { return }
+    if descriptor >= 0 { retire() }
+    failed = false
+    startFile()
+    guard failed else { return }
+    if descriptor >= 0 { _ = systemClose(descriptor) }
+    descriptor = -1
+    unlink(path)
+  }
+
+  /// Fills in the current file's window end, closes it and shifts the older files along.
+  private mutating func retire() {
+    guard let limits = rotation?.limits else { return }
     if let placeholderOffset {
       // Zero-padded to the placeholder's width: readers take "0000000001234" as 1234.
       let width = String(TraceLimits.maximumTime).utf8.count
-      let text = String(end)
+      let text = String(lastTime)
       let padded = Array(
         (String(repeating: "0", count: max(width - text.utf8.count, 0)) + text).utf8)
       _ = padded.withUnsafeBytes {
@@ -188,20 +213,33 @@ package struct TraceWriter {
     } else {
       unlink(path)
     }
+  }
+
+  /// Opens a new file at the recorder's path, with a header and the context of the work live
+  /// now; on a failure, `failed` is set.
+  private mutating func startFile() {
     descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     fileBytes = 0
-    guard descriptor >= 0, writeRotatingHeader(from: end) else {
+    guard descriptor >= 0, writeRotatingHeader(from: lastTime) else {
       failed = true
-      onError(
-        "chronoscope: starting a new \(path) failed: \(String(cString: strerror(errno))); recording stopped"
-      )
+      if !reported {
+        reported = true
+        onError(
+          "chronoscope: starting a new \(path) failed: \(String(cString: strerror(errno))); recording stopped"
+        )
+      }
       return
     }
-    let context = contextLines(at: end)
+    let context = contextLines(at: lastTime)
     encoder.bytes.append(contentsOf: context.bytes)
     fileStart = (written, dropped, context.events)
     emit()
   }
+
+  /// The ids of the actions live now, for a writer that keeps the recorder's ids (a flight
+  /// recorder, a rotating file): new ids must not repeat them (see `ActionIDCounter`). Nil for a
+  /// file that numbers actions itself.
+  var liveActionIDs: [UInt32]? { keepsIDs ? live.ids : nil }
 
   /// Takes scheduler and call-site definitions and mark texts; each is written with the first
   /// event that needs it.
@@ -238,6 +276,7 @@ package struct TraceWriter {
       if split < run.endIndex { carried.append(Array(run[split...])) }
       if split > 0 { runs.append(split == run.endIndex ? run : Array(run[..<split])) }
     }
+    if failed { restartAfterFailure() }
     if failed {
       // The file is gone; what would have been written is lost, and counted as such.
       self.dropped += Int64(runs.reduce(0) { $0 + $1.count })
@@ -360,9 +399,11 @@ package struct TraceWriter {
   /// then a `crash` line: the crash path, run from a signal handler. It allocates nothing while
   /// the reserved capacities hold (see ``init(descriptor:path:onError:)``).
   mutating func writeAfterCrash(
-    buffers: [ThreadBuffer], signal: StaticString, thread: UInt32, time: Int64
+    buffers: [ThreadBuffer], definitions: RecorderCore.Definitions?, signal: StaticString,
+    thread: UInt32, time: Int64
   ) {
     crashing = true
+    crashDefinitions = definitions
     if let memory, let crashPath {
       // A flight recorder writes its window to the crash dump, then carries on as a file would.
       let file = crashPath.withUnsafeBufferPointer { name in
@@ -432,10 +473,10 @@ package struct TraceWriter {
     // writes a mark's or a work's name alone.
     if event.kind == .mark {
       if tracksContext { live.note(event) }
-      let mark = pendingMarks.removeValue(forKey: event.site)
+      let mark = pendingMarks.removeValue(forKey: event.site) ?? crashMark(event.site)
       encoder.event(event, mark: crashing ? mark.map { MarkRecord(name: $0.name) } : mark)
     } else if event.kind == .work {
-      let work = pendingWorks.removeValue(forKey: event.site)
+      let work = pendingWorks.removeValue(forKey: event.site) ?? crashWork(event.site)
       if tracksContext { live.note(event, work: work) }
       encoder.event(event, work: crashing ? work.map { WorkRecord(name: $0.name) } : work)
     } else if event.kind == .task {
@@ -449,6 +490,16 @@ package struct TraceWriter {
     eventEnds.append(encoder.bytes.count)
     // Write in chunks, so a big flush never builds one huge buffer.
     if encoder.bytes.count >= 1 << 20 { emit() }
+  }
+
+  /// A mark defined since the last flush, on the crash path (a linear search, allocating nothing).
+  private func crashMark(_ index: UInt32) -> MarkRecord? {
+    crashDefinitions?.marks.first { $0.index == index }?.record
+  }
+
+  /// A named work defined since the last flush, on the crash path.
+  private func crashWork(_ index: UInt32) -> WorkRecord? {
+    crashDefinitions?.works.first { $0.index == index }?.record
   }
 
   /// Writes the definitions `event` refers to that are not in the file yet, dated with it.
@@ -546,18 +597,58 @@ package struct TraceWriter {
       return !failed
     }
     let reached = writeReached(descriptor, encoder.bytes)
+    let error = errno
     fileBytes += reached
-    let complete = Self.linesRead(ending: eventEnds, reached: reached)
+    guard reached < encoder.bytes.count else {
+      written += Int64(eventEnds.count)
+      return true
+    }
+    failed = true
+    let reason =
+      error == EAGAIN
+      ? "the reader took nothing for \(Self.stallLimitMilliseconds / 1000) s"
+      : String(cString: strerror(error))
+    // Outside the crash path, the file is cut back to its last whole line and ends with one
+    // saying why (when the room freed holds it), so a reader reports a failed write, not a crash.
+    let complete =
+      (crashing ? nil : endAfterFailure(reached: reached, reason: reason))
+      ?? Self.linesRead(ending: eventEnds, reached: reached)
     written += Int64(complete)
     dropped += Int64(eventEnds.count - complete)
-    guard reached < encoder.bytes.count else { return true }
-    failed = true
-    if reporting, !crashing {
-      onError(
-        "chronoscope: writing \(path) failed: \(String(cString: strerror(errno))); recording stopped"
-      )
+    if reporting, !crashing, !reported {
+      reported = true
+      onError("chronoscope: writing \(path) failed: \(reason); recording stopped")
     }
     return false
+  }
+
+  /// The longest a write waits for a FIFO's reader to take something before the writer gives
+  /// up: the app's exit, which flushes, never waits longer.
+  static let stallLimitMilliseconds: Int32 = 2_000
+
+  /// Ends a file whose write stopped `reached` bytes into the encoded lines: cuts it back to the
+  /// last whole line and writes a line saying the write failed and why, dropping more of this
+  /// write's lines while that line does not fit. Returns how many of this write's event lines the
+  /// file keeps, or nil when the file cannot be cut (a FIFO, a device).
+  private mutating func endAfterFailure(reached: Int, reason: String) -> Int? {
+    let end = lseek(descriptor, 0, SEEK_CUR)
+    guard end >= 0 else { return nil }
+    let start = end - off_t(reached)
+    var kept = eventEnds.prefix { $0 <= reached }.count
+    var line = TraceEncoder()
+    while true {
+      let cut = start + off_t(kept == 0 ? 0 : eventEnds[kept - 1])
+      guard ftruncate(descriptor, cut) == 0, lseek(descriptor, cut, SEEK_SET) == cut else {
+        return nil
+      }
+      line.bytes.removeAll(keepingCapacity: true)
+      // Readers add up the `dropped` lines: this one counts this write's lines that are lost.
+      line.writeFailed(time: lastTime, dropped: Int64(eventEnds.count - kept), reason: reason)
+      if writeAll(descriptor, line.bytes) { return kept }
+      _ = ftruncate(descriptor, cut)
+      guard kept > 0 else { return kept }
+      kept -= 1
+    }
   }
 }
 
@@ -574,6 +665,26 @@ private func systemClose(_ descriptor: Int32) -> Int32 {
 /// fewer than `bytes.count` on a failure, with the reason in `errno`. Allocates nothing: the
 /// crash path uses it.
 private func writeReached(_ descriptor: Int32, _ bytes: [UInt8]) -> Int {
+  // A FIFO whose reader went away raises SIGPIPE at the writing thread, which would end the
+  // app: it is held back around the write and taken, so the write fails with EPIPE instead.
+  var pipe = sigset_t()
+  sigemptyset(&pipe)
+  sigaddset(&pipe, SIGPIPE)
+  var previous = sigset_t()
+  pthread_sigmask(SIG_BLOCK, &pipe, &previous)
+  let reached = writeReachedBlockingNothing(descriptor, bytes)
+  let error = errno
+  if error == EPIPE, sigismember(&previous, SIGPIPE) == 0 {
+    var none = timespec()
+    _ = sigtimedwait(&pipe, nil, &none)
+  }
+  pthread_sigmask(SIG_SETMASK, &previous, nil)
+  errno = error
+  return reached
+}
+
+/// ``writeReached(_:_:)``'s loop.
+private func writeReachedBlockingNothing(_ descriptor: Int32, _ bytes: [UInt8]) -> Int {
   bytes.withUnsafeBytes { raw in
     guard let base = raw.baseAddress else { return 0 }
     var offset = 0
@@ -581,6 +692,12 @@ private func writeReached(_ descriptor: Int32, _ bytes: [UInt8]) -> Int {
       let count = systemWrite(descriptor, base + offset, raw.count - offset)
       if count < 0 {
         if errno == EINTR { continue }
+        // A non-blocking FIFO that is full: wait a bounded time for its reader, then give up.
+        if errno == EAGAIN {
+          var wait = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+          if poll(&wait, 1, TraceWriter.stallLimitMilliseconds) > 0 { continue }
+          errno = EAGAIN
+        }
         break
       }
       offset += count

@@ -24,8 +24,9 @@ import Synchronization
 ///
 /// The terminal is put back (main screen, echo, cursor) by ``stop()``, by `deinit` — which is how
 /// Ctrl-C and `SIGTERM` end a session: see ``interruption`` — and on a crash (SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS:
-/// the handler calls `endwin()` and hands the signal on to the handler that was there before, so
-/// Swift's backtrace still prints).
+/// a callback in the one crash-handler chain writes precomputed bytes that leave the alternate
+/// screen and puts the terminal's modes back, then the signal goes on to the handler that was
+/// there before, so Swift's backtrace still prints).
 ///
 /// - Warning: Only one session can run at a time, and it must be used from one thread.
 public final class TerminalSession {
@@ -64,6 +65,7 @@ public final class TerminalSession {
     guard claimed else { throw TerminalError.alreadyActive }
 
     setlocale(LC_ALL, "")
+    CrashRestore.saveModes()
     InterruptSignals.install()
     guard let screen = cncursesw_newterm(), let window = cncursesw_stdscr() else {
       InterruptSignals.uninstall()
@@ -89,7 +91,7 @@ public final class TerminalSession {
         hasDefaultColors: use_default_colors() == OK, limit: Int(cncursesw_color_pairs()))
     }
     hasColors = colorPairs != nil
-    CrashSignals.install()
+    CrashRestore.arm()
   }
 
   deinit { stop() }
@@ -262,7 +264,7 @@ public final class TerminalSession {
   /// `deinit` calls it too.
   public func stop() {
     guard let screen else { return }
-    CrashSignals.uninstall()
+    CrashRestore.disarm()
     endwin()
     InterruptSignals.uninstall()
     delscreen(screen)

@@ -26,6 +26,8 @@ public struct Trace: Sendable {
   /// Events the recorder reported dropping (from its `dropped` lines), even without an end
   /// marker.
   public var droppedEvents: Int64 = 0
+  /// Why the recorder stopped writing (a full disk, say), when its last line says so.
+  public var writeFailure: String?
 
   /// What the last line of a cleanly closed trace says.
   public struct Closing: Sendable, Equatable {

@@ -62,7 +62,11 @@ public struct TraceEncoder: Sendable {
       encoder.event(event, mark: mark, work: work, taskName: taskName)
       lastTime = max(lastTime, event.time)
     }
-    if trace.droppedEvents > 0 { encoder.dropped(time: lastTime, count: trace.droppedEvents) }
+    if let failure = trace.writeFailure {
+      encoder.writeFailed(time: lastTime, dropped: trace.droppedEvents, reason: failure)
+    } else if trace.droppedEvents > 0 {
+      encoder.dropped(time: lastTime, count: trace.droppedEvents)
+    }
     // Definitions nothing used, so that every scheduler still shows as a lane.
     let end = max(lastTime, trace.closedAt ?? lastTime)
     for (id, name) in threadsLeft.sorted(by: { $0.key < $1.key }) {
@@ -240,6 +244,16 @@ public struct TraceEncoder: Sendable {
   public mutating func dropped(time: Int64, count: Int64) {
     begin(time, "dropped")
     member(",\"count\":", count)
+    raw("}\n")
+  }
+
+  /// The last line of a trace whose recorder could not write any more (a full disk): the events
+  /// dropped since the last `dropped` line, and why.
+  public mutating func writeFailed(time: Int64, dropped count: Int64, reason: String) {
+    begin(time, "dropped")
+    member(",\"count\":", count)
+    raw(",\"failed\":")
+    string(reason)
     raw("}\n")
   }
 

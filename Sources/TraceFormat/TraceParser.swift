@@ -35,6 +35,8 @@ struct TraceParser {
   private var crash: Trace.Crash?
   private var closedAt: Int64?
   private var droppedEvents: Int64 = 0
+  /// Why the recorder stopped writing, from a `dropped` line's `failed`.
+  private var writeFailure: String?
   private var checks = SemanticChecks()
   /// The latest `t` so far: lines are written in time order, so an earlier one is suspect.
   private var latestTime: Int64 = 0
@@ -66,10 +68,13 @@ struct TraceParser {
   func result() -> TraceReading {
     var diagnostics = self.diagnostics
     if header != nil, closing == nil {
+      let failed = writeFailure.map {
+        "writing the trace failed (\($0)): the recorder stopped here and the app went on; what came after is missing"
+      }
       let message =
         crash.map {
           "the process crashed (\($0.signal) on thread \($0.thread)); the trace holds what the recorder had buffered"
-        } ?? Self.notClosed
+        } ?? failed ?? Self.notClosed
       diagnostics.append(
         TraceDiagnostic(
           severity: .warning, file: file, line: lastLine, column: 1, message: message))
@@ -105,6 +110,7 @@ struct TraceParser {
       header: header, events: events, schedulers: schedulers, callSites: callSites,
       threadNames: threadNames, marks: marks, closing: closing)
     trace.droppedEvents = droppedEvents
+    trace.writeFailure = writeFailure
     trace.works = works
     trace.taskNames = taskNames
     trace.crash = crash
@@ -690,8 +696,11 @@ struct TraceParser {
       let count = try fields.count(.count, in: "dropped")
       // Each count is bounded, their sum is not: it stops at the largest count.
       droppedEvents = min(droppedEvents + count, TraceLimits.maximumCount)
-      report(
-        .warning, line, 1, "the recorder dropped \(count) event(s) here: the trace is incomplete")
+      if let failure = try fields.optionalString(.failed) { writeFailure = failure }
+      if count > 0 || writeFailure == nil {
+        report(
+          .warning, line, 1, "the recorder dropped \(count) event(s) here: the trace is incomplete")
+      }
     case .crash:
       crash = Trace.Crash(
         signal: try fields.string(.signal, in: "crash"),

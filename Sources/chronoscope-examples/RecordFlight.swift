@@ -24,8 +24,11 @@ struct RecordFlight: ParsableCommand {
   @Option(help: "How long the app runs before dumping, in milliseconds.")
   var milliseconds = 600
 
-  @Flag(help: "Crash (a Swift trap) inside an action after the dumps.")
+  @Flag(help: "Crash inside an action after the dumps.")
   var crash = false
+
+  @Option(help: "How --crash crashes: ill (a Swift trap) or stack-overflow.")
+  var crashWay: RecordCrash.Way = .ill
 
   func run() throws {
     let folder = URL(fileURLWithPath: output)
@@ -58,7 +61,8 @@ struct RecordFlight: ParsableCommand {
     try flight.dump(to: folder.appendingPathComponent("dump.trace").path)
     if crash {
       flight.recorder.mark("about to crash")
-      ticker.async { fatalError("a Swift trap inside a recorded action") }
+      let way = crashWay
+      ticker.async { RecordCrash.crash(way) }
       while true { pause() }
     }
     timer.cancel()

@@ -19,9 +19,13 @@ struct RecordStress: ParsableCommand {
   @Option(help: "Simulated blocking I/O per action, in microseconds (0: empty actions).")
   var ioMicroseconds: Int = 0
 
+  @Option(help: "Rotate the trace past this many bytes, keeping one older file (0: no rotation).")
+  var maxBytes = 0
+
   func run() throws {
     let recorder = try TraceRecorder(
       path: output, metadata: ["example": "record-stress"],
+      rotation: maxBytes > 0 ? TraceRotation(maxBytes: maxBytes, keep: 1) : nil,
       onError: { message in FileHandle.standardError.write(Data((message + "\n").utf8)) })
     let factory = RecordingSchedulerFactory(
       wrapping: DispatchSchedulerFactory(), recorder: recorder)

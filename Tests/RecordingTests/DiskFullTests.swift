@@ -84,3 +84,67 @@ extension DiskFullTests {
     XCTAssertFalse(called.value, "onError is for the writer's failures, not init's")
   }
 }
+
+// MARK: - Said once, and said in the file (issue 29, item 10)
+
+extension DiskFullTests {
+  /// Runs `chronoscope-examples` with `arguments` under a file-size limit of `blocks` (a full
+  /// disk's stand-in: write(2) fails with EFBIG) and returns its exit status and what it printed.
+  private func runUnderFileSizeLimit(
+    blocks: Int, _ arguments: [String], environment: [String: String] = [:]
+  ) throws -> (status: Int32, output: String) {
+    let run = try CommandRun.program(
+      URL(fileURLWithPath: "/bin/sh"),
+      [
+        "-c", "trap '' XFSZ; ulimit -f \(blocks); exec \"$0\" \"$@\"",
+        try ProductsDirectory.executable("chronoscope-examples").path,
+      ] + arguments, environment: environment)
+    return (run.status, run.output)
+  }
+
+  func testAFullDiskUnderRecordingIfRequestedIsSaidOnceAndTheTraceSaysTheWriteFailed() throws {
+    if ProcessInfo.processInfo.environment["CHRONOSCOPE_SANITIZER"] != nil {
+      throw XCTSkip("a sanitizer's own file mappings fail under a file size limit (SIGBUS)")
+    }
+    let path = temporaryTracePath("full-env")
+    let run = try runUnderFileSizeLimit(
+      blocks: 1, ["run", "message-loader"], environment: ["CHRONOSCOPE_TRACE": path])
+    XCTAssertEqual(run.status, 0, run.output)
+    XCTAssertEqual(
+      run.output.components(separatedBy: "chronoscope: writing \(path) failed").count - 1, 1,
+      "said once: \(run.output)")
+    let reading = TraceReader.read(path: path)
+    XCTAssertFalse(reading.hasErrors, "\(reading.diagnostics)")
+    let messages = reading.diagnostics.map(\.message)
+    XCTAssertTrue(
+      messages.contains { $0.hasPrefix("writing the trace failed (File too large)") }, "\(messages)"
+    )
+    XCTAssertFalse(messages.contains { $0.contains("crashed") }, "\(messages)")
+    XCTAssertEqual(try XCTUnwrap(reading.trace).writeFailure, "File too large")
+  }
+
+  func testARotatingRecordingStartsANewFileOnceThereIsRoomAgain() throws {
+    if ProcessInfo.processInfo.environment["CHRONOSCOPE_SANITIZER"] != nil {
+      throw XCTSkip("a sanitizer's own file mappings fail under a file size limit (SIGBUS)")
+    }
+    // Each file fails at the 64 KiB limit, far below the rotation's 1 MB: a new, empty file has
+    // room again, as a disk has once space is freed.
+    let folder = try temporaryFolder("full-rotating")
+    let path = folder.appendingPathComponent("app.trace").path
+    let run = try runUnderFileSizeLimit(
+      blocks: 128, ["stress", "--output", path, "--seconds", "1", "--max-bytes", "1000000"])
+    XCTAssertEqual(run.status, 0, run.output)
+    XCTAssertEqual(
+      run.output.components(separatedBy: "failed").count - 1, 1, "said once: \(run.output)")
+    let older = try XCTUnwrap(
+      TraceReader.read(path: folder.appendingPathComponent("app.1.trace").path).trace)
+    XCTAssertEqual(older.writeFailure, "File too large", "the failed file says why it ends")
+    let newer = TraceReader.read(path: path)
+    XCTAssertFalse(newer.hasErrors, "\(newer.diagnostics)")
+    let trace = try XCTUnwrap(newer.trace)
+    let window = try XCTUnwrap(trace.header.sliceWindow, "a rotated file is a window")
+    XCTAssertGreaterThanOrEqual(
+      window.lowerBound, try XCTUnwrap(older.events.last?.time), "it starts where the last ended")
+    XCTAssertGreaterThan(trace.events.count, 100, "recording went on")
+  }
+}

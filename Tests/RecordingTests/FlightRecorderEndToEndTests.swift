@@ -9,14 +9,15 @@ import XCTest
 /// window for 600 ms, dumps on SIGUSR1 and on a call — and, in the second test, crashes. Every
 /// dump validates without a warning, replays, and the CLI opens it. Waits only for the child.
 final class FlightRecorderEndToEndTests: XCTestCase {
-  private func runChild(crash: Bool) throws -> URL {
+  private func runChild(crash: Bool, way: String = "ill") throws -> URL {
     let folder = FileManager.default.temporaryDirectory
       .appendingPathComponent("flight-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
     let child = Process()
     child.executableURL = try ProductsDirectory.executable("chronoscope-examples")
-    child.arguments = ["flight", "--output", folder.path] + (crash ? ["--crash"] : [])
+    child.arguments =
+      ["flight", "--output", folder.path] + (crash ? ["--crash", "--crash-way", way] : [])
     child.environment = ProcessInfo.processInfo.environment.merging([
       "SWIFT_BACKTRACE": "enable=no"
     ]) { $1 }
@@ -104,5 +105,15 @@ final class FlightRecorderEndToEndTests: XCTestCase {
     let crashing = try XCTUnwrap(trace.events[mark...].first { $0.kind == .schedule }?.action)
     let begin = try XCTUnwrap(trace.events.last { $0.kind == .begin && $0.action == crashing })
     XCTAssertEqual(crash.thread, begin.thread, "the crash hit the thread running the action")
+  }
+
+  func testAStackOverflowInAnActionStillWritesTheCrashDump() throws {
+    let folder = try runChild(crash: true, way: "stack-overflow")
+    let trace = try checkDump(
+      folder.appendingPathComponent("crash.trace").path, allowing: ["the process crashed"])
+    XCTAssertEqual(trace.crash?.signal, "SIGSEGV")
+    let mark = try XCTUnwrap(trace.events.lastIndex { $0.kind == .mark }, "the mark")
+    let crashing = try XCTUnwrap(trace.events[mark...].first { $0.kind == .schedule }?.action)
+    XCTAssertNotNil(trace.events.last { $0.kind == .begin && $0.action == crashing })
   }
 }

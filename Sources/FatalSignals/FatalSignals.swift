@@ -1,0 +1,238 @@
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The one chain of handlers for the signals a crash raises: whoever needs to act before the
+/// process dies (a recorder writing its buffers, a terminal putting itself back) registers a
+/// callback here, and this installs the handlers.
+///
+/// ```swift
+/// let registration = FatalSignals.register(context: pointer) { signal, context in
+///   // async-signal-safe work only: write(2), no locks, no allocation
+/// }
+/// defer { FatalSignals.unregister(registration) }
+/// ```
+///
+/// Rules it keeps:
+/// - **Order-independent.** The handlers are installed once, by the first registration, and
+///   never taken down: registering and unregistering only add and remove callbacks, so a recorder
+///   opened after a terminal session keeps its callback when the session ends, and the other way
+///   round. There is no limit to how many callbacks are registered (slots come in blocks of 64,
+///   allocated outside any handler and never freed).
+/// - **Chained.** On SIGSEGV, SIGBUS, SIGILL (Swift's traps), SIGABRT and SIGTRAP the handler
+///   calls every callback in the order they were registered, then puts back the handler that was
+///   there before (Swift's backtracer, or the default) and returns: a fault re-executes and reaches
+///   it; a signal sent by `kill`, `raise` or `abort()` is raised again first, as it would not recur
+///   by itself.
+/// - **A stack of its own.** The handler runs on an alternate signal stack (`SA_ONSTACK`), so a
+///   stack overflow still runs it. A stack is per thread: ``installAlternateStack()`` gives the
+///   calling thread one (registering does it for the registering thread; a recorder does it for
+///   each thread it records). A stack overflow on a thread without one cannot run any handler:
+///   the kernel kills the process at once.
+///
+/// - Warning: A callback runs in a signal handler, possibly while the crashing thread holds any
+///   lock: it must not lock, allocate, or call code it does not know.
+package enum FatalSignals {
+  /// A callback: the signal, and the context it was registered with.
+  package typealias Callback = @convention(c) (Int32, UnsafeMutableRawPointer) -> Void
+
+  /// The signals handled.
+  package static let signals: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGTRAP]
+
+  /// The signal's name, as a crash line writes it; static text, for a signal handler.
+  package static func name(of signal: Int32) -> StaticString {
+    switch signal {
+    case SIGSEGV: "SIGSEGV"
+    case SIGBUS: "SIGBUS"
+    case SIGILL: "SIGILL"
+    case SIGABRT: "SIGABRT"
+    case SIGTRAP: "SIGTRAP"
+    default: "SIGNAL"
+    }
+  }
+
+  /// A registered callback, for ``unregister(_:)``.
+  package struct Registration: Sendable {
+    fileprivate let slot: UInt
+    fileprivate let context: UInt
+  }
+
+  private static let installed = Atomic<Bool>(false)
+
+  /// Adds `callback`, called with `context` when the process crashes; installs the handlers the
+  /// first time, and an alternate signal stack for the calling thread.
+  ///
+  /// - Complexity: O(callbacks registered).
+  package static func register(
+    context: UnsafeMutableRawPointer, _ callback: Callback
+  ) -> Registration {
+    if !installed.exchange(true, ordering: .acquiringAndReleasing) { install() }
+    installAlternateStack()
+    let address = UInt(bitPattern: context)
+    var block = firstBlock
+    while true {
+      for index in 0..<SlotBlock.slots {
+        let state = block.state(index)
+        guard
+          state.pointee.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged
+        else { continue }
+        block.callback(index).pointee.store(
+          unsafeBitCast(callback, to: UInt.self), ordering: .relaxed)
+        state.pointee.store(address, ordering: .releasing)
+        return Registration(slot: UInt(bitPattern: state), context: address)
+      }
+      block = block.nextOrMake()
+    }
+  }
+
+  /// Removes a callback; the handlers stay installed for the others.
+  package static func unregister(_ registration: Registration) {
+    guard let slot = UnsafeMutablePointer<Atomic<UInt>>(bitPattern: registration.slot) else {
+      return
+    }
+    _ = slot.pointee.compareExchange(
+      expected: registration.context, desired: 0, ordering: .acquiringAndReleasing)
+  }
+
+  /// Gives the calling thread an alternate signal stack, unless it has one, so that the crash
+  /// handler runs even when the thread overflowed its stack. The stack is freed when the thread
+  /// ends.
+  package static func installAlternateStack() {
+    var current = stack_t()
+    guard sigaltstack(nil, &current) == 0, current.ss_flags & Int32(SS_DISABLE) != 0 else {
+      return
+    }
+    let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+    guard
+      let base = mmap(
+        nil, page + alternateStackSize, PROT_READ | PROT_WRITE,
+        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), base != MAP_FAILED
+    else { return }
+    // A guard page below: a handler that overflows the alternate stack faults instead of
+    // writing over other memory.
+    _ = mprotect(base, page, PROT_NONE)
+    var stack = stack_t()
+    stack.ss_sp = base + page
+    stack.ss_size = alternateStackSize
+    guard sigaltstack(&stack, nil) == 0 else {
+      munmap(base, page + alternateStackSize)
+      return
+    }
+    pthread_setspecific(stackKey, base)
+  }
+
+  /// Room for the callbacks and the handler that follows them (Swift's backtracer, say).
+  static let alternateStackSize = 256 << 10
+
+  private static func install() {
+    for signal in signals {
+      var action = sigaction()
+      sigemptyset(&action.sa_mask)
+      action.sa_flags = SA_SIGINFO | SA_ONSTACK
+      #if canImport(Glibc)
+        action.__sigaction_handler.sa_sigaction = fatalSignalHandler
+      #else
+        action.__sigaction_u.__sa_sigaction = fatalSignalHandler
+      #endif
+      sigaction(signal, &action, previousActions + Int(signal))
+    }
+  }
+
+  /// Calls every registered callback (from the handler).
+  fileprivate static func callAll(_ signal: Int32) {
+    var block: SlotBlock? = firstBlock
+    while let current = block {
+      for index in 0..<SlotBlock.slots {
+        let context = current.state(index).pointee.load(ordering: .acquiring)
+        guard context > 1, let pointer = UnsafeMutableRawPointer(bitPattern: context) else {
+          continue
+        }
+        let callback = unsafeBitCast(
+          current.callback(index).pointee.load(ordering: .relaxed), to: Callback.self)
+        callback(signal, pointer)
+      }
+      block = current.next
+    }
+  }
+}
+
+/// A block of slots: for each, a state (0 free, 1 being filled, else the context) and the
+/// callback; then the address of the next block, or 0. Allocated outside any handler and never
+/// freed, so the handler reaches every slot without reference counting.
+private struct SlotBlock {
+  static let slots = 64
+  let words: UnsafeMutablePointer<Atomic<UInt>>
+
+  static func make() -> SlotBlock {
+    let words = UnsafeMutablePointer<Atomic<UInt>>.allocate(capacity: 2 * slots + 1)
+    for index in 0..<(2 * slots + 1) { (words + index).initialize(to: Atomic(0)) }
+    return SlotBlock(words: words)
+  }
+
+  func state(_ index: Int) -> UnsafeMutablePointer<Atomic<UInt>> { words + 2 * index }
+  func callback(_ index: Int) -> UnsafeMutablePointer<Atomic<UInt>> { words + 2 * index + 1 }
+
+  var next: SlotBlock? {
+    let address = words[2 * Self.slots].load(ordering: .acquiring)
+    return UnsafeMutablePointer<Atomic<UInt>>(bitPattern: address).map(SlotBlock.init(words:))
+  }
+
+  /// The next block, made if there is none yet (outside a handler only).
+  func nextOrMake() -> SlotBlock {
+    if let next { return next }
+    let fresh = Self.make()
+    let (exchanged, original) = words[2 * Self.slots].compareExchange(
+      expected: 0, desired: UInt(bitPattern: fresh.words), ordering: .acquiringAndReleasing)
+    if exchanged { return fresh }
+    fresh.words.deinitialize(count: 2 * Self.slots + 1)
+    fresh.words.deallocate()
+    return SlotBlock(words: UnsafeMutablePointer(bitPattern: original) ?? fresh.words)
+  }
+}
+
+nonisolated(unsafe) private let firstBlock = SlotBlock.make()
+
+// Written once by `install()`, before any handler can run; read by the handler. Indexed by signal
+// number (all five are below 32).
+nonisolated(unsafe) private let previousActions = UnsafeMutablePointer<sigaction>.allocate(
+  capacity: 32)
+
+// Each thread's alternate stack (its mapping's base, guard page included), freed as it ends.
+nonisolated(unsafe) private let stackKey: pthread_key_t = {
+  var key = pthread_key_t()
+  #if canImport(Darwin)
+    pthread_key_create(&key) { freeAlternateStack($0) }
+  #else
+    pthread_key_create(&key) { base in
+      if let base { freeAlternateStack(base) }
+    }
+  #endif
+  return key
+}()
+
+/// Takes down and frees an ending thread's alternate stack (`base` is its mapping's start).
+private func freeAlternateStack(_ base: UnsafeMutableRawPointer) {
+  let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+  var current = stack_t()
+  // Only a stack that is still this thread's is taken down.
+  if sigaltstack(nil, &current) == 0, current.ss_sp == base + page {
+    var disable = stack_t()
+    disable.ss_flags = Int32(SS_DISABLE)
+    sigaltstack(&disable, nil)
+  }
+  munmap(base, page + FatalSignals.alternateStackSize)
+}
+
+private func fatalSignalHandler(
+  _ signal: Int32, _ info: UnsafeMutablePointer<siginfo_t>?, _ context: UnsafeMutableRawPointer?
+) {
+  FatalSignals.callAll(signal)
+  sigaction(signal, previousActions + Int(signal), nil)
+  // si_code <= 0: sent (kill, raise, abort), not caused by an instruction. It is blocked while
+  // this handler runs, so raising it again delivers it to the restored handler when we return.
+  if let info, info.pointee.si_code <= 0 { raise(signal) }
+}
