@@ -101,6 +101,29 @@ struct FrameBenchmark: ParsableCommand {
     frame("step with idle lanes hidden") { _ = $0.handle(.character("n")) }
     frame("idle lanes shown") { _ = $0.handle(.character("h")) }
     frame("lanes in the trace's order") { _ = $0.handle(.character("o")) }
+    // An action's life, which the detail view reads on every frame, from the trace's start.
+    frame("detail of the first action") {
+      _ = $0.seek(to: .event(1))
+      _ = $0.handle(.enter)
+    }
+    frame("back from the first action") { _ = $0.handle(.escape) }
+    // A lane filter, as it is typed: the Events panel then shows the kept lanes' events. On the
+    // dense trace, where those are millions; on 100,000 lanes (or 64 KiB labels) filtering the
+    // lanes themselves takes 40-55 ms (Benchmarks/README.md), which these frames would report
+    // in every run.
+    if scenario == .dense {
+      frame("lane filter typed") {
+        _ = $0.handle(.character("f"))
+        _ = $0.handle(.character("1"))
+      }
+      frame("lane filter kept") { _ = $0.handle(.enter) }
+      frame("step under the filter") { _ = $0.handle(.character("n")) }
+      frame("lane filter cleared") {
+        _ = $0.handle(.character("f"))
+        _ = $0.handle(.backspace)
+        _ = $0.handle(.enter)
+      }
+    }
     let worst = frames.max { $0.1 < $1.1 } ?? ("none", 0)
     var line = JSONLine()
     line.add("benchmark", .string("inspector-frame"))
