@@ -44,11 +44,21 @@ struct StripIndex: Sendable {
   var marks: ScopedEvents { ScopedEvents([index.marks]) }
 
   /// The events of `lanes`, of every kind.
-  func events(of lanes: [Lane], in replay: ReplayEngine) -> ScopedEvents {
-    ScopedEvents(
-      lanes.compactMap { Self.slot(of: $0.key, in: replay) }.flatMap { slot in
-        TraceEvent.Kind.allCases.map { index.events(lane: slot, kind: $0) }
-      })
+  func events(
+    of lanes: [Lane], in replay: ReplayEngine, mostRuns: Int = ScopedEvents.mostRuns
+  ) -> ScopedEvents {
+    var runs: [LaneEvents] = []
+    // Counted first: most lanes of a trace with very many have few events or none, and making
+    // a run retains the index's storage.
+    for lane in lanes {
+      guard let slot = Self.slot(of: lane.key, in: replay), index.count(lane: slot) > 0 else {
+        continue
+      }
+      for kind in TraceEvent.Kind.allCases where index.count(lane: slot, kind: kind) > 0 {
+        runs.append(index.events(lane: slot, kind: kind))
+      }
+    }
+    return ScopedEvents(runs, mostRuns: mostRuns)
   }
 
   /// Kinds from the most telling down, as ``StripCell`` ranks them.

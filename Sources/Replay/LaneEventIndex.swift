@@ -81,6 +81,33 @@ package struct LaneEvents: RandomAccessCollection, Sendable {
   package var endIndex: Int { range.upperBound }
   package subscript(position: Int) -> UInt32 { offsets[position] }
 
+  /// One run of every offset of `runs` (which share none), ascending, packed as an index's:
+  /// for a view over more runs than it should search one by one.
+  ///
+  /// - Complexity: O(n / 64 + k) for k offsets below n.
+  package static func merging(_ runs: [LaneEvents]) -> LaneEvents {
+    // A bit per event up to the largest: set, then read in order, twice (see `PackedOffsets`).
+    let end = runs.reduce(0) { $1.isEmpty ? $0 : Swift.max($0, Int($1[$1.endIndex - 1]) + 1) }
+    var bits = [UInt64](repeating: 0, count: (end + 63) / 64)
+    var count = 0
+    for run in runs {
+      for offset in run { bits[Int(offset >> 6)] |= 1 << (offset & 63) }
+      count += run.count
+    }
+    let offsets = PackedOffsets(count: count) { put in
+      var place = 0
+      for word in bits.indices {
+        var rest = bits[word]
+        while rest != 0 {
+          put(place, UInt32(truncatingIfNeeded: word << 6 | rest.trailingZeroBitCount))
+          place += 1
+          rest &= rest &- 1
+        }
+      }
+    }
+    return LaneEvents(offsets, 0..<count)
+  }
+
   /// The first place whose event offset is `offset` or more (`endIndex` if none).
   ///
   /// - Complexity: O(log n).

@@ -299,7 +299,8 @@ extension ReplayEngine {
   /// Everything that happened to `action`, from its schedule to the end of the trace.
   ///
   /// - Complexity: O(its events + the actions it scheduled or cancelled): they are indexed
-  ///   when the replay is prepared, so what came after it in between is never read.
+  ///   once, the first time a life is asked for (O(n) for n events, shared by every copy of
+  ///   the replay), so what came after it in between is never read.
   public func life(of action: ActionIndex) -> ActionLife {
     life(of: action, reading: actionEvents.events(of: action))
   }

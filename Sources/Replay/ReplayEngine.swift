@@ -1,4 +1,5 @@
 import CoreAlgorithms
+import Synchronization
 import TraceFormat
 
 /// Replays a trace on a virtual clock: for any cursor position it answers which actions are
@@ -58,7 +59,7 @@ public struct ReplayEngine: Sendable {
   var repeatedBegins: [UInt32: [UInt32]] { prepared.repeatedBegins }
   var firstRuns: [UInt32: UInt32] { prepared.firstRuns }
   var taskSlots: [UInt32] { prepared.taskSlots }
-  var actionEvents: ActionEventIndex { prepared.actionEvents }
+  var actionEvents: ActionEventIndex { prepared.actionEvents() }
   var works: [WorkRecord] { prepared.works }
   var workOfAction: [UInt32: UInt32] { prepared.workOfAction }
   var keyframeInterval: Int { prepared.keyframeInterval }
@@ -116,8 +117,25 @@ public struct ReplayEngine: Sendable {
     /// the trace names no task.
     let taskSlots: [UInt32]
     /// Each action's own events, its children's schedules and the cancels it made, so that an
-    /// action's life reads those and not every event after it.
-    let actionEvents: ActionEventIndex
+    /// action's life reads those and not every event after it: made the first time a life is
+    /// asked for, once for every copy of the replay. Made with the tables, it cost every command
+    /// that never asks (`check`, `stats`, `export`) its time, and `view` 2.7 bytes an event
+    /// before its first frame, which took its peak past 48 (Benchmarks/README.md).
+    private let lazyActionEvents = Mutex<ActionEventIndex?>(nil)
+
+    /// The index of each action's events, made now if it is not yet.
+    ///
+    /// - Complexity: O(n) the first time, for n events; then O(1).
+    func actionEvents() -> ActionEventIndex {
+      lazyActionEvents.withLock { index in
+        if let index { return index }
+        let made = events.withUnsafeBufferPointer { events in
+          ActionEventIndex(events: events, actions: actions)
+        }
+        index = made
+        return made
+      }
+    }
     let keyframeInterval: Int
 
     /// Prepares the tables of `trace` (see ``ReplayEngine/init(trace:keyframeInterval:makingKeyframes:progress:)``);
@@ -180,9 +198,6 @@ public struct ReplayEngine: Sendable {
       let history = ReplayEngine.history(
         events: &events, actions: actions, threadSlots: threadSlots,
         progress: progress.map { report in { report(0.8 + 0.2 * $0) } })
-      actionEvents = events.withUnsafeBufferPointer { events in
-        ActionEventIndex(events: events, actions: tables.actions)
-      }
       self.events = events
       onlyBegins = history.onlyBegins
       repeatedBegins = history.repeatedBegins

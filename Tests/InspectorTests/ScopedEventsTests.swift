@@ -26,9 +26,13 @@ final class ScopedEventsTests: XCTestCase {
         for lanes in sets {
           let scope = Lane.scope(of: lanes, grouping: grouping, filtered: true)
           let expected = replay.eventIndices.filter { scope.contains(replay.event($0), replay) }
-          let scoped = index.events(of: lanes, in: replay)
           let context = "\(name) \(grouping) \(lanes.map(\.name))"
-          assert(scoped, equals: expected, eventCount: replay.eventCount, context)
+          // Searched run by run, and merged into one run, as a view over many lanes is.
+          for mostRuns in [Int.max, 0] {
+            let scoped = index.events(of: lanes, in: replay, mostRuns: mostRuns)
+            assert(
+              scoped, equals: expected, eventCount: replay.eventCount, "\(context) \(mostRuns)")
+          }
         }
       }
       let marks = replay.eventIndices.filter { replay.event($0).kind == .mark }

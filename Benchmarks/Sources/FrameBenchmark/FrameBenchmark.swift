@@ -65,6 +65,13 @@ struct FrameBenchmark: ParsableCommand {
     let replay = ReplayEngine(trace: trace)
     var app = InspectorApp(replay: replay, name: "\(scenario.rawValue).trace")
     let prepared = seconds(prepareStart.duration(to: .now))
+    // The first life asked for indexes every action's events, once for the replay and its
+    // copies (the inspector's among them): timed apart, as it is no frame's own cost.
+    let lifeStart = ContinuousClock.now
+    if let first = replay.eventIndices.first, let action = replay.event(first).action {
+      _ = replay.life(of: action)
+    }
+    let firstLife = seconds(lifeStart.duration(to: .now))
     var frames: [(String, Double)] = []
     var renders: [Double] = []
     func frame(_ name: String, _ operation: (inout InspectorApp) -> Void) {
@@ -101,6 +108,29 @@ struct FrameBenchmark: ParsableCommand {
     frame("step with idle lanes hidden") { _ = $0.handle(.character("n")) }
     frame("idle lanes shown") { _ = $0.handle(.character("h")) }
     frame("lanes in the trace's order") { _ = $0.handle(.character("o")) }
+    // An action's life, which the detail view reads on every frame, from the trace's start.
+    frame("detail of the first action") {
+      _ = $0.seek(to: .event(1))
+      _ = $0.handle(.enter)
+    }
+    frame("back from the first action") { _ = $0.handle(.escape) }
+    // A lane filter, as it is typed: the Events panel then shows the kept lanes' events. On the
+    // dense trace, where those are millions; on 100,000 lanes (or 64 KiB labels) filtering the
+    // lanes themselves takes 40-55 ms (Benchmarks/README.md), which these frames would report
+    // in every run.
+    if scenario == .dense {
+      frame("lane filter typed") {
+        _ = $0.handle(.character("f"))
+        _ = $0.handle(.character("1"))
+      }
+      frame("lane filter kept") { _ = $0.handle(.enter) }
+      frame("step under the filter") { _ = $0.handle(.character("n")) }
+      frame("lane filter cleared") {
+        _ = $0.handle(.character("f"))
+        _ = $0.handle(.backspace)
+        _ = $0.handle(.enter)
+      }
+    }
     let worst = frames.max { $0.1 < $1.1 } ?? ("none", 0)
     var line = JSONLine()
     line.add("benchmark", .string("inspector-frame"))
@@ -109,6 +139,7 @@ struct FrameBenchmark: ParsableCommand {
     line.add("lanes", .int(replay.queues.count))
     line.add("generate_s", .double(rounded(generated, places: 3)))
     line.add("prepare_s", .double(rounded(prepared, places: 3)))
+    line.add("first_life_ms", .double(rounded(firstLife * 1000, places: 2)))
     line.add("worst_frame_ms", .double(rounded(worst.1, places: 2)))
     line.add("worst_operation", .string(worst.0))
     line.add("worst_render_ms", .double(rounded(renders.max() ?? 0, places: 2)))

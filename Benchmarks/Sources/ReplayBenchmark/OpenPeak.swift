@@ -38,6 +38,8 @@ struct OpenPeak: ParsableCommand {
       throw ValidationError("\(path) is not a readable trace")
     }
     let events = replay.eventCount
+    // As `chronoscope view` does after loading: the library leaves trimming to the program.
+    _ = releaseFreeMemory()
     stage("prepared")
     var app = InspectorApp.opening(replay: replay, name: path)
     stage("first_frame_ready")
@@ -64,3 +66,15 @@ struct OpenPeak: ParsableCommand {
     return (events, peak)
   }
 }
+
+#if canImport(Glibc)
+  /// glibc's `malloc_trim`, which Swift's Glibc module lacks (the CLI reaches it through the
+  /// package's `CMalloc` target, which is no product).
+  @_silgen_name("malloc_trim")
+  private func mallocTrim(_ pad: Int) -> Int32
+
+  /// Hands the allocator's free memory back to the system.
+  private func releaseFreeMemory() -> Bool { mallocTrim(0) != 0 }
+#else
+  private func releaseFreeMemory() -> Bool { false }
+#endif
