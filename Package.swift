@@ -54,7 +54,7 @@ let package = Package(
     .target(
       name: "Recording",
       dependencies: [
-        "CShims", "FatalSignals", "Scheduling", "TraceFormat",
+        "CoreAlgorithms", "CShims", "FatalSignals", "Scheduling", "TraceFormat",
         .product(name: "HeapModule", package: "swift-collections"),
       ]
     ),

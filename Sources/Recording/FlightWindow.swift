@@ -1,3 +1,4 @@
+import CoreAlgorithms
 import Scheduling
 import TraceFormat
 
@@ -75,7 +76,7 @@ struct FlightMemory {
     let newest = segments[segments.count - 1]
     return newest.lines.count >= segmentBytes
       || (newest.events > 0
-        && time.subtractingReportingOverflow(newest.start).partialValue >= segmentSpan)
+        && time.subtracting(saturating: newest.start) >= segmentSpan)
   }
 
   /// Starts a segment at `start` with `context`, then lets go of the oldest segments that the
@@ -83,7 +84,7 @@ struct FlightMemory {
   mutating func startSegment(at start: Int64, context: [UInt8], contextEvents: Int64) {
     segments.append(Segment(start: start, context: context, contextEvents: contextEvents))
     bytes += context.count
-    let keepFrom = start.subtractingReportingOverflow(window.nanoseconds).partialValue
+    let keepFrom = start.subtracting(saturating: window.nanoseconds)
     // Only the oldest context is written: count the others' bytes too, since they are held.
     while segments.count > 1,
       bytes > maxBytes || segments[1].start <= keepFrom

@@ -1,3 +1,4 @@
+import CoreAlgorithms
 import FatalSignals
 import Foundation
 import Scheduling
@@ -392,12 +393,7 @@ final class ActionIDCounter: Sendable {
 
   private func holdsLiveID(from first: UInt32, count: UInt32) -> Bool {
     live.withLock { ids in
-      var low = 0
-      var high = ids.count
-      while low < high {
-        let middle = (low + high) / 2
-        if ids[middle] < first { low = middle + 1 } else { high = middle }
-      }
+      let low = ids.partitioningIndex { $0 >= first }
       return low < ids.count && ids[low] - first < count
     }
   }
