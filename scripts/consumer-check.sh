@@ -22,8 +22,8 @@ import os, re, shutil, sys
 
 repo, out, identity = sys.argv[1:4]
 products = [
-    "Scheduling", "VirtualTime", "Recording", "TraceFormat", "Replay", "Analysis", "Sharing", "Screen",
-    "Terminal", "Inspector", "VirtualTimeTesting",
+    "Scheduling", "SchedulingTesting", "VirtualTime", "Recording", "TraceFormat", "Replay", "Analysis",
+    "Sharing", "VirtualTimeTesting",
 ]
 imports = "import Foundation\nimport Testing\nimport XCTest\n" + "".join(f"import {p}\n" for p in products)
 declaration = re.compile(

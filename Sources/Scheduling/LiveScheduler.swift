@@ -15,10 +15,10 @@ import Foundation
 ///   the block on another thread, so `a.sync { b.sync { a.sync { … } } }` runs inline too.
 ///   Waiting on a scheduler held by a thread that is *not* blocked in such a chain (a
 ///   semaphore, say) is outside what a scheduler can see.
-public final class LiveScheduler: Scheduler {
-  public let label: String
-  public let kind: SchedulerKind
-  public let family: SchedulerFamily
+package final class LiveScheduler: Scheduler {
+  package let label: String
+  package let kind: SchedulerKind
+  package let family: SchedulerFamily
   private let executor: any LiveExecutor
 
   package init(
@@ -30,11 +30,11 @@ public final class LiveScheduler: Scheduler {
     self.executor = executor
   }
 
-  public var isCurrent: Bool {
+  package var isCurrent: Bool {
     kind == .main ? Thread.isMainThread : ExecutionContext.isActive(self)
   }
 
-  public func scheduleAsync(from callSite: CallSite, _ work: @escaping @Sendable () -> Void)
+  package func scheduleAsync(from callSite: CallSite, _ work: @escaping @Sendable () -> Void)
     -> SchedulerTask
   {
     // The block holds the handle, not the work: a cancel lets go of the work at once.
@@ -46,7 +46,7 @@ public final class LiveScheduler: Scheduler {
     return task
   }
 
-  public func scheduleAfter(
+  package func scheduleAfter(
     _ delay: Duration, from callSite: CallSite, _ work: @escaping @Sendable () -> Void
   ) -> SchedulerTask {
     let task = WorkTask(work)
@@ -57,14 +57,14 @@ public final class LiveScheduler: Scheduler {
     return task
   }
 
-  public var now: SchedulerInstant { Self.hostNow }
+  package var now: SchedulerInstant { Self.hostNow }
 
   /// The host's monotonic time, as `DispatchTime` counts it.
   package static var hostNow: SchedulerInstant {
     SchedulerInstant(nanoseconds: Int64(clamping: now()))
   }
 
-  public func scheduleAt(
+  package func scheduleAt(
     _ deadline: SchedulerInstant, from callSite: CallSite, _ work: @escaping @Sendable () -> Void
   ) -> SchedulerTask {
     let task = WorkTask(work)
@@ -75,7 +75,7 @@ public final class LiveScheduler: Scheduler {
     return task
   }
 
-  public func scheduleRepeating(
+  package func scheduleRepeating(
     every interval: Duration, firstAfter firstDelay: Duration, from callSite: CallSite,
     _ work: @escaping @Sendable () -> Void
   ) -> SchedulerTask {
@@ -93,7 +93,7 @@ public final class LiveScheduler: Scheduler {
     return task
   }
 
-  public func scheduleSync<T, E: Error>(from callSite: CallSite, _ work: () throws(E) -> T)
+  package func scheduleSync<T, E: Error>(from callSite: CallSite, _ work: () throws(E) -> T)
     throws(E) -> T
   {
     if isCurrent {

@@ -7,7 +7,7 @@ extension TextWidth {
   /// A name cut to at most `width` columns at its end, as ``truncated(_:to:)`` cuts it, but never
   /// right after a digit or a `.`, so that a cut name never ends in what reads as a shorter
   /// number: `worker 123` cut to 9 is `worker …`, not `worker 1…`.
-  public static func truncatedName(_ text: some StringProtocol, to width: Int) -> String {
+  package static func truncatedName(_ text: some StringProtocol, to width: Int) -> String {
     let cut = self.cut(text, to: width)
     guard var kept = cut.kept else { return cut.whole }
     while let last = kept.last, isNumeric(last) { kept.removeLast() }
@@ -32,7 +32,8 @@ extension TextWidth {
   /// `worker 12` cut to 9 is `worker …`; `app.request.cache` cut to 13 is `app.request…`.
   ///
   /// - Complexity: O(`width`), however long the text.
-  public static func truncatedKeepingNumbers(_ text: some StringProtocol, to width: Int) -> String {
+  package static func truncatedKeepingNumbers(_ text: some StringProtocol, to width: Int) -> String
+  {
     let cut = self.cut(text, to: width)
     guard var kept = cut.kept else { return cut.whole }
     let word = kept.reversed().prefix { $0 != " " }
@@ -44,7 +45,7 @@ extension TextWidth {
   /// Text cut to at most `width` columns in its middle, keeping its start and its end, as a
   /// file name is best recognised: `busy-app-virtual.trace` cut to 16 is `busy-…-app.trace`…
   /// without leaving a digit or a `.` beside the `…`.
-  public static func truncatedInMiddle(_ text: some StringProtocol, to width: Int) -> String {
+  package static func truncatedInMiddle(_ text: some StringProtocol, to width: Int) -> String {
     let text = sanitized(text)
     guard columns(of: text) > width else { return text }
     guard width > 1 else { return width == 1 ? "…" : "" }
@@ -73,7 +74,7 @@ extension TextWidth {
   ///
   /// - Complexity: O(`width`), however long the path: only its end can show, and a path read
   ///   from a trace may be 64 KiB of directories.
-  public static func truncatedPath(_ text: some StringProtocol, to width: Int) -> String {
+  package static func truncatedPath(_ text: some StringProtocol, to width: Int) -> String {
     guard width > 0 else { return "" }
     // A character takes at least one column once sanitized (a control character more): the
     // last `width` characters and a few more hold whatever can show, and one more directory.

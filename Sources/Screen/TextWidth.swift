@@ -1,5 +1,5 @@
 /// How many terminal columns text takes, and how to make untrusted text safe to draw.
-public enum TextWidth {
+package enum TextWidth {
   /// The columns a grapheme (an extended grapheme cluster) takes: 1 or 2.
   ///
   /// Measured as a whole, as terminals that follow Unicode draw it: an emoji sequence — joined
@@ -11,7 +11,7 @@ public enum TextWidth {
   /// library's locale, so it is the same on every machine.
   ///
   /// - Complexity: O(1) for an ASCII grapheme; else O(its scalars).
-  public static func columns(of grapheme: Character) -> Int {
+  package static func columns(of grapheme: Character) -> Int {
     if grapheme.isASCII { return 1 }
     let scalars = grapheme.unicodeScalars
     guard let first = scalars.first else { return 0 }
@@ -50,13 +50,13 @@ public enum TextWidth {
   /// The columns a string takes: the sum of its graphemes'.
   ///
   /// - Complexity: O(n); printable ASCII, most text, is counted a byte at a time.
-  public static func columns(of text: some StringProtocol) -> Int {
+  package static func columns(of text: some StringProtocol) -> Int {
     columns(of: String(text))
   }
 
   /// The same for a `String`, whose fast path reads the string's own bytes: through the generic
   /// parameter each byte cost a call (about 3 µs for a 62-byte label, against 0.05–0.1 µs).
-  public static func columns(of text: String) -> Int {
+  package static func columns(of text: String) -> Int {
     var text = text
     let ascii = text.withUTF8 { bytes in
       bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F } ? bytes.count : nil
@@ -90,13 +90,13 @@ public enum TextWidth {
   ///
   /// Printable ASCII, most text, is checked a byte at a time: looking up each scalar's general
   /// category took over a third of `chronoscope check`'s time on a trace of many findings.
-  public static func sanitized(_ text: some StringProtocol) -> String {
+  package static func sanitized(_ text: some StringProtocol) -> String {
     sanitized(String(text))
   }
 
   /// The same for a `String`, whose fast path reads the string's own bytes (through the
   /// generic parameter, each byte cost a call).
-  public static func sanitized(_ text: String) -> String {
+  package static func sanitized(_ text: String) -> String {
     var text = text
     if text.withUTF8({ $0.allSatisfy { (0x20..<0x7F).contains($0) } }) { return text }
     var out = ""
@@ -156,7 +156,7 @@ extension TextWidth {
   /// panel shortens long labels the same way.
   ///
   /// - Complexity: O(`width`), however long the text.
-  public static func truncated(_ text: some StringProtocol, to width: Int) -> String {
+  package static func truncated(_ text: some StringProtocol, to width: Int) -> String {
     guard width > 0 else { return "" }
     var out = ""
     var used = 0
@@ -209,7 +209,7 @@ extension TextWidth {
   ///   - columns: The columns the grid gives it: 2 when the next cell is its continuation.
   /// - Returns: Strings whose per-code-point widths add up to `columns`; the first goes in the
   ///   grapheme's column, each next one in the column after.
-  public static func terminalPieces(of grapheme: String, columns: Int) -> [String] {
+  package static func terminalPieces(of grapheme: String, columns: Int) -> [String] {
     let scalars = grapheme.unicodeScalars
     let visible = scalars.filter { codePointColumns($0) > 0 }
     // ncurses keeps at most 5 code points in a cell (CCHARW_MAX), the first one visible.
