@@ -56,12 +56,12 @@ extension InspectorApp {
 /// bytes an action, and made one after the other they never add up at the peak of opening a
 /// large trace.
 final class BackgroundPreparation: Sendable {
-  private let keyframed = Mutex<Result<ReplayEngine>>(.working)
-  private let found = Mutex<Result<[Finding]>>(.working)
-  private let indexed = Mutex<Result<[InspectorState.Grouping: StripIndex]>>(.working)
+  private let keyframed = Mutex<Progress<ReplayEngine>>(.working)
+  private let found = Mutex<Progress<[Finding]>>(.working)
+  private let indexed = Mutex<Progress<[InspectorState.Grouping: StripIndex]>>(.working)
   private let group = DispatchGroup()
 
-  private enum Result<Value: Sendable>: Sendable {
+  private enum Progress<Value: Sendable>: Sendable {
     case working
     case done(Value)
     case taken
@@ -101,7 +101,7 @@ final class BackgroundPreparation: Sendable {
 
   func wait() { group.wait() }
 
-  private static func take<Value>(_ result: borrowing Mutex<Result<Value>>) -> Value? {
+  private static func take<Value>(_ result: borrowing Mutex<Progress<Value>>) -> Value? {
     result.withLock { state in
       guard case .done(let value) = state else { return nil }
       state = .taken
