@@ -17,8 +17,8 @@ import TraceFormat
 /// An action that never left the call that scheduled it (an inline run, a `sync`) is handed back
 /// to its thread's buffer and used again for the thread's next action (see
 /// ``RecorderCore/recordScheduled(on:_:delay:firstDelay:callSite:work:handOver:)``):
-/// allocating, counting and freeing an object per action was about 130 of the 1,100 instructions
-/// recording added to each such action (callgrind, RecordingBenchmark's hot path).
+/// allocating, counting and freeing an object per action was a tenth of what recording added to
+/// each such action (Benchmarks/README.md, "Figures behind the code").
 final class RecordedAction: CancellationObserver {
   private enum State: UInt8 {
     /// Never run yet.

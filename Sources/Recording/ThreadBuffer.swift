@@ -18,9 +18,9 @@ import TraceFormat
 // moves past it (release), and read only by the writer (under the recorder's writer lock) below
 // the `tail` it loaded (acquire) and above `head`, which only it moves. The `nonisolated(unsafe)`
 // properties are touched by the owning thread alone, and carry `@exclusivity(unchecked)`: the
-// dynamic exclusivity check Swift makes on every access to a class's stored `var` cost about 100
-// instructions per recorded event (callgrind, RecordingBenchmark's hot path), a fifth of the
-// whole, to guard state that only one thread ever touches.
+// dynamic exclusivity check Swift makes on every access to a class's stored `var` cost a fifth
+// of the recording hot path (Benchmarks/README.md, "Figures behind the code"), to guard state
+// that only one thread ever touches.
 final class ThreadBuffer: @unchecked Sendable {
   let threadID: UInt32
   let threadName: String
@@ -134,7 +134,7 @@ final class ThreadBuffer: @unchecked Sendable {
   /// before its light fence was reached by the heavy one, and the writer sees the flag up (or
   /// the event appended), or the heavy fence came first, and this thread's clock reading is
   /// not earlier than the writer's. Where the fence cannot be split, the light half is a full
-  /// fence, as a sequentially consistent store was before: about 5–15 ns an event here.
+  /// fence, as a sequentially consistent store was before.
   @inline(__always)
   func stamp<R>(_ body: () -> R) -> R {
     localStamps &+= 1
@@ -207,8 +207,8 @@ final class ThreadBuffer: @unchecked Sendable {
 /// and pops around every run.
 ///
 /// Not an `Array`: each append and removal checked the array's storage for uniqueness and its
-/// capacity through calls into the runtime, about 30 instructions a run on the recording hot
-/// path, for storage only its thread ever touches.
+/// capacity through calls into the runtime on the recording hot path, for storage only its
+/// thread ever touches (Benchmarks/README.md, "Figures behind the code").
 struct RunningActions {
   private var base = UnsafeMutablePointer<UInt32>.allocate(capacity: 16)
   private var capacity = 16
