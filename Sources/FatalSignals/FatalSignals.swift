@@ -202,7 +202,7 @@ nonisolated(unsafe) private let previousActions = UnsafeMutablePointer<sigaction
   capacity: 32)
 
 // Each thread's alternate stack (its mapping's base, guard page included), freed as it ends.
-nonisolated(unsafe) private let stackKey: pthread_key_t = {
+private let stackKey: pthread_key_t = {
   var key = pthread_key_t()
   #if canImport(Darwin)
     pthread_key_create(&key) { freeAlternateStack($0) }
