@@ -76,7 +76,8 @@ let package = Package(
     .target(
       name: "Analysis",
       dependencies: [
-        "Replay", "TraceFormat", .product(name: "HeapModule", package: "swift-collections"),
+        "Replay", "Screen", "TraceFormat",
+        .product(name: "HeapModule", package: "swift-collections"),
       ]),
     // The inspector's logic: UI state, key handling and views, from replay state to a screen.
     .target(name: "Inspector", dependencies: ["Analysis", "Replay", "Screen", "TraceFormat"]),

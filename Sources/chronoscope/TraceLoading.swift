@@ -222,6 +222,22 @@ func standardError(_ line: String) {
   FileHandle.standardError.write(Data((line + "\n").utf8))
 }
 
+/// Writes `bytes` to standard output, after what `print` has buffered (flushed first), so a
+/// report streamed a chunk at a time and the lines printed around it stay in order. Stops at a
+/// write error (a closed pipe, say): there is nobody left to read the rest.
+func standardOutput(_ bytes: UnsafeBufferPointer<UInt8>) {
+  guard var next = bytes.baseAddress else { return }
+  fflush(nil)
+  var left = bytes.count
+  while left > 0 {
+    let written = write(1, next, left)
+    if written < 0 && errno == EINTR { continue }
+    guard written > 0 else { return }
+    next += written
+    left -= written
+  }
+}
+
 /// Why a file operation failed, as the C library says it (`No such file or directory`), for a
 /// message that names the path: Foundation's errors print as `Error Domain=NSCocoaErrorDomain
 /// Code=512 "(null)"` on Linux, which says neither.
