@@ -69,9 +69,15 @@ enum TraceLoading {
       return ["\(name): not a chronoscope trace: \(TextWidth.sanitized(reason))"]
     }
     // The reader's own "more problems not shown" line has column 0; the counts say it better.
-    let shown = reading.diagnostics.filter { severities.contains($0.severity) && $0.column > 0 }
-      .prefix(diagnosticsShown)
-    var lines = shown.map { TextWidth.sanitized($0.description) }
+    // One about the whole file (line 0: it changed while it was read) is shown without a place.
+    let shown = reading.diagnostics.filter {
+      severities.contains($0.severity) && ($0.column > 0 || $0.line == 0)
+    }
+    .prefix(diagnosticsShown)
+    var lines = shown.map {
+      TextWidth.sanitized(
+        $0.line == 0 ? "\(path): \($0.severity.rawValue): \($0.message)" : $0.description)
+    }
     var more: [String] = []
     let errors = severities.contains(.error) ? reading.errorCount : 0
     let warnings = severities.contains(.warning) ? reading.warningCount : 0
