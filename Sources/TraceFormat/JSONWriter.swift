@@ -17,9 +17,8 @@
 /// writer.flush()  // {"count":3}
 /// ```
 ///
-/// Numbers read as `JSONSerialization` writes them (integral doubles below 10^16 without a
-/// fraction, others as Swift's shortest round-trip form), so documents it wrote before read the
-/// same byte for byte.
+/// Numbers read as `JSONSerialization` writes them (doubles in Swift's shortest round-trip form,
+/// without a `.0`), so documents it wrote before read the same byte for byte.
 ///
 /// - Complexity: O(bytes written); memory is the chunk, whatever the document's length.
 ///   (A raw buffer rather than `[UInt8]`: appending to an array byte by byte was a third of the
@@ -120,16 +119,19 @@ package final class JSONWriter {
     }
   }
 
-  /// `value` as `JSONSerialization` writes a double: integral values below 10^16 as integers,
-  /// others in Swift's shortest form that reads back the same (`1e-05`, `0.25`); `null` for a
-  /// value JSON cannot hold (NaN, infinity).
+  /// `value` as `JSONSerialization` writes a double: Swift's shortest form that reads back the
+  /// same (`1e-05`, `0.25`, `1e+16`) without a `.0` (`3`, not `3.0`); `null` for a value JSON
+  /// cannot hold (NaN, infinity).
   package func double(_ value: Double) {
     guard value.isFinite else { return raw("null") }
-    if value == value.rounded(.towardZero), value.magnitude < 1e16 {
-      return integer(Int64(value))
-    }
     var text = value.description
-    text.withUTF8 { if let base = $0.baseAddress { append(base, $0.count) } }
+    text.withUTF8 { utf8 in
+      guard let base = utf8.baseAddress else { return }
+      let integral =
+        utf8.count > 2 && utf8[utf8.count - 2] == UInt8(ascii: ".")
+        && utf8[utf8.count - 1] == UInt8(ascii: "0")
+      append(base, integral ? utf8.count - 2 : utf8.count)
+    }
   }
 
   /// `text` as a JSON string, escaped by the rule all the package's JSON shares
