@@ -21,8 +21,7 @@ extension FindingsReport {
       writer.report(schema: schemaName, version: currentVersion) {
         for trace in traces {
           writer.objectStart()
-          writer.key("file")
-          writer.value(trace.file)
+          writer.member("file", trace.file)
           writer.key("findings")
           writer.arrayStart()
           let blames = LatenessBlame.blames(for: trace.findings, in: trace.replay)
@@ -45,8 +44,7 @@ extension FindingsReport {
     writer.report(schema: schema, version: version) {
       for file in files {
         writer.objectStart()
-        writer.key("file")
-        writer.value(file.file)
+        writer.member("file", file.file)
         writer.key("findings")
         writer.arrayStart()
         for entry in file.findings { entry.write(to: writer) }
@@ -63,48 +61,32 @@ extension FindingsReport.Entry {
   /// The entry's object, keys sorted.
   func write(to writer: JSONWriter) {
     writer.objectStart()
-    writer.key("action")
-    writer.value(action)
+    writer.member("action", action)
     if let blame {
       writer.key("blame")
       blame.write(to: writer)
     }
-    if let durationNanoseconds {
-      writer.key("duration_ns")
-      writer.value(durationNanoseconds)
-    }
-    writer.key("kind")
-    writer.value(kind)
-    writer.key("message")
-    writer.value(message)
-    if let queue {
-      writer.key("queue")
-      writer.value(queue)
-    }
-    writer.key("queue_id")
-    writer.value(queueID)
+    writer.member("duration_ns", durationNanoseconds)
+    writer.member("kind", kind)
+    writer.member("message", message)
+    writer.member("queue", queue)
+    writer.member("queue_id", queueID)
     writer.key("related")
     writer.array(related)
-    writer.key("severity")
-    writer.value(severity)
+    writer.member("severity", severity)
     if let site {
       writer.key("site")
       writer.objectStart()
-      writer.key("file")
-      writer.value(site.file)
-      writer.key("function")
-      writer.value(site.function)
-      writer.key("line")
-      writer.value(site.line)
+      writer.member("file", site.file)
+      writer.member("function", site.function)
+      writer.member("line", site.line)
       writer.objectEnd()
     }
-    writer.key("time_ns")
-    writer.value(timeNanoseconds)
+    writer.member("time_ns", timeNanoseconds)
     if let work {
       writer.key("work")
       writer.objectStart()
-      writer.key("name")
-      writer.value(work.name)
+      writer.member("name", work.name)
       writer.key("values")
       writer.object(work.values)
       writer.objectEnd()
@@ -116,51 +98,27 @@ extension FindingsReport.Entry {
 extension FindingsReport.Blame {
   func write(to writer: JSONWriter) {
     writer.objectStart()
-    writer.key("began_ns")
-    writer.value(beganNanoseconds)
-    writer.key("due_ns")
-    writer.value(dueNanoseconds)
-    writer.key("lateness_ns")
-    writer.value(latenessNanoseconds)
-    if let omittedNanoseconds {
-      writer.key("omitted_ns")
-      writer.value(omittedNanoseconds)
-    }
-    if let omittedShares {
-      writer.key("omitted_shares")
-      writer.value(omittedShares)
-    }
-    writer.key("run")
-    writer.value(run)
+    writer.member("began_ns", beganNanoseconds)
+    writer.member("due_ns", dueNanoseconds)
+    writer.member("lateness_ns", latenessNanoseconds)
+    writer.member("omitted_ns", omittedNanoseconds)
+    writer.member("omitted_shares", omittedShares)
+    writer.member("run", run)
     writer.key("shares")
     writer.arrayStart()
     for share in shares {
       writer.objectStart()
-      if let action = share.action {
-        writer.key("action")
-        writer.value(action)
-      }
-      writer.key("busy")
-      writer.value(share.busy)
-      writer.key("duration_ns")
-      writer.value(share.durationNanoseconds)
-      writer.key("from_ns")
-      writer.value(share.fromNanoseconds)
-      if let run = share.run {
-        writer.key("run")
-        writer.value(run)
-      }
-      if let thread = share.thread {
-        writer.key("thread")
-        writer.value(thread)
-      }
-      writer.key("to_ns")
-      writer.value(share.toNanoseconds)
+      writer.member("action", share.action)
+      writer.member("busy", share.busy)
+      writer.member("duration_ns", share.durationNanoseconds)
+      writer.member("from_ns", share.fromNanoseconds)
+      writer.member("run", share.run)
+      writer.member("thread", share.thread)
+      writer.member("to_ns", share.toNanoseconds)
       writer.objectEnd()
     }
     writer.arrayEnd()
-    writer.key("waited_for")
-    writer.value(waitedFor)
+    writer.member("waited_for", waitedFor)
     writer.objectEnd()
   }
 }

@@ -7,10 +7,8 @@ extension DiffReport {
     var bytes: [UInt8] = []
     let writer = JSONWriter { bytes.append(contentsOf: $0) }
     writer.objectStart()
-    writer.key("a")
-    writer.value(a)
-    writer.key("b")
-    writer.value(b)
+    writer.member("a", a)
+    writer.member("b", b)
     if let firstDivergence {
       writer.key("first_divergence")
       writer.objectStart()
@@ -22,8 +20,7 @@ extension DiffReport {
         writer.key("b")
         run.write(to: writer)
       }
-      writer.key("position")
-      writer.value(firstDivergence.position)
+      writer.member("position", firstDivergence.position)
       writer.objectEnd()
     }
     for (key, actions) in [("only_in_a", onlyInA), ("only_in_b", onlyInB)]
@@ -34,28 +31,18 @@ extension DiffReport {
       for action in actions { action.write(to: writer) }
       writer.arrayEnd()
     }
-    writer.key("origin")
-    writer.value(origin)
-    writer.key("origin_a_ns")
-    writer.value(originANanoseconds)
-    writer.key("origin_b_ns")
-    writer.value(originBNanoseconds)
-    if let originMark {
-      writer.key("origin_mark")
-      writer.value(originMark)
-    }
-    writer.key("same")
-    writer.value(same)
-    writer.key("schema")
-    writer.value(schema)
+    writer.member("origin", origin)
+    writer.member("origin_a_ns", originANanoseconds)
+    writer.member("origin_b_ns", originBNanoseconds)
+    writer.member("origin_mark", originMark)
+    writer.member("same", same)
+    writer.member("schema", schema)
     writer.key("timing")
     writer.arrayStart()
     for difference in timing { difference.write(to: writer) }
     writer.arrayEnd()
-    writer.key("tolerance_ns")
-    writer.value(toleranceNanoseconds)
-    writer.key("version")
-    writer.value(version)
+    writer.member("tolerance_ns", toleranceNanoseconds)
+    writer.member("version", version)
     writer.objectEnd()
     writer.flush()
     return bytes
@@ -65,16 +52,11 @@ extension DiffReport {
 extension DiffReport.Action {
   fileprivate func write(to writer: JSONWriter) {
     writer.objectStart()
-    writer.key("action")
-    writer.value(action)
-    writer.key("occurrence")
-    writer.value(occurrence)
-    writer.key("queue")
-    writer.value(queue)
-    writer.key("scheduled_ns")
-    writer.value(scheduledNanoseconds)
-    writer.key("site")
-    writer.value(site)
+    writer.member("action", action)
+    writer.member("occurrence", occurrence)
+    writer.member("queue", queue)
+    writer.member("scheduled_ns", scheduledNanoseconds)
+    writer.member("site", site)
     writer.objectEnd()
   }
 }
@@ -84,10 +66,8 @@ extension DiffReport.Run {
     writer.objectStart()
     writer.key("action")
     action.write(to: writer)
-    writer.key("began_ns")
-    writer.value(beganNanoseconds)
-    writer.key("run")
-    writer.value(run)
+    writer.member("began_ns", beganNanoseconds)
+    writer.member("run", run)
     writer.objectEnd()
   }
 }
@@ -95,20 +75,13 @@ extension DiffReport.Run {
 extension DiffReport.Timing {
   fileprivate func write(to writer: JSONWriter) {
     writer.objectStart()
-    writer.key("a")
-    writer.value(a)
+    writer.member("a", a)
     writer.key("action")
     action.write(to: writer)
-    writer.key("action_b")
-    writer.value(actionB)
-    writer.key("aspect")
-    writer.value(aspect)
-    writer.key("b")
-    writer.value(b)
-    if let run {
-      writer.key("run")
-      writer.value(run)
-    }
+    writer.member("action_b", actionB)
+    writer.member("aspect", aspect)
+    writer.member("b", b)
+    writer.member("run", run)
     writer.objectEnd()
   }
 }

@@ -225,6 +225,42 @@ package final class JSONWriter {
     needsComma = true
   }
 
+  /// `"name":value`, after a comma when a member came before: ``key(_:)`` then the value.
+  package func member(_ name: StaticString, _ value: Int64) {
+    key(name)
+    self.value(value)
+  }
+
+  package func member(_ name: StaticString, _ value: Int) { member(name, Int64(value)) }
+
+  package func member(_ name: StaticString, _ value: String) {
+    key(name)
+    self.value(value)
+  }
+
+  package func member(_ name: StaticString, _ value: Double) {
+    key(name)
+    self.value(value)
+  }
+
+  package func member(_ name: StaticString, _ value: Bool) {
+    key(name)
+    self.value(value)
+  }
+
+  /// The member, or nothing when `value` is nil (an absent field).
+  package func member(_ name: StaticString, _ value: Int64?) {
+    if let value { member(name, value) }
+  }
+
+  package func member(_ name: StaticString, _ value: Int?) {
+    if let value { member(name, Int64(value)) }
+  }
+
+  package func member(_ name: StaticString, _ value: String?) {
+    if let value { member(name, value) }
+  }
+
   /// `[a,b,…]` of integers.
   package func array(_ values: some Sequence<Int>) {
     arrayStart()
