@@ -80,7 +80,7 @@ let package = Package(
     .target(
       name: "Analysis",
       dependencies: [
-        "CoreAlgorithms", "Replay", "TraceFormat",
+        "CoreAlgorithms", "Replay", "Screen", "TraceFormat",
         .product(name: "HeapModule", package: "swift-collections"),
       ]),
     // The inspector's logic: UI state, key handling and views, from replay state to a screen.

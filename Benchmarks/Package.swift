@@ -67,6 +67,15 @@ let package = Package(
       ]
     ),
     .executableTarget(
+      name: "ReportBenchmark",
+      dependencies: [
+        "BenchmarkSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Analysis", package: "Chronoscope"),
+        .product(name: "Replay", package: "Chronoscope"),
+        .product(name: "TraceFormat", package: "Chronoscope"),
+      ]
+    ),
+    .executableTarget(
       name: "RecordingBenchmark",
       dependencies: [
         "BenchmarkSupport",

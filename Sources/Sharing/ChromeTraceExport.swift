@@ -63,7 +63,7 @@ public enum ChromeTraceExport {
     _ traces: [(replay: ReplayEngine, file: String)], progress: ((Double) -> Void)?,
     to sink: @escaping (UnsafeBufferPointer<UInt8>) -> Void
   ) -> Summary {
-    let out = JSONOutput(sink: sink)
+    let out = JSONWriter(sink: sink)
     var summary = Summary()
     let timeline = ProcessTimeline(headers: traces.map(\.replay.header))
     let (offsets, cuts) = cutGaps(offsets: timeline.offsets, ends: traces.map(\.replay.end))
@@ -161,7 +161,7 @@ private struct ProcessExport {
   var traceEnd: Int64 { replay.end }
 
   mutating func write(
-    into out: JSONOutput, takenPids: inout Set<Int>, summary: inout ProcessExportSummary,
+    into out: JSONWriter, takenPids: inout Set<Int>, summary: inout ProcessExportSummary,
     progress: (Int) -> Void
   ) {
     var runs = collectRuns()
@@ -265,7 +265,7 @@ private struct ProcessExport {
   // MARK: - Writing
 
   private mutating func writeMetadata(
-    into out: JSONOutput, tracks: TrackTable, summary: inout ProcessExportSummary
+    into out: JSONWriter, tracks: TrackTable, summary: inout ProcessExportSummary
   ) {
     let header = replay.header
     let process = header.process.isEmpty ? "process" : header.process
@@ -285,17 +285,17 @@ private struct ProcessExport {
 
   /// An instant at the recording's start (time 0 of the trace), so that a viewer, which counts
   /// time from the earliest event, counts it from the recording's start as the trace does.
-  private func writeStart(into out: JSONOutput) {
+  private func writeStart(into out: JSONWriter) {
     out.eventStart(phase: "i", category: "recording")
     out.raw("\"recording start\"")
     writeInstantPlace(at: 0, into: out)
-    out.key("start", first: true)
+    out.member("start", first: true)
     out.string(replay.header.start)
-    out.key("clock")
+    out.member("clock")
     out.string(replay.header.clock.rawValue)
     if cut > 0 {
       // Placed earlier than the wall clock says: an empty stretch before it was cut.
-      out.key("moved_earlier_ns")
+      out.member("moved_earlier_ns")
       out.integer(cut)
     }
     out.raw("}}")
@@ -303,7 +303,7 @@ private struct ProcessExport {
 
   /// An instant's time and process, scoped to the process (off the queues' tracks, where a
   /// viewer would take it for the slice an arrow starts from), and the opening of its `args`.
-  private func writeInstantPlace(at time: Int64, into out: JSONOutput) {
+  private func writeInstantPlace(at time: Int64, into out: JSONWriter) {
     out.field("ts", microseconds: self.time(time))
     out.field("pid", pid)
     out.field("tid", 0)
@@ -318,7 +318,7 @@ private struct ProcessExport {
   /// The queue's label as a JSON string.
   private mutating func queueName(slot: Int) -> [UInt8] {
     if let cached = queueBytes[slot] { return cached }
-    let bytes = JSONOutput.encoded(queueLabel(slot: slot))
+    let bytes = JSONWriter.encoded(queueLabel(slot: slot))
     queueBytes[slot] = bytes
     return bytes
   }
@@ -326,7 +326,7 @@ private struct ProcessExport {
   /// The name of the queue's waits, `"wait · net"`, as a JSON string.
   private mutating func waitName(slot: Int) -> [UInt8] {
     if let cached = waitNameBytes[slot] { return cached }
-    let bytes = JSONOutput.encoded("wait · \(queueLabel(slot: slot))")
+    let bytes = JSONWriter.encoded("wait · \(queueLabel(slot: slot))")
     waitNameBytes[slot] = bytes
     return bytes
   }
@@ -341,23 +341,23 @@ private struct ProcessExport {
     if let cached = siteBytes[id] { return cached }
     guard let site = replay.callSite(of: action) else { return nil }
     let file = site.file.split(separator: "/").last.map(String.init) ?? site.file
-    var name = JSONOutput.encoded(" \(file):\(site.line)")
+    var name = JSONWriter.encoded(" \(file):\(site.line)")
     name.removeFirst()  // the name's opening quote is written with its id
-    let bytes = (name, JSONOutput.encoded("\(site.file):\(site.line) \(site.function)"))
+    let bytes = (name, JSONWriter.encoded("\(site.file):\(site.line) \(site.function)"))
     siteBytes[id] = bytes
     return bytes
   }
 
   private mutating func threadTitle(_ thread: ThreadID) -> [UInt8] {
     if let cached = threadBytes[thread.rawValue] { return cached }
-    let bytes = JSONOutput.encoded(
+    let bytes = JSONWriter.encoded(
       replay.thread(thread)?.title ?? "thread \(thread.rawValue)")
     threadBytes[thread.rawValue] = bytes
     return bytes
   }
 
   /// A slice's name: `"#12 File.swift:40"`, or `"#12 async"` without a call site.
-  private mutating func writeName(_ action: ActionIndex, into out: JSONOutput) {
+  private mutating func writeName(_ action: ActionIndex, into out: JSONWriter) {
     let info = replay.action(action)
     out.raw("\"#")
     out.integer(Int64(info.id.rawValue))
@@ -370,7 +370,7 @@ private struct ProcessExport {
     }
   }
 
-  private mutating func writeSlice(_ run: Run, into out: JSONOutput, tracks: TrackTable) {
+  private mutating func writeSlice(_ run: Run, into out: JSONWriter, tracks: TrackTable) {
     let info = replay.action(run.action)
     out.eventStart(phase: "X", category: "run")
     writeName(run.action, into: out)
@@ -379,7 +379,7 @@ private struct ProcessExport {
     out.field("pid", pid)
     out.field("tid", tracks.tracks[run.track].tid)
     out.raw(",\"args\":{")
-    out.key("action", first: true)
+    out.member("action", first: true)
     out.integer(Int64(info.id.rawValue))
     out.raw(",\"mode\":\"")
     out.raw(info.mode.staticName)
@@ -392,13 +392,13 @@ private struct ProcessExport {
     out.raw(",\"thread\":")
     out.append(threadTitle(run.thread))
     writeWork(of: run.action, into: out)
-    out.key("lateness_ns")
+    out.member("lateness_ns")
     out.integer(run.begin.subtracting(saturating: info.due(ofRun: run.number)))
     if run.end == run.begin {
       out.raw(",\"duration_ns\":0")
     }
     if !run.finished {
-      out.key("unfinished")
+      out.member("unfinished")
       out.raw("true")
     }
     out.raw("}}")
@@ -406,16 +406,16 @@ private struct ProcessExport {
 
   /// What the app called `action`, when it named it: `,"work":{"name":…,"values":{…}}`, which
   /// Perfetto shows as `args.work.name` and `args.work.values.KEY`.
-  private func writeWork(of action: ActionIndex, into out: JSONOutput) {
+  private func writeWork(of action: ActionIndex, into out: JSONWriter) {
     guard let work = replay.work(of: action) else { return }
-    out.key("work")
+    out.member("work")
     out.raw("{")
-    out.key("name", first: true)
+    out.member("name", first: true)
     out.string(work.name)
-    out.key("values")
+    out.member("values")
     out.raw("{")
     for (index, (key, value)) in work.fields.sorted(by: { $0.key < $1.key }).enumerated() {
-      out.key(key, first: index == 0)
+      out.member(key, first: index == 0)
       out.string(value)
     }
     out.raw("}}")
@@ -424,7 +424,7 @@ private struct ProcessExport {
   /// The wait of `action` from its schedule to its first begin (or cancel, or the end), on its
   /// queue's wait track. Returns how many were written.
   private mutating func writeWait(
-    _ action: ActionIndex, firstRun: Run?, cancelledAt: Int64?, into out: JSONOutput,
+    _ action: ActionIndex, firstRun: Run?, cancelledAt: Int64?, into out: JSONWriter,
     tracks: TrackTable
   ) -> Int {
     let info = replay.action(action)
@@ -483,7 +483,7 @@ private struct ProcessExport {
   /// instant too. The head goes at the first run's begin, left out alike. (The wait slice shows
   /// every schedule → begin anyway.)
   private func writeFlow(
-    _ action: ActionIndex, to first: Int, links: RunLinks, into out: JSONOutput,
+    _ action: ActionIndex, to first: Int, links: RunLinks, into out: JSONWriter,
     tracks: TrackTable
   ) -> Bool {
     let info = replay.action(action)
@@ -524,7 +524,7 @@ private struct ProcessExport {
     return true
   }
 
-  private mutating func writeInstants(into out: JSONOutput, tracks: TrackTable) -> Int {
+  private mutating func writeInstants(into out: JSONWriter, tracks: TrackTable) -> Int {
     var count = 0
     // Every instant is process-scoped: on a queue's track a viewer would take it for the slice
     // an arrow starts from.
@@ -539,7 +539,7 @@ private struct ProcessExport {
         out.integer(Int64(info.id.rawValue))
         out.raw("\"")
         writeInstantPlace(at: event.time, into: out)
-        out.key("after_start", first: true)
+        out.member("after_start", first: true)
         out.raw(event.cancelledAfterStart == true ? "true" : "false")
         out.raw(",\"queue\":")
         out.append(queueName(slot: replay.queueSlot(of: action)))
@@ -551,7 +551,7 @@ private struct ProcessExport {
         writeInstantPlace(at: event.time, into: out)
         var first = true
         for (key, value) in (mark?.fields ?? [:]).sorted(by: { $0.key < $1.key }) {
-          out.key(key, first: first)
+          out.member(key, first: first)
           out.string(value)
           first = false
         }
@@ -565,9 +565,9 @@ private struct ProcessExport {
       let info = replay.action(finding.action)
       out.eventStart(phase: "i", name: "\(finding.kind.rawValue) \(info.id)", category: "finding")
       writeInstantPlace(at: finding.time, into: out)
-      out.key("severity", first: true)
+      out.member("severity", first: true)
       out.string(finding.severity.rawValue)
-      out.key("message")
+      out.member("message")
       out.string(finding.message)
       out.raw(",\"queue\":")
       out.append(queueName(slot: replay.queueSlot(of: finding.action)))
@@ -723,66 +723,9 @@ private struct TrackTable {
   }
 }
 
-/// JSON written straight into a buffer: no `String` per event, no `JSONSerialization`; handed
-/// to a sink a few megabytes at a time. (A raw buffer rather than `[UInt8]`: appending to an
-/// array byte by byte was a third of the export's time, in its uniqueness and capacity checks.)
-final class JSONOutput {
-  private static let chunk = 4 << 20
-  private let capacity = JSONOutput.chunk + 65_536
-  private let buffer: UnsafeMutablePointer<UInt8>
-  private var count = 0
-  private var firstEvent = true
-  private let sink: (UnsafeBufferPointer<UInt8>) -> Void
-
-  init(sink: @escaping (UnsafeBufferPointer<UInt8>) -> Void) {
-    self.sink = sink
-    buffer = .allocate(capacity: capacity)
-  }
-
-  deinit { buffer.deallocate() }
-
-  /// What is written and not yet handed to the sink.
-  var bytes: [UInt8] { Array(UnsafeBufferPointer(start: buffer, count: count)) }
-
-  /// `text` as JSON string bytes, quotes included, to append many times.
-  static func encoded(_ text: String) -> [UInt8] {
-    let output = JSONOutput { _ in }
-    output.string(text)
-    return output.bytes
-  }
-
-  /// Hands what is written so far to the sink.
-  func flush() {
-    if count > 0 { sink(UnsafeBufferPointer(start: buffer, count: count)) }
-    count = 0
-  }
-
-  @inline(__always)
-  private func byte(_ value: UInt8) {
-    if count == capacity { flush() }
-    buffer[count] = value
-    count += 1
-  }
-
-  private func append(_ source: UnsafePointer<UInt8>, _ length: Int) {
-    if count + length > capacity { flush() }
-    if length > capacity {
-      sink(UnsafeBufferPointer(start: source, count: length))
-      return
-    }
-    (buffer + count).update(from: source, count: length)
-    count += length
-  }
-
-  /// Appends bytes prepared beforehand (a name already escaped, say).
-  func append(_ prepared: [UInt8]) {
-    prepared.withUnsafeBufferPointer { if let base = $0.baseAddress { append(base, $0.count) } }
-  }
-
-  func raw(_ text: StaticString) {
-    append(text.utf8Start, text.utf8CodeUnitCount)
-  }
-
+/// The export's pieces of Chrome trace JSON, written with the package's one JSON writer. Events
+/// are elements of `traceEvents`, each on a line of its own.
+extension JSONWriter {
   func eventStart(phase: StaticString, name: String, category: StaticString) {
     eventStart(phase: phase, category: category)
     string(name)
@@ -790,13 +733,9 @@ final class JSONOutput {
 
   /// Starts an event up to its name's value, which the caller writes.
   func eventStart(phase: StaticString, category: StaticString) {
-    if count >= Self.chunk { flush() }
-    if firstEvent {
-      raw("\n{\"ph\":\"")
-    } else {
-      raw(",\n{\"ph\":\"")
-    }
-    firstEvent = false
+    if chunkIsFull { flush() }
+    raw(needsComma ? ",\n{\"ph\":\"" : "\n{\"ph\":\"")
+    needsComma = true
     raw(phase)
     raw("\",\"cat\":\"")
     raw(category)
@@ -827,7 +766,8 @@ final class JSONOutput {
     raw("}}")
   }
 
-  func key(_ name: String, first: Bool = false) {
+  /// `,"name":` (or `"name":` for the first of an object), the name escaped.
+  func member(_ name: String, first: Bool = false) {
     if !first { byte(UInt8(ascii: ",")) }
     string(name)
     byte(UInt8(ascii: ":"))
@@ -856,58 +796,12 @@ final class JSONOutput {
     let value = max(nanoseconds, 0)
     integer(value / 1_000)
     let fraction = Int(value % 1_000)
-    if count + 4 > capacity { flush() }
-    buffer[count] = UInt8(ascii: ".")
-    buffer[count + 1] = UInt8(48 + fraction / 100)
-    buffer[count + 2] = UInt8(48 + fraction / 10 % 10)
-    buffer[count + 3] = UInt8(48 + fraction % 10)
-    count += 4
-  }
-
-  func integer(_ value: Int64) {
-    if count + 21 > capacity { flush() }
-    if value < 0 {
-      buffer[count] = UInt8(ascii: "-")
-      count += 1
-    }
-    var magnitude = value.magnitude
-    if magnitude < 10 {
-      buffer[count] = UInt8(48 + magnitude)
-      count += 1
-      return
-    }
-    // Digits from the right into the room ahead, then in place.
-    var digits = 0
-    var probe = magnitude
-    while probe > 0 {
-      digits += 1
-      probe /= 10
-    }
-    var position = count + digits - 1
-    while magnitude > 0 {
-      buffer[position] = UInt8(48 + magnitude % 10)
-      magnitude /= 10
-      position -= 1
-    }
-    count += digits
-  }
-
-  /// `text` as a JSON string, escaped by the rule all the commands' JSON shares
-  /// (``JSONEscaping``): quotes, backslashes, controls, separators and bidi/format characters,
-  /// so that `export -o -` prints nothing a terminal would act on.
-  func string(_ text: String) {
-    var contiguous = text
-    contiguous.withUTF8 { utf8 in
-      // Most strings need no escape: copy them whole.
-      if let base = utf8.baseAddress, !JSONEscaping.mayNeedEscape(utf8) {
-        byte(UInt8(ascii: "\""))
-        append(base, utf8.count)
-        byte(UInt8(ascii: "\""))
-        return
-      }
-      var quoted: [UInt8] = []
-      JSONEscaping.appendQuoted(text, to: &quoted)
-      append(quoted)
+    withSpace(4) { base in
+      base[0] = UInt8(ascii: ".")
+      base[1] = UInt8(48 + fraction / 100)
+      base[2] = UInt8(48 + fraction / 10 % 10)
+      base[3] = UInt8(48 + fraction % 10)
+      return 4
     }
   }
 }

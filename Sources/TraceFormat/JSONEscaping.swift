@@ -1,5 +1,6 @@
-/// Which characters the JSON the commands print writes as `\u` escapes, and how: one rule for
-/// `check --json`, `stats --json`, `diff --json` and `export`, so that nothing from a trace
+/// Which characters the JSON the package writes as `\u` escapes, and how: one rule for trace
+/// files (``TraceEncoder``), `check --json`, `stats --json`, `diff --json` and `export` (through
+/// ``JSONWriter``), so that nothing from a trace
 /// reaches a terminal as a control sequence when the JSON goes to standard output.
 ///
 /// Escaped, beyond what JSON requires (quotes, backslashes, C0 controls): DEL and the C1
@@ -30,7 +31,7 @@ package enum JSONEscaping {
   }
 
   /// Appends `text` as a JSON string, quotes included: `"` and `\` after a backslash, `\n`,
-  /// `\r` and `\t` as such, every character ``escapes(_:)`` picks as `\uXXXX` (a surrogate pair
+  /// `\r`, `\t`, `\b` and `\f` as such (as `JSONSerialization` writes them), every character ``escapes(_:)`` picks as `\uXXXX` (a surrogate pair
   /// above U+FFFF), everything else as UTF-8.
   package static func appendQuoted(_ text: String, to bytes: inout [UInt8]) {
     bytes.append(UInt8(ascii: "\""))
@@ -41,6 +42,8 @@ package enum JSONEscaping {
       case "\n": bytes += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
       case "\r": bytes += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
       case "\t": bytes += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+      case "\u{8}": bytes += [UInt8(ascii: "\\"), UInt8(ascii: "b")]
+      case "\u{C}": bytes += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
       default:
         if escapes(scalar) {
           appendEscape(scalar, to: &bytes)

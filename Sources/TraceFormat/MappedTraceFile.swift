@@ -11,28 +11,53 @@
 /// trace otherwise held all 700 MB next to the events made from it, the largest part of the
 /// reader's peak. Pages handed back (`madvise(MADV_DONTNEED)` on this private, never written
 /// mapping) leave memory and are read again from the page cache if touched again, with the same
-/// bytes, so handing back too much costs time, never correctness. (A file another process
-/// rewrites while it is read was already a hazard of mapping; recorders only append.)
+/// bytes, so handing back too much costs time, never correctness.
+///
+/// A file another process truncates while it is read (an app restarting on the same path) does
+/// not crash the reader: the mapping is guarded by ``MappedFileFaults`` (a fault past the new end
+/// reads zeros) and ``changed`` says so afterwards, as it does for a file that shrank within its
+/// last page. Appending, what recorders do, changes nothing: the mapping covers what was there.
 struct MappedTraceFile: ~Copyable {
   private let bytes: UnsafeBufferPointer<UInt8>
+  private let descriptor: Int32
+  /// The ``MappedFileFaults`` slot guarding the mapping (nil when none was free).
+  private let guardSlot: Int?
 
   /// Maps the regular file at `path`, or returns nil (not a regular file, empty, or any call
   /// failing), for the caller to read it another way.
   init?(path: String) {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else { return nil }
-    defer { close(descriptor) }
     var status = stat()
     guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
       status.st_size > 0, let size = Int(exactly: status.st_size)
-    else { return nil }
+    else {
+      close(descriptor)
+      return nil
+    }
     let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0)
-    guard let address, address != MAP_FAILED else { return nil }
+    guard let address, address != MAP_FAILED else {
+      close(descriptor)
+      return nil
+    }
+    self.descriptor = descriptor
     bytes = UnsafeBufferPointer(start: address.assumingMemoryBound(to: UInt8.self), count: size)
+    guardSlot = MappedFileFaults.register(UnsafeRawBufferPointer(bytes))
   }
 
   deinit {
+    if let guardSlot { MappedFileFaults.unregister(guardSlot) }
     munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count)
+    close(descriptor)
+  }
+
+  /// Whether the file lost bytes the mapping covers since it was mapped: a read of them faulted
+  /// (and read zeros), or the file is now shorter. What was read from it then mixes two files.
+  var changed: Bool {
+    if let guardSlot, MappedFileFaults.faulted(guardSlot) { return true }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0 else { return true }
+    return status.st_size < bytes.count
   }
 
   /// Runs `body` with the file's bytes, mapped until it returns.

@@ -337,24 +337,19 @@ public struct TraceEncoder: Sendable {
     #endif
   }
 
-  /// A JSON string with every control character, quote and backslash escaped.
+  /// A JSON string, escaped by the rule all the package's JSON shares (``JSONEscaping``), as
+  /// ``JSONWriter`` writes one: a string that needs no escape (most) is copied whole.
   private mutating func string(_ text: String) {
-    bytes.append(UInt8(ascii: "\""))
-    for byte in text.utf8 {
-      switch byte {
-      case UInt8(ascii: "\""): raw("\\\"")
-      case UInt8(ascii: "\\"): raw("\\\\")
-      case UInt8(ascii: "\n"): raw("\\n")
-      case UInt8(ascii: "\r"): raw("\\r")
-      case UInt8(ascii: "\t"): raw("\\t")
-      case 0..<0x20, 0x7F:
-        raw("\\u00")
-        bytes.append(Self.hex[Int(byte >> 4)])
-        bytes.append(Self.hex[Int(byte & 0xF)])
-      default: bytes.append(byte)
+    var contiguous = text
+    contiguous.withUTF8 { utf8 in
+      if !JSONEscaping.mayNeedEscape(utf8) {
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: utf8)
+        bytes.append(UInt8(ascii: "\""))
+      } else {
+        JSONEscaping.appendQuoted(text, to: &bytes)
       }
     }
-    bytes.append(UInt8(ascii: "\""))
   }
 
   private mutating func object(_ pairs: [String: String]) {
@@ -367,14 +362,13 @@ public struct TraceEncoder: Sendable {
     }
     bytes.append(UInt8(ascii: "}"))
   }
-
-  private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 }
 
-/// Fixed text and numbers written straight into memory: no capacity checks per byte.
+/// Fixed text and numbers written straight into memory: no capacity checks per byte. The
+/// encoder builds its lines in it; ``JSONWriter`` writes its integers with it.
 ///
 /// The longest line built here (a schedule with every field at its largest) is under 260 bytes.
-private struct LineBuffer {
+struct LineBuffer {
   static let capacity = 320
   let base: UnsafeMutablePointer<UInt8>
   var count = 0

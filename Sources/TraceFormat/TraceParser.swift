@@ -147,6 +147,9 @@ struct TraceParser {
   fileprivate static func lineBounds(in bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> (
     end: Int, contentEnd: Int, hasNewline: Bool
   ) {
+    // Past the end, a line is empty: a file another process shrank or rewrote while it was read
+    // (see `MappedFileFaults`) may hold fewer lines than a first pass over it counted.
+    let start = min(start, bytes.count)
     guard let base = bytes.baseAddress else { return (start, start, false) }
     let newline = memchr(base + start, 0x0A, bytes.count - start)
     let end =
@@ -159,6 +162,7 @@ struct TraceParser {
 
   /// Parses line number `line`, which starts at `start`; returns where the next one starts.
   private mutating func parseLine(number line: Int, at start: Int) -> Int {
+    let start = min(start, bytes.count)
     let (end, contentEnd, hasNewline) = lineBounds(at: start)
     parseLine(line, start, contentEnd, isLastWithoutNewline: !hasNewline)
     return end + 1

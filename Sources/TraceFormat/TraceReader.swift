@@ -10,6 +10,8 @@ import Foundation
 /// - a final line cut off without its newline (a recording interrupted mid-write) is a warning;
 /// - a file without a header, or with events before it, is an error; an unknown major version
 ///   stops the read with an error;
+/// - a file another process truncates while it is read is one error, "the file changed while it
+///   was read", never a crash (see `MappedFileFaults`);
 /// - unknown fields and unknown event types are ignored, so newer writers stay readable;
 /// - semantic oddities are warnings: an action that begins without being scheduled or after
 ///   being cancelled, an end without its begin, a run that begins with run numbers missing
@@ -38,23 +40,28 @@ public enum TraceReader {
 
   /// Reads the file at `path`, handing back the mapped file's pages every `pageChunk` bytes
   /// passed, on `workers` threads (by default as ``parse(_:file:progress:)`` chooses).
+  ///
+  /// - Parameter afterMapping: Runs once the file is mapped, before a byte of it is read: a
+  ///   test truncates the file there.
   package static func read(
     path: String, workers: Int? = nil, pageChunk: Int, streamingTo stream: TraceEventStream? = nil,
-    progress: ((Double) -> Void)? = nil
+    progress: ((Double) -> Void)? = nil, afterMapping: (() -> Void)? = nil
   ) -> TraceReading {
     // Mapped, not copied: a 700 MB trace costs no 700 MB buffer and no time filling it, and
     // the pages read are handed back as the reader passes them (see `MappedTraceFile`).
     if let file = MappedTraceFile(path: path) {
-      return file.withBytes { bytes in
+      afterMapping?()
+      let reading = file.withBytes { bytes in
         parse(
           bytes, file: path, workers: workers ?? defaultWorkers(for: bytes.count),
           pageChunk: pageChunk, streamingTo: stream, progress: progress)
       }
+      guard !file.changed else { return changedWhileRead(path) }
+      return reading
     }
-    // Pipes and other files that cannot be mapped are read whole. (A file another process
-    // shrinks while it is being parsed would fault; recorders only ever append.)
-    let mapped = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
-    guard let data = mapped ?? FileManager.default.contents(atPath: path) else {
+    // Pipes and other files that cannot be mapped are read whole, into memory (not mapped: a
+    // file that shrinks under a mapping faults).
+    guard let data = FileManager.default.contents(atPath: path) else {
       var isDirectory: ObjCBool = false
       let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
       let reason =
@@ -70,6 +77,20 @@ public enum TraceReader {
     return data.withUnsafeBytes { raw in
       parse(raw.bindMemory(to: UInt8.self), file: path, progress: progress)
     }
+  }
+
+  /// The reading of a file another process truncated or rewrote while it was read: one error,
+  /// since what was parsed mixes two files.
+  static func changedWhileRead(_ path: String) -> TraceReading {
+    TraceReading(
+      trace: nil,
+      diagnostics: [
+        TraceDiagnostic(
+          severity: .error, file: path, line: 0, column: 0,
+          message:
+            "the file changed while it was read (another process truncated or rewrote it); read it again once it is complete"
+        )
+      ])
   }
 
   /// Files this large or larger are read on every core (see ``parse(_:file:workers:progress:)``).

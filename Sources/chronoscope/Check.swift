@@ -103,7 +103,8 @@ struct Check: ParsableCommand {
       reports.append((file, replay, findings.filter { rules.contains($0.kind) }))
     }
     if json {
-      print(FindingsJSON.document(reports.map { ($0.file, $0.replay, $0.findings) }))
+      FindingsReport.writeJSON(reports, to: standardOutput)
+      print("")
     } else {
       // Info findings say what is true but not wrong: listed only when they would fail.
       let listed = min(failLevel, .warning)
@@ -114,7 +115,8 @@ struct Check: ParsableCommand {
             unlisted += 1
             continue
           }
-          print(TextWidth.sanitized(Self.line(finding, in: report.replay, file: report.file)))
+          let entry = FindingsReport.Entry(finding, blame: nil, in: report.replay)
+          print(TextWidth.sanitized(entry.line(file: report.file)))
         }
       }
       if unlisted > 0 {
@@ -127,17 +129,6 @@ struct Check: ParsableCommand {
     if reports.contains(where: { $0.findings.contains { $0.severity >= failLevel } }) {
       throw ExitCode(1)
     }
-  }
-
-  /// `file: 0.123456s: warning: late: #12 app.network (App/Loader.swift:40): began 35.000ms after…`
-  static func line(_ finding: Finding, in replay: ReplayEngine, file: String) -> String {
-    let info = replay.action(finding.action)
-    let queue = replay.queue(finding.queue)?.label ?? "queue \(finding.queue.rawValue)"
-    let site = replay.callSite(of: finding.action).map { " (\($0.file):\($0.line))" } ?? ""
-    // What the app called the work, when it named it: `#12 "search swift" app.network (…)`.
-    let work = replay.work(of: finding.action).map { " \"\($0.summary)\"" } ?? ""
-    return
-      "\(file): \(TimeText.seconds(finding.time)): \(finding.severity.rawValue): \(finding.kind.rawValue): \(info.id)\(work) \(queue)\(site): \(finding.message)"
   }
 
   /// A threshold such as `10ms`: a non-negative duration with a unit.

@@ -36,9 +36,6 @@ struct Diff: ParsableCommand {
   @Flag(help: "Print the differences as one JSON document.")
   var json = false
 
-  /// The most entries of each list the text shows; the counts say how many more.
-  static let shown = 20
-
   func run() throws {
     let tolerance: Int64
     do {
@@ -61,136 +58,13 @@ struct Diff: ParsableCommand {
           "chronoscope: --align-mark: \(file) has no mark named \"\(error.name)\""))
       throw ExitCode(2)
     }
+    let report = DiffReport(diff, a: a, b: b)
     if json {
-      print(DiffJSON.document(diff, a: a, b: b))
+      report.json().withUnsafeBufferPointer(standardOutput)
+      print("")
     } else {
-      for line in Self.text(diff, a: a, b: b) { print(TextWidth.sanitized(line)) }
+      for line in report.textLines() { print(TextWidth.sanitized(line)) }
     }
-    if !diff.isSame { throw ExitCode(1) }
-  }
-
-  static func text(_ diff: TraceDiff, a: String, b: String) -> [String] {
-    let origin =
-      switch diff.origin {
-      case .firstEvent: "its first event"
-      case .mark(let name): "its first mark \"\(name)\""
-      }
-    var lines = [
-      "A: \(a) (times from \(origin), at \(TimeText.seconds(diff.originA)))",
-      "B: \(b) (times from \(origin), at \(TimeText.seconds(diff.originB)))",
-    ]
-    if diff.isSame {
-      lines.append(
-        "no difference: the same runs in the same order, timing within \(TimeText.duration(diff.tolerance))"
-      )
-      return lines
-    }
-    if let divergence = diff.firstDivergence {
-      lines.append("first divergence at run \(divergence.position) in begin order:")
-      lines.append("  A " + describe(divergence.a))
-      lines.append("  B " + describe(divergence.b))
-    } else {
-      lines.append("the runs began in the same order")
-    }
-    for (name, only) in [("A", diff.onlyInA), ("B", diff.onlyInB)] where !only.isEmpty {
-      lines.append("only in \(name): \(only.count) action(s)")
-      for action in only.prefix(shown) {
-        lines.append("  \(describe(action)), scheduled at \(TimeText.seconds(action.scheduledAt))")
-      }
-      if only.count > shown { lines.append("  … \(only.count - shown) more") }
-    }
-    if !diff.timing.isEmpty {
-      lines.append(
-        "timing: \(diff.timing.count) difference(s) beyond \(TimeText.duration(diff.tolerance))")
-      for difference in diff.timing.prefix(shown) {
-        lines.append("  \(describe(difference.a)): \(describe(difference))")
-      }
-      if diff.timing.count > shown { lines.append("  … \(diff.timing.count - shown) more") }
-    }
-    return lines
-  }
-
-  /// `#12 net (Loader.swift:40 load()) occurrence 3`: id, queue, call site, and which of the
-  /// actions its function scheduled on the queue.
-  static func describe(_ action: TraceDiff.ActionReference) -> String {
-    let site = action.key.site.isEmpty ? "no call site" : action.key.site
-    return "\(action.id) \(action.key.queue) (\(site)) occurrence \(action.key.occurrence)"
-  }
-
-  static func describe(_ run: TraceDiff.RunReference?) -> String {
-    guard let run else { return "ran nothing more" }
-    return "ran \(describe(run.action)), run \(run.run), at \(TimeText.seconds(run.began))"
-  }
-
-  static func describe(_ difference: TraceDiff.TimingDifference) -> String {
-    let delta = difference.delta
-    let signed = (delta < 0 ? "-" : "+") + TimeText.duration(Int64(clamping: delta.magnitude))
-    switch difference.aspect {
-    case .scheduled:
-      return
-        "scheduled at \(TimeText.seconds(difference.valueA)) in A, \(TimeText.seconds(difference.valueB)) in B (\(signed))"
-    case .began(let run):
-      return
-        "run \(run) began at \(TimeText.seconds(difference.valueA)) in A, \(TimeText.seconds(difference.valueB)) in B (\(signed))"
-    case .duration(let run):
-      return
-        "run \(run) took \(TimeText.duration(difference.valueA)) in A, \(TimeText.duration(difference.valueB)) in B (\(signed))"
-    case .runs:
-      return "ran \(difference.valueA) time(s) in A, \(difference.valueB) in B"
-    }
-  }
-}
-
-/// The `--json` document of `chronoscope diff`; its schema is in docs/Diff.md.
-enum DiffJSON {
-  static func document(_ diff: TraceDiff, a: String, b: String) -> String {
-    var root: [String: Any] = [
-      "schema": "chronoscope-diff", "version": 2, "a": a, "b": b, "same": diff.isSame,
-      "tolerance_ns": diff.tolerance, "origin_a_ns": diff.originA, "origin_b_ns": diff.originB,
-      "only_in_a": diff.onlyInA.map(object), "only_in_b": diff.onlyInB.map(object),
-      "timing": diff.timing.map(object),
-    ]
-    switch diff.origin {
-    case .firstEvent: root["origin"] = "first-event"
-    case .mark(let name):
-      root["origin"] = "mark"
-      root["origin_mark"] = name
-    }
-    if let divergence = diff.firstDivergence {
-      var entry: [String: Any] = ["position": divergence.position]
-      if let run = divergence.a { entry["a"] = object(run) }
-      if let run = divergence.b { entry["b"] = object(run) }
-      root["first_divergence"] = entry
-    }
-    return JSONDocument.text(root)
-  }
-
-  private static func object(_ action: TraceDiff.ActionReference) -> [String: Any] {
-    [
-      "action": Int(action.id.rawValue), "queue": action.key.queue, "site": action.key.site,
-      "occurrence": action.key.occurrence, "scheduled_ns": action.scheduledAt,
-    ]
-  }
-
-  private static func object(_ run: TraceDiff.RunReference) -> [String: Any] {
-    ["action": object(run.action), "run": run.run, "began_ns": run.began]
-  }
-
-  private static func object(_ difference: TraceDiff.TimingDifference) -> [String: Any] {
-    var entry: [String: Any] = [
-      "action": object(difference.a), "action_b": Int(difference.bID.rawValue),
-      "a": difference.valueA, "b": difference.valueB,
-    ]
-    switch difference.aspect {
-    case .scheduled: entry["aspect"] = "scheduled"
-    case .began(let run):
-      entry["aspect"] = "began"
-      entry["run"] = run
-    case .duration(let run):
-      entry["aspect"] = "duration"
-      entry["run"] = run
-    case .runs: entry["aspect"] = "runs"
-    }
-    return entry
+    if !report.same { throw ExitCode(1) }
   }
 }

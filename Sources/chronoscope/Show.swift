@@ -1,3 +1,4 @@
+import Analysis
 import ArgumentParser
 import Foundation
 import Inspector
@@ -121,7 +122,8 @@ struct Show: ParsableCommand {
       for finding in app.findings {
         print(
           TextWidth.sanitized(
-            Check.line(finding, in: app.replay, file: files.joined(separator: " + "))))
+            FindingsReport.Entry(finding, blame: nil, in: app.replay)
+              .line(file: files.joined(separator: " + "))))
       }
     }
   }

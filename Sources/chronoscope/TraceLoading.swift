@@ -67,9 +67,15 @@ enum TraceLoading {
       return ["\(name): not a chronoscope trace: \(TextWidth.sanitized(reason))"]
     }
     // The reader's own "more problems not shown" line has column 0; the counts say it better.
-    let shown = reading.diagnostics.filter { severities.contains($0.severity) && $0.column > 0 }
-      .prefix(diagnosticsShown)
-    var lines = shown.map { TextWidth.sanitized($0.description) }
+    // One about the whole file (line 0: it changed while it was read) is shown without a place.
+    let shown = reading.diagnostics.filter {
+      severities.contains($0.severity) && ($0.column > 0 || $0.line == 0)
+    }
+    .prefix(diagnosticsShown)
+    var lines = shown.map {
+      TextWidth.sanitized(
+        $0.line == 0 ? "\(path): \($0.severity.rawValue): \($0.message)" : $0.description)
+    }
     var more: [String] = []
     let errors = severities.contains(.error) ? reading.errorCount : 0
     let warnings = severities.contains(.warning) ? reading.warningCount : 0
@@ -218,6 +224,22 @@ enum CleanExit: Error {
 
 func standardError(_ line: String) {
   FileHandle.standardError.write(Data((line + "\n").utf8))
+}
+
+/// Writes `bytes` to standard output, after what `print` has buffered (flushed first), so a
+/// report streamed a chunk at a time and the lines printed around it stay in order. Stops at a
+/// write error (a closed pipe, say): there is nobody left to read the rest.
+func standardOutput(_ bytes: UnsafeBufferPointer<UInt8>) {
+  guard var next = bytes.baseAddress else { return }
+  fflush(nil)
+  var left = bytes.count
+  while left > 0 {
+    let written = write(1, next, left)
+    if written < 0 && errno == EINTR { continue }
+    guard written > 0 else { return }
+    next += written
+    left -= written
+  }
 }
 
 /// Why a file operation failed, as the C library says it (`No such file or directory`), for a
