@@ -27,7 +27,8 @@ let package = Package(
   ],
   targets: [
     // Small algorithms every stage shares: saturating arithmetic (values from files and callers
-    // never trap) and the one binary search. Package API only; depends on nothing.
+    // never trap), the one binary search, and display widths and sanitizing of untrusted text
+    // (every text output). Package API only; depends on nothing.
     .target(name: "CoreAlgorithms"),
     // What Swift cannot spell or call: membarrier(2), a prefetch hint, malloc_trim. One C target,
     // a header each (Sources/CShims/include).
@@ -71,7 +72,8 @@ let package = Package(
     // Stage 7: the terminal — ncursesw through a system-library shim, and a thin adapter that
     // copies a screen grid to it and turns keys into events. No pkgConfig: see the shim header.
     .systemLibrary(name: "CNCursesW", path: "Sources/CNCursesW"),
-    .target(name: "Terminal", dependencies: ["CNCursesW", "FatalSignals", "Screen"]),
+    .target(
+      name: "Terminal", dependencies: ["CNCursesW", "CoreAlgorithms", "FatalSignals", "Screen"]),
     // zlib, for `chronoscope export --gzip` (a system library: no build cost; Debian's
     // zlib1g-dev, which .ci/run installs when missing).
     .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
@@ -80,7 +82,7 @@ let package = Package(
     .target(
       name: "Analysis",
       dependencies: [
-        "CoreAlgorithms", "Replay", "Screen", "TraceFormat",
+        "CoreAlgorithms", "Replay", "TraceFormat",
         .product(name: "HeapModule", package: "swift-collections"),
       ]),
     // The inspector's logic: UI state, key handling and views, from replay state to a screen.
@@ -97,7 +99,8 @@ let package = Package(
     .executableTarget(
       name: "chronoscope",
       dependencies: [
-        "TraceFormat", "Replay", "Analysis", "Screen", "Inspector", "Terminal", "Sharing", "CZlib",
+        "CoreAlgorithms", "TraceFormat", "Replay", "Analysis", "Screen", "Inspector", "Terminal",
+        "Sharing", "CZlib",
         "CShims",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
@@ -130,7 +133,8 @@ let package = Package(
     .testTarget(
       name: "InspectorTests",
       dependencies: [
-        "Analysis", "Inspector", "Replay", "Screen", "TraceFormat", "Terminal", "CNCursesW",
+        "Analysis", "CoreAlgorithms", "Inspector", "Replay", "Screen", "TraceFormat", "Terminal",
+        "CNCursesW",
       ],
       exclude: ["Golden", "Fixtures"]),
     .testTarget(

@@ -1,6 +1,6 @@
+import CoreAlgorithms
 import Foundation
 import Replay
-import Screen
 
 extension TraceStatistics {
   /// The figures as `chronoscope stats` prints them: lines of at most 80 columns (labels cut to

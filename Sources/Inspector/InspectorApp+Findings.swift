@@ -1,4 +1,5 @@
 import Analysis
+import CoreAlgorithms
 import Replay
 import Screen
 

@@ -1,3 +1,4 @@
+import CoreAlgorithms
 import Replay
 import Screen
 import TraceFormat

@@ -1,3 +1,4 @@
+import CoreAlgorithms
 import Screen
 
 /// One cell of a panel's row: text in a slot, and how it gives way when the row is too narrow.

@@ -1,4 +1,5 @@
 import CNCursesW
+import CoreAlgorithms
 import Screen
 import Synchronization
 

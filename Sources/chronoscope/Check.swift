@@ -1,5 +1,6 @@
 import Analysis
 import ArgumentParser
+import CoreAlgorithms
 import Foundation
 import Replay
 import Screen

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CZlib
+import CoreAlgorithms
 import Foundation
 import Replay
 import Screen

@@ -1,3 +1,4 @@
+import CoreAlgorithms
 import Foundation
 import Inspector
 import Replay

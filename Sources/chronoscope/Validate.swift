@@ -1,4 +1,5 @@
 import ArgumentParser
+import CoreAlgorithms
 import Foundation
 import Screen
 import TraceFormat

@@ -1,3 +1,4 @@
+import CoreAlgorithms
 import Inspector
 import Replay
 import Screen

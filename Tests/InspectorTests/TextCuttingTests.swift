@@ -1,3 +1,4 @@
+import CoreAlgorithms
 import Screen
 import XCTest
 
