@@ -47,7 +47,7 @@ let package = Package(
     // Apart, so that only test targets that want it link Swift Testing (the toolchain's own).
     .target(name: "VirtualTimeTesting", dependencies: ["Scheduling", "VirtualTime"]),
     // Stage 3: the trace file format — events, encoder, and the strict streaming reader.
-    .target(name: "TraceFormat", dependencies: ["CoreAlgorithms"]),
+    .target(name: "TraceFormat", dependencies: ["CoreAlgorithms", "FatalSignals"]),
     // Stage 2: the recording decorator and the trace writer.
     .target(
       name: "Recording",
@@ -121,7 +121,8 @@ let package = Package(
     .testTarget(
       name: "ExamplesTests", dependencies: ["Examples", "Scheduling", "SchedulingTesting"]),
     .testTarget(name: "CoreAlgorithmsTests", dependencies: ["CoreAlgorithms"]),
-    .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat", "TestSupport"]),
+    .testTarget(
+      name: "TraceFormatTests", dependencies: ["FatalSignals", "TraceFormat", "TestSupport"]),
     .testTarget(name: "ReplayTests", dependencies: ["Replay", "TraceFormat", "TestSupport"]),
     .testTarget(name: "AnalysisTests", dependencies: ["Analysis", "Replay", "TraceFormat"]),
     .testTarget(

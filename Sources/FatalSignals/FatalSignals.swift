@@ -63,6 +63,40 @@ package enum FatalSignals {
 
   private static let installed = Atomic<Bool>(false)
 
+  /// Mends a fault, from the handler: the signal and its `siginfo_t`; true when the faulting
+  /// instruction may run again (it will not fault twice), false when the fault is not its own.
+  /// Same rules as a callback: no lock, no allocation.
+  package typealias Repair = @convention(c) (Int32, UnsafeMutablePointer<siginfo_t>?) -> Bool
+
+  /// How many repairs can be added; each module that mends faults adds one, once.
+  static let repairSlots = 8
+
+  /// Adds `repair`, asked first about every signal handled, for the life of the process;
+  /// installs the handlers the first time. False when every repair slot is taken.
+  package static func addRepair(_ repair: Repair) -> Bool {
+    if !installed.exchange(true, ordering: .acquiringAndReleasing) { install() }
+    let value = unsafeBitCast(repair, to: UInt.self)
+    for slot in 0..<repairSlots
+    where (repairs + slot).pointee.compareExchange(
+      expected: 0, desired: value, ordering: .acquiringAndReleasing
+    ).exchanged {
+      return true
+    }
+    return false
+  }
+
+  /// Whether a repair mended the fault (from the handler).
+  fileprivate static func repaired(
+    _ signal: Int32, _ info: UnsafeMutablePointer<siginfo_t>?
+  ) -> Bool {
+    for slot in 0..<repairSlots {
+      let value = (repairs + slot).pointee.load(ordering: .acquiring)
+      guard value != 0 else { return false }
+      if unsafeBitCast(value, to: Repair.self)(signal, info) { return true }
+    }
+    return false
+  }
+
   /// Adds `callback`, called with `context` when the process crashes; installs the handlers the
   /// first time, and an alternate signal stack for the calling thread.
   ///
@@ -129,6 +163,7 @@ package enum FatalSignals {
   static let alternateStackSize = 256 << 10
 
   private static func install() {
+    _ = repairs  // made before the handler can need it: a handler must not run a lazy initializer
     for signal in signals {
       var action = sigaction()
       sigemptyset(&action.sa_mask)
@@ -227,9 +262,18 @@ private func freeAlternateStack(_ base: UnsafeMutableRawPointer) {
   munmap(base, page + FatalSignals.alternateStackSize)
 }
 
+/// The repairs, in the order added (0: none yet). Allocated once and never freed; only atomics
+/// are reached through the pointer.
+nonisolated(unsafe) private let repairs: UnsafeMutablePointer<Atomic<UInt>> = {
+  let words = UnsafeMutablePointer<Atomic<UInt>>.allocate(capacity: FatalSignals.repairSlots)
+  for slot in 0..<FatalSignals.repairSlots { (words + slot).initialize(to: Atomic(0)) }
+  return words
+}()
+
 private func fatalSignalHandler(
   _ signal: Int32, _ info: UnsafeMutablePointer<siginfo_t>?, _ context: UnsafeMutableRawPointer?
 ) {
+  if FatalSignals.repaired(signal, info) { return }
   FatalSignals.callAll(signal)
   sigaction(signal, previousActions + Int(signal), nil)
   // si_code <= 0: sent (kill, raise, abort), not caused by an instruction. It is blocked while

@@ -1,3 +1,4 @@
+import FatalSignals
 import Synchronization
 
 #if canImport(Glibc)
@@ -17,10 +18,10 @@ import Synchronization
 /// what it parsed. No `setjmp`, no C shim, no cost on the reading path: the handler runs only on
 /// a fault.
 ///
-/// A `SIGBUS` anywhere else is not ours: the handler puts back the action that was there when it
-/// was installed and returns, so the fault happens again under that action (a crash handler's, or
-/// the default one). A handler installed later for `SIGBUS` that does not chain to the previous
-/// one takes precedence: the reader then crashes as before, under that handler.
+/// The mending is a ``FatalSignals`` repair: the process's one chain of crash handlers asks it
+/// first, so a recorder or terminal in the same process keeps its crash path, and a `SIGBUS`
+/// anywhere else goes on to them and then to the handler that was there before (Swift's
+/// backtracer, or the default).
 ///
 /// - Complexity: registering and unregistering take a lock; the handler scans ``slotCount``
 ///   slots with atomic loads.
@@ -64,15 +65,7 @@ enum MappedFileFaults {
   private static func install() {
     _ = slots  // made before the handler can need it: the handler must not run a lazy initializer
     _ = pageSize
-    var action = sigaction()
-    sigemptyset(&action.sa_mask)
-    action.sa_flags = SA_SIGINFO
-    #if canImport(Glibc)
-      action.__sigaction_handler.sa_sigaction = busHandler
-    #else
-      action.__sigaction_u.__sa_sigaction = busHandler
-    #endif
-    sigaction(SIGBUS, &action, previous)
+    _ = FatalSignals.addRepair(mendTruncatedMapping)
   }
 
   /// Whether the handler is installed (it stays for the process's life once it is).
@@ -81,11 +74,6 @@ enum MappedFileFaults {
 
 /// The page size, read before the handler is installed.
 private let pageSize = UInt(sysconf(Int32(_SC_PAGESIZE)))
-
-/// The action in place before ours, put back for a fault that is not in a guarded mapping.
-/// Written once by `install()` under the registration lock, before the handler can run; read only
-/// by the handler. Allocated once and never freed.
-nonisolated(unsafe) private let previous = UnsafeMutablePointer<sigaction>.allocate(capacity: 1)
 
 /// Each slot's region (`start` 0: free) and whether it faulted: lock-free, so the handler may
 /// read and write them. Allocated once and never freed.
@@ -108,9 +96,11 @@ private struct Slots: @unchecked Sendable {
 
 private let slots = Slots(count: MappedFileFaults.slotCount)
 
-private func busHandler(
-  _ signal: Int32, _ info: UnsafeMutablePointer<siginfo_t>?, _ context: UnsafeMutableRawPointer?
-) {
+/// Mends a `SIGBUS` inside a guarded mapping (from the crash handler); false for any other fault.
+private func mendTruncatedMapping(_ signal: Int32, _ info: UnsafeMutablePointer<siginfo_t>?)
+  -> Bool
+{
+  guard signal == SIGBUS else { return false }
   #if canImport(Glibc)
     let address = info.map { UInt(bitPattern: $0.pointee._sifields._sigfault.si_addr) } ?? 0
   #else
@@ -129,8 +119,7 @@ private func busHandler(
       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0)
     errno = saved
     slots.faulted(slot).pointee.store(true, ordering: .releasing)
-    return
+    return true
   }
-  // Not a guarded mapping: the fault repeats under the action that was there before.
-  sigaction(SIGBUS, previous, nil)
+  return false
 }

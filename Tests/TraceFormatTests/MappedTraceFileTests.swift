@@ -1,4 +1,6 @@
+import FatalSignals
 import Foundation
+import Synchronization
 import TestSupport
 import XCTest
 
@@ -33,6 +35,22 @@ final class MappedTraceFileTests: XCTestCase {
       [
         "the file changed while it was read (another process truncated or rewrote it); read it again once it is complete"
       ], file: file, line: line)
+  }
+
+  /// The mending is a repair in the process's one chain of crash handlers: a recorder's or a
+  /// terminal's crash callback in the same process is not called for a fault it mends, and stays
+  /// installed for a real crash.
+  func testAMendedFaultIsNoCrashForTheOtherCrashCallbacks() throws {
+    let registration = FatalSignals.register(context: UnsafeMutableRawPointer(bitPattern: 16)!) {
+      _, _ in crashCallbacks.add(1, ordering: .relaxed)
+    }
+    defer { FatalSignals.unregister(registration) }
+    let path = try writeTrace(events: 100_000)
+    let reading = TraceReader.read(
+      path: path, workers: 2, pageChunk: PageRelease.defaultChunk,
+      afterMapping: { _ = truncate(path, 4096) })
+    assertChanged(reading)
+    XCTAssertEqual(crashCallbacks.load(ordering: .relaxed), 0)
   }
 
   func testAFileTruncatedAfterItIsMappedIsReportedAsChangedOnOneThreadAndOnSeveral() throws {
@@ -89,3 +107,6 @@ final class MappedTraceFileTests: XCTestCase {
     }
   }
 }
+
+/// How often a crash callback ran (a C callback captures nothing).
+private let crashCallbacks = Atomic<Int>(0)
