@@ -25,7 +25,8 @@ final class JSONWriterTests: XCTestCase {
     var generator = SeededGenerator(seed: 29)
     var values: [Double] = [
       0, -0.0, 1, -1, 2.5, 1e-5, 0.0001, 123_456_789, 1e15, 9_999_999_999_999_998, 1e16, 1e17, 1e21,
-      -1e21, 1.5e300, 0.1, 3e-7, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 0.000_720_019_382_171_586_5,
+      -1e21, 1.5e300, 0.1, 3e-7, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
+      0.000_720_019_382_171_586_5,
     ]
     for _ in 0..<2_000 {
       values.append(Double(bitPattern: generator.next()))
