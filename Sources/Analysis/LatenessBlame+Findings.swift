@@ -147,12 +147,7 @@ extension LatenessBlame {
     func blame(_ request: Request, keeping limit: Int) -> LatenessBlame {
       let (from, to) = (request.due, request.began)
       // The first stretch that ends after `from`.
-      var low = 0
-      var high = kept.count
-      while low < high {
-        let middle = (low + high) / 2
-        if kept[middle].to <= from { low = middle + 1 } else { high = middle }
-      }
+      let low = kept.partitioningIndex { $0.to > from }
       var longest = Heap<Ranked>()
       var omitted = (count: 0, duration: Int64(0))
       for index in kept.indices[low...] {

@@ -1,3 +1,4 @@
+import CoreAlgorithms
 import Replay
 
 /// What the inspector's user has chosen: view, focus, selection, playback, search, filter.
@@ -115,8 +116,7 @@ package struct InspectorState: Sendable, Equatable {
   /// Makes the initial state.
   package init(timeStep: Int64) {
     self.timeStep = timeStep
-    laneSpan = max(
-      timeStep.multipliedReportingOverflow(by: 4).overflow ? .max : timeStep * 4, 1_000)
+    laneSpan = max(timeStep.multiplied(saturating: 4), 1_000)
   }
 
   /// The selected row of `panel`.

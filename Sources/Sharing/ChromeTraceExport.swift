@@ -604,13 +604,7 @@ extension ReplayEngine {
     of action: ActionIndex, in runs: [ProcessExport.Run], at time: Int64
   ) -> Int? {
     // Runs are few per action and in begin order: search back from the last run begun by `time`.
-    var low = 0
-    var high = runs.count
-    while low < high {
-      let middle = (low + high) / 2
-      if runs[middle].begin <= time { low = middle + 1 } else { high = middle }
-    }
-    var index = low - 1
+    var index = runs.partitioningIndex { $0.begin > time } - 1
     var looked = 0
     while index >= 0, looked < 4_096 {
       let run = runs[index]
