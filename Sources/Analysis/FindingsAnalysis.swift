@@ -35,7 +35,7 @@ private struct Pass {
   /// The pending lists and how one-shot work finished, by action slot: one record, so that an
   /// event touches one cache line of it (ten parallel arrays cost a cache miss each on a large
   /// trace).
-  private var records: [ActionRecord]
+  private var records: [PendingLink]
   /// Where each action stands, by action slot; apart from the records, which it would make 12
   /// bytes, not 8.
   private var states: [ActionState]
@@ -53,7 +53,7 @@ private struct Pass {
   ///
   /// An action is in a pending list only while it is pending, and finished by an end only once
   /// it is done, so the first field serves both: it is -1 (`none`) in every other state.
-  private struct ActionRecord {
+  private struct PendingLink {
     private var link: UInt32 = none
     var previousPending: Int32 = -1
 
@@ -97,7 +97,7 @@ private struct Pass {
     self.replay = replay
     self.thresholds = thresholds
     let count = replay.actionCount
-    records = [ActionRecord](repeating: ActionRecord(), count: count)
+    records = [PendingLink](repeating: PendingLink(), count: count)
     states = [ActionState](repeating: .unscheduled, count: count)
     firstPending = [Int32](repeating: -1, count: replay.queueSlotCount)
     runningOn = [Int32](repeating: 0, count: replay.threadSlotCount)
@@ -121,7 +121,7 @@ private struct Pass {
     let prior = states[slot]
     let next = ReplayEngine.transition(event.kind, from: prior, repeating: info.isRepeating)
     if event.kind == .cancel, prior == .done, let finished = eventTime(records[slot].finishedBy) {
-      // Done, the record's link is the end that finished it (see `ActionRecord`).
+      // Done, the record's link is the end that finished it (see `PendingLink`).
       noOpCancel(action, at: event.time, finishedAt: finished)
     }
     guard next != prior else { return }

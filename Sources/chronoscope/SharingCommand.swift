@@ -15,7 +15,7 @@ enum SharingCommand {
     } catch let failure as UsageFailure {
       standardError("chronoscope: \(TextWidth.sanitized(failure.description))")
       throw ExitCode(2)
-    } catch is CleanExit {
+    } catch is AlreadyReported {
       throw ExitCode(2)
     }
   }

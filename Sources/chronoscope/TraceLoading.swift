@@ -133,7 +133,7 @@ enum TraceLoading {
     guard paths.count > 1 else {
       guard let path = paths.first ?? bundledPath() else {
         standardError("chronoscope: no trace file given")
-        throw CleanExit.failure
+        throw AlreadyReported.failure
       }
       return try loadReplay(path)
     }
@@ -144,7 +144,7 @@ enum TraceLoading {
       merged = try TraceMerge.merge(traces, sources: paths)
     } catch {
       standardError("chronoscope: \(TextWidth.sanitized(error.description))")
-      throw CleanExit.failure
+      throw AlreadyReported.failure
     }
     return prepare(merged)
   }
@@ -180,7 +180,7 @@ enum TraceLoading {
   private static func checkFile(_ path: String) throws {
     if let problem = fileProblem(path) {
       standardError(problem)
-      throw CleanExit.failure
+      throw AlreadyReported.failure
     }
   }
 
@@ -195,7 +195,7 @@ enum TraceLoading {
   }
 
   /// Prints `reading`'s errors with `path`, and returns the error to throw.
-  private static func unreadable(_ reading: TraceReading, _ path: String) -> CleanExit {
+  private static func unreadable(_ reading: TraceReading, _ path: String) -> AlreadyReported {
     for line in report(reading, of: path, severities: [.error]) { standardError(line) }
     if !reading.hasErrors && reading.notATrace == nil {
       standardError("\(TextWidth.sanitized(path)): not a readable trace")
@@ -218,8 +218,9 @@ enum TraceLoading {
   }
 }
 
-/// Exits with status 1 after the error has been printed.
-enum CleanExit: Error {
+/// A failure already printed on stderr: the command exits 2 (bad input) and prints nothing more.
+/// (Not ArgumentParser's `CleanExit`, which means the opposite: a success, such as `--help`.)
+enum AlreadyReported: Error {
   case failure
 }
 
