@@ -8,9 +8,9 @@
 /// fast path only ever accepts a line the general reader would turn into the same event without
 /// a word (`CanonicalLineTests` holds both paths to that, on mutated lines too).
 ///
-/// Measured (callgrind, a recorded trace): filling the general reader's field slots from a
-/// template, then reading them through the typed accessors, cost about 1,250 instructions a line
-/// and a third of opening a 10M-event trace; decoding straight, kind by kind, costs far less.
+/// Filling the general reader's field slots from a template, then reading them through the typed
+/// accessors, cost a third of opening a large trace; decoding straight, kind by kind, costs far
+/// less (Benchmarks/README.md, "Figures behind the code").
 enum CanonicalLine {
   /// Canonical lines are a few hundred bytes at most; longer ones are left to the general path.
   private static let longestLine = 512

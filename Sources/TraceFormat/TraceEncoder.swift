@@ -314,8 +314,8 @@ public struct TraceEncoder: Sendable {
   /// it first only if less than that is spare), and counts in what was written.
   ///
   /// Writing in place spares each line a copy from a stack buffer: `append(contentsOf:)` and its
-  /// `memcpy` were 100 of the recorder's writer's 900 instructions per event, by callgrind. A
-  /// buffer with that much spare capacity reserved takes a line without allocating (the crash
+  /// `memcpy` were a ninth of the recorder's writer (Benchmarks/README.md, "Figures behind the
+  /// code"). A buffer with that much spare capacity reserved takes a line without allocating (the crash
   /// path's case).
   private mutating func line(_ build: (inout LineBuffer) -> Void) {
     #if compiler(>=6.2)
@@ -417,7 +417,7 @@ struct LineBuffer {
   /// bytes at a time from a table: a timestamp of nine or ten digits takes two divisions of a
   /// 64-bit number and six of a 32-bit one, where one pair at a time from the end took five
   /// 64-bit divisions and a chain of comparisons to count the digits first (a quarter of the
-  /// recorder's writer, by callgrind).
+  /// recorder's writer: Benchmarks/README.md, "Figures behind the code").
   mutating func integer(_ value: Int64) {
     if value < 0 { byte(UInt8(ascii: "-")) }
     let magnitude = value.magnitude
