@@ -17,6 +17,9 @@ let package = Package(
     .library(name: "Replay", targets: ["Replay"]),
     .library(name: "Analysis", targets: ["Analysis"]),
     .library(name: "Sharing", targets: ["Sharing"]),
+    .library(name: "Screen", targets: ["Screen"]),
+    .library(name: "Terminal", targets: ["Terminal"]),
+    .library(name: "Inspector", targets: ["Inspector"]),
     .executable(name: "chronoscope", targets: ["chronoscope"]),
   ],
   dependencies: [

@@ -23,7 +23,7 @@ import os, re, shutil, sys
 repo, out, identity = sys.argv[1:4]
 products = [
     "Scheduling", "SchedulingTesting", "VirtualTime", "Recording", "TraceFormat", "Replay", "Analysis",
-    "Sharing", "VirtualTimeTesting",
+    "Sharing", "Screen", "Terminal", "Inspector", "VirtualTimeTesting",
 ]
 imports = "import Foundation\nimport Testing\nimport XCTest\n" + "".join(f"import {p}\n" for p in products)
 declaration = re.compile(

@@ -45,7 +45,7 @@ extension InspectorApp {
 
   /// `show --action`'s account of why the action was late, as plain lines; nil when it never
   /// began late.
-  package func whyLate(of id: ActionID) -> [String]? {
+  public func whyLate(of id: ActionID) -> [String]? {
     guard let action = replay.index(of: id),
       let blame = LatenessBlame.worstRun(of: action, in: replay)
     else { return nil }

@@ -12,18 +12,18 @@ extension InspectorApp {
   /// Until then everything shown is still true: seeks land exactly (stepping from the cursor,
   /// slower on a large trace), the title says `⚑ finding…`, and the findings list and `x`/`X`
   /// say the pass is not done.
-  package static func opening(replay: ReplayEngine, name: String, timeStep: Int64? = nil)
+  public static func opening(replay: ReplayEngine, name: String, timeStep: Int64? = nil)
     -> InspectorApp
   {
     InspectorApp(replay: replay, name: name, timeStep: timeStep, inTheBackground: true)
   }
 
   /// Whether keyframes or findings are still being made on other threads.
-  package var isPreparing: Bool { preparation != nil }
+  public var isPreparing: Bool { preparation != nil }
 
   /// Takes what the other threads have finished since the last call; returns whether the
   /// screen changes (new findings). Cheap: a loop calls it between keys.
-  package mutating func takePreparedWork() -> Bool {
+  public mutating func takePreparedWork() -> Bool {
     guard let preparation else { return false }
     if let copy = preparation.takeKeyframed() { replay.adoptKeyframes(from: copy) }
     if let indexes = preparation.takeStripIndexes() {
@@ -42,7 +42,7 @@ extension InspectorApp {
   }
 
   /// Waits until the other threads are done, then takes what they made.
-  package mutating func finishPreparing() {
+  public mutating func finishPreparing() {
     preparation?.wait()
     _ = takePreparedWork()
   }

@@ -10,7 +10,7 @@ extension InspectorApp {
   ///   - colors: False for monochrome (attributes only), as with `NO_COLOR`.
   ///   - keyHints: False to leave out the key hints in the status bar (for `show`'s text, where
   ///     they are noise in a bug report).
-  package func render(width: Int, height: Int, colors: Bool = true, keyHints: Bool = true)
+  public func render(width: Int, height: Int, colors: Bool = true, keyHints: Bool = true)
     -> ScreenGrid
   {
     var grid = ScreenGrid(width: width, height: height)

@@ -5,7 +5,7 @@ import Screen
 ///
 /// The protocol keeps the Inspector library free of terminal code (docs/Architecture.md: the
 /// screen model comes before the terminal): the loop lives here, the ncurses adapter stays thin.
-package protocol InspectorDisplay {
+public protocol InspectorDisplay {
   /// The width in columns.
   var width: Int { get }
   /// The height in rows.

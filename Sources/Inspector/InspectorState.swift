@@ -2,9 +2,9 @@ import CoreAlgorithms
 import Replay
 
 /// What the inspector's user has chosen: view, focus, selection, playback, search, filter.
-package struct InspectorState: Sendable, Equatable {
+public struct InspectorState: Sendable, Equatable {
   /// Which screen is showing.
-  package enum Mode: Sendable, Equatable {
+  public enum Mode: Sendable, Equatable {
     /// Lanes, pending, running and the event log.
     case main
     /// One action's whole life; `link` is the selected related action (parent, children…).
@@ -21,12 +21,12 @@ package struct InspectorState: Sendable, Equatable {
   }
 
   /// Which panel `j`/`k` and Enter act on.
-  package enum Panel: Int, Sendable, CaseIterable {
+  public enum Panel: Int, Sendable, CaseIterable {
     case lanes, pending, running, events
   }
 
   /// A line being typed at the bottom of the screen.
-  package enum Prompt: Sendable, Equatable {
+  public enum Prompt: Sendable, Equatable {
     case search(String)
     case seek(String)
     case filter(String)
@@ -34,7 +34,7 @@ package struct InspectorState: Sendable, Equatable {
 
   /// How lanes are grouped: by queue (scheduler, actor, clock), by thread, or by Swift task —
   /// the last only for a trace whose recording named tasks.
-  package enum Grouping: Sendable, Equatable {
+  public enum Grouping: Sendable, Equatable {
     case byQueue, byThread, byTask
 
     /// How the lanes panel's title says it.
@@ -48,7 +48,7 @@ package struct InspectorState: Sendable, Equatable {
   }
 
   /// How the lanes are ordered; `o` turns to the next.
-  package enum LaneOrder: Sendable, Equatable, CaseIterable {
+  public enum LaneOrder: Sendable, Equatable, CaseIterable {
     /// As the trace numbers them: queues, threads and tasks by id.
     case trace
     /// By title, ignoring case; lanes of one title by id.
@@ -72,55 +72,55 @@ package struct InspectorState: Sendable, Equatable {
   }
 
   /// The screen showing.
-  package var mode: Mode = .main
+  public var mode: Mode = .main
   /// The views Esc and Backspace walk back through (details, findings), most recent last.
-  package var history: [Mode] = []
+  public var history: [Mode] = []
   /// The panel that `j`/`k` and Enter act on.
-  package var focus: Panel = .lanes
+  public var focus: Panel = .lanes
   /// The selected row of each panel but Events, which selects ``selectedEvent``.
-  package var selection: [Panel: Int] = [:]
+  public var selection: [Panel: Int] = [:]
   /// The event `j`/`k` (or a click) selected in the Events panel; nil while the panel follows
   /// the cursor, as it does again once the cursor moves.
-  package var selectedEvent: EventIndex?
+  public var selectedEvent: EventIndex?
   /// The line being typed, if any.
-  package var prompt: Prompt?
+  public var prompt: Prompt?
   /// Lanes by queue, by thread or by task.
-  package var grouping: Grouping = .byQueue
+  public var grouping: Grouping = .byQueue
   /// Lanes whose names contain this (case-insensitively); empty for all. Pending, Running and
   /// Events follow it.
-  package var laneFilter = ""
+  public var laneFilter = ""
   /// The lanes' order (`o`).
-  package var laneOrder: LaneOrder = .trace
+  public var laneOrder: LaneOrder = .trace
   /// Whether idle lanes are hidden (`h`): a lane is idle when none of its events falls in the
   /// strips' window and nothing of it is pending or running at the cursor.
-  package var hidesIdleLanes = false
+  public var hidesIdleLanes = false
   /// The active search, if any; `n`/`N` then move between its matches.
-  package var search: String?
+  public var search: String?
   /// Whether the replay is playing.
-  package var playing = false
+  public var playing = false
   /// Playback speed: trace time per wall time.
-  package var speed: Double = 1
+  public var speed: Double = 1
   /// Trace time at the cursor: the current event's time after a step, or any instant between
   /// events after a time seek or during playback.
-  package var clock: Int64 = 0
+  public var clock: Int64 = 0
   /// How far `t`/`T` move, in ns.
-  package var timeStep: Int64
+  public var timeStep: Int64
   /// How much trace time the lane strips show, in ns (`z`/`Z` zoom).
-  package var laneSpan: Int64
+  public var laneSpan: Int64
   /// A one-line message for the status bar.
-  package var message: String?
+  public var message: String?
   /// Whether the findings list, `x`/`X` and the lanes' marks take in info findings too (what
   /// is true but not wrong, such as a cancel of a timer that already fired); `i` in the list.
-  package var showsInfoFindings = false
+  public var showsInfoFindings = false
 
   /// Makes the initial state.
-  package init(timeStep: Int64) {
+  public init(timeStep: Int64) {
     self.timeStep = timeStep
     laneSpan = max(timeStep.multiplied(saturating: 4), 1_000)
   }
 
   /// The selected row of `panel`.
-  package func selected(_ panel: Panel) -> Int { selection[panel] ?? 0 }
+  public func selected(_ panel: Panel) -> Int { selection[panel] ?? 0 }
 }
 
 extension InspectorState.Mode {

@@ -4,9 +4,9 @@
 /// let click = InputKey.mouse(MouseEvent(.press, column: 4, row: 3))
 /// let zoom = InputKey.mouse(MouseEvent(.wheelUp, column: 40, row: 2, control: true))
 /// ```
-package struct MouseEvent: Sendable, Hashable {
+public struct MouseEvent: Sendable, Hashable {
   /// What the mouse did.
-  package enum Action: Sendable, Hashable {
+  public enum Action: Sendable, Hashable {
     /// The main (left) button went down.
     case press
     /// The wheel turned away from the user (scroll up).
@@ -16,20 +16,20 @@ package struct MouseEvent: Sendable, Hashable {
   }
 
   /// What the mouse did.
-  package var action: Action
+  public var action: Action
   /// The cell's column, from 0 at the left.
-  package var column: Int
+  public var column: Int
   /// The cell's row, from 0 at the top.
-  package var row: Int
+  public var row: Int
   /// Whether Shift was held.
-  package var shift: Bool
+  public var shift: Bool
   /// Whether Control was held.
-  package var control: Bool
+  public var control: Bool
   /// Whether Alt (Meta) was held.
-  package var alt: Bool
+  public var alt: Bool
 
   /// Makes an event; modifiers default to none.
-  package init(
+  public init(
     _ action: Action, column: Int, row: Int, shift: Bool = false, control: Bool = false,
     alt: Bool = false
   ) {
@@ -42,5 +42,5 @@ package struct MouseEvent: Sendable, Hashable {
   }
 
   /// Whether any modifier key was held.
-  package var hasModifier: Bool { shift || control || alt }
+  public var hasModifier: Bool { shift || control || alt }
 }

@@ -2,27 +2,27 @@
 ///
 /// Colours are the eight ANSI colours; a monochrome terminal (or `NO_COLOR`) draws only the
 /// attributes, so every view must stay readable with colours ignored.
-package struct Style: Sendable, Hashable {
+public struct Style: Sendable, Hashable {
   /// One of the eight standard terminal colours.
-  package enum Color: UInt8, Sendable, Hashable, CaseIterable {
+  public enum Color: UInt8, Sendable, Hashable, CaseIterable {
     case black, red, green, yellow, blue, magenta, cyan, white
   }
 
   /// Text colour; nil for the terminal's default.
-  package var foreground: Color?
+  public var foreground: Color?
   /// Background colour; nil for the terminal's default.
-  package var background: Color?
+  public var background: Color?
   /// Bold (bright) text.
-  package var bold: Bool
+  public var bold: Bool
   /// Swapped foreground and background: selection and highlights.
-  package var reverse: Bool
+  public var reverse: Bool
   /// Dim text, for secondary information.
-  package var dim: Bool
+  public var dim: Bool
   /// Underlined text.
-  package var underline: Bool
+  public var underline: Bool
 
   /// Makes a style.
-  package init(
+  public init(
     foreground: Color? = nil, background: Color? = nil, bold: Bool = false, reverse: Bool = false,
     dim: Bool = false, underline: Bool = false
   ) {
@@ -35,5 +35,5 @@ package struct Style: Sendable, Hashable {
   }
 
   /// The terminal's default look.
-  package static let plain = Style()
+  public static let plain = Style()
 }
