@@ -60,7 +60,7 @@ final class RecorderCore: Sendable {
     }
     // It stays non-blocking: a FIFO whose reader stops would otherwise hold the writer, and the
     // app's exit behind it, for ever. The writer waits a bounded time for room instead (see
-    // `TraceWriter.stallLimit`).
+    // `TraceWriter.stallLimitMilliseconds`).
     let header = Self.header(clock: clock, metadata: metadata, reproducible: reproducible)
     var writer =
       rotation.map {
@@ -84,7 +84,7 @@ final class RecorderCore: Sendable {
   ) {
     let writer = TraceWriter(
       window: window, header: Self.header(clock: clock, metadata: metadata, reproducible: false),
-      crashDumpPath: crashDumpPath, onError: { _ in })
+      crashDumpPath: crashDumpPath)
     self.init(writer: writer, clock: clock, bufferCapacity: bufferCapacity)
   }
 
