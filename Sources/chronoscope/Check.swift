@@ -92,14 +92,9 @@ struct Check: ParsableCommand {
       standardError("chronoscope: \(TextWidth.sanitized(failure.description))")
       throw ExitCode(2)
     }
+    let (replays, unreadable) = TraceLoading.replays(of: files, merged: merge)
     var reports: [(file: String, replay: ReplayEngine, findings: [Finding])] = []
-    var unreadable = false
-    for file in merge ? [TraceLoading.mergedName(files)] : files {
-      let paths = merge ? files : [file]
-      guard let replay = try? TraceLoading.loadReplay(paths) else {
-        unreadable = true
-        continue
-      }
+    for (file, replay) in replays {
       let findings = FindingsAnalysis.findings(in: replay, thresholds: thresholds)
       reports.append((file, replay, findings.filter { rules.contains($0.kind) }))
     }

@@ -27,16 +27,8 @@ struct Stats: ParsableCommand {
   var json = false
 
   func run() throws {
-    var reports: [(file: String, statistics: TraceStatistics)] = []
-    var unreadable = false
-    for file in merge ? [TraceLoading.mergedName(files)] : files {
-      let paths = merge ? files : [file]
-      guard let replay = try? TraceLoading.loadReplay(paths) else {
-        unreadable = true
-        continue
-      }
-      reports.append((file, TraceStatistics(replay)))
-    }
+    let (replays, unreadable) = TraceLoading.replays(of: files, merged: merge)
+    let reports = replays.map { (file: $0.file, statistics: TraceStatistics($0.replay)) }
     if json {
       StatsReport.writeJSON(reports, to: standardOutput)
       print("")

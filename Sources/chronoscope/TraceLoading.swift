@@ -127,6 +127,24 @@ enum TraceLoading {
     files.indices.map { "\(TraceMerge.tag($0)) \(files[$0])" }.joined(separator: " + ")
   }
 
+  /// The replay of each file, or of all of them merged on one timeline (named as
+  /// ``mergedName(_:)`` names them); `unreadable` when one could not be read (its problems are
+  /// on stderr already).
+  static func replays(of files: [String], merged: Bool) -> (
+    replays: [(file: String, replay: ReplayEngine)], unreadable: Bool
+  ) {
+    var replays: [(file: String, replay: ReplayEngine)] = []
+    var unreadable = false
+    for file in merged ? [mergedName(files)] : files {
+      guard let replay = try? loadReplay(merged ? files : [file]) else {
+        unreadable = true
+        continue
+      }
+      replays.append((file, replay))
+    }
+    return (replays, unreadable)
+  }
+
   /// Reads `paths`, one trace per process, and prepares them as one replay: a single file as
   /// it is, several merged on one timeline with each queue and thread named after its process.
   static func loadReplay(_ paths: [String]) throws -> ReplayEngine {
