@@ -31,9 +31,23 @@ package enum JSONEscaping {
   }
 
   /// Appends `text` as a JSON string, quotes included: `"` and `\` after a backslash, `\n`,
-  /// `\r`, `\t`, `\b` and `\f` as such (as `JSONSerialization` writes them), every character ``escapes(_:)`` picks as `\uXXXX` (a surrogate pair
-  /// above U+FFFF), everything else as UTF-8.
+  /// `\r`, `\t`, `\b` and `\f` as such (as `JSONSerialization` writes them), every character
+  /// ``escapes(_:)`` picks as `\uXXXX` (a surrogate pair above U+FFFF), everything else as UTF-8.
+  /// A string that needs no escape (most) is copied whole.
   package static func appendQuoted(_ text: String, to bytes: inout [UInt8]) {
+    var contiguous = text
+    let copied = contiguous.withUTF8 { utf8 -> Bool in
+      guard !mayNeedEscape(utf8) else { return false }
+      bytes.append(UInt8(ascii: "\""))
+      bytes.append(contentsOf: utf8)
+      bytes.append(UInt8(ascii: "\""))
+      return true
+    }
+    if !copied { appendEscaped(text, to: &bytes) }
+  }
+
+  /// ``appendQuoted(_:to:)``, scalar by scalar.
+  private static func appendEscaped(_ text: String, to bytes: inout [UInt8]) {
     bytes.append(UInt8(ascii: "\""))
     for scalar in text.unicodeScalars {
       switch scalar {

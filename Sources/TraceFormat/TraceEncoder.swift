@@ -337,20 +337,8 @@ public struct TraceEncoder: Sendable {
     #endif
   }
 
-  /// A JSON string, escaped by the rule all the package's JSON shares (``JSONEscaping``), as
-  /// ``JSONWriter`` writes one: a string that needs no escape (most) is copied whole.
-  private mutating func string(_ text: String) {
-    var contiguous = text
-    contiguous.withUTF8 { utf8 in
-      if !JSONEscaping.mayNeedEscape(utf8) {
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: utf8)
-        bytes.append(UInt8(ascii: "\""))
-      } else {
-        JSONEscaping.appendQuoted(text, to: &bytes)
-      }
-    }
-  }
+  /// A JSON string, escaped by the rule all the package's JSON shares (``JSONEscaping``).
+  private mutating func string(_ text: String) { JSONEscaping.appendQuoted(text, to: &bytes) }
 
   private mutating func object(_ pairs: [String: String]) {
     bytes.append(UInt8(ascii: "{"))
