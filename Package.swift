@@ -21,6 +21,9 @@ let package = Package(
     .library(name: "Terminal", targets: ["Terminal"]),
     .library(name: "Inspector", targets: ["Inspector"]),
     .executable(name: "chronoscope", targets: ["chronoscope"]),
+    // What `chronoscope record` preloads into a program (work in progress, issue 30).
+    .library(
+      name: "ChronoscopePreload", type: .dynamic, targets: ["ChronoscopePreload", "CPreloadInit"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -98,6 +101,10 @@ let package = Package(
       name: "Sharing", dependencies: ["Analysis", "CoreAlgorithms", "Replay", "TraceFormat"]),
     // The seeds' example programs, written against `SchedulerFactory`; used by tests and recordings.
     .target(name: "Examples", dependencies: ["Scheduling", "SchedulingTesting"]),
+    // The preload library: recording switched on in a program that was not written for it.
+    .target(name: "ChronoscopePreload", dependencies: ["Recording", "Scheduling"]),
+    // Its constructor, which Swift cannot spell.
+    .target(name: "CPreloadInit"),
     // The command-line tool: thin commands over the library modules.
     .executableTarget(
       name: "chronoscope",

@@ -14,7 +14,7 @@ struct Chronoscope: ParsableCommand {
     version: "0.1.0",
     subcommands: [
       View.self, Show.self, Validate.self, Check.self, Stats.self, Diff.self, Export.self,
-      Redact.self, Slice.self,
+      Redact.self, Slice.self, Record.self,
     ],
     defaultSubcommand: View.self
   )

@@ -1,0 +1,38 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `chronoscope record -- PROGRAM`: the program runs as it would, its status passes through, and
+/// recording is switched on for it (issue 30; the interposers are work in progress).
+final class RecordCommandTests: XCTestCase {
+  func testTheProgramsExitStatusAndSignalPassThrough() throws {
+    let folder = try temporaryFolder("record")
+    let template = folder.appendingPathComponent("t-%p.trace").path
+    XCTAssertEqual(
+      try CommandRun.chronoscope(["record", "-o", template, "--", "sh", "-c", "exit 3"]).status, 3)
+    XCTAssertEqual(
+      try CommandRun.chronoscope(["record", "-o", template, "--", "sh", "-c", "kill -TERM $$"])
+        .status, 143)
+    let missing = try CommandRun.chronoscope(["record", "--", "no-such-program-for-chronoscope"])
+    XCTAssertEqual(missing.status, 127, missing.output)
+  }
+
+  func testRecordingIsSwitchedOnThroughThePreloadLibrary() throws {
+    let folder = try temporaryFolder("record")
+    let template = folder.appendingPathComponent("t-%p.trace").path
+    let run = try CommandRun.chronoscope([
+      "record", "-o", template, "--flight", "30s", "--", "sh", "-c",
+      "echo \"trace=$CHRONOSCOPE_TRACE flight=$CHRONOSCOPE_TRACE_FLIGHT preload=$LD_PRELOAD\"",
+    ])
+    XCTAssertEqual(run.status, 0, run.output)
+    XCTAssertTrue(run.output.contains("trace=\(template) flight=30s"), run.output)
+    XCTAssertTrue(run.output.contains("libChronoscopePreload.so"), run.output)
+    XCTAssertTrue(run.output.contains("traces written as \(template)"), run.output)
+  }
+
+  func testWithoutAProgramItSaysHowToNameOne() throws {
+    let run = try CommandRun.chronoscope(["record"])
+    XCTAssertEqual(run.status, 2, run.output)
+    XCTAssertTrue(run.output.contains("chronoscope record -- ./MyApp"), run.output)
+  }
+}
