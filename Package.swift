@@ -23,7 +23,7 @@ let package = Package(
     .executable(name: "chronoscope", targets: ["chronoscope"]),
     // What `chronoscope record` preloads into a program (work in progress, issue 30).
     .library(
-      name: "ChronoscopePreload", type: .dynamic, targets: ["ChronoscopePreload", "CPreloadInit"]),
+      name: "ChronoscopePreload", type: .dynamic, targets: ["ChronoscopePreload", "CPreload"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -102,9 +102,14 @@ let package = Package(
     // The seeds' example programs, written against `SchedulerFactory`; used by tests and recordings.
     .target(name: "Examples", dependencies: ["Scheduling", "SchedulingTesting"]),
     // The preload library: recording switched on in a program that was not written for it.
-    .target(name: "ChronoscopePreload", dependencies: ["Recording", "Scheduling"]),
-    // Its constructor, which Swift cannot spell.
-    .target(name: "CPreloadInit"),
+    .target(
+      name: "ChronoscopePreload",
+      dependencies: ["CPreload", "Recording", "Scheduling", "TraceFormat"]),
+    // What Swift cannot spell: its constructor, frame-pointer walks, the ELF facts of loaded modules.
+    .target(name: "CPreload"),
+    // A program written without Chronoscope (it imports only Foundation), with a timing bug,
+    // that `chronoscope record` records unchanged: its tests and the bundled recording use it.
+    .executableTarget(name: "feed-refresher"),
     // The command-line tool: thin commands over the library modules.
     .executableTarget(
       name: "chronoscope",

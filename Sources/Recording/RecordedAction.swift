@@ -155,11 +155,7 @@ final class RecordedAction: CancellationObserver {
       let start = buffer.now()
       let started = isUnpublished(on: buffer) ? beginUnpublished() : begin()
       guard let run = started ?? (force ? 1 : nil) else { return nil }
-      if buffer.threadID != schedulingThread {
-        buffer.append(.hop(time: start, action: id, from: schedulingThread, to: buffer.threadID))
-      }
-      buffer.append(.begin(time: start, action: id, thread: buffer.threadID, run: run))
-      buffer.running.push(id)
+      buffer.appendBegin(of: id, scheduledFrom: schedulingThread, run: run, at: start)
       return (run, start)
     }
   }
@@ -167,12 +163,7 @@ final class RecordedAction: CancellationObserver {
   /// Records the end of a run.
   @inline(__always)
   func endRun(_ run: UInt32, startedAt start: Int64, on buffer: ThreadBuffer) {
-    buffer.running.pop()
-    buffer.stamp {
-      let end = buffer.now()
-      buffer.append(
-        .end(time: end, action: id, thread: buffer.threadID, run: run, duration: end &- start))
-    }
+    buffer.recordEnd(of: id, run: run, startedAt: start)
     if isUnpublished(on: buffer) { endUnpublished() } else { self.end() }
   }
 
@@ -334,6 +325,29 @@ extension RecorderCore {
     // Named work: its record is queued for the writer before the stamp, which must stay short.
     let work = context.map { workIndex(for: $0) }
     let taskName = task.flatMap(TaskIdentity.name(of:)).map { taskNameIndex(for: $0) } ?? 0
+    appendSchedule(
+      id: id, on: scheduler, mode, delay: delay, firstDelay: firstDelay, site: site,
+      inline: inline, task: task, taskName: taskName, work: work, buffer: buffer)
+    let isRepeating = mode == .repeating
+    if let spare = buffer.spareAction {
+      buffer.spareAction = nil
+      spare.reuse(id: id, isRepeating: isRepeating, work: body, context: context)
+      return spare
+    }
+    return RecordedAction(
+      id: id, scheduledOn: buffer, isRepeating: isRepeating, core: self, work: body,
+      context: context)
+  }
+
+  /// Appends a `schedule` line for action `id` to `buffer`, with its `task` and `work` lines
+  /// when it has them, all at one time. The parent is the action running on the thread unless
+  /// `parent` says otherwise.
+  @inline(__always)
+  func appendSchedule(
+    id: UInt32, on scheduler: UInt32, _ mode: TraceEvent.ScheduleMode, delay: Int64,
+    firstDelay: Int64?, site: UInt32, inline: Bool, task: UInt64?, taskName: UInt32,
+    work: UInt32?, parent: UInt32? = nil, buffer: ThreadBuffer
+  ) {
     // The format's spans and times stop at 2^62 - 1 ns: a delay of `.seconds(.max)` is written
     // as the longest the format holds, not as a value the reader would reject.
     let limit = TraceLimits.maximumTime
@@ -345,7 +359,7 @@ extension RecorderCore {
         .schedule(
           time: time, action: id, scheduler: scheduler, mode: mode, delay: written,
           due: min(time &+ untilFirst, limit), thread: buffer.threadID,
-          parent: buffer.currentAction, site: site, inline: inline))
+          parent: parent ?? buffer.currentAction, site: site, inline: inline))
       if let task {
         var line = TraceEvent.task(time: time, action: id, task: task)
         line.site = taskName  // for the writer: which name to write on the line
@@ -353,14 +367,5 @@ extension RecorderCore {
       }
       if let work { buffer.append(.work(time: time, action: id, work: work)) }
     }
-    let isRepeating = mode == .repeating
-    if let spare = buffer.spareAction {
-      buffer.spareAction = nil
-      spare.reuse(id: id, isRepeating: isRepeating, work: body, context: context)
-      return spare
-    }
-    return RecordedAction(
-      id: id, scheduledOn: buffer, isRepeating: isRepeating, core: self, work: body,
-      context: context)
   }
 }

@@ -42,7 +42,12 @@ final class RecorderCore: Sendable {
     /// Names of Swift tasks, by the index (from 1) their `task` event carries.
     var taskNames: [(index: UInt32, name: String)] = []
     var taskNameCount: UInt32 = 0
+    /// What tells a code address's module (see ``RecorderCore/describeCode(with:)``).
+    var describeCode: CodeDescriber?
   }
+
+  /// Tells the module and offset of a code address, or nil when no module holds it.
+  typealias CodeDescriber = @Sendable (UInt) -> CodeLocation?
 
   /// A recorder writing to the file at `path`, which it creates or truncates.
   convenience init(
@@ -166,6 +171,7 @@ final class RecorderCore: Sendable {
       capacity: bufferCapacity, clock: clock, origin: origin,
       reserveIDs: { [actionIDs] in actionIDs.reserve(block) },
       internSite: { site in Self.intern(site, in: definitions) },
+      internCode: { address in Self.intern(codeAddress: address, in: definitions) },
       onHalfFull: { wakeUp.signal() })
     pthread_setspecific(bufferKey, Unmanaged.passUnretained(buffer).toOpaque())
     buffers.withLock { $0.append(buffer) }
@@ -184,6 +190,34 @@ final class RecorderCore: Sendable {
           id: id, file: "\(site.fileID)", line: Int(site.line), function: "\(site.function)"))
       return id
     }
+  }
+
+  /// The id of a call site known by a code address, defining it the first time it is seen with
+  /// what the definitions' describer says of the address (nothing without one: the site is then
+  /// the address alone). The describer runs outside the lock: it may ask the dynamic linker.
+  private static func intern(codeAddress address: UInt, in definitions: LockedDefinitions)
+    -> UInt32
+  {
+    let key = CallSite.Identity(file: 0, function: address, line: 0)
+    let describe = definitions.withLock { definitions -> CodeDescriber? in
+      definitions.siteIDs[key] == nil ? definitions.describeCode : nil
+    }
+    let code = describe?(address)
+    return definitions.withLock { definitions in
+      if let id = definitions.siteIDs[key] { return id }
+      let id = UInt32(definitions.siteIDs.count + 1)
+      definitions.siteIDs[key] = id
+      let hex = "0x" + String(code?.offset ?? UInt64(address), radix: 16)
+      let file = code.map { $0.module.split(separator: "/").last.map(String.init) ?? $0.module }
+      definitions.sites.append(
+        CallSiteRecord(id: id, file: file ?? "?", line: 0, function: hex, code: code))
+      return id
+    }
+  }
+
+  /// Sets what tells a code address's module and offset for call sites known by address.
+  func describeCode(with describer: @escaping CodeDescriber) {
+    definitions.withLock { $0.describeCode = describer }
   }
 
   func registerScheduler(label: String, kind: SchedulerKind, family: SchedulerFamily) -> UInt32 {

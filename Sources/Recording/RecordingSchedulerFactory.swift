@@ -78,9 +78,20 @@ extension RecordingSchedulerFactory {
     environment: [String: String] = ProcessInfo.processInfo.environment,
     metadata: [String: String] = [:]
   ) -> any SchedulerFactory {
-    guard let template = environment[environmentVariable], !template.isEmpty else {
+    guard let recorder = recorderIfRequested(environment: environment, metadata: metadata) else {
       return factory
     }
+    return RecordingSchedulerFactory(wrapping: factory, recorder: recorder)
+  }
+
+  /// The recorder the environment asks for (see
+  /// ``recordingIfRequested(wrapping:environment:metadata:)``), or nil when it asks for none or
+  /// the recording cannot start, which is said once on standard error.
+  package static func recorderIfRequested(
+    environment: [String: String] = ProcessInfo.processInfo.environment,
+    metadata: [String: String] = [:]
+  ) -> TraceRecorder? {
+    guard let template = environment[environmentVariable], !template.isEmpty else { return nil }
     let path = withProcessID(template)
     do {
       let settings = try RequestedRecording(environment)
@@ -92,7 +103,7 @@ extension RecordingSchedulerFactory {
         flight.dump(on: SIGUSR1, to: path)
         flight.dumpAtExit(to: path)
         RequestedRecording.keepAlive(flight)
-        return RecordingSchedulerFactory(wrapping: factory, recorder: flight.recorder)
+        return flight.recorder
       }
       // A write that fails later (a full disk) is said once on standard error, as a path that
       // cannot be opened is.
@@ -101,11 +112,11 @@ extension RecordingSchedulerFactory {
         rotation: settings.maxBytes.map { TraceRotation(maxBytes: $0, keep: settings.keep) },
         onError: { message in FileHandle.standardError.write(Data((message + "\n").utf8)) })
       recorder.closeAtExit()
-      return RecordingSchedulerFactory(wrapping: factory, recorder: recorder)
+      return recorder
     } catch {
       FileHandle.standardError.write(
         Data("chronoscope: \(environmentVariable): not recording: \(error)\n".utf8))
-      return factory
+      return nil
     }
   }
 }

@@ -42,6 +42,7 @@ final class ThreadBuffer: @unchecked Sendable {
   private let onHalfFull: @Sendable () -> Void
   private let reserveIDs: @Sendable () -> UInt32
   private let internSite: @Sendable (CallSite) -> UInt32
+  private let internCode: @Sendable (UInt) -> UInt32
   /// The recorder's clock and its reading at the recorder's start, so that timestamps need only
   /// the buffer: the recorder is not retained for them.
   private let clock: TraceClock
@@ -74,6 +75,7 @@ final class ThreadBuffer: @unchecked Sendable {
     threadID: UInt32, threadName: String, capacity: Int, clock: TraceClock, origin: Int64,
     reserveIDs: @escaping @Sendable () -> UInt32,
     internSite: @escaping @Sendable (CallSite) -> UInt32,
+    internCode: @escaping @Sendable (UInt) -> UInt32 = { _ in 0 },
     onHalfFull: @escaping @Sendable () -> Void
   ) {
     self.threadID = threadID
@@ -85,6 +87,7 @@ final class ThreadBuffer: @unchecked Sendable {
     slots = .allocate(capacity: size)
     self.reserveIDs = reserveIDs
     self.internSite = internSite
+    self.internCode = internCode
     self.onHalfFull = onHalfFull
     self.clock = clock
     self.origin = origin
@@ -123,6 +126,18 @@ final class ThreadBuffer: @unchecked Sendable {
     return id
   }
 
+  /// The trace's id for a call site known only by a return address in machine code (a program
+  /// recorded from outside), from this thread's cache when it can. It shares the cache with
+  /// ``siteID(_:)``: file 0 is no string's address, so the two kinds never match each other.
+  @inline(__always)
+  func siteID(codeAddress address: UInt) -> UInt32 {
+    let identity = CallSite.Identity(file: 0, function: address, line: 0)
+    if let id = sites.id(of: identity) { return id }
+    let id = internCode(address)
+    sites.remember(id, for: identity)
+    return id
+  }
+
   /// Runs `body` with the flag up that tells the writer this thread holds a timestamp it has not
   /// appended yet; `body` reads the clock and appends what it stamped (owning thread only).
   ///
@@ -145,6 +160,28 @@ final class ThreadBuffer: @unchecked Sendable {
       stamps.store(localStamps, ordering: .releasing)
     }
     return body()
+  }
+
+  /// Appends the begin of run `run` of action `action`, scheduled from thread `from` (after a
+  /// hop when that is another thread), stamped `start`, and pushes the action as running here.
+  /// Inside a ``stamp(_:)``.
+  @inline(__always)
+  func appendBegin(of action: UInt32, scheduledFrom from: UInt32, run: UInt32, at start: Int64) {
+    if threadID != from {
+      append(.hop(time: start, action: action, from: from, to: threadID))
+    }
+    append(.begin(time: start, action: action, thread: threadID, run: run))
+    running.push(action)
+  }
+
+  /// Pops the running action `action` and records the end of its run `run`.
+  @inline(__always)
+  func recordEnd(of action: UInt32, run: UInt32, startedAt start: Int64) {
+    running.pop()
+    stamp {
+      let end = now()
+      append(.end(time: end, action: action, thread: threadID, run: run, duration: end &- start))
+    }
   }
 
   /// Waits until the stamp the owning thread had in progress, if any, is appended (the writer

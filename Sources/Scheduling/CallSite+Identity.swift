@@ -62,6 +62,8 @@ package struct CallSiteCache {
 
   @inlinable
   func slot(of identity: CallSite.Identity) -> Int {
-    Int(truncatingIfNeeded: (identity.file >> 3) ^ identity.line) & (entries.count - 1)
+    // The function's address takes part for sites known only by a code address (file 0).
+    Int(truncatingIfNeeded: (identity.file >> 3) ^ identity.line ^ (identity.function >> 2))
+      & (entries.count - 1)
   }
 }

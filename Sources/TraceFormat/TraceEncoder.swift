@@ -144,6 +144,13 @@ public struct TraceEncoder: Sendable {
     member(",\"line\":", Int64(site.line))
     raw(",\"func\":")
     string(site.function)
+    if let code = site.code {
+      raw(",\"module\":")
+      string(code.module)
+      member(",\"offset\":", Int64(truncatingIfNeeded: code.offset))
+      raw(",\"build-id\":")
+      string(code.buildID)
+    }
     raw("}\n")
   }
 

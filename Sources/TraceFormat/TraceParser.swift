@@ -688,9 +688,16 @@ struct TraceParser {
     case .site:
       let id = try fields.id(.site, in: "site")
       let line = try fields.integer(.line, in: "site", range: 0...TraceLimits.maximumSourceLine)
+      var code: CodeLocation?
+      if let module = try fields.optionalString(.module) {
+        let offset = try fields.integer(.offset, in: "site", range: 0...Int64.max)
+        code = CodeLocation(
+          module: module, offset: UInt64(offset),
+          buildID: try fields.optionalString(.buildID) ?? "")
+      }
       callSites[id] = CallSiteRecord(
         id: id, file: try fields.string(.file, in: "site"), line: Int(line),
-        function: try fields.string(.function, in: "site"))
+        function: try fields.string(.function, in: "site"), code: code)
     case .close:
       closedAt = time
       closing = Trace.Closing(

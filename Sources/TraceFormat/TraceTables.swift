@@ -32,12 +32,37 @@ public struct CallSiteRecord: Sendable, Hashable {
   /// The enclosing function.
   public var function: String
 
+  /// Where the site is in machine code, for a site captured as a return address (a program
+  /// recorded by `chronoscope record`): until it is symbolized, `file` names the module and
+  /// `function` the offset.
+  public var code: CodeLocation?
+
   /// Makes a record.
-  public init(id: UInt32, file: String, line: Int, function: String) {
+  public init(id: UInt32, file: String, line: Int, function: String, code: CodeLocation? = nil) {
     self.id = id
     self.file = file
     self.line = line
     self.function = function
+    self.code = code
+  }
+}
+
+/// An address in a loaded module, as a symbolizer needs it: the module's file, the address's
+/// offset from where the module was loaded, and the module's build id, which tells whether the
+/// file on disk is still the one that ran.
+public struct CodeLocation: Sendable, Hashable {
+  /// The module's path as the dynamic linker loaded it.
+  public var module: String
+  /// The offset of the address in the module (what `llvm-symbolizer --obj=MODULE` takes).
+  public var offset: UInt64
+  /// The module's GNU build id in hex, or empty when it has none.
+  public var buildID: String
+
+  /// Makes a location.
+  public init(module: String, offset: UInt64, buildID: String) {
+    self.module = module
+    self.offset = offset
+    self.buildID = buildID
   }
 }
 

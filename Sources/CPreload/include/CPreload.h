@@ -1,0 +1,48 @@
+#ifndef CHRONOSCOPE_CPRELOAD_H
+#define CHRONOSCOPE_CPRELOAD_H
+// The preload library's parts that Swift cannot spell: the constructor (preload.c), a walk of
+// the calling thread's frame pointers to the user's code, the ELF facts of loaded modules, and a
+// per-thread flag that keeps the recorder's own calls out of the trace.
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Whether the calling thread is inside the recorder (set around an interposer's recording, and
+/// on threads the recorder owns): an interposed call made then passes straight through.
+int chronoscope_preload_is_inside(void);
+/// Raises the flag; returns 0 if it was already up (the caller then records nothing).
+int chronoscope_preload_enter(void);
+/// Lowers the flag raised by a successful enter.
+void chronoscope_preload_leave(void);
+
+/// Notes the address ranges of the modules that are not the user's code (libdispatch, the Swift
+/// runtime and overlays, Foundation, the C library, this library), for
+/// chronoscope_preload_call_site. Called once, by the constructor.
+void chronoscope_preload_note_system_modules(void);
+
+/// The return address of the innermost frame on the calling thread's stack that is outside the
+/// system modules, minus one (an address inside the call instruction, as symbolizers want), or
+/// 0 when the walk cannot find one within its limits. Follows frame pointers, checking each
+/// against the thread's stack bounds, so a frame without one ends the walk, never the process.
+uintptr_t chronoscope_preload_call_site(void);
+
+/// The module holding `address`: its path (the executable's, resolved, for the main program),
+/// the address's offset in it and its GNU build id in hex. Returns 0 when no module holds it.
+int chronoscope_preload_describe(uintptr_t address, char *path, size_t path_size,
+                                 uint64_t *offset, char *build_id, size_t build_id_size);
+
+/// Whether the main program is a Swift or Dispatch program (it links libswiftCore or
+/// libdispatch): in any other process of the tree (a shell) the library stays inert.
+int chronoscope_preload_main_program_uses_dispatch(void);
+
+/// The calling thread's cached trace id for the queue at `queue`, or 0 when it has none from
+/// generation `generation` of the queue table.
+uint32_t chronoscope_preload_cached_queue(uintptr_t queue, uint32_t generation);
+/// Caches `id` for the queue at `queue` on the calling thread, as of `generation`.
+void chronoscope_preload_cache_queue(uintptr_t queue, uint32_t id, uint32_t generation);
+
+/// Whether `function` is code of the Swift concurrency runtime (a job's entry point it hands to
+/// dispatch_async_f or dispatch_after_f, whose context is then the job).
+int chronoscope_preload_is_concurrency_runtime(uintptr_t function);
+
+#endif

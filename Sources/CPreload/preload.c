@@ -1,0 +1,282 @@
+// The preload library's C side (see CPreload.h). Nothing here allocates on the hot path: the
+// call-site walk reads the stack and a fixed table; the module descriptions run once per site.
+#define _GNU_SOURCE
+#include "CPreload.h"
+
+#include <elf.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+extern void chronoscope_preload_start(void);
+
+// The dynamic linker runs constructors when LD_PRELOAD loads the library, before the program's
+// main, after the libraries it depends on (the Swift runtime, Dispatch) are set up.
+__attribute__((constructor)) static void chronoscope_preload_constructor(void) {
+  chronoscope_preload_start();
+}
+
+static __thread int inside;
+
+int chronoscope_preload_is_inside(void) { return inside; }
+
+int chronoscope_preload_enter(void) {
+  if (inside) return 0;
+  inside = 1;
+  return 1;
+}
+
+void chronoscope_preload_leave(void) { inside = 0; }
+
+// MARK: - System modules
+
+enum { maximum_ranges = 64 };
+static struct { uintptr_t low, high; } system_ranges[maximum_ranges];
+static int system_range_count;
+
+static const char *const system_names[] = {
+    "libdispatch.so",      "libswiftDispatch.so", "libFoundation",    "lib_Foundation",
+    "libswiftCore.so",     "libswift_",           "libBlocksRuntime", "libc.so",
+    "libswiftSynchronization", "libswiftGlibc",   "libChronoscopePreload", "libstdc++",
+    "libgcc_s",            "ld-linux",            "libswiftObservation", "libswiftSwiftOnoneSupport",
+};
+
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+static int is_system_module(const char *path) {
+  const char *name = base_name(path);
+  for (size_t index = 0; index < sizeof system_names / sizeof *system_names; index++) {
+    if (strncmp(name, system_names[index], strlen(system_names[index])) == 0) return 1;
+  }
+  return 0;
+}
+
+static int note_concurrency(struct dl_phdr_info *info, size_t size, void *data);
+
+static int note_module(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  (void)data;
+  if (info->dlpi_name == NULL || info->dlpi_name[0] == 0 || !is_system_module(info->dlpi_name))
+    return 0;
+  for (int index = 0; index < info->dlpi_phnum; index++) {
+    const ElfW(Phdr) *header = &info->dlpi_phdr[index];
+    if (header->p_type != PT_LOAD || !(header->p_flags & PF_X)) continue;
+    if (system_range_count == maximum_ranges) return 1;
+    system_ranges[system_range_count].low = info->dlpi_addr + header->p_vaddr;
+    system_ranges[system_range_count].high = info->dlpi_addr + header->p_vaddr + header->p_memsz;
+    system_range_count++;
+  }
+  return 0;
+}
+
+void chronoscope_preload_note_system_modules(void) {
+  system_range_count = 0;
+  dl_iterate_phdr(note_module, NULL);
+  dl_iterate_phdr(note_concurrency, NULL);
+}
+
+static int in_system_module(uintptr_t address) {
+  for (int index = 0; index < system_range_count; index++) {
+    if (address >= system_ranges[index].low && address < system_ranges[index].high) return 1;
+  }
+  return 0;
+}
+
+static uintptr_t concurrency_low, concurrency_high;
+
+static int note_concurrency(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  (void)data;
+  if (info->dlpi_name == NULL || strcmp(base_name(info->dlpi_name), "libswift_Concurrency.so") != 0)
+    return 0;
+  for (int index = 0; index < info->dlpi_phnum; index++) {
+    const ElfW(Phdr) *header = &info->dlpi_phdr[index];
+    if (header->p_type != PT_LOAD || !(header->p_flags & PF_X)) continue;
+    concurrency_low = info->dlpi_addr + header->p_vaddr;
+    concurrency_high = concurrency_low + header->p_memsz;
+  }
+  return 1;
+}
+
+int chronoscope_preload_is_concurrency_runtime(uintptr_t function) {
+  return function >= concurrency_low && function < concurrency_high;
+}
+
+// MARK: - Queue cache
+
+enum { queue_cache_size = 16 };
+static __thread struct {
+  uintptr_t queue;
+  uint32_t id, generation;
+} queue_cache[queue_cache_size];
+
+static unsigned queue_slot(uintptr_t queue) { return (unsigned)(queue >> 6) % queue_cache_size; }
+
+uint32_t chronoscope_preload_cached_queue(uintptr_t queue, uint32_t generation) {
+  unsigned slot = queue_slot(queue);
+  if (queue_cache[slot].queue == queue && queue_cache[slot].generation == generation)
+    return queue_cache[slot].id;
+  return 0;
+}
+
+void chronoscope_preload_cache_queue(uintptr_t queue, uint32_t id, uint32_t generation) {
+  unsigned slot = queue_slot(queue);
+  queue_cache[slot].queue = queue;
+  queue_cache[slot].id = id;
+  queue_cache[slot].generation = generation;
+}
+
+// MARK: - Call sites
+
+static __thread uintptr_t stack_low, stack_high;
+
+// The calling thread's stack bounds, found once per thread.
+static int stack_bounds(uintptr_t *low, uintptr_t *high) {
+  if (stack_high == 0) {
+    pthread_attr_t attributes;
+    void *base = NULL;
+    size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &attributes) != 0) return 0;
+    int found = pthread_attr_getstack(&attributes, &base, &size) == 0;
+    pthread_attr_destroy(&attributes);
+    if (!found) return 0;
+    stack_low = (uintptr_t)base;
+    stack_high = (uintptr_t)base + size;
+  }
+  *low = stack_low;
+  *high = stack_high;
+  return 1;
+}
+
+__attribute__((noinline)) uintptr_t chronoscope_preload_call_site(void) {
+  uintptr_t low, high;
+  if (!stack_bounds(&low, &high)) return 0;
+  uintptr_t *frame = (uintptr_t *)__builtin_frame_address(0);
+  for (int depth = 0; depth < 32; depth++) {
+    uintptr_t here = (uintptr_t)frame;
+    // A frame record is two words on the stack, aligned; anything else is no frame pointer.
+    if (here < low || here + 2 * sizeof(uintptr_t) > high || here % sizeof(uintptr_t) != 0)
+      return 0;
+    uintptr_t return_address = frame[1];
+    if (return_address == 0) return 0;
+    if (!in_system_module(return_address)) return return_address - 1;
+    uintptr_t *next = (uintptr_t *)frame[0];
+    // Callers' frames are higher on a stack that grows down.
+    if ((uintptr_t)next <= here) return 0;
+    frame = next;
+  }
+  return 0;
+}
+
+// MARK: - Module descriptions
+
+struct lookup {
+  uintptr_t address;
+  int found;
+  const char *name;
+  uintptr_t base;
+  const ElfW(Phdr) * headers;
+  int count;
+};
+
+static int find_module(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  struct lookup *lookup = data;
+  for (int index = 0; index < info->dlpi_phnum; index++) {
+    const ElfW(Phdr) *header = &info->dlpi_phdr[index];
+    if (header->p_type != PT_LOAD) continue;
+    uintptr_t start = info->dlpi_addr + header->p_vaddr;
+    if (lookup->address >= start && lookup->address < start + header->p_memsz) {
+      lookup->found = 1;
+      lookup->name = info->dlpi_name;
+      lookup->base = info->dlpi_addr;
+      lookup->headers = info->dlpi_phdr;
+      lookup->count = info->dlpi_phnum;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static void write_build_id(const struct lookup *lookup, char *out, size_t out_size) {
+  out[0] = 0;
+  for (int index = 0; index < lookup->count; index++) {
+    const ElfW(Phdr) *header = &lookup->headers[index];
+    if (header->p_type != PT_NOTE) continue;
+    const char *notes = (const char *)(lookup->base + header->p_vaddr);
+    size_t at = 0;
+    while (at + sizeof(ElfW(Nhdr)) <= header->p_memsz) {
+      const ElfW(Nhdr) *note = (const ElfW(Nhdr) *)(notes + at);
+      size_t name_size = (note->n_namesz + 3) & ~(size_t)3;
+      size_t desc_size = (note->n_descsz + 3) & ~(size_t)3;
+      const unsigned char *desc =
+          (const unsigned char *)(notes + at + sizeof(ElfW(Nhdr)) + name_size);
+      if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 &&
+          memcmp(notes + at + sizeof(ElfW(Nhdr)), "GNU", 4) == 0) {
+        size_t written = 0;
+        for (size_t byte = 0; byte < note->n_descsz && written + 3 <= out_size; byte++) {
+          snprintf(out + written, 3, "%02x", desc[byte]);
+          written += 2;
+        }
+        return;
+      }
+      at += sizeof(ElfW(Nhdr)) + name_size + desc_size;
+    }
+  }
+}
+
+int chronoscope_preload_describe(uintptr_t address, char *path, size_t path_size,
+                                 uint64_t *offset, char *build_id, size_t build_id_size) {
+  struct lookup lookup = {.address = address};
+  dl_iterate_phdr(find_module, &lookup);
+  if (!lookup.found || path_size == 0 || build_id_size == 0) return 0;
+  if (lookup.name == NULL || lookup.name[0] == 0) {
+    ssize_t length = readlink("/proc/self/exe", path, path_size - 1);
+    if (length < 0) length = 0;
+    path[length] = 0;
+  } else {
+    snprintf(path, path_size, "%s", lookup.name);
+  }
+  *offset = address - lookup.base;
+  write_build_id(&lookup, build_id, build_id_size);
+  return 1;
+}
+
+// MARK: - Which programs
+
+static int main_program_check(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  int *uses = data;
+  // The first module is the main program.
+  const ElfW(Dyn) *dynamic = NULL;
+  for (int index = 0; index < info->dlpi_phnum; index++) {
+    if (info->dlpi_phdr[index].p_type == PT_DYNAMIC)
+      dynamic = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[index].p_vaddr);
+  }
+  if (dynamic == NULL) return 1;
+  const char *strings = NULL;
+  for (const ElfW(Dyn) *entry = dynamic; entry->d_tag != DT_NULL; entry++) {
+    // The dynamic linker has relocated DT_STRTAB to an address on this platform.
+    if (entry->d_tag == DT_STRTAB) strings = (const char *)entry->d_un.d_ptr;
+  }
+  if (strings == NULL) return 1;
+  for (const ElfW(Dyn) *entry = dynamic; entry->d_tag != DT_NULL; entry++) {
+    if (entry->d_tag != DT_NEEDED) continue;
+    const char *name = strings + entry->d_un.d_val;
+    if (strncmp(name, "libswiftCore.so", 15) == 0 || strncmp(name, "libdispatch.so", 14) == 0 ||
+        strncmp(name, "libFoundation.so", 16) == 0)
+      *uses = 1;
+  }
+  return 1;
+}
+
+int chronoscope_preload_main_program_uses_dispatch(void) {
+  int uses = 0;
+  dl_iterate_phdr(main_program_check, &uses);
+  return uses;
+}

@@ -1,0 +1,337 @@
+import CPreload
+import Recording
+import TraceFormat
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+// libdispatch's entry points as the program calls them across the shared-library boundary (the
+// Swift `Dispatch` overlay, Foundation and the concurrency runtime import them; see
+// ../shared/PRELOAD-NOTES.md). Each records, then calls the real function with the same
+// arguments, the work wrapped so that its run is recorded where and when Dispatch runs it.
+
+public typealias Block = @convention(block) () -> Void
+public typealias WorkFunction = @convention(c) (UnsafeMutableRawPointer?) -> Void
+
+private typealias QueueBlockCall = @convention(c) (OpaquePointer?, @escaping Block) -> Void
+private typealias QueueFunctionCall =
+  @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, WorkFunction?) -> Void
+
+private let realAsync = nextDefinition("dispatch_async", as: QueueBlockCall.self)
+private let realAsyncF = nextDefinition("dispatch_async_f", as: QueueFunctionCall.self)
+private let realSync = nextDefinition("dispatch_sync", as: QueueBlockCall.self)
+private let realSyncF = nextDefinition("dispatch_sync_f", as: QueueFunctionCall.self)
+private let realBarrierAsync = nextDefinition("dispatch_barrier_async", as: QueueBlockCall.self)
+private let realBarrierAsyncF = nextDefinition(
+  "dispatch_barrier_async_f", as: QueueFunctionCall.self)
+private let realBarrierSync = nextDefinition("dispatch_barrier_sync", as: QueueBlockCall.self)
+private let realBarrierSyncF = nextDefinition(
+  "dispatch_barrier_sync_f", as: QueueFunctionCall.self)
+private let realAfter = nextDefinition(
+  "dispatch_after", as: (@convention(c) (UInt64, OpaquePointer?, @escaping Block) -> Void).self)
+private let realAfterF = nextDefinition(
+  "dispatch_after_f",
+  as: (@convention(c) (UInt64, OpaquePointer?, UnsafeMutableRawPointer?, WorkFunction?) -> Void)
+    .self)
+private let realGroupAsync = nextDefinition(
+  "dispatch_group_async",
+  as: (@convention(c) (OpaquePointer?, OpaquePointer?, @escaping Block) -> Void).self
+)
+private let realGroupAsyncF = nextDefinition(
+  "dispatch_group_async_f",
+  as: (@convention(c) (
+    OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?, WorkFunction?
+  ) -> Void).self)
+private let realGroupNotify = nextDefinition(
+  "dispatch_group_notify",
+  as: (@convention(c) (OpaquePointer?, OpaquePointer?, @escaping Block) -> Void).self)
+private let realGroupNotifyF = nextDefinition(
+  "dispatch_group_notify_f",
+  as: (@convention(c) (
+    OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?, WorkFunction?
+  ) -> Void).self)
+private let realTime = nextDefinition(
+  "dispatch_time", as: (@convention(c) (UInt64, Int64) -> UInt64).self)
+
+// MARK: - Recording one schedule
+
+/// Records a schedule of work on `queue` from the calling thread, if recording is on and the
+/// thread is not inside the recorder; returns the recorder and the action for the work's runs.
+@inline(__always)
+private func recordSchedule(
+  on queue: OpaquePointer?, _ mode: TraceEvent.ScheduleMode, delay: Int64 = 0,
+  task: (UnsafeMutableRawPointer?, WorkFunction?)? = nil
+) -> (ForeignWorkRecorder, ForeignWorkRecorder.Action)? {
+  guard let queue, let recorder = enterRecorder() else { return nil }
+  defer { chronoscope_preload_leave() }
+  let site = chronoscope_preload_call_site()
+  var taskID: UInt64?
+  if let (context, function) = task, let context, let function,
+    chronoscope_preload_is_concurrency_runtime(
+      UInt(bitPattern: unsafeBitCast(function, to: Int.self)))
+      != 0
+  {
+    // The runtime hands Dispatch a job as the context of one of its own functions.
+    let id = jobTaskID(context)
+    taskID = id == 0 ? nil : id
+  }
+  let action = recorder.schedule(
+    on: Preload.queues.id(of: queue, in: recorder), mode, delay: delay, codeAddress: site,
+    task: taskID)
+  return (recorder, action)
+}
+
+/// `block`, recording its run as `action`'s.
+@inline(__always)
+private func recorded(
+  _ block: @escaping Block, _ recorder: ForeignWorkRecorder, _ action: ForeignWorkRecorder.Action
+) -> Block {
+  {
+    let start = recorder.begin(action)
+    block()
+    recorder.end(action, startedAt: start)
+  }
+}
+
+/// A (context, function) pair's work, recording its run: passed to Dispatch as the context of
+/// ``runRecordedWork``, which it releases.
+private final class RecordedWork {
+  let context: UnsafeMutableRawPointer?
+  let function: WorkFunction
+  let recorder: ForeignWorkRecorder
+  let action: ForeignWorkRecorder.Action
+
+  init(
+    _ context: UnsafeMutableRawPointer?, _ function: WorkFunction, _ recorder: ForeignWorkRecorder,
+    _ action: ForeignWorkRecorder.Action
+  ) {
+    self.context = context
+    self.function = function
+    self.recorder = recorder
+    self.action = action
+  }
+
+  /// The context to give Dispatch with ``runRecordedWork``; it holds this work until it runs.
+  var retainedContext: UnsafeMutableRawPointer { Unmanaged.passRetained(self).toOpaque() }
+}
+
+private let runRecordedWork: WorkFunction = { raw in
+  guard let raw else { return }
+  let work = Unmanaged<RecordedWork>.fromOpaque(raw).takeRetainedValue()
+  let start = work.recorder.begin(work.action)
+  work.function(work.context)
+  work.recorder.end(work.action, startedAt: start)
+}
+
+/// The (context, function) to hand Dispatch for recorded work.
+@inline(__always)
+private func recorded(
+  _ context: UnsafeMutableRawPointer?, _ function: WorkFunction,
+  _ schedule: (ForeignWorkRecorder, ForeignWorkRecorder.Action)
+) -> (UnsafeMutableRawPointer?, WorkFunction) {
+  (RecordedWork(context, function, schedule.0, schedule.1).retainedContext, runRecordedWork)
+}
+
+/// How long from now a `dispatch_time_t` is, in nanoseconds: 0 for now or the past, the longest
+/// the trace holds for "forever".
+///
+/// libdispatch encodes three clocks: the host's uptime (`CLOCK_MONOTONIC` on Linux) as a plain
+/// positive count; its monotonic time, which counts on through suspension (`CLOCK_BOOTTIME`;
+/// Swift's `ContinuousClock`), with bit 63 set; and the wall clock as a negative count, bits 63
+/// and 62 set.
+private func nanoseconds(until when: UInt64) -> Int64 {
+  if when == ~0 { return Int64.max }
+  let now: UInt64
+  let value: UInt64
+  if when & (1 << 63) == 0 {
+    now = realTime(0, 0)
+    value = when
+  } else if when & (1 << 62) == 0 {
+    var time = timespec()
+    clock_gettime(CLOCK_BOOTTIME, &time)
+    now = UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    value = when & ~(1 << 63)
+  } else {
+    now = 0 &- realTime(~1, 0)
+    value = 0 &- when
+  }
+  let delay = Int64(bitPattern: value).subtractingReportingOverflow(Int64(bitPattern: now))
+  return delay.overflow ? Int64.max : max(delay.partialValue, 0)
+}
+
+@_silgen_name("swift_task_getJobTaskId")
+private func jobTaskID(_ job: UnsafeMutableRawPointer) -> UInt64
+
+// MARK: - Interposers
+
+@_cdecl("dispatch_async")
+public func interposedAsync(_ queue: OpaquePointer?, _ block: @escaping Block) {
+  guard let (recorder, action) = recordSchedule(on: queue, .async) else {
+    return realAsync(queue, block)
+  }
+  realAsync(queue, recorded(block, recorder, action))
+}
+
+@_cdecl("dispatch_async_f")
+public func interposedAsyncF(
+  _ queue: OpaquePointer?, _ context: UnsafeMutableRawPointer?, _ function: WorkFunction?
+) {
+  guard let function, let schedule = recordSchedule(on: queue, .async, task: (context, function))
+  else { return realAsyncF(queue, context, function) }
+  let (context, wrapped) = recorded(context, function, schedule)
+  realAsyncF(queue, context, wrapped)
+}
+
+@_cdecl("dispatch_barrier_async")
+public func interposedBarrierAsync(_ queue: OpaquePointer?, _ block: @escaping Block) {
+  guard let (recorder, action) = recordSchedule(on: queue, .async) else {
+    return realBarrierAsync(queue, block)
+  }
+  realBarrierAsync(queue, recorded(block, recorder, action))
+}
+
+@_cdecl("dispatch_barrier_async_f")
+public func interposedBarrierAsyncF(
+  _ queue: OpaquePointer?, _ context: UnsafeMutableRawPointer?, _ function: WorkFunction?
+) {
+  guard let function, let schedule = recordSchedule(on: queue, .async) else {
+    return realBarrierAsyncF(queue, context, function)
+  }
+  let (context, wrapped) = recorded(context, function, schedule)
+  realBarrierAsyncF(queue, context, wrapped)
+}
+
+@_cdecl("dispatch_sync")
+public func interposedSync(_ queue: OpaquePointer?, _ block: @escaping Block) {
+  guard let (recorder, action) = recordSchedule(on: queue, .sync) else {
+    return realSync(queue, block)
+  }
+  realSync(queue, recorded(block, recorder, action))
+}
+
+@_cdecl("dispatch_sync_f")
+public func interposedSyncF(
+  _ queue: OpaquePointer?, _ context: UnsafeMutableRawPointer?, _ function: WorkFunction?
+) {
+  guard let function, let schedule = recordSchedule(on: queue, .sync) else {
+    return realSyncF(queue, context, function)
+  }
+  let (context, wrapped) = recorded(context, function, schedule)
+  realSyncF(queue, context, wrapped)
+}
+
+@_cdecl("dispatch_barrier_sync")
+public func interposedBarrierSync(_ queue: OpaquePointer?, _ block: @escaping Block) {
+  guard let (recorder, action) = recordSchedule(on: queue, .sync) else {
+    return realBarrierSync(queue, block)
+  }
+  realBarrierSync(queue, recorded(block, recorder, action))
+}
+
+@_cdecl("dispatch_barrier_sync_f")
+public func interposedBarrierSyncF(
+  _ queue: OpaquePointer?, _ context: UnsafeMutableRawPointer?, _ function: WorkFunction?
+) {
+  guard let function, let schedule = recordSchedule(on: queue, .sync) else {
+    return realBarrierSyncF(queue, context, function)
+  }
+  let (context, wrapped) = recorded(context, function, schedule)
+  realBarrierSyncF(queue, context, wrapped)
+}
+
+@_cdecl("dispatch_after")
+public func interposedAfter(_ when: UInt64, _ queue: OpaquePointer?, _ block: @escaping Block) {
+  guard let (recorder, action) = recordSchedule(on: queue, .after, delay: nanoseconds(until: when))
+  else { return realAfter(when, queue, block) }
+  realAfter(when, queue, recorded(block, recorder, action))
+}
+
+@_cdecl("dispatch_after_f")
+public func interposedAfterF(
+  _ when: UInt64, _ queue: OpaquePointer?, _ context: UnsafeMutableRawPointer?,
+  _ function: WorkFunction?
+) {
+  guard let function,
+    let schedule = recordSchedule(
+      on: queue, .after, delay: nanoseconds(until: when), task: (context, function))
+  else { return realAfterF(when, queue, context, function) }
+  let (context, wrapped) = recorded(context, function, schedule)
+  realAfterF(when, queue, context, wrapped)
+}
+
+@_cdecl("dispatch_group_async")
+public func interposedGroupAsync(
+  _ group: OpaquePointer?, _ queue: OpaquePointer?, _ block: @escaping Block
+) {
+  guard let (recorder, action) = recordSchedule(on: queue, .async) else {
+    return realGroupAsync(group, queue, block)
+  }
+  realGroupAsync(group, queue, recorded(block, recorder, action))
+}
+
+@_cdecl("dispatch_group_async_f")
+public func interposedGroupAsyncF(
+  _ group: OpaquePointer?, _ queue: OpaquePointer?, _ context: UnsafeMutableRawPointer?,
+  _ function: WorkFunction?
+) {
+  guard let function, let schedule = recordSchedule(on: queue, .async) else {
+    return realGroupAsyncF(group, queue, context, function)
+  }
+  let (context, wrapped) = recorded(context, function, schedule)
+  realGroupAsyncF(group, queue, context, wrapped)
+}
+
+// A group's notify is due when the group empties, which only Dispatch knows: it is recorded
+// when Dispatch runs it, as a schedule and its run at once, its parent the work that asked.
+
+@_cdecl("dispatch_group_notify")
+public func interposedGroupNotify(
+  _ group: OpaquePointer?, _ queue: OpaquePointer?, _ block: @escaping Block
+) {
+  guard let queue, let asked = notification(on: queue) else {
+    return realGroupNotify(group, queue, block)
+  }
+  realGroupNotify(group, queue) {
+    let (recorder, action) = asked()
+    let start = recorder.begin(action)
+    block()
+    recorder.end(action, startedAt: start)
+  }
+}
+
+@_cdecl("dispatch_group_notify_f")
+public func interposedGroupNotifyF(
+  _ group: OpaquePointer?, _ queue: OpaquePointer?, _ context: UnsafeMutableRawPointer?,
+  _ function: WorkFunction?
+) {
+  guard let queue, let function, let asked = notification(on: queue) else {
+    return realGroupNotifyF(group, queue, context, function)
+  }
+  // A block around the function: its context is the caller's, passed through untouched.
+  let block: Block = {
+    let (recorder, action) = asked()
+    let start = recorder.begin(action)
+    function(context)
+    recorder.end(action, startedAt: start)
+  }
+  realGroupNotify(group, queue, block)
+}
+
+/// What a notify asked from the calling thread: a closure that records its schedule when it is
+/// due, with the call site and parent of the asking.
+private func notification(on queue: OpaquePointer)
+  -> (() -> (ForeignWorkRecorder, ForeignWorkRecorder.Action))?
+{
+  guard let recorder = enterRecorder() else { return nil }
+  defer { chronoscope_preload_leave() }
+  let site = chronoscope_preload_call_site()
+  let scheduler = Preload.queues.id(of: queue, in: recorder)
+  let parent = recorder.currentAction
+  return {
+    (
+      recorder,
+      recorder.schedule(on: scheduler, .async, codeAddress: site, parent: parent)
+    )
+  }
+}
