@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <unwind.h>
 
 extern void chronoscope_preload_start(void);
 
@@ -29,6 +30,14 @@ int chronoscope_preload_enter(void) {
 }
 
 void chronoscope_preload_leave(void) { inside = 0; }
+
+int chronoscope_preload_suspend(void) {
+  int outer = inside;
+  inside = 0;
+  return outer;
+}
+
+void chronoscope_preload_restore(int outer) { inside = outer; }
 
 // MARK: - System modules
 
@@ -133,44 +142,35 @@ void chronoscope_preload_cache_queue(uintptr_t queue, uint32_t id, uint32_t gene
 
 // MARK: - Call sites
 
-static __thread uintptr_t stack_low, stack_high;
+// The walk uses the unwinder (DWARF call-frame information), not frame pointers: Swift's
+// libraries are built without them (libswiftDispatch's `DispatchQueue.async` keeps a value in
+// rbp), so a frame-pointer walk loses the caller of every overlay function.
 
-// The calling thread's stack bounds, found once per thread.
-static int stack_bounds(uintptr_t *low, uintptr_t *high) {
-  if (stack_high == 0) {
-    pthread_attr_t attributes;
-    void *base = NULL;
-    size_t size = 0;
-    if (pthread_getattr_np(pthread_self(), &attributes) != 0) return 0;
-    int found = pthread_attr_getstack(&attributes, &base, &size) == 0;
-    pthread_attr_destroy(&attributes);
-    if (!found) return 0;
-    stack_low = (uintptr_t)base;
-    stack_high = (uintptr_t)base + size;
+struct walk {
+  uintptr_t site, caller;
+  int frames;
+};
+
+static _Unwind_Reason_Code visit_frame(struct _Unwind_Context *context, void *data) {
+  struct walk *walk = data;
+  if (++walk->frames > 48) return _URC_END_OF_STACK;
+  uintptr_t address = _Unwind_GetIP(context);
+  if (address == 0) return _URC_END_OF_STACK;
+  if (in_system_module(address)) return _URC_NO_REASON;
+  // Return addresses point after the call; one less is inside it, as symbolizers want.
+  if (walk->site == 0) {
+    walk->site = address - 1;
+    return _URC_NO_REASON;
   }
-  *low = stack_low;
-  *high = stack_high;
-  return 1;
+  walk->caller = address - 1;
+  return _URC_END_OF_STACK;
 }
 
-__attribute__((noinline)) uintptr_t chronoscope_preload_call_site(void) {
-  uintptr_t low, high;
-  if (!stack_bounds(&low, &high)) return 0;
-  uintptr_t *frame = (uintptr_t *)__builtin_frame_address(0);
-  for (int depth = 0; depth < 32; depth++) {
-    uintptr_t here = (uintptr_t)frame;
-    // A frame record is two words on the stack, aligned; anything else is no frame pointer.
-    if (here < low || here + 2 * sizeof(uintptr_t) > high || here % sizeof(uintptr_t) != 0)
-      return 0;
-    uintptr_t return_address = frame[1];
-    if (return_address == 0) return 0;
-    if (!in_system_module(return_address)) return return_address - 1;
-    uintptr_t *next = (uintptr_t *)frame[0];
-    // Callers' frames are higher on a stack that grows down.
-    if ((uintptr_t)next <= here) return 0;
-    frame = next;
-  }
-  return 0;
+uintptr_t chronoscope_preload_call_site(uintptr_t *caller) {
+  struct walk walk = {0, 0, 0};
+  _Unwind_Backtrace(visit_frame, &walk);
+  *caller = walk.caller;
+  return walk.site;
 }
 
 // MARK: - Module descriptions

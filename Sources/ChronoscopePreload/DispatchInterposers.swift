@@ -58,14 +58,19 @@ private let realTime = nextDefinition(
 
 /// Records a schedule of work on `queue` from the calling thread, if recording is on and the
 /// thread is not inside the recorder; returns the recorder and the action for the work's runs.
+///
+/// On success the thread stays inside the recorder until the interposer has made the real call
+/// (it calls `chronoscope_preload_leave()` then): libdispatch calls its own entry points too
+/// (`dispatch_after` for a time already past calls `dispatch_async`), and those calls are part
+/// of the one the program made, not work of their own.
 @inline(__always)
 private func recordSchedule(
   on queue: OpaquePointer?, _ mode: TraceEvent.ScheduleMode, delay: Int64 = 0,
   task: (UnsafeMutableRawPointer?, WorkFunction?)? = nil
 ) -> (ForeignWorkRecorder, ForeignWorkRecorder.Action)? {
   guard let queue, let recorder = enterRecorder() else { return nil }
-  defer { chronoscope_preload_leave() }
-  let site = chronoscope_preload_call_site()
+  var caller: UInt = 0
+  let site = chronoscope_preload_call_site(&caller)
   var taskID: UInt64?
   if let (context, function) = task, let context, let function,
     chronoscope_preload_is_concurrency_runtime(
@@ -78,7 +83,7 @@ private func recordSchedule(
   }
   let action = recorder.schedule(
     on: Preload.queues.id(of: queue, in: recorder), mode, delay: delay, codeAddress: site,
-    task: taskID)
+    caller: caller, task: taskID)
   return (recorder, action)
 }
 
@@ -87,11 +92,21 @@ private func recordSchedule(
 private func recorded(
   _ block: @escaping Block, _ recorder: ForeignWorkRecorder, _ action: ForeignWorkRecorder.Action
 ) -> Block {
-  {
-    let start = recorder.begin(action)
-    block()
-    recorder.end(action, startedAt: start)
-  }
+  { runRecorded(recorder, action, block) }
+}
+
+/// Runs the program's `work` as a run of `action`: outside the recorder, even when Dispatch
+/// runs it inside the interposed call (a sync's block), so that what it schedules is recorded.
+@inline(__always)
+func runRecorded(
+  _ recorder: ForeignWorkRecorder, _ action: ForeignWorkRecorder.Action, run: UInt32 = 1,
+  _ work: () -> Void
+) {
+  let outer = chronoscope_preload_suspend()
+  let start = recorder.begin(action, run: run)
+  work()
+  recorder.end(action, run: run, startedAt: start)
+  chronoscope_preload_restore(outer)
 }
 
 /// A (context, function) pair's work, recording its run: passed to Dispatch as the context of
@@ -119,9 +134,7 @@ private final class RecordedWork {
 private let runRecordedWork: WorkFunction = { raw in
   guard let raw else { return }
   let work = Unmanaged<RecordedWork>.fromOpaque(raw).takeRetainedValue()
-  let start = work.recorder.begin(work.action)
-  work.function(work.context)
-  work.recorder.end(work.action, startedAt: start)
+  runRecorded(work.recorder, work.action) { work.function(work.context) }
 }
 
 /// The (context, function) to hand Dispatch for recorded work.
@@ -140,7 +153,7 @@ private func recorded(
 /// positive count; its monotonic time, which counts on through suspension (`CLOCK_BOOTTIME`;
 /// Swift's `ContinuousClock`), with bit 63 set; and the wall clock as a negative count, bits 63
 /// and 62 set.
-private func nanoseconds(until when: UInt64) -> Int64 {
+func nanoseconds(until when: UInt64) -> Int64 {
   if when == ~0 { return Int64.max }
   let now: UInt64
   let value: UInt64
@@ -170,6 +183,7 @@ public func interposedAsync(_ queue: OpaquePointer?, _ block: @escaping Block) {
   guard let (recorder, action) = recordSchedule(on: queue, .async) else {
     return realAsync(queue, block)
   }
+  defer { chronoscope_preload_leave() }
   realAsync(queue, recorded(block, recorder, action))
 }
 
@@ -179,6 +193,7 @@ public func interposedAsyncF(
 ) {
   guard let function, let schedule = recordSchedule(on: queue, .async, task: (context, function))
   else { return realAsyncF(queue, context, function) }
+  defer { chronoscope_preload_leave() }
   let (context, wrapped) = recorded(context, function, schedule)
   realAsyncF(queue, context, wrapped)
 }
@@ -188,6 +203,7 @@ public func interposedBarrierAsync(_ queue: OpaquePointer?, _ block: @escaping B
   guard let (recorder, action) = recordSchedule(on: queue, .async) else {
     return realBarrierAsync(queue, block)
   }
+  defer { chronoscope_preload_leave() }
   realBarrierAsync(queue, recorded(block, recorder, action))
 }
 
@@ -198,6 +214,7 @@ public func interposedBarrierAsyncF(
   guard let function, let schedule = recordSchedule(on: queue, .async) else {
     return realBarrierAsyncF(queue, context, function)
   }
+  defer { chronoscope_preload_leave() }
   let (context, wrapped) = recorded(context, function, schedule)
   realBarrierAsyncF(queue, context, wrapped)
 }
@@ -207,6 +224,7 @@ public func interposedSync(_ queue: OpaquePointer?, _ block: @escaping Block) {
   guard let (recorder, action) = recordSchedule(on: queue, .sync) else {
     return realSync(queue, block)
   }
+  defer { chronoscope_preload_leave() }
   realSync(queue, recorded(block, recorder, action))
 }
 
@@ -217,6 +235,7 @@ public func interposedSyncF(
   guard let function, let schedule = recordSchedule(on: queue, .sync) else {
     return realSyncF(queue, context, function)
   }
+  defer { chronoscope_preload_leave() }
   let (context, wrapped) = recorded(context, function, schedule)
   realSyncF(queue, context, wrapped)
 }
@@ -226,6 +245,7 @@ public func interposedBarrierSync(_ queue: OpaquePointer?, _ block: @escaping Bl
   guard let (recorder, action) = recordSchedule(on: queue, .sync) else {
     return realBarrierSync(queue, block)
   }
+  defer { chronoscope_preload_leave() }
   realBarrierSync(queue, recorded(block, recorder, action))
 }
 
@@ -236,6 +256,7 @@ public func interposedBarrierSyncF(
   guard let function, let schedule = recordSchedule(on: queue, .sync) else {
     return realBarrierSyncF(queue, context, function)
   }
+  defer { chronoscope_preload_leave() }
   let (context, wrapped) = recorded(context, function, schedule)
   realBarrierSyncF(queue, context, wrapped)
 }
@@ -244,6 +265,7 @@ public func interposedBarrierSyncF(
 public func interposedAfter(_ when: UInt64, _ queue: OpaquePointer?, _ block: @escaping Block) {
   guard let (recorder, action) = recordSchedule(on: queue, .after, delay: nanoseconds(until: when))
   else { return realAfter(when, queue, block) }
+  defer { chronoscope_preload_leave() }
   realAfter(when, queue, recorded(block, recorder, action))
 }
 
@@ -256,6 +278,7 @@ public func interposedAfterF(
     let schedule = recordSchedule(
       on: queue, .after, delay: nanoseconds(until: when), task: (context, function))
   else { return realAfterF(when, queue, context, function) }
+  defer { chronoscope_preload_leave() }
   let (context, wrapped) = recorded(context, function, schedule)
   realAfterF(when, queue, context, wrapped)
 }
@@ -267,6 +290,7 @@ public func interposedGroupAsync(
   guard let (recorder, action) = recordSchedule(on: queue, .async) else {
     return realGroupAsync(group, queue, block)
   }
+  defer { chronoscope_preload_leave() }
   realGroupAsync(group, queue, recorded(block, recorder, action))
 }
 
@@ -278,6 +302,7 @@ public func interposedGroupAsyncF(
   guard let function, let schedule = recordSchedule(on: queue, .async) else {
     return realGroupAsyncF(group, queue, context, function)
   }
+  defer { chronoscope_preload_leave() }
   let (context, wrapped) = recorded(context, function, schedule)
   realGroupAsyncF(group, queue, context, wrapped)
 }
@@ -292,11 +317,10 @@ public func interposedGroupNotify(
   guard let queue, let asked = notification(on: queue) else {
     return realGroupNotify(group, queue, block)
   }
+  defer { chronoscope_preload_leave() }
   realGroupNotify(group, queue) {
     let (recorder, action) = asked()
-    let start = recorder.begin(action)
-    block()
-    recorder.end(action, startedAt: start)
+    runRecorded(recorder, action, block)
   }
 }
 
@@ -308,30 +332,31 @@ public func interposedGroupNotifyF(
   guard let queue, let function, let asked = notification(on: queue) else {
     return realGroupNotifyF(group, queue, context, function)
   }
+  defer { chronoscope_preload_leave() }
   // A block around the function: its context is the caller's, passed through untouched.
   let block: Block = {
     let (recorder, action) = asked()
-    let start = recorder.begin(action)
-    function(context)
-    recorder.end(action, startedAt: start)
+    runRecorded(recorder, action) { function(context) }
   }
   realGroupNotify(group, queue, block)
 }
 
 /// What a notify asked from the calling thread: a closure that records its schedule when it is
-/// due, with the call site and parent of the asking.
+/// due, with the call site and parent of the asking. The thread stays inside the recorder, as
+/// after ``recordSchedule(on:_:delay:task:)``.
 private func notification(on queue: OpaquePointer)
   -> (() -> (ForeignWorkRecorder, ForeignWorkRecorder.Action))?
 {
   guard let recorder = enterRecorder() else { return nil }
-  defer { chronoscope_preload_leave() }
-  let site = chronoscope_preload_call_site()
+  var caller: UInt = 0
+  let site = chronoscope_preload_call_site(&caller)
   let scheduler = Preload.queues.id(of: queue, in: recorder)
   let parent = recorder.currentAction
   return {
     (
       recorder,
-      recorder.schedule(on: scheduler, .async, codeAddress: site, parent: parent)
+      recorder.schedule(
+        on: scheduler, .async, codeAddress: site, caller: caller, parent: parent)
     )
   }
 }

@@ -46,11 +46,12 @@ package final class ForeignWorkRecorder: Sendable {
   @inline(__always)
   package func schedule(
     on scheduler: UInt32, _ mode: TraceEvent.ScheduleMode, delay: Int64 = 0,
-    firstDelay: Int64? = nil, codeAddress: UInt, task: UInt64? = nil, parent: UInt32? = nil
+    firstDelay: Int64? = nil, codeAddress: UInt, caller: UInt = 0, task: UInt64? = nil,
+    parent: UInt32? = nil
   ) -> Action {
     core.withCurrentBuffer { buffer in
       let id = buffer.makeActionID()
-      let site = codeAddress == 0 ? 0 : buffer.siteID(codeAddress: codeAddress)
+      let site = codeAddress == 0 ? 0 : buffer.siteID(codeAddress: codeAddress, caller: caller)
       core.appendSchedule(
         id: id, on: scheduler, mode, delay: delay, firstDelay: firstDelay, site: site,
         inline: false, task: task, taskName: 0, work: nil, parent: parent, buffer: buffer)

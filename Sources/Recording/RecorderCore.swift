@@ -171,7 +171,9 @@ final class RecorderCore: Sendable {
       capacity: bufferCapacity, clock: clock, origin: origin,
       reserveIDs: { [actionIDs] in actionIDs.reserve(block) },
       internSite: { site in Self.intern(site, in: definitions) },
-      internCode: { address in Self.intern(codeAddress: address, in: definitions) },
+      internCode: { address, caller in
+        Self.intern(codeAddress: address, caller: caller, in: definitions)
+      },
       onHalfFull: { wakeUp.signal() })
     pthread_setspecific(bufferKey, Unmanaged.passUnretained(buffer).toOpaque())
     buffers.withLock { $0.append(buffer) }
@@ -195,14 +197,20 @@ final class RecorderCore: Sendable {
   /// The id of a call site known by a code address, defining it the first time it is seen with
   /// what the definitions' describer says of the address (nothing without one: the site is then
   /// the address alone). The describer runs outside the lock: it may ask the dynamic linker.
-  private static func intern(codeAddress address: UInt, in definitions: LockedDefinitions)
-    -> UInt32
-  {
-    let key = CallSite.Identity(file: 0, function: address, line: 0)
+  private static func intern(
+    codeAddress address: UInt, caller: UInt, in definitions: LockedDefinitions
+  ) -> UInt32 {
+    let key = CallSite.Identity(file: 0, function: address, line: caller)
     let describe = definitions.withLock { definitions -> CodeDescriber? in
       definitions.siteIDs[key] == nil ? definitions.describeCode : nil
     }
-    let code = describe?(address)
+    var code = describe?(address)
+    // The caller counts when it is in the same module, where its offset means something.
+    if let described = code, caller != 0, let outer = describe?(caller),
+      outer.module == described.module
+    {
+      code?.callerOffset = outer.offset
+    }
     return definitions.withLock { definitions in
       if let id = definitions.siteIDs[key] { return id }
       let id = UInt32(definitions.siteIDs.count + 1)

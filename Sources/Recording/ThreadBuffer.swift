@@ -42,7 +42,7 @@ final class ThreadBuffer: @unchecked Sendable {
   private let onHalfFull: @Sendable () -> Void
   private let reserveIDs: @Sendable () -> UInt32
   private let internSite: @Sendable (CallSite) -> UInt32
-  private let internCode: @Sendable (UInt) -> UInt32
+  private let internCode: @Sendable (UInt, UInt) -> UInt32
   /// The recorder's clock and its reading at the recorder's start, so that timestamps need only
   /// the buffer: the recorder is not retained for them.
   private let clock: TraceClock
@@ -75,7 +75,7 @@ final class ThreadBuffer: @unchecked Sendable {
     threadID: UInt32, threadName: String, capacity: Int, clock: TraceClock, origin: Int64,
     reserveIDs: @escaping @Sendable () -> UInt32,
     internSite: @escaping @Sendable (CallSite) -> UInt32,
-    internCode: @escaping @Sendable (UInt) -> UInt32 = { _ in 0 },
+    internCode: @escaping @Sendable (UInt, UInt) -> UInt32 = { _, _ in 0 },
     onHalfFull: @escaping @Sendable () -> Void
   ) {
     self.threadID = threadID
@@ -126,14 +126,15 @@ final class ThreadBuffer: @unchecked Sendable {
     return id
   }
 
-  /// The trace's id for a call site known only by a return address in machine code (a program
-  /// recorded from outside), from this thread's cache when it can. It shares the cache with
-  /// ``siteID(_:)``: file 0 is no string's address, so the two kinds never match each other.
+  /// The trace's id for a call site known only by return addresses in machine code (a program
+  /// recorded from outside): `address`, and its caller's (or 0). From this thread's cache when
+  /// it can; it shares the cache with ``siteID(_:)``: file 0 is no string's address, so the two
+  /// kinds never match each other.
   @inline(__always)
-  func siteID(codeAddress address: UInt) -> UInt32 {
-    let identity = CallSite.Identity(file: 0, function: address, line: 0)
+  func siteID(codeAddress address: UInt, caller: UInt) -> UInt32 {
+    let identity = CallSite.Identity(file: 0, function: address, line: caller)
     if let id = sites.id(of: identity) { return id }
-    let id = internCode(address)
+    let id = internCode(address, caller)
     sites.remember(id, for: identity)
     return id
   }

@@ -150,6 +150,9 @@ public struct TraceEncoder: Sendable {
       member(",\"offset\":", Int64(truncatingIfNeeded: code.offset))
       raw(",\"build-id\":")
       string(code.buildID)
+      if let caller = code.callerOffset {
+        member(",\"caller\":", Int64(truncatingIfNeeded: caller))
+      }
     }
     raw("}\n")
   }

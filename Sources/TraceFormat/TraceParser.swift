@@ -691,9 +691,14 @@ struct TraceParser {
       var code: CodeLocation?
       if let module = try fields.optionalString(.module) {
         let offset = try fields.integer(.offset, in: "site", range: 0...Int64.max)
+        let caller = try fields.optionalInteger(.caller)
+        if let caller, caller < 0 {
+          throw fields.failure(.caller, "field \"caller\" must be 0 or more, found \(caller)")
+        }
         code = CodeLocation(
           module: module, offset: UInt64(offset),
-          buildID: try fields.optionalString(.buildID) ?? "")
+          buildID: try fields.optionalString(.buildID) ?? "",
+          callerOffset: caller.map { UInt64($0) })
       }
       callSites[id] = CallSiteRecord(
         id: id, file: try fields.string(.file, in: "site"), line: Int(line),

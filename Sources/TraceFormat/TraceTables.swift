@@ -57,12 +57,17 @@ public struct CodeLocation: Sendable, Hashable {
   public var offset: UInt64
   /// The module's GNU build id in hex, or empty when it has none.
   public var buildID: String
+  /// The offset, in the same module, of the frame that called this one, if known: the site to
+  /// show when this one turns out to be library code compiled into the module (a generic
+  /// function of the standard library, specialized there).
+  public var callerOffset: UInt64?
 
   /// Makes a location.
-  public init(module: String, offset: UInt64, buildID: String) {
+  public init(module: String, offset: UInt64, buildID: String, callerOffset: UInt64? = nil) {
     self.module = module
     self.offset = offset
     self.buildID = buildID
+    self.callerOffset = callerOffset
   }
 }
 

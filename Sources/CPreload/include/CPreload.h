@@ -14,6 +14,11 @@ int chronoscope_preload_is_inside(void);
 int chronoscope_preload_enter(void);
 /// Lowers the flag raised by a successful enter.
 void chronoscope_preload_leave(void);
+/// Lowers the flag for the program's work that runs inside an interposed call (a sync's block),
+/// returning what it was, for chronoscope_preload_restore.
+int chronoscope_preload_suspend(void);
+/// Puts the flag back as chronoscope_preload_suspend found it.
+void chronoscope_preload_restore(int outer);
 
 /// Notes the address ranges of the modules that are not the user's code (libdispatch, the Swift
 /// runtime and overlays, Foundation, the C library, this library), for
@@ -22,9 +27,11 @@ void chronoscope_preload_note_system_modules(void);
 
 /// The return address of the innermost frame on the calling thread's stack that is outside the
 /// system modules, minus one (an address inside the call instruction, as symbolizers want), or
-/// 0 when the walk cannot find one within its limits. Follows frame pointers, checking each
-/// against the thread's stack bounds, so a frame without one ends the walk, never the process.
-uintptr_t chronoscope_preload_call_site(void);
+/// 0 when the walk cannot find one within its limits; `caller` gets the next frame's the same
+/// way (or 0), for a site that turns out to be library code compiled into the program (a
+/// generic function of the standard library specialized there). Walks with the unwinder (call
+/// frame information), which needs no frame pointers and stops where the information ends.
+uintptr_t chronoscope_preload_call_site(uintptr_t *caller);
 
 /// The module holding `address`: its path (the executable's, resolved, for the main program),
 /// the address's offset in it and its GNU build id in hex. Returns 0 when no module holds it.
