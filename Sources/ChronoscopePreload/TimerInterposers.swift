@@ -44,7 +44,9 @@ private let timerType = UInt(bitPattern: dlsym(nil, "_dispatch_source_type_timer
 /// One timer source's recording state.
 private final class RecordedTimer: Sendable {
   struct State {
-    var scheduler: UInt32
+    /// The queue its handler runs on, announced when the timer is first scheduled: a timer
+    /// that never is (the libraries' own) leaves no scheduler in the trace.
+    var queue: UInt
     /// Set by `dispatch_source_set_timer`: the first firing's delay and the interval (nil for
     /// a timer that fires once).
     var firstDelay: Int64?
@@ -61,9 +63,9 @@ private final class RecordedTimer: Sendable {
   let recorder: ForeignWorkRecorder
   let state: Mutex<State>
 
-  init(recorder: ForeignWorkRecorder, scheduler: UInt32) {
+  init(recorder: ForeignWorkRecorder, queue: OpaquePointer) {
     self.recorder = recorder
-    state = Mutex(State(scheduler: scheduler))
+    state = Mutex(State(queue: UInt(bitPattern: queue)))
   }
 
   /// Records a schedule when the timer is set and running and has none yet (under the lock).
@@ -72,13 +74,15 @@ private final class RecordedTimer: Sendable {
       let firstDelay = state.firstDelay
     else { return }
     state.runs = 0
+    guard let queue = OpaquePointer(bitPattern: state.queue) else { return }
+    let scheduler = Preload.queues.id(of: queue, in: recorder)
     if let interval = state.interval {
       state.action = recorder.schedule(
-        on: state.scheduler, .repeating, delay: interval, firstDelay: firstDelay,
+        on: scheduler, .repeating, delay: interval, firstDelay: firstDelay,
         codeAddress: state.site, caller: state.caller)
     } else {
       state.action = recorder.schedule(
-        on: state.scheduler, .after, delay: firstDelay, codeAddress: state.site)
+        on: scheduler, .after, delay: firstDelay, codeAddress: state.site)
     }
   }
 
@@ -121,10 +125,9 @@ public func interposedSourceCreate(
   }
   defer { chronoscope_preload_leave() }
   // A source without a queue runs its handler on the default global queue.
-  let target = queue ?? dispatchGlobalQueue(0, 0)
-  let scheduler = target.map { Preload.queues.id(of: $0, in: recorder) } ?? 0
+  guard let target = queue ?? dispatchGlobalQueue(0, 0) else { return source }
   timers.withLock {
-    $0[UInt(bitPattern: source)] = RecordedTimer(recorder: recorder, scheduler: scheduler)
+    $0[UInt(bitPattern: source)] = RecordedTimer(recorder: recorder, queue: target)
   }
   return source
 }
@@ -148,7 +151,8 @@ public func interposedSetTimer(
       guard site != 0 else { return }
       timer.endAction(&state)
       state.firstDelay = start == ~0 ? nil : nanoseconds(until: start)
-      state.interval = interval == ~0 || interval == 0 ? nil : Int64(min(interval, UInt64(Int64.max)))
+      state.interval =
+        interval == ~0 || interval == 0 ? nil : Int64(min(interval, UInt64(Int64.max)))
       state.site = site
       state.caller = caller
       timer.scheduleIfArmed(&state)

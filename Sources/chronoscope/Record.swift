@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import Sharing
 
 #if canImport(Glibc)
   import Glibc
@@ -60,11 +61,22 @@ struct Record: ParsableCommand {
     environment["LD_PRELOAD"] = ([library.path] + (environment["LD_PRELOAD"].map { [$0] } ?? []))
       .joined(separator: ":")
     environment["CHRONOSCOPE_TRACE"] = template
-    if let flight { environment["CHRONOSCOPE_TRACE_FLIGHT"] = flight }
+    if let flight, let seconds = RecordingLaunch.seconds(flight) {
+      // The variable takes whole seconds; a window is never shorter than asked for.
+      environment["CHRONOSCOPE_TRACE_FLIGHT"] = String(Int(seconds.rounded(.up)))
+    }
     if let maxBytes { environment["CHRONOSCOPE_TRACE_MAX_BYTES"] = maxBytes }
     if let keep { environment["CHRONOSCOPE_TRACE_KEEP"] = String(keep) }
+    let started = Date()
     let status = try RecordingLaunch.run(command, environment: environment)
-    standardError("chronoscope: traces written as \(template)")
+    let traces = RecordingLaunch.traces(matching: template, since: started)
+    if traces.isEmpty {
+      standardError(
+        "chronoscope: no trace was written (\(template)): the program is not a Swift or Dispatch program, or it ended before the recorder started"
+      )
+    }
+    RecordingLaunch.symbolize(traces)
+    for trace in traces { standardError("chronoscope: trace written to \(trace)") }
     throw ExitCode(status)
   }
 }
@@ -87,6 +99,57 @@ enum RecordingLaunch {
 
   static func preloadLibrary() -> URL? {
     libraryCandidates().first { FileManager.default.isReadableFile(atPath: $0.path) }
+  }
+
+  /// The trace files the program's processes wrote for `template` (`%p` standing for any process
+  /// id), modified since `started`, oldest first.
+  static func traces(matching template: String, since started: Date) -> [String] {
+    let url = URL(fileURLWithPath: template)
+    let folder = url.deletingLastPathComponent().path
+    let pattern = url.lastPathComponent
+    let parts = pattern.components(separatedBy: "%p")
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
+      return []
+    }
+    let matching = names.filter { name in
+      guard parts.count > 1 else { return name == pattern }
+      guard name.hasPrefix(parts[0]), name.hasSuffix(parts[parts.count - 1]),
+        name.count >= parts[0].count + parts[parts.count - 1].count
+      else { return false }
+      let middle = name.dropFirst(parts[0].count).dropLast(parts[parts.count - 1].count)
+      return parts.count == 2 ? !middle.isEmpty && middle.allSatisfy(\.isNumber) : true
+    }
+    let dated = matching.compactMap { name -> (path: String, modified: Date)? in
+      // Paths as the template spells them: relative when it is.
+      let path = template.contains("/") ? (folder as NSString).appendingPathComponent(name) : name
+      guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+        let modified = attributes[.modificationDate] as? Date,
+        modified >= started.addingTimeInterval(-1)
+      else { return nil }
+      return (path, modified)
+    }
+    return dated.sorted { $0.modified < $1.modified }.map(\.path)
+  }
+
+  /// Gives the traces' call sites functions and source lines (see `SiteSymbolization`), saying
+  /// once what could not be done.
+  static func symbolize(_ traces: [String]) {
+    guard !traces.isEmpty else { return }
+    guard let tools = SiteSymbolization.Tools.find() else {
+      standardError(
+        "chronoscope: llvm-symbolizer is not on PATH: call sites stay as module and offset")
+      return
+    }
+    let directory = FileManager.default.currentDirectoryPath
+    for trace in traces {
+      do {
+        let outcome = try SiteSymbolization.symbolize(
+          path: trace, tools: tools, relativeTo: directory)
+        for note in outcome.notes { standardError("chronoscope: \(trace): \(note)") }
+      } catch {
+        standardError("chronoscope: \(trace): call sites not symbolized: \(error)")
+      }
+    }
   }
 
   /// `30s`, `500ms`, `2m` as seconds; nil when it is none.

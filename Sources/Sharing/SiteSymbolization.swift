@@ -1,0 +1,291 @@
+import Foundation
+import TraceFormat
+
+/// Turns call sites recorded as code addresses (by `chronoscope record`, whose preload library
+/// captures return addresses and leaves their meaning for later) into functions and source
+/// lines, with the toolchain's `llvm-symbolizer` and `swift-demangle`, rewriting the trace's
+/// `site` lines in place and nothing else.
+///
+/// A site is resolved only from the very module that ran: a module whose build id differs from
+/// the one recorded (rebuilt since) is left as it was, and said so. A site whose code turns out
+/// to be library code compiled into the program (a generic function of the standard library,
+/// specialized there, with no source line of the program's) is shown as the frame that called it
+/// when the trace has that frame.
+public enum SiteSymbolization {
+  /// What symbolizing a file did.
+  public struct Outcome: Sendable, Equatable {
+    /// Sites given a function and source line.
+    public var resolved = 0
+    /// Sites left as module and offset, and why, one line per cause.
+    public var unresolved = 0
+    public var notes: [String] = []
+  }
+
+  /// The tools it runs.
+  public struct Tools: Sendable, Equatable {
+    /// `llvm-symbolizer`.
+    public var symbolizer: String
+    /// `swift-demangle`, if found: function names stay mangled without it.
+    public var demangler: String?
+
+    /// Makes the set.
+    public init(symbolizer: String, demangler: String?) {
+      self.symbolizer = symbolizer
+      self.demangler = demangler
+    }
+
+    /// The tools of the Swift toolchain on `PATH` (beside `swift`), else any on `PATH`; nil
+    /// without an `llvm-symbolizer`.
+    public static func find(path: String? = ProcessInfo.processInfo.environment["PATH"]) -> Tools? {
+      let folders = (path ?? "").split(separator: ":").map(String.init)
+      let toolchain = folders.compactMap { folder -> String? in
+        let swift = folder + "/swift"
+        guard FileManager.default.isExecutableFile(atPath: swift) else { return nil }
+        return (try? FileManager.default.destinationOfSymbolicLink(atPath: swift))
+          .map { URL(fileURLWithPath: $0, relativeTo: URL(fileURLWithPath: folder)).path }
+          .map { URL(fileURLWithPath: $0).deletingLastPathComponent().path } ?? folder
+      }
+      func first(_ name: String) -> String? {
+        (toolchain + folders).map { $0 + "/" + name }
+          .first { FileManager.default.isExecutableFile(atPath: $0) }
+      }
+      guard let symbolizer = first("llvm-symbolizer") else { return nil }
+      return Tools(symbolizer: symbolizer, demangler: first("swift-demangle"))
+    }
+  }
+
+  /// Resolves the code-address sites of the trace at `path`, writing it back atomically when
+  /// any changed; source paths under `directory` are written relative to it.
+  public static func symbolize(path: String, tools: Tools, relativeTo directory: String?) throws
+    -> Outcome
+  {
+    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+    var pending: [(index: Int, time: Int64, record: CallSiteRecord)] = []
+    for (index, line) in lines.enumerated() where isCodeSite(line) {
+      if let (time, record) = parseSite(line) { pending.append((index, time, record)) }
+    }
+    var outcome = Outcome()
+    guard !pending.isEmpty else { return outcome }
+    let byModule = Dictionary(grouping: pending.indices) { pending[$0].record.code!.module }
+    var resolvedNames: [Int: (file: String, line: Int, function: String)] = [:]
+    for (module, indices) in byModule.sorted(by: { $0.key < $1.key }) {
+      let recorded = pending[indices[0]].record.code!.buildID
+      guard let onDisk = ELFBuildID.read(path: module) else {
+        outcome.unresolved += indices.count
+        outcome.notes.append(
+          "\(module): cannot read it; \(indices.count) site(s) left as addresses")
+        continue
+      }
+      guard recorded.isEmpty || onDisk == recorded else {
+        outcome.unresolved += indices.count
+        outcome.notes.append(
+          "\(module): rebuilt since it ran (build id \(onDisk), recorded \(recorded)); \(indices.count) site(s) left as addresses"
+        )
+        continue
+      }
+      var offsets: [UInt64] = []
+      for index in indices {
+        let code = pending[index].record.code!
+        offsets.append(code.offset)
+        if let caller = code.callerOffset { offsets.append(caller) }
+      }
+      let frames = try lookUp(Array(Set(offsets)).sorted(), in: module, tools: tools)
+      for index in indices {
+        let code = pending[index].record.code!
+        let own = frames[code.offset]
+        let chosen =
+          (own?.isProgramCode ?? false) ? own : code.callerOffset.flatMap { frames[$0] } ?? own
+        guard let chosen, chosen.line > 0 else {
+          outcome.unresolved += 1
+          continue
+        }
+        resolvedNames[index] = (chosen.file, chosen.line, chosen.function)
+      }
+    }
+    let demangled = try demangle(resolvedNames.values.map(\.function), tools: tools)
+    for (index, names) in resolvedNames {
+      var record = pending[index].record
+      record.file = relative(names.file, to: directory)
+      record.line = names.line
+      record.function = demangled[names.function] ?? names.function
+      var encoder = TraceEncoder()
+      encoder.callSite(record, time: pending[index].time)
+      lines[pending[index].index] = Data(encoder.bytes.dropLast())[...]
+      outcome.resolved += 1
+    }
+    if outcome.resolved > 0 {
+      var bytes: [UInt8] = []
+      bytes.reserveCapacity(data.count)
+      for (index, line) in lines.enumerated() {
+        if index > 0 { bytes.append(UInt8(ascii: "\n")) }
+        bytes.append(contentsOf: line)
+      }
+      let file = try OutputFile(path: path)
+      try file.write(bytes)
+      try file.commit()
+    }
+    return outcome
+  }
+
+  // MARK: - Reading site lines
+
+  private static func isCodeSite(_ line: Data.SubSequence) -> Bool {
+    line.count < 70_000 && line.starts(with: Array(#"{"t":"#.utf8))
+      && line.firstRange(of: Array(#""e":"site""#.utf8)) != nil
+      && line.firstRange(of: Array(#""module":"#.utf8)) != nil
+  }
+
+  private static func parseSite(_ line: Data.SubSequence) -> (Int64, CallSiteRecord)? {
+    guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
+      let time = (object["t"] as? NSNumber)?.int64Value,
+      let id = (object["site"] as? NSNumber)?.uint32Value,
+      let module = object["module"] as? String,
+      let offset = (object["offset"] as? NSNumber)?.int64Value, offset >= 0
+    else { return nil }
+    let caller = (object["caller"] as? NSNumber)?.int64Value
+    let code = CodeLocation(
+      module: module, offset: UInt64(offset), buildID: object["build-id"] as? String ?? "",
+      callerOffset: caller.flatMap { $0 >= 0 ? UInt64($0) : nil })
+    return (
+      time,
+      CallSiteRecord(
+        id: id, file: object["file"] as? String ?? "", line: 0,
+        function: object["func"] as? String ?? "", code: code)
+    )
+  }
+
+  // MARK: - The tools
+
+  private struct Frame {
+    var file: String
+    var line: Int
+    var function: String
+
+    /// Whether this is the program's own source rather than code the compiler made (a thunk,
+    /// a specialization of a library's generic function, with no line of its own).
+    var isProgramCode: Bool { line > 0 && !file.contains("<compiler-generated>") }
+  }
+
+  private static func lookUp(_ offsets: [UInt64], in module: String, tools: Tools) throws
+    -> [UInt64: Frame]
+  {
+    let arguments =
+      ["--obj=\(module)", "--output-style=JSON", "--no-demangle", "--no-inlines"]
+      + offsets.map { "0x" + String($0, radix: 16) }
+    let output = try run(tools.symbolizer, arguments, input: nil)
+    guard let list = try? JSONSerialization.jsonObject(with: output) as? [[String: Any]] else {
+      return [:]
+    }
+    var frames: [UInt64: Frame] = [:]
+    for (offset, entry) in zip(offsets, list) {
+      guard let symbol = (entry["Symbol"] as? [[String: Any]])?.first else { continue }
+      frames[offset] = Frame(
+        file: symbol["FileName"] as? String ?? "",
+        line: (symbol["Line"] as? NSNumber)?.intValue ?? 0,
+        function: symbol["FunctionName"] as? String ?? "")
+    }
+    return frames
+  }
+
+  private static func demangle(_ names: [String], tools: Tools) throws -> [String: String] {
+    let unique = Array(Set(names)).sorted()
+    guard let demangler = tools.demangler, !unique.isEmpty else { return [:] }
+    let input = Data((unique.joined(separator: "\n") + "\n").utf8)
+    let output = try run(demangler, ["--simplified", "--compact"], input: input)
+    let lines = String(decoding: output, as: UTF8.self).split(
+      separator: "\n", omittingEmptySubsequences: false)
+    var result: [String: String] = [:]
+    for (name, line) in zip(unique, lines) where !line.isEmpty { result[name] = String(line) }
+    return result
+  }
+
+  private static func run(_ tool: String, _ arguments: [String], input: Data?) throws -> Data {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: tool)
+    process.arguments = arguments
+    let output = Pipe()
+    let stdin = Pipe()
+    process.standardOutput = output
+    process.standardInput = stdin
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    // Written from another thread: a large input would otherwise fill the pipe while the tool
+    // waits for us to read its output.
+    let writer = Thread {
+      if let input { stdin.fileHandleForWriting.write(input) }
+      try? stdin.fileHandleForWriting.close()
+    }
+    writer.start()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return data
+  }
+
+  private static func relative(_ file: String, to directory: String?) -> String {
+    guard let directory, !directory.isEmpty else { return file }
+    let prefix = directory.hasSuffix("/") ? directory : directory + "/"
+    return file.hasPrefix(prefix) ? String(file.dropFirst(prefix.count)) : file
+  }
+}
+
+/// The GNU build id of an ELF file on disk, read from its program headers' notes.
+enum ELFBuildID {
+  /// The id in hex, "" for an ELF file without one, nil for a file that cannot be read as ELF.
+  static func read(path: String) -> String? {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+    defer { try? handle.close() }
+    guard let header = try? handle.read(upToCount: 64), header.count == 64,
+      header.starts(with: [0x7F, 0x45, 0x4C, 0x46]), header[4] == 2, header[5] == 1
+    else { return nil }
+    let bytes = [UInt8](header)
+    let programHeaders = word(bytes, 0x20, 8)
+    let entrySize = word(bytes, 0x36, 2)
+    let count = word(bytes, 0x38, 2)
+    guard entrySize >= 56, count < 4096, programHeaders < 1 << 40 else { return nil }
+    guard (try? handle.seek(toOffset: programHeaders)) != nil,
+      let table = try? handle.read(upToCount: Int(entrySize * count)),
+      table.count == Int(entrySize * count)
+    else { return nil }
+    let entries = [UInt8](table)
+    for index in 0..<Int(count) {
+      let base = index * Int(entrySize)
+      guard word(entries, base, 4) == 4 else { continue }  // PT_NOTE
+      let offset = word(entries, base + 8, 8)
+      let size = word(entries, base + 32, 8)
+      guard size < 1 << 20, (try? handle.seek(toOffset: offset)) != nil,
+        let notes = try? handle.read(upToCount: Int(size)), notes.count == Int(size)
+      else { continue }
+      if let id = buildID(in: [UInt8](notes)) { return id }
+    }
+    return ""
+  }
+
+  private static func buildID(in notes: [UInt8]) -> String? {
+    var at = 0
+    while at + 12 <= notes.count {
+      let nameSize = Int(word(notes, at, 4))
+      let descriptionSize = Int(word(notes, at + 4, 4))
+      let type = word(notes, at + 8, 4)
+      let name = at + 12
+      let description = name + (nameSize + 3) & ~3
+      guard nameSize < 1 << 16, descriptionSize < 1 << 16,
+        description + descriptionSize <= notes.count
+      else { return nil }
+      if type == 3, nameSize == 4, Array(notes[name..<name + 4]) == [0x47, 0x4E, 0x55, 0] {
+        return notes[description..<description + descriptionSize]
+          .map { String(format: "%02x", $0) }.joined()
+      }
+      at = description + (descriptionSize + 3) & ~3
+    }
+    return nil
+  }
+
+  /// The little-endian unsigned number of `size` bytes at `offset`.
+  private static func word(_ bytes: [UInt8], _ offset: Int, _ size: Int) -> UInt64 {
+    guard offset >= 0, offset + size <= bytes.count else { return 0 }
+    var value: UInt64 = 0
+    for index in (0..<size).reversed() { value = value << 8 | UInt64(bytes[offset + index]) }
+    return value
+  }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import TestSupport
+import TraceFormat
+import XCTest
+
+/// `chronoscope record -- feed-refresher`: a program written without Chronoscope (it imports only
+/// Foundation) recorded unchanged through the preload library, its trace checked against what
+/// the program does (Sources/feed-refresher/Feed.swift), and its bug found by `check`.
+final class RecordUnmodifiedProgramTests: XCTestCase {
+  /// One recording, shared by the tests: the program takes half a second.
+  private static let recording = Result { try FeedRecording() }
+
+  private struct FeedRecording {
+    let output: String
+    let status: Int32
+    let path: String
+    let trace: Trace
+
+    init() throws {
+      let folder = FileManager.default.temporaryDirectory
+        .appendingPathComponent("record-feed-\(UUID().uuidString)")
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      let template = folder.appendingPathComponent("feed-%p.trace").path
+      let run = try CommandRun.chronoscope([
+        "record", "-o", template, "--",
+        try ProductsDirectory.executable("feed-refresher").path,
+      ])
+      output = run.output
+      status = run.status
+      let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+      guard names.count == 1, let name = names.first else {
+        throw TraceCountMismatch(names: names, output: run.output)
+      }
+      path = folder.appendingPathComponent(name).path
+      let reading = TraceReader.read(path: path)
+      guard let trace = reading.trace else {
+        throw TraceCountMismatch(names: names, output: "\(reading)")
+      }
+      self.trace = trace
+    }
+  }
+
+  private struct TraceCountMismatch: Error {
+    var names: [String]
+    var output: String
+  }
+
+  private var recording: FeedRecording { get throws { try Self.recording.get() } }
+
+  /// The line in Feed.swift that holds `text`, from 1.
+  private func line(of text: String) throws -> Int {
+    let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Sources/feed-refresher/Feed.swift")
+    let lines = try String(contentsOf: source, encoding: .utf8).components(separatedBy: "\n")
+    let index = try XCTUnwrap(lines.firstIndex { $0.contains(text) }, text)
+    return index + 1
+  }
+
+  private func scheduler(_ label: String, in trace: Trace) throws -> SchedulerRecord {
+    try XCTUnwrap(trace.schedulers.values.first { $0.label == label }, label)
+  }
+
+  func testTheProgramRunsAsItWouldAndSaysWhereItsTraceIs() throws {
+    let recording = try recording
+    XCTAssertEqual(recording.status, 0, recording.output)
+    XCTAssertTrue(
+      recording.output.contains("feed-refresher: fetched 4, 12 stories; 3 refreshes"),
+      recording.output)
+    XCTAssertTrue(recording.output.contains("trace written to \(recording.path)"), recording.output)
+    let validation = try CommandRun.chronoscope(["validate", recording.path])
+    XCTAssertEqual(validation.status, 0, validation.output)
+  }
+
+  func testItsQueuesAreTheTracesSchedulersWithTheirKinds() throws {
+    let trace = try recording.trace
+    XCTAssertEqual(try scheduler("feed.database", in: trace).kind, "serial")
+    XCTAssertEqual(try scheduler("feed.thumbnails", in: trace).kind, "concurrent")
+    XCTAssertEqual(try scheduler("com.apple.main-thread", in: trace).kind, "main")
+    XCTAssertEqual(try scheduler("com.apple.root.default-qos", in: trace).kind, "concurrent")
+    XCTAssertTrue(trace.schedulers.values.allSatisfy { $0.family == "dispatch" })
+    // The recorder's own thread and Foundation's housekeeping timer are no work of the program's.
+    XCTAssertFalse(trace.schedulers.values.contains { $0.label.contains("chronoscope") })
+    XCTAssertFalse(trace.schedulers.values.contains { $0.label == "com.apple.libdispatch-manager" })
+  }
+
+  func testEachKindOfWorkIsRecordedAsOftenAsTheProgramAskedForIt() throws {
+    let trace = try recording.trace
+    let schedules = trace.events.filter { $0.kind == .schedule }
+    func on(_ label: String) throws -> [TraceEvent] {
+      let id = try scheduler(label, in: trace).id
+      return schedules.filter { $0.scheduler == id }
+    }
+    // The timer: one repeating action every 50 ms, three runs, cancelled from its third.
+    let timers = schedules.filter { $0.mode == .repeating }
+    XCTAssertEqual(timers.count, 1)
+    let timer = try XCTUnwrap(timers.first)
+    XCTAssertEqual(timer.delay, 50_000_000)
+    XCTAssertEqual(trace.events.filter { $0.kind == .begin && $0.action == timer.action }.count, 3)
+    let cancel = try XCTUnwrap(
+      trace.events.first { $0.kind == .cancel && $0.action == timer.action })
+    XCTAssertTrue(cancel.started)
+    XCTAssertEqual(cancel.parent, timer.action, "cancelled from its own handler")
+    // The slow save, then the main queue's sync read of the database.
+    XCTAssertEqual(try on("feed.database").map(\.mode), [.async, .sync])
+    // Two asyncs onto the main queue (the refresh and the leave) and the group's notify, and
+    // the main actor's job of `MainActor.run`, a task's.
+    let main = try on("com.apple.main-thread")
+    let tasks = Set(trace.events.filter { $0.kind == .task }.map(\.action))
+    XCTAssertEqual(
+      main.filter { !tasks.contains($0.action) }.map(\.mode), [.async, .async, .async])
+    XCTAssertEqual(main.filter { tasks.contains($0.action) }.count, 1)
+    // `asyncAfter` by 30 ms.
+    let after = try XCTUnwrap(
+      schedules.first { $0.mode == .after && $0.delay > 20_000_000 && $0.delay <= 30_000_000 })
+    XCTAssertEqual(trace.schedulers[after.scheduler]?.label, "com.apple.root.default-qos")
+    // Four thumbnails on the OperationQueue (and its barrier).
+    XCTAssertGreaterThanOrEqual(try on("feed.thumbnails").count, 4)
+    // Everything scheduled began, and every run ended but the last: the notify's, which exits.
+    let begins = trace.events.filter { $0.kind == .begin }
+    XCTAssertEqual(Set(schedules.map(\.action)).subtracting(begins.map(\.action)), [])
+    let ended = Set(trace.events.filter { $0.kind == .end }.map(\.action))
+    XCTAssertEqual(begins.filter { !ended.contains($0.action) }.map(\.action), [main.last?.action])
+  }
+
+  func testSwiftTasksAreJobsWithTheirTaskIDs() throws {
+    let trace = try recording.trace
+    let tasks = trace.events.filter { $0.kind == .task }
+    // The detached task and its four children, at least; the sleeps' wake-ups are theirs too.
+    XCTAssertGreaterThanOrEqual(Set(tasks.map(\.task)).count, 5)
+    // Each sleep of 5 to 7 ms is an `after` job of a task.
+    let sleeps = trace.events.filter { event in
+      event.kind == .schedule && event.mode == .after && event.delay < 10_000_000
+        && tasks.contains { $0.action == event.action }
+    }
+    XCTAssertEqual(sleeps.count, 4)
+  }
+
+  func testWorkRunsWhereDispatchRanItWithHopsAndParents() throws {
+    let trace = try recording.trace
+    XCTAssertFalse(trace.events.filter { $0.kind == .hop }.isEmpty)
+    // The save and the main queue's refresh were scheduled from inside the `asyncAfter` block.
+    let schedules = trace.events.filter { $0.kind == .schedule }
+    let database = try scheduler("feed.database", in: trace).id
+    let save = try XCTUnwrap(schedules.first { $0.scheduler == database })
+    let parent = try XCTUnwrap(save.parent)
+    XCTAssertEqual(schedules.first { $0.action == parent }?.mode, .after)
+    let main = try scheduler("com.apple.main-thread", in: trace).id
+    XCTAssertTrue(schedules.contains { $0.scheduler == main && $0.parent == parent })
+    // The sync read ran on the thread that asked, inside the refresh, as Dispatch runs a sync
+    // (after `dispatchMain()`, a worker thread serves the main queue).
+    let read = try XCTUnwrap(schedules.first { $0.scheduler == database && $0.mode == .sync })
+    let readRun = try XCTUnwrap(
+      trace.events.first { $0.kind == .begin && $0.action == read.action })
+    XCTAssertEqual(readRun.thread, read.thread)
+  }
+
+  func testCallSitesAreTheProgramsSourceLines() throws {
+    let trace = try recording.trace
+    let sites = trace.callSites.values.filter { $0.file.hasSuffix("feed-refresher/Feed.swift") }
+    let lines = Set(sites.map(\.line))
+    for text in [
+      "database.async {", "DispatchQueue.main.async {\n", "let count = database.sync",
+      "timer.schedule(deadline:", "asyncAfter(deadline:", "thumbnails.addOperation",
+      "group.addTask", "Task.detached {",
+    ] {
+      let line = try line(of: text.trimmingCharacters(in: .newlines))
+      XCTAssertTrue(
+        lines.contains(line), "no site at Feed.swift:\(line) (\(text)); sites: \(sites)")
+    }
+    let save = try XCTUnwrap(sites.first { $0.line == (try? line(of: "database.async {")) })
+    XCTAssertEqual(save.function, "static FeedRefresher.save(_:)")
+    XCTAssertNotNil(save.code, "the site keeps its module and offset")
+  }
+
+  func testCheckFindsTheMainThreadHang() throws {
+    let check = try CommandRun.chronoscope(["check", try recording.path])
+    XCTAssertEqual(check.status, 1, check.output)
+    XCTAssertTrue(check.output.contains("error: main-thread-hang"), check.output)
+    XCTAssertTrue(check.output.contains("com.apple.main-thread"), check.output)
+  }
+
+  func testAProcessThatIsNotASwiftProgramWritesNoTrace() throws {
+    let folder = try temporaryFolder("record-inert")
+    let template = folder.appendingPathComponent("t-%p.trace").path
+    let run = try CommandRun.chronoscope(["record", "-o", template, "--", "sh", "-c", "true"])
+    XCTAssertEqual(run.status, 0, run.output)
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [])
+    XCTAssertTrue(run.output.contains("no trace was written"), run.output)
+  }
+}
