@@ -61,16 +61,18 @@ public enum SiteSymbolization {
   {
     let data = try Data(contentsOf: URL(fileURLWithPath: path))
     var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-    var pending: [(index: Int, time: Int64, record: CallSiteRecord)] = []
+    var pending: [(index: Int, time: Int64, record: CallSiteRecord, code: CodeLocation)] = []
     for (index, line) in lines.enumerated() where isCodeSite(line) {
-      if let (time, record) = parseSite(line) { pending.append((index, time, record)) }
+      if let (time, record) = parseSite(line), let code = record.code {
+        pending.append((index, time, record, code))
+      }
     }
     var outcome = Outcome()
     guard !pending.isEmpty else { return outcome }
-    let byModule = Dictionary(grouping: pending.indices) { pending[$0].record.code!.module }
+    let byModule = Dictionary(grouping: pending.indices) { pending[$0].code.module }
     var resolvedNames: [Int: (file: String, line: Int, function: String)] = [:]
     for (module, indices) in byModule.sorted(by: { $0.key < $1.key }) {
-      let recorded = pending[indices[0]].record.code!.buildID
+      let recorded = pending[indices[0]].code.buildID
       guard let onDisk = ELFBuildID.read(path: module) else {
         outcome.unresolved += indices.count
         outcome.notes.append(
@@ -86,13 +88,13 @@ public enum SiteSymbolization {
       }
       var offsets: [UInt64] = []
       for index in indices {
-        let code = pending[index].record.code!
+        let code = pending[index].code
         offsets.append(code.offset)
         if let caller = code.callerOffset { offsets.append(caller) }
       }
       let frames = try lookUp(Array(Set(offsets)).sorted(), in: module, tools: tools)
       for index in indices {
-        let code = pending[index].record.code!
+        let code = pending[index].code
         let own = frames[code.offset]
         let chosen =
           (own?.isProgramCode ?? false) ? own : code.callerOffset.flatMap { frames[$0] } ?? own
