@@ -12,19 +12,26 @@
 #include <unwind.h>
 
 extern void chronoscope_preload_start(void);
+static void disable_in_child(void);
 
 // The dynamic linker runs constructors when LD_PRELOAD loads the library, before the program's
 // main, after the libraries it depends on (the Swift runtime, Dispatch) are set up.
 __attribute__((constructor)) static void chronoscope_preload_constructor(void) {
+  pthread_atfork(NULL, NULL, disable_in_child);
   chronoscope_preload_start();
 }
 
 static __thread int inside;
+static volatile int disabled;
+
+static void disable_in_child(void) { disabled = 1; }
+
+int chronoscope_preload_is_disabled(void) { return disabled; }
 
 int chronoscope_preload_is_inside(void) { return inside; }
 
 int chronoscope_preload_enter(void) {
-  if (inside) return 0;
+  if (inside || disabled) return 0;
   inside = 1;
   return 1;
 }

@@ -20,6 +20,8 @@ enum Preload {
   /// The recorder, once started; nil while inert. Written once, by the constructor, before the
   /// program's main runs and before any thread of the program exists.
   nonisolated(unsafe) static var recorder: ForeignWorkRecorder?
+  /// Whether this process records: the recorder started, and this is not a forked child.
+  static var isRecording: Bool { recorder != nil && chronoscope_preload_is_disabled() == 0 }
   /// The queues seen so far, by address.
   static let queues = QueueRegistry()
 }
@@ -128,7 +130,7 @@ final class QueueRegistry: Sendable {
 
   /// Notes that `derived`, made from `base` by an attribute function, is concurrent if `base` is.
   func derive(_ derived: OpaquePointer?, from base: OpaquePointer?) {
-    guard let derived, isConcurrent(base) else { return }
+    guard let derived, Preload.isRecording, isConcurrent(base) else { return }
     concurrentAttributes.withLock { _ = $0.insert(UInt(bitPattern: derived)) }
   }
 

@@ -111,7 +111,7 @@ private final class RecordedTimer: Sendable {
 private let timers = Mutex<[UInt: RecordedTimer]>([:])
 
 private func timer(_ source: OpaquePointer?) -> RecordedTimer? {
-  guard let source, Preload.recorder != nil else { return nil }
+  guard let source, Preload.isRecording else { return nil }
   return timers.withLock { $0[UInt(bitPattern: source)] }
 }
 

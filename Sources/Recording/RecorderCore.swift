@@ -385,6 +385,8 @@ final class RecorderCore: Sendable {
   /// yields for a while; it gives up if the lock never comes free (the crash hit the writer).
   /// The definitions (mark names) are only tried: a crash inside `mark` holds their lock.
   func writeAfterCrash(signal: StaticString) {
+    // A forked child's crash is not its parent's to write (see `RecorderRegistry.owner`).
+    guard getpid() == RecorderRegistry.shared.owner else { return }
     guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
     let thread = ThreadIdentity.assignedID()
     // A virtual clock's `now` may take a lock the crashing thread holds: its crash line takes

@@ -17,6 +17,11 @@ final class RecorderRegistry: Sendable {
   /// Flight recorders' dumps to write when the process exits, by core.
   private let dumps = Mutex<[ObjectIdentifier: (core: RecorderCore, path: String)]>([:])
 
+  /// The process the recorders belong to. A child the program forks inherits them, their
+  /// files included, but not their threads: when it exits (without `exec`), it must not write
+  /// into its parent's traces.
+  let owner = getpid()
+
   private init() {
     atexit { RecorderRegistry.shared.flushAll() }
   }
@@ -41,6 +46,7 @@ final class RecorderRegistry: Sendable {
   }
 
   private func flushAll() {
+    guard getpid() == owner else { return }
     for (core, path) in dumps.withLock({ Array($0.values) }) {
       do {
         try core.dump(to: path)

@@ -188,4 +188,35 @@ final class RecordUnmodifiedProgramTests: XCTestCase {
     XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [])
     XCTAssertTrue(run.output.contains("no trace was written"), run.output)
   }
+
+  func testAProgramThatForksGoesOnAndItsChildrenLeaveItsTraceAlone() throws {
+    // Children that exit through `exit` run the recorder's exit handlers: without the fork
+    // rules they hung on a lock a parent's thread held, or wrote into the parent's trace.
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("record-fork-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let template = folder.appendingPathComponent("fork-%p.trace").path
+    let run = try CommandRun.chronoscope([
+      "record", "-o", template, "--",
+      try ProductsDirectory.executable("chronoscope-examples").path, "fork-children",
+    ])
+    XCTAssertEqual(run.status, 0, run.output)
+    XCTAssertTrue(run.output.contains("forked 20 children; 0 hung"), run.output)
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+    XCTAssertEqual(names.count, 1, "\(names)")
+    let validation = try CommandRun.chronoscope([
+      "validate", folder.appendingPathComponent(try XCTUnwrap(names.first)).path,
+    ])
+    XCTAssertEqual(validation.status, 0, validation.output)
+  }
+
+  func testAProgramWhoseRecorderCannotStartRunsUnrecordedWithOneLineSaid() throws {
+    let run = try CommandRun.chronoscope([
+      "record", "-o", "/nonexistent-folder-for-chronoscope/feed-%p.trace", "--",
+      try ProductsDirectory.executable("feed-refresher").path,
+    ])
+    XCTAssertEqual(run.status, 0, run.output)
+    XCTAssertTrue(run.output.contains("feed-refresher: fetched 4"), run.output)
+    XCTAssertEqual(run.output.components(separatedBy: "not recording").count - 1, 1, run.output)
+  }
 }

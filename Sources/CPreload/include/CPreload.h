@@ -12,6 +12,11 @@
 int chronoscope_preload_is_inside(void);
 /// Raises the flag; returns 0 if it was already up (the caller then records nothing).
 int chronoscope_preload_enter(void);
+/// Whether recording is off for good in this process: a child the program forked (without
+/// `exec`) inherits the recorder but not its threads, and records nothing; its interposers then
+/// touch no lock another thread of the parent may have held at the fork.
+int chronoscope_preload_is_disabled(void);
+
 /// Lowers the flag raised by a successful enter.
 void chronoscope_preload_leave(void);
 /// Lowers the flag for the program's work that runs inside an interposed call (a sync's block),
