@@ -7,17 +7,22 @@
 #include <link.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <unwind.h>
 
 extern void chronoscope_preload_start(void);
 static void disable_in_child(void);
+/// Whether CHRONOSCOPE_TRACE_SITES=0 turned call sites off.
+static int sites_off;
 
 // The dynamic linker runs constructors when LD_PRELOAD loads the library, before the program's
 // main, after the libraries it depends on (the Swift runtime, Dispatch) are set up.
 __attribute__((constructor)) static void chronoscope_preload_constructor(void) {
   pthread_atfork(NULL, NULL, disable_in_child);
+  const char *sites = getenv("CHRONOSCOPE_TRACE_SITES");
+  sites_off = sites != NULL && strcmp(sites, "0") == 0;
   chronoscope_preload_start();
 }
 
@@ -74,9 +79,22 @@ static int is_system_module(const char *path) {
 
 static int note_concurrency(struct dl_phdr_info *info, size_t size, void *data);
 
+enum { maximum_code_ranges = 256 };
+static struct { uintptr_t low, high; } code_ranges[maximum_code_ranges];
+static int code_range_count;
+
 static int note_module(struct dl_phdr_info *info, size_t size, void *data) {
   (void)size;
   (void)data;
+  for (int index = 0; index < info->dlpi_phnum; index++) {
+    const ElfW(Phdr) *header = &info->dlpi_phdr[index];
+    if (header->p_type != PT_LOAD || !(header->p_flags & PF_X)) continue;
+    if (code_range_count == maximum_code_ranges) break;
+    code_ranges[code_range_count].low = info->dlpi_addr + header->p_vaddr;
+    code_ranges[code_range_count].high = info->dlpi_addr + header->p_vaddr + header->p_memsz;
+    code_range_count++;
+  }
+  // The main program (no name) is the user's code.
   if (info->dlpi_name == NULL || info->dlpi_name[0] == 0 || !is_system_module(info->dlpi_name))
     return 0;
   for (int index = 0; index < info->dlpi_phnum; index++) {
@@ -92,8 +110,18 @@ static int note_module(struct dl_phdr_info *info, size_t size, void *data) {
 
 void chronoscope_preload_note_system_modules(void) {
   system_range_count = 0;
+  code_range_count = 0;
   dl_iterate_phdr(note_module, NULL);
   dl_iterate_phdr(note_concurrency, NULL);
+}
+
+// Whether `address` is in the code of a module loaded when the recorder started (modules loaded
+// later are not known: their sites are found by unwinding every time).
+static int in_code(uintptr_t address) {
+  for (int index = 0; index < code_range_count; index++) {
+    if (address >= code_ranges[index].low && address < code_ranges[index].high) return 1;
+  }
+  return 0;
 }
 
 static int in_system_module(uintptr_t address) {
@@ -152,33 +180,196 @@ void chronoscope_preload_cache_queue(uintptr_t queue, uint32_t id, uint32_t gene
 // The walk uses the unwinder (DWARF call-frame information), not frame pointers: Swift's
 // libraries are built without them (libswiftDispatch's `DispatchQueue.async` keeps a value in
 // rbp), so a frame-pointer walk loses the caller of every overlay function.
+//
+// A full unwind costs about a microsecond, several times what the rest of recording a schedule
+// does. Most schedules come through the same few chains of library frames (the overlay's
+// `async` called from the program, say), and those frames' sizes are fixed: so each thread
+// remembers the chains it unwound, as where on the stack, relative to the walk's own frame, each
+// library frame's return address lies, what it was, and where the program's frame's lies. A
+// later walk whose stack holds the same return addresses at the same places reads the program's
+// frame from its place instead of unwinding. The program's return address must point into code;
+// every 64th use of a chain is unwound in full and compared, and a chain that ever disagrees (a
+// library frame of varying size) is not used again. x86_64 only, where the frame's canonical
+// address is its frame pointer plus 16; elsewhere every walk unwinds.
+
+enum { walk_limit = 48, chain_limit = 12, chain_count = 8, check_every = 64 };
 
 struct walk {
   uintptr_t site, caller;
   int frames;
+  // Each frame's return address and canonical frame address, for learning a chain.
+  uintptr_t ips[chain_limit + 3];
+  uintptr_t cfas[chain_limit + 3];
+  int site_frame;  // the site's index in `ips`, or -1 past them
+  int recorded;
 };
 
 static _Unwind_Reason_Code visit_frame(struct _Unwind_Context *context, void *data) {
   struct walk *walk = data;
-  if (++walk->frames > 48) return _URC_END_OF_STACK;
+  if (++walk->frames > walk_limit) return _URC_END_OF_STACK;
   uintptr_t address = _Unwind_GetIP(context);
   if (address == 0) return _URC_END_OF_STACK;
-  if (in_system_module(address)) return _URC_NO_REASON;
-  // Return addresses point after the call; one less is inside it, as symbolizers want.
-  if (walk->site == 0) {
-    walk->site = address - 1;
-    return _URC_NO_REASON;
+  if (walk->recorded < chain_limit + 3) {
+    walk->ips[walk->recorded] = address;
+    walk->cfas[walk->recorded] = _Unwind_GetCFA(context);
   }
-  walk->caller = address - 1;
-  return _URC_END_OF_STACK;
+  walk->recorded++;
+  int system = in_system_module(address);
+  // The caller is the site's own caller, when that is the program's code too.
+  if (walk->site != 0) {
+    if (!system) walk->caller = address - 1;
+    return _URC_END_OF_STACK;
+  }
+  if (system) return _URC_NO_REASON;
+  // Return addresses point after the call; one less is inside it, as symbolizers want.
+  walk->site = address - 1;
+  walk->site_frame = walk->recorded - 1;
+  return _URC_NO_REASON;
 }
 
-uintptr_t chronoscope_preload_call_site(uintptr_t *caller) {
-  struct walk walk = {0, 0, 0};
-  _Unwind_Backtrace(visit_frame, &walk);
+__attribute__((always_inline)) static inline void unwind(struct walk *walk) {
+  memset(walk, 0, sizeof *walk);
+  _Unwind_Backtrace(visit_frame, walk);
+}
+
+#if defined(__x86_64__)
+
+struct chain {
+  int length;  // library frames, each checked
+  int broken;
+  unsigned uses;
+  intptr_t offsets[chain_limit];
+  uintptr_t expected[chain_limit];
+  intptr_t site_offset, caller_offset;  // caller_offset 0: the walk found no caller
+};
+
+static __thread struct chain chains[chain_count];
+static __thread unsigned next_chain;
+static __thread uintptr_t stack_low, stack_high;
+
+// The calling thread's stack bounds, found once per thread.
+static int stack_bounds(void) {
+  if (stack_high == 0) {
+    pthread_attr_t attributes;
+    void *base = NULL;
+    size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &attributes) != 0) return 0;
+    int found = pthread_attr_getstack(&attributes, &base, &size) == 0;
+    pthread_attr_destroy(&attributes);
+    if (!found) return 0;
+    stack_low = (uintptr_t)base;
+    stack_high = (uintptr_t)base + size;
+  }
+  return 1;
+}
+
+static int read_slot(uintptr_t base, intptr_t offset, uintptr_t *value) {
+  uintptr_t slot = base + (uintptr_t)offset;
+  if (slot < stack_low || slot + sizeof(uintptr_t) > stack_high || slot % sizeof(uintptr_t))
+    return 0;
+  *value = *(const uintptr_t *)slot;
+  return 1;
+}
+
+// The site (and caller) a remembered chain gives for the stack at `base`, or 0.
+static uintptr_t follow(const struct chain *chain, uintptr_t base, uintptr_t *caller) {
+  uintptr_t value;
+  for (int index = 0; index < chain->length; index++) {
+    if (!read_slot(base, chain->offsets[index], &value) || value != chain->expected[index])
+      return 0;
+  }
+  uintptr_t site;
+  if (!read_slot(base, chain->site_offset, &site) || !in_code(site) || in_system_module(site))
+    return 0;
+  *caller = 0;
+  if (chain->caller_offset != 0) {
+    if (!read_slot(base, chain->caller_offset, &value) || !in_code(value) ||
+        in_system_module(value))
+      return 0;
+    *caller = value - 1;
+  }
+  return site - 1;
+}
+
+// Remembers the chain of a full walk from the stack at `base`, if it can be followed later.
+static void learn(const struct walk *walk, uintptr_t base) {
+  int known = walk->recorded < chain_limit + 3 ? walk->recorded : chain_limit + 3;
+  if (walk->site == 0 || walk->site_frame >= known) return;
+  // The walk's own frame is the one whose canonical address is `base`; the unwinder may report
+  // frames of its own before it.
+  int own = 0;
+  while (own < walk->site_frame && walk->cfas[own] != base) own++;
+  int length = walk->site_frame - own - 1;
+  if (walk->cfas[own] != base || length < 0 || length > chain_limit) return;
+  struct chain chain = {.length = length};
+  // The return address into frame k lies just below the canonical address the unwinder
+  // reports with it (libgcc reports the callee's, where the call pushed it). Checked below.
+  for (int frame = own + 1; frame <= walk->site_frame; frame++) {
+    intptr_t offset = (intptr_t)(walk->cfas[frame] - sizeof(uintptr_t) - base);
+    uintptr_t value;
+    if (!read_slot(base, offset, &value) || value != walk->ips[frame]) return;
+    if (frame < walk->site_frame) {
+      chain.offsets[frame - own - 1] = offset;
+      chain.expected[frame - own - 1] = value;
+    } else {
+      chain.site_offset = offset;
+    }
+  }
+  if (walk->caller != 0) {
+    int frame = walk->site_frame + 1;
+    if (frame >= known || walk->ips[frame] != walk->caller + 1) return;
+    intptr_t offset = (intptr_t)(walk->cfas[frame] - sizeof(uintptr_t) - base);
+    uintptr_t value;
+    if (!read_slot(base, offset, &value) || value != walk->ips[frame]) return;
+    chain.caller_offset = offset;
+  }
+  chains[next_chain++ % chain_count] = chain;
+}
+
+__attribute__((noinline)) uintptr_t chronoscope_preload_call_site(uintptr_t *caller) {
+  *caller = 0;
+  if (sites_off) return 0;
+  // This function keeps a frame pointer (it asks for it): its canonical frame address is the
+  // frame pointer plus the saved frame pointer and return address.
+  uintptr_t base = (uintptr_t)__builtin_frame_address(0) + 2 * sizeof(uintptr_t);
+  int bounded = stack_bounds();
+  if (bounded) {
+    for (int index = 0; index < chain_count; index++) {
+      struct chain *chain = &chains[index];
+      if (chain->site_offset == 0 || chain->broken) continue;
+      uintptr_t outer = 0;
+      uintptr_t site = follow(chain, base, &outer);
+      if (site == 0) continue;
+      if (++chain->uses % check_every != 0) {
+        *caller = outer;
+        return site;
+      }
+      struct walk walk;
+      unwind(&walk);
+      if (walk.site != site || walk.caller != outer) chain->broken = 1;
+      *caller = walk.caller;
+      return walk.site;
+    }
+  }
+  struct walk walk;
+  unwind(&walk);
+  if (bounded) learn(&walk, base);
   *caller = walk.caller;
   return walk.site;
 }
+
+#else
+
+uintptr_t chronoscope_preload_call_site(uintptr_t *caller) {
+  *caller = 0;
+  if (sites_off) return 0;
+  struct walk walk;
+  unwind(&walk);
+  *caller = walk.caller;
+  return walk.site;
+}
+
+#endif
 
 // MARK: - Module descriptions
 

@@ -173,7 +173,7 @@ public enum SiteSymbolization {
     -> [UInt64: Frame]
   {
     let arguments =
-      ["--obj=\(module)", "--output-style=JSON", "--no-demangle", "--no-inlines"]
+      ["--obj=\(module)", "--output-style=JSON", "--no-demangle"]
       + offsets.map { "0x" + String($0, radix: 16) }
     let output = try run(tools.symbolizer, arguments, input: nil)
     guard let list = try? JSONSerialization.jsonObject(with: output) as? [[String: Any]] else {
@@ -181,11 +181,17 @@ public enum SiteSymbolization {
     }
     var frames: [UInt64: Frame] = [:]
     for (offset, entry) in zip(offsets, list) {
-      guard let symbol = (entry["Symbol"] as? [[String: Any]])?.first else { continue }
-      frames[offset] = Frame(
-        file: symbol["FileName"] as? String ?? "",
-        line: (symbol["Line"] as? NSNumber)?.intValue ?? 0,
-        function: symbol["FunctionName"] as? String ?? "")
+      // Innermost first: the code inlined at the address, then what it was inlined into. The
+      // program's innermost line is the one that scheduled.
+      let inlined = (entry["Symbol"] as? [[String: Any]] ?? []).map { symbol in
+        Frame(
+          file: symbol["FileName"] as? String ?? "",
+          line: (symbol["Line"] as? NSNumber)?.intValue ?? 0,
+          function: symbol["FunctionName"] as? String ?? "")
+      }
+      if let frame = inlined.first(where: \.isProgramCode) ?? inlined.first {
+        frames[offset] = frame
+      }
     }
     return frames
   }
