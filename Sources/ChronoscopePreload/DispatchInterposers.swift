@@ -87,14 +87,6 @@ private func recordSchedule(
   return (recorder, action)
 }
 
-/// `block`, recording its run as `action`'s.
-@inline(__always)
-private func recorded(
-  _ block: @escaping Block, _ recorder: ForeignWorkRecorder, _ action: ForeignWorkRecorder.Action
-) -> Block {
-  { runRecorded(recorder, action, block) }
-}
-
 /// Runs the program's `work` as a run of `action`: outside the recorder, even when Dispatch
 /// runs it inside the interposed call (a sync's block), so that what it schedules is recorded.
 @inline(__always)
@@ -180,11 +172,11 @@ private func jobTaskID(_ job: UnsafeMutableRawPointer) -> UInt64
 
 @_cdecl("dispatch_async")
 public func interposedAsync(_ queue: OpaquePointer?, _ block: @escaping Block) {
-  guard let (recorder, action) = recordSchedule(on: queue, .async) else {
-    return realAsync(queue, block)
-  }
+  guard DispatchBlocks.isRecordable(block),
+    let (recorder, action) = recordSchedule(on: queue, .async)
+  else { return realAsync(queue, block) }
   defer { chronoscope_preload_leave() }
-  realAsync(queue, recorded(block, recorder, action))
+  realAsync(queue, DispatchBlocks.recorded(block, recorder, action))
 }
 
 @_cdecl("dispatch_async_f")
@@ -200,11 +192,11 @@ public func interposedAsyncF(
 
 @_cdecl("dispatch_barrier_async")
 public func interposedBarrierAsync(_ queue: OpaquePointer?, _ block: @escaping Block) {
-  guard let (recorder, action) = recordSchedule(on: queue, .async) else {
-    return realBarrierAsync(queue, block)
-  }
+  guard DispatchBlocks.isRecordable(block),
+    let (recorder, action) = recordSchedule(on: queue, .async)
+  else { return realBarrierAsync(queue, block) }
   defer { chronoscope_preload_leave() }
-  realBarrierAsync(queue, recorded(block, recorder, action))
+  realBarrierAsync(queue, DispatchBlocks.recorded(block, recorder, action))
 }
 
 @_cdecl("dispatch_barrier_async_f")
@@ -221,11 +213,11 @@ public func interposedBarrierAsyncF(
 
 @_cdecl("dispatch_sync")
 public func interposedSync(_ queue: OpaquePointer?, _ block: @escaping Block) {
-  guard let (recorder, action) = recordSchedule(on: queue, .sync) else {
-    return realSync(queue, block)
-  }
+  guard DispatchBlocks.isRecordable(block),
+    let (recorder, action) = recordSchedule(on: queue, .sync)
+  else { return realSync(queue, block) }
   defer { chronoscope_preload_leave() }
-  realSync(queue, recorded(block, recorder, action))
+  realSync(queue, DispatchBlocks.recorded(block, recorder, action))
 }
 
 @_cdecl("dispatch_sync_f")
@@ -242,11 +234,11 @@ public func interposedSyncF(
 
 @_cdecl("dispatch_barrier_sync")
 public func interposedBarrierSync(_ queue: OpaquePointer?, _ block: @escaping Block) {
-  guard let (recorder, action) = recordSchedule(on: queue, .sync) else {
-    return realBarrierSync(queue, block)
-  }
+  guard DispatchBlocks.isRecordable(block),
+    let (recorder, action) = recordSchedule(on: queue, .sync)
+  else { return realBarrierSync(queue, block) }
   defer { chronoscope_preload_leave() }
-  realBarrierSync(queue, recorded(block, recorder, action))
+  realBarrierSync(queue, DispatchBlocks.recorded(block, recorder, action))
 }
 
 @_cdecl("dispatch_barrier_sync_f")
@@ -263,10 +255,11 @@ public func interposedBarrierSyncF(
 
 @_cdecl("dispatch_after")
 public func interposedAfter(_ when: UInt64, _ queue: OpaquePointer?, _ block: @escaping Block) {
-  guard let (recorder, action) = recordSchedule(on: queue, .after, delay: nanoseconds(until: when))
+  guard DispatchBlocks.isRecordable(block),
+    let (recorder, action) = recordSchedule(on: queue, .after, delay: nanoseconds(until: when))
   else { return realAfter(when, queue, block) }
   defer { chronoscope_preload_leave() }
-  realAfter(when, queue, recorded(block, recorder, action))
+  realAfter(when, queue, DispatchBlocks.recorded(block, recorder, action))
 }
 
 @_cdecl("dispatch_after_f")
@@ -287,11 +280,11 @@ public func interposedAfterF(
 public func interposedGroupAsync(
   _ group: OpaquePointer?, _ queue: OpaquePointer?, _ block: @escaping Block
 ) {
-  guard let (recorder, action) = recordSchedule(on: queue, .async) else {
-    return realGroupAsync(group, queue, block)
-  }
+  guard DispatchBlocks.isRecordable(block),
+    let (recorder, action) = recordSchedule(on: queue, .async)
+  else { return realGroupAsync(group, queue, block) }
   defer { chronoscope_preload_leave() }
-  realGroupAsync(group, queue, recorded(block, recorder, action))
+  realGroupAsync(group, queue, DispatchBlocks.recorded(block, recorder, action))
 }
 
 @_cdecl("dispatch_group_async_f")
@@ -314,14 +307,17 @@ public func interposedGroupAsyncF(
 public func interposedGroupNotify(
   _ group: OpaquePointer?, _ queue: OpaquePointer?, _ block: @escaping Block
 ) {
-  guard let queue, let asked = notification(on: queue) else {
+  guard let queue, DispatchBlocks.isRecordable(block), let asked = notification(on: queue) else {
     return realGroupNotify(group, queue, block)
   }
   defer { chronoscope_preload_leave() }
-  realGroupNotify(group, queue) {
-    let (recorder, action) = asked()
-    runRecorded(recorder, action, block)
-  }
+  // The schedule is recorded when the notify runs, just before its run.
+  realGroupNotify(
+    group, queue,
+    DispatchBlocks.wrap(block) { work in
+      let (recorder, action) = asked()
+      runRecorded(recorder, action, work)
+    })
 }
 
 @_cdecl("dispatch_group_notify_f")

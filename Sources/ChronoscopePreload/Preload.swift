@@ -70,7 +70,7 @@ func enterRecorder() -> ForeignWorkRecorder? {
 /// pass its call on, and a silent drop would change what the program does.
 func nextDefinition<Function>(_ name: String, as type: Function.Type) -> Function {
   guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: -1), name) else {
-    let message = "chronoscope: the preload library cannot find \(name) in libdispatch\n"
+    let message = "chronoscope: the preload library cannot find \(name)\n"
     _ = message.withCString { write(2, $0, strlen($0)) }
     abort()
   }

@@ -164,11 +164,11 @@ public func interposedSetTimer(
 
 @_cdecl("dispatch_source_set_event_handler")
 public func interposedSetHandler(_ source: OpaquePointer?, _ handler: UnsafeRawPointer?) {
-  guard let handler, let timer = timer(source) else {
-    return realSetHandlerAsGiven(source, handler)
-  }
+  guard let handler, let timer = timer(source),
+    DispatchBlocks.isRecordable(unsafeBitCast(handler, to: Block.self))
+  else { return realSetHandlerAsGiven(source, handler) }
   let block = unsafeBitCast(handler, to: Block.self)
-  realSetHandler(source) { timer.fire(block) }
+  realSetHandler(source, DispatchBlocks.wrap(block) { work in timer.fire(work) })
 }
 
 @_cdecl("dispatch_source_set_event_handler_f")

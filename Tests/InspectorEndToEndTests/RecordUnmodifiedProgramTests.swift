@@ -219,4 +219,32 @@ final class RecordUnmodifiedProgramTests: XCTestCase {
     XCTAssertTrue(run.output.contains("feed-refresher: fetched 4"), run.output)
     XCTAssertEqual(run.output.components(separatedBy: "not recording").count - 1, 1, run.output)
   }
+
+  func testBarriersAndWorkItemsKeepTheirMeaningAndAreRecorded() throws {
+    // Dispatch reads a barrier's flag, a work item's quality of service and its cancellation
+    // from the block itself: a block around it would run a barrier beside readers.
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("record-semantics-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let run = try CommandRun.chronoscope([
+      "record", "-o", folder.appendingPathComponent("s-%p.trace").path, "--",
+      try ProductsDirectory.executable("chronoscope-examples").path, "dispatch-semantics",
+    ])
+    XCTAssertEqual(run.status, 0, run.output)
+    XCTAssertTrue(run.output.contains("barriers saw 0 readers; the item ran: true"), run.output)
+    XCTAssertFalse(run.output.contains("the cancelled item ran"), run.output)
+    let name = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: folder.path).first)
+    let trace = try XCTUnwrap(
+      TraceReader.read(path: folder.appendingPathComponent(name).path).trace)
+    let queue = try scheduler("readers-writer", in: trace).id
+    let schedules = trace.events.filter { $0.kind == .schedule && $0.scheduler == queue }
+    // 200 asyncs, the two work items and the barrier sync.
+    XCTAssertEqual(schedules.count, 203)
+    let begun = Set(trace.events.filter { $0.kind == .begin }.map(\.action))
+    let unrun = schedules.filter { !begun.contains($0.action) }
+    XCTAssertEqual(unrun.count, 1, "the cancelled item")
+    let cancel = try XCTUnwrap(trace.events.first { $0.kind == .cancel })
+    XCTAssertEqual(cancel.action, unrun.first?.action)
+    XCTAssertFalse(cancel.started)
+  }
 }
