@@ -247,4 +247,24 @@ final class RecordUnmodifiedProgramTests: XCTestCase {
     XCTAssertEqual(cancel.action, unrun.first?.action)
     XCTAssertFalse(cancel.started)
   }
+
+  func testEachSwiftProcessOfTheTreeWritesItsOwnTrace() throws {
+    // A shell (not recorded) runs the program twice: two processes, two traces, one timeline.
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("record-tree-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let program = try ProductsDirectory.executable("feed-refresher").path
+    let run = try CommandRun.chronoscope([
+      "record", "-o", folder.appendingPathComponent("tree-%p.trace").path, "--",
+      "sh", "-c", "'\(program)' && '\(program)'",
+    ])
+    XCTAssertEqual(run.status, 0, run.output)
+    let traces = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+      .map { folder.appendingPathComponent($0).path }
+    XCTAssertEqual(traces.count, 2, "\(traces)")
+    for trace in traces { XCTAssertTrue(run.output.contains("trace written to \(trace)"), run.output) }
+    let check = try CommandRun.chronoscope(["check"] + traces)
+    XCTAssertEqual(
+      check.output.components(separatedBy: "error: main-thread-hang").count - 1, 2, check.output)
+  }
 }
