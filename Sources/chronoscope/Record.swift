@@ -52,7 +52,8 @@ struct Record: ParsableCommand {
     guard let library = RecordingLaunch.preloadLibrary() else {
       standardError(
         "chronoscope: the preload library is not installed beside chronoscope (looked in "
-          + RecordingLaunch.libraryCandidates().map(\.path).joined(separator: ", ") + ")")
+          + RecordingLaunch.libraryCandidates().map(\.path).joined(separator: ", ")
+          + "); install both with scripts/install.sh, or name it in \(RecordingLaunch.libraryVariable)")
       throw ExitCode(2)
     }
     let program = command[0]
@@ -86,12 +87,21 @@ enum RecordingLaunch {
   /// The preload library's file name.
   static let libraryName = "libChronoscopePreload.so"
 
-  /// Where the library may be: beside the executable (a build folder, `swift run`), then in
-  /// `lib/chronoscope/` under the prefix the executable is installed in.
+  /// The variable that names the library, for an installation that keeps it elsewhere.
+  static let libraryVariable = "CHRONOSCOPE_PRELOAD"
+
+  /// Where the library may be: where `CHRONOSCOPE_PRELOAD` says, beside the executable (a build
+  /// folder, `swift run`), then in `lib/chronoscope/` under the prefix the executable is
+  /// installed in.
   static func libraryCandidates() -> [URL] {
-    guard let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() else { return [] }
+    let named = ProcessInfo.processInfo.environment[libraryVariable].flatMap {
+      $0.isEmpty ? nil : URL(fileURLWithPath: $0)
+    }
+    guard let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() else {
+      return named.map { [$0] } ?? []
+    }
     let folder = executable.deletingLastPathComponent()
-    return [
+    return (named.map { [$0] } ?? []) + [
       folder.appendingPathComponent(libraryName),
       folder.deletingLastPathComponent().appendingPathComponent("lib/chronoscope/\(libraryName)"),
     ]

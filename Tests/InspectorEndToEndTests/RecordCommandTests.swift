@@ -34,4 +34,20 @@ final class RecordCommandTests: XCTestCase {
     XCTAssertEqual(run.status, 2, run.output)
     XCTAssertTrue(run.output.contains("chronoscope record -- ./MyApp"), run.output)
   }
+
+  func testTheLibraryCanBeNamedInTheEnvironment() throws {
+    // An installation that keeps the library elsewhere names it in CHRONOSCOPE_PRELOAD.
+    let folder = try temporaryFolder("record-preload")
+    let copy = folder.appendingPathComponent("libChronoscopePreload.so")
+    try FileManager.default.copyItem(
+      at: try ProductsDirectory.executable("chronoscope").deletingLastPathComponent()
+        .appendingPathComponent("libChronoscopePreload.so"),
+      to: copy)
+    let run = try CommandRun.chronoscope(
+      ["record", "-o", folder.appendingPathComponent("t-%p.trace").path, "--", "sh", "-c",
+       "echo \"preload=$LD_PRELOAD\""],
+      environment: ["CHRONOSCOPE_PRELOAD": copy.path])
+    XCTAssertEqual(run.status, 0, run.output)
+    XCTAssertTrue(run.output.contains("preload=\(copy.path)"), run.output)
+  }
 }
