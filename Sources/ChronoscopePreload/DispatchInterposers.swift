@@ -65,9 +65,12 @@ private let realTime = nextDefinition(
 /// of the one the program made, not work of their own.
 @inline(__always)
 private func recordSchedule(
-  on queue: OpaquePointer?, _ mode: TraceEvent.ScheduleMode, delay: Int64 = 0,
+  on queue: OpaquePointer?, _ mode: TraceEvent.ScheduleMode, after when: UInt64? = nil,
   task: (UnsafeMutableRawPointer?, WorkFunction?)? = nil
 ) -> (ForeignWorkRecorder, ForeignWorkRecorder.Action)? {
+  // The deadline is read first: it is when the program asked.
+  let delay = when.map(nanoseconds(until:)) ?? 0
+  let deadline = when == nil || delay == Int64.max ? nil : monotonicNow() &+ delay
   guard let queue, let recorder = enterRecorder() else { return nil }
   var caller: UInt = 0
   let site = chronoscope_preload_call_site(&caller)
@@ -82,8 +85,8 @@ private func recordSchedule(
     taskID = id == 0 ? nil : id
   }
   let action = recorder.schedule(
-    on: Preload.queues.id(of: queue, in: recorder), mode, delay: delay, codeAddress: site,
-    caller: caller, task: taskID)
+    on: Preload.queues.id(of: queue, in: recorder), mode, delay: delay, deadline: deadline,
+    codeAddress: site, caller: caller, task: taskID)
   return (recorder, action)
 }
 
@@ -256,7 +259,7 @@ public func interposedBarrierSyncF(
 @_cdecl("dispatch_after")
 public func interposedAfter(_ when: UInt64, _ queue: OpaquePointer?, _ block: @escaping Block) {
   guard DispatchBlocks.isRecordable(block),
-    let (recorder, action) = recordSchedule(on: queue, .after, delay: nanoseconds(until: when))
+    let (recorder, action) = recordSchedule(on: queue, .after, after: when)
   else { return realAfter(when, queue, block) }
   defer { chronoscope_preload_leave() }
   realAfter(when, queue, DispatchBlocks.recorded(block, recorder, action))
@@ -269,7 +272,7 @@ public func interposedAfterF(
 ) {
   guard let function,
     let schedule = recordSchedule(
-      on: queue, .after, delay: nanoseconds(until: when), task: (context, function))
+      on: queue, .after, after: when, task: (context, function))
   else { return realAfterF(when, queue, context, function) }
   defer { chronoscope_preload_leave() }
   let (context, wrapped) = recorded(context, function, schedule)

@@ -152,3 +152,10 @@ final class QueueRegistry: Sendable {
 
 private let realGetLabel = nextDefinition(
   "dispatch_queue_get_label", as: (@convention(c) (OpaquePointer?) -> UnsafePointer<CChar>?).self)
+
+/// The host's monotonic clock (`CLOCK_MONOTONIC`, the trace's), in nanoseconds.
+func monotonicNow() -> Int64 {
+  var time = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &time)
+  return Int64(time.tv_sec) &* 1_000_000_000 &+ Int64(time.tv_nsec)
+}

@@ -47,9 +47,10 @@ private final class RecordedTimer: Sendable {
     /// The queue its handler runs on, announced when the timer is first scheduled: a timer
     /// that never is (the libraries' own) leaves no scheduler in the trace.
     var queue: UInt
-    /// Set by `dispatch_source_set_timer`: the first firing's delay and the interval (nil for
-    /// a timer that fires once).
-    var firstDelay: Int64?
+    /// Set by `dispatch_source_set_timer`: the first firing's deadline on the host's monotonic
+    /// clock, and the interval (nil for a timer that fires once). A timer set before it runs
+    /// is due when it was set to be, however late it starts.
+    var firstDeadline: Int64?
     var interval: Int64?
     var site: UInt = 0
     var caller: UInt = 0
@@ -71,18 +72,21 @@ private final class RecordedTimer: Sendable {
   /// Records a schedule when the timer is set and running and has none yet (under the lock).
   func scheduleIfArmed(_ state: inout State) {
     guard state.action == nil, state.isRunning, !state.isCancelled,
-      let firstDelay = state.firstDelay
+      let firstDeadline = state.firstDeadline
     else { return }
+    let firstDelay = max(firstDeadline.subtractingReportingOverflow(monotonicNow()).partialValue, 0)
+    let deadline = firstDelay == Int64.max ? nil : firstDeadline
     state.runs = 0
     guard let queue = OpaquePointer(bitPattern: state.queue) else { return }
     let scheduler = Preload.queues.id(of: queue, in: recorder)
     if let interval = state.interval {
       state.action = recorder.schedule(
-        on: scheduler, .repeating, delay: interval, firstDelay: firstDelay,
+        on: scheduler, .repeating, delay: interval, deadline: deadline,
         codeAddress: state.site, caller: state.caller)
     } else {
       state.action = recorder.schedule(
-        on: scheduler, .after, delay: firstDelay, codeAddress: state.site)
+        on: scheduler, .after, delay: firstDelay, deadline: deadline,
+        codeAddress: state.site, caller: state.caller)
     }
   }
 
@@ -150,7 +154,9 @@ public func interposedSetTimer(
     timer.state.withLock { state in
       guard site != 0 else { return }
       timer.endAction(&state)
-      state.firstDelay = start == ~0 ? nil : nanoseconds(until: start)
+      state.firstDeadline =
+        start == ~0
+        ? nil : monotonicNow().addingReportingOverflow(nanoseconds(until: start)).partialValue
       state.interval =
         interval == ~0 || interval == 0 ? nil : Int64(min(interval, UInt64(Int64.max)))
       state.site = site

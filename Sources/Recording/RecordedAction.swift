@@ -341,12 +341,13 @@ extension RecorderCore {
 
   /// Appends a `schedule` line for action `id` to `buffer`, with its `task` and `work` lines
   /// when it has them, all at one time. The parent is the action running on the thread unless
-  /// `parent` says otherwise.
+  /// `parent` says otherwise. The first run is due `firstDelay` (else `delay`) after the line,
+  /// or at `dueAt` (trace time, never before the line) when the caller knows the deadline itself.
   @inline(__always)
   func appendSchedule(
     id: UInt32, on scheduler: UInt32, _ mode: TraceEvent.ScheduleMode, delay: Int64,
     firstDelay: Int64?, site: UInt32, inline: Bool, task: UInt64?, taskName: UInt32,
-    work: UInt32?, parent: UInt32? = nil, buffer: ThreadBuffer
+    work: UInt32?, parent: UInt32? = nil, dueAt: Int64? = nil, buffer: ThreadBuffer
   ) {
     // The format's spans and times stop at 2^62 - 1 ns: a delay of `.seconds(.max)` is written
     // as the longest the format holds, not as a value the reader would reject.
@@ -358,7 +359,8 @@ extension RecorderCore {
       buffer.append(
         .schedule(
           time: time, action: id, scheduler: scheduler, mode: mode, delay: written,
-          due: min(time &+ untilFirst, limit), thread: buffer.threadID,
+          due: min(dueAt.map { max($0, time) } ?? time &+ untilFirst, limit),
+          thread: buffer.threadID,
           parent: parent ?? buffer.currentAction, site: site, inline: inline))
       if let task {
         var line = TraceEvent.task(time: time, action: id, task: task)

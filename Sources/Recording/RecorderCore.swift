@@ -137,6 +137,12 @@ final class RecorderCore: Sendable {
   @inline(__always)
   func now() -> Int64 { clock.nanoseconds() &- origin }
 
+  /// The trace time of an instant of the host's monotonic clock (`CLOCK_MONOTONIC`), or nil
+  /// when this recorder's clock is not the host's.
+  func traceTime(ofHostInstant instant: Int64) -> Int64? {
+    clock.isHost ? instant.subtractingReportingOverflow(origin).partialValue : nil
+  }
+
   /// Calls `body` with the calling thread's buffer, made on its first event, without retaining
   /// it: the core owns every buffer until it goes, and `body` runs while the core is held.
   @inline(__always)

@@ -53,7 +53,8 @@ struct Record: ParsableCommand {
       standardError(
         "chronoscope: the preload library is not installed beside chronoscope (looked in "
           + RecordingLaunch.libraryCandidates().map(\.path).joined(separator: ", ")
-          + "); install both with scripts/install.sh, or name it in \(RecordingLaunch.libraryVariable)")
+          + "); install both with scripts/install.sh, or name it in \(RecordingLaunch.libraryVariable)"
+      )
       throw ExitCode(2)
     }
     let program = command[0]

@@ -44,8 +44,10 @@ final class RecordCommandTests: XCTestCase {
         .appendingPathComponent("libChronoscopePreload.so"),
       to: copy)
     let run = try CommandRun.chronoscope(
-      ["record", "-o", folder.appendingPathComponent("t-%p.trace").path, "--", "sh", "-c",
-       "echo \"preload=$LD_PRELOAD\""],
+      [
+        "record", "-o", folder.appendingPathComponent("t-%p.trace").path, "--", "sh", "-c",
+        "echo \"preload=$LD_PRELOAD\"",
+      ],
       environment: ["CHRONOSCOPE_PRELOAD": copy.path])
     XCTAssertEqual(run.status, 0, run.output)
     XCTAssertTrue(run.output.contains("preload=\(copy.path)"), run.output)

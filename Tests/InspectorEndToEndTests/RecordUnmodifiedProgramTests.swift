@@ -262,7 +262,9 @@ final class RecordUnmodifiedProgramTests: XCTestCase {
     let traces = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
       .map { folder.appendingPathComponent($0).path }
     XCTAssertEqual(traces.count, 2, "\(traces)")
-    for trace in traces { XCTAssertTrue(run.output.contains("trace written to \(trace)"), run.output) }
+    for trace in traces {
+      XCTAssertTrue(run.output.contains("trace written to \(trace)"), run.output)
+    }
     let check = try CommandRun.chronoscope(["check"] + traces)
     XCTAssertEqual(
       check.output.components(separatedBy: "error: main-thread-hang").count - 1, 2, check.output)
