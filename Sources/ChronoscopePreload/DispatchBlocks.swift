@@ -72,7 +72,8 @@ enum DispatchBlocks {
   ) -> Block {
     let raw = UInt(bitPattern: unsafeBitCast(block, to: UnsafeRawPointer.self))
     guard isSpecial(UnsafeRawPointer(bitPattern: raw)) else {
-      return wrap(block) { work in runRecorded(recorder, action, work) }
+      // One closure, not `wrap`'s two: this is every plain `async`'s path.
+      return { runRecorded(recorder, action, block) }
     }
     // Cancelled before it was handed over: Dispatch will drop it unrun.
     let flags = UnsafeRawPointer(bitPattern: raw)?.load(
