@@ -269,4 +269,22 @@ final class RecordUnmodifiedProgramTests: XCTestCase {
     XCTAssertEqual(
       check.output.components(separatedBy: "error: main-thread-hang").count - 1, 2, check.output)
   }
+
+  func testTheBundledRecordingIsTheProgramAsItIsNow() throws {
+    // Recordings/feed-refresher.trace, made with `chronoscope record`, points at Feed.swift's
+    // lines: an edit that moves them needs a new recording.
+    let bundled = try XCTUnwrap(TraceReader.read(path: Recordings.path("feed-refresher")).trace)
+    func lines(_ trace: Trace) -> Set<Int> {
+      Set(
+        trace.callSites.values.filter { $0.file.hasSuffix("feed-refresher/Feed.swift") }
+          .map(\.line))
+    }
+    XCTAssertEqual(
+      lines(bundled), lines(try recording.trace),
+      """
+      re-record with: swift build && swift run chronoscope record -o Recordings/feed-refresher.trace \
+      -- .build/debug/feed-refresher
+      """)
+    XCTAssertEqual(bundled.header.metadata["recorded-by"], "chronoscope record")
+  }
 }

@@ -2,8 +2,9 @@ import Foundation
 import TraceFormat
 import XCTest
 
-/// The traces bundled in `Recordings/`, made by `chronoscope-examples record`, must stay valid
-/// and keep showing what they were recorded to show.
+/// The traces bundled in `Recordings/`, made by `chronoscope-examples record` (and
+/// `feed-refresher.trace` by `chronoscope record`), must stay valid and keep showing what they
+/// were recorded to show.
 final class RecordingsTests: XCTestCase {
   private static let directory = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -23,8 +24,8 @@ final class RecordingsTests: XCTestCase {
       Set(files),
       [
         "async-actors.trace", "async-search.trace", "async-search-virtual.trace",
-        "busy-app.trace", "busy-app-virtual.trace", "contact-loader.trace", "findings-demo.trace",
-        "findings-demo-virtual.trace",
+        "busy-app.trace", "busy-app-virtual.trace", "contact-loader.trace", "feed-refresher.trace",
+        "findings-demo.trace", "findings-demo-virtual.trace",
         "message-loader.trace", "retry.trace",
         "timeout-success.trace", "timeout-timeout.trace", "virtual-timeout.trace",
       ])
