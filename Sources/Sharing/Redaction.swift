@@ -2,7 +2,8 @@ import Replay
 import TraceFormat
 
 /// Replaces every string of a trace that could tell what an app is or does — scheduler labels,
-/// call-site files and functions, thread names, mark names and fields, header metadata, the
+/// call-site files and functions (and the module paths and build ids of sites recorded as code
+/// addresses), thread names, mark names and fields, header metadata, the
 /// process name — with stable short hashes, and the pid with a hash or 0, keeping the structure
 /// and timing: every event, id, time, source line and count stays as it was (docs/Sharing.md).
 ///
@@ -221,7 +222,16 @@ public struct Redaction {
       var site = site
       site.file = work.replace(site.file, .file)
       site.function = work.replace(site.function, .function)
-      if drop.contains(.lines) { site.line = 0 }
+      // A site recorded as a code address names the module's path and its build id.
+      if var code = site.code {
+        code.module = work.replace(code.module, .file)
+        code.buildID = work.replace(code.buildID, .other)
+        site.code = code
+      }
+      if drop.contains(.lines) {
+        site.line = 0
+        site.code = nil
+      }
       out.callSites[id] = site
     }
     for (id, name) in trace.threadNames where name != Self.mainThreadName {

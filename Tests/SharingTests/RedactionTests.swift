@@ -19,7 +19,11 @@ final class RedactionTests: XCTestCase {
     var strings: Set<String> = [trace.header.process]
     for (key, value) in trace.header.metadata { strings.formUnion([key, value]) }
     for scheduler in trace.schedulers.values { strings.insert(scheduler.label) }
-    for site in trace.callSites.values { strings.formUnion([site.file, site.function]) }
+    for site in trace.callSites.values {
+      strings.formUnion([site.file, site.function])
+      // A site recorded as a code address (Recordings/feed-refresher.trace) names its module.
+      if let code = site.code { strings.formUnion([code.module, code.buildID]) }
+    }
     strings.formUnion(trace.threadNames.values)
     for mark in trace.marks {
       strings.insert(mark.name)
