@@ -88,7 +88,8 @@ public enum TraceMerge {
       }
       for (id, site) in trace.callSites where id != 0 {
         merged.callSites[id &+ shift.site] = CallSiteRecord(
-          id: id &+ shift.site, file: site.file, line: site.line, function: site.function)
+          id: id &+ shift.site, file: site.file, line: site.line, function: site.function,
+          code: site.code)
       }
       // Every thread gets a name: its title in its own trace (`worker 5` for a nameless one or
       // a cut-off fragment, with its id there), after the process tag.
