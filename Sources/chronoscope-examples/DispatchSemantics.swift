@@ -13,6 +13,9 @@ struct DispatchSemantics: ParsableCommand {
     abstract: "Barriers and work items on a concurrent queue (for the preload's tests)."
   )
 
+  @Flag(help: "End with a trap inside a block on a queue (for the crash test).")
+  var trap = false
+
   func run() throws {
     let queue = DispatchQueue(label: "readers-writer", attributes: .concurrent)
     let readers = Atomic<Int>(0)
@@ -45,5 +48,9 @@ struct DispatchSemantics: ParsableCommand {
     print(
       "barriers saw \(seenByBarriers.load(ordering: .relaxed)) readers; the item ran: \(ran.load(ordering: .relaxed))"
     )
+    if trap {
+      queue.async { fatalError("a trap in a block on a queue") }
+      queue.sync(flags: .barrier) {}
+    }
   }
 }

@@ -287,4 +287,37 @@ final class RecordUnmodifiedProgramTests: XCTestCase {
       """)
     XCTAssertEqual(bundled.header.metadata["recorded-by"], "chronoscope record")
   }
+
+  func testAProgramThatCrashesEndsItsTraceWithTheCrash() throws {
+    let folder = try temporaryFolder("record-crash")
+    let run = try CommandRun.chronoscope(
+      [
+        "record", "-o", folder.appendingPathComponent("c-%p.trace").path, "--",
+        try ProductsDirectory.executable("chronoscope-examples").path, "dispatch-semantics",
+        "--trap",
+      ],
+      environment: ["SWIFT_BACKTRACE": "enable=no"])
+    XCTAssertEqual(run.status, 128 + SIGILL, run.output)
+    let name = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: folder.path).first)
+    let trace = try XCTUnwrap(
+      TraceReader.read(path: folder.appendingPathComponent(name).path).trace)
+    XCTAssertEqual(trace.crash?.signal, "SIGILL")
+    // The block that trapped began and never ended.
+    let ended = Set(trace.events.filter { $0.kind == .end }.map(\.action))
+    XCTAssertEqual(trace.events.filter { $0.kind == .begin && !ended.contains($0.action) }.count, 1)
+  }
+
+  func testAFlightRecordingIsWrittenWhenTheProgramExits() throws {
+    let folder = try temporaryFolder("record-flight")
+    let run = try CommandRun.chronoscope([
+      "record", "--flight", "5s", "-o", folder.appendingPathComponent("f-%p.trace").path, "--",
+      try ProductsDirectory.executable("feed-refresher").path,
+    ])
+    XCTAssertEqual(run.status, 0, run.output)
+    let name = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: folder.path).first)
+    let trace = try XCTUnwrap(
+      TraceReader.read(path: folder.appendingPathComponent(name).path).trace)
+    XCTAssertTrue(trace.schedulers.values.contains { $0.label == "feed.database" })
+    XCTAssertTrue(trace.callSites.values.contains { $0.file.hasSuffix("Feed.swift") })
+  }
 }
