@@ -137,9 +137,38 @@ final class QueueRegistry: Sendable {
   private func announce(
     _ queue: OpaquePointer, kind: SchedulerKind, in recorder: ForeignWorkRecorder
   ) -> UInt32 {
-    let label = realGetLabel(queue).map { String(cString: $0) } ?? ""
+    let label = distinct(realGetLabel(queue).map { String(cString: $0) } ?? "", of: queue)
     return recorder.registerScheduler(label: label, kind: kind, family: .dispatch)
   }
+
+  /// Labels announced so far.
+  private let labels = Mutex<Set<String>>([])
+
+  /// `label`, told apart from an earlier queue's by the queue's quality of service (the Swift
+  /// runtime makes a "Swift global concurrent queue" for each priority), or by a number.
+  private func distinct(_ label: String, of queue: OpaquePointer) -> String {
+    labels.withLock { labels in
+      var chosen = label
+      if labels.contains(chosen) {
+        var priority: Int32 = 0
+        let qos = Self.qosNames[realGetQoS(queue, &priority)]
+        if let qos { chosen = "\(label) (\(qos))" }
+        var number = 2
+        while labels.contains(chosen) {
+          chosen = "\(label) #\(number)"
+          number += 1
+        }
+      }
+      labels.insert(chosen)
+      return chosen
+    }
+  }
+
+  /// libdispatch's QoS classes by their values.
+  private static let qosNames: [UInt32: String] = [
+    0x21: "user-interactive", 0x19: "user-initiated", 0x15: "default", 0x11: "utility",
+    0x09: "background",
+  ]
 
   private func inferredKind(of queue: OpaquePointer) -> SchedulerKind {
     if UInt(bitPattern: queue) == mainQueue { return .main }
@@ -149,6 +178,10 @@ final class QueueRegistry: Sendable {
     return label.hasPrefix("com.apple.root.") ? .concurrent : .serial
   }
 }
+
+private let realGetQoS = nextDefinition(
+  "dispatch_queue_get_qos_class",
+  as: (@convention(c) (OpaquePointer?, UnsafeMutablePointer<Int32>?) -> UInt32).self)
 
 private let realGetLabel = nextDefinition(
   "dispatch_queue_get_label", as: (@convention(c) (OpaquePointer?) -> UnsafePointer<CChar>?).self)
