@@ -13,7 +13,9 @@ final class RecordCommandTests: XCTestCase {
     XCTAssertEqual(
       try CommandRun.chronoscope(["record", "-o", template, "--", "sh", "-c", "kill -TERM $$"])
         .status, 143)
-    let missing = try CommandRun.chronoscope(["record", "--", "no-such-program-for-chronoscope"])
+    let missing = try CommandRun.chronoscope([
+      "record", "-o", template, "--", "no-such-program-for-chronoscope",
+    ])
     XCTAssertEqual(missing.status, 127, missing.output)
   }
 
