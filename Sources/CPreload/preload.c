@@ -3,9 +3,11 @@
 #define _GNU_SOURCE
 #include "CPreload.h"
 
+#include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,12 +16,37 @@
 
 extern void chronoscope_preload_start(void);
 static void disable_in_child(void);
+static const char *base_name(const char *path);
 /// Whether CHRONOSCOPE_TRACE_SITES=0 turned call sites off.
 static int sites_off;
 
 // The dynamic linker runs constructors when LD_PRELOAD loads the library, before the program's
 // main, after the libraries it depends on (the Swift runtime, Dispatch) are set up.
+// Loading this library loads the Swift runtime, whose crash handler (the backtracer) takes the
+// fatal signals still at their defaults when it starts. A program that is not Swift (a shell the
+// recorded program runs) must crash as it would have: its default dispositions are put back.
+static void restore_crash_defaults(void) {
+  static const int signals[] = {SIGQUIT, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP};
+  for (size_t index = 0; index < sizeof signals / sizeof *signals; index++) {
+    struct sigaction current;
+    if (sigaction(signals[index], NULL, &current) != 0) continue;
+    void *handler = (current.sa_flags & SA_SIGINFO) ? (void *)current.sa_sigaction
+                                                     : (void *)current.sa_handler;
+    Dl_info info;
+    if (handler == NULL || handler == (void *)SIG_DFL || handler == (void *)SIG_IGN) continue;
+    if (dladdr(handler, &info) == 0 || info.dli_fname == NULL) continue;
+    // The runtime installs its handler only over a default disposition.
+    if (strncmp(base_name(info.dli_fname), "libswiftCore.so", 15) != 0) continue;
+    struct sigaction defaults;
+    memset(&defaults, 0, sizeof defaults);
+    defaults.sa_handler = SIG_DFL;
+    sigemptyset(&defaults.sa_mask);
+    sigaction(signals[index], &defaults, NULL);
+  }
+}
+
 __attribute__((constructor)) static void chronoscope_preload_constructor(void) {
+  if (!chronoscope_preload_main_program_is_swift()) restore_crash_defaults();
   pthread_atfork(NULL, NULL, disable_in_child);
   const char *sites = getenv("CHRONOSCOPE_TRACE_SITES");
   sites_off = sites != NULL && strcmp(sites, "0") == 0;
@@ -445,11 +472,36 @@ int chronoscope_preload_describe(uintptr_t address, char *path, size_t path_size
   return 1;
 }
 
+// MARK: - Blocks
+
+// The blocks ABI (clang's Block_layout): what calling a block needs.
+struct block_layout {
+  void *isa;
+  int flags;
+  int reserved;
+  void (*invoke)(void *);
+};
+
+extern void *_Block_copy(const void *block);
+extern void _Block_release(const void *block);
+
+void *chronoscope_preload_copy_block(const void *block) { return _Block_copy(block); }
+
+void chronoscope_preload_run_block(void *block) {
+  ((struct block_layout *)block)->invoke(block);
+  _Block_release(block);
+}
+
 // MARK: - Which programs
+
+struct needed_check {
+  const char *const *prefixes;
+  int found;
+};
 
 static int main_program_check(struct dl_phdr_info *info, size_t size, void *data) {
   (void)size;
-  int *uses = data;
+  struct needed_check *check = data;
   // The first module is the main program.
   const ElfW(Dyn) *dynamic = NULL;
   for (int index = 0; index < info->dlpi_phnum; index++) {
@@ -466,15 +518,26 @@ static int main_program_check(struct dl_phdr_info *info, size_t size, void *data
   for (const ElfW(Dyn) *entry = dynamic; entry->d_tag != DT_NULL; entry++) {
     if (entry->d_tag != DT_NEEDED) continue;
     const char *name = strings + entry->d_un.d_val;
-    if (strncmp(name, "libswiftCore.so", 15) == 0 || strncmp(name, "libdispatch.so", 14) == 0 ||
-        strncmp(name, "libFoundation.so", 16) == 0)
-      *uses = 1;
+    for (const char *const *prefix = check->prefixes; *prefix != NULL; prefix++) {
+      if (strncmp(name, *prefix, strlen(*prefix)) == 0) check->found = 1;
+    }
   }
   return 1;
 }
 
+static int main_program_needs(const char *const *prefixes) {
+  struct needed_check check = {prefixes, 0};
+  dl_iterate_phdr(main_program_check, &check);
+  return check.found;
+}
+
 int chronoscope_preload_main_program_uses_dispatch(void) {
-  int uses = 0;
-  dl_iterate_phdr(main_program_check, &uses);
-  return uses;
+  static const char *const prefixes[] = {"libswiftCore.so", "libdispatch.so", "libFoundation.so",
+                                         NULL};
+  return main_program_needs(prefixes);
+}
+
+int chronoscope_preload_main_program_is_swift(void) {
+  static const char *const prefixes[] = {"libswiftCore.so", NULL};
+  return main_program_needs(prefixes);
 }

@@ -54,4 +54,17 @@ final class RecordCommandTests: XCTestCase {
     XCTAssertEqual(run.status, 0, run.output)
     XCTAssertTrue(run.output.contains("preload=\(copy.path)"), run.output)
   }
+
+  func testAProcessThatIsNotSwiftCrashesAsItWouldHave() throws {
+    // The library loads the Swift runtime, whose crash handler would take a shell's SIGSEGV
+    // (a Swift crash report, and the shell going on): its defaults are put back.
+    let folder = try temporaryFolder("record-shell-crash")
+    let run = try CommandRun.chronoscope([
+      "record", "-o", folder.appendingPathComponent("t-%p.trace").path, "--", "sh", "-c",
+      "kill -SEGV $$; echo survived",
+    ])
+    XCTAssertEqual(run.status, 128 + SIGSEGV, run.output)
+    XCTAssertFalse(run.output.contains("survived"), run.output)
+    XCTAssertFalse(run.output.contains("Backtracing"), run.output)
+  }
 }

@@ -43,9 +43,17 @@ uintptr_t chronoscope_preload_call_site(uintptr_t *caller);
 int chronoscope_preload_describe(uintptr_t address, char *path, size_t path_size,
                                  uint64_t *offset, char *build_id, size_t build_id_size);
 
+/// A heap copy of `block` (the program's reference is its own): what dispatch_async keeps.
+void *chronoscope_preload_copy_block(const void *block);
+/// Runs a block copied by chronoscope_preload_copy_block and releases it: a plain block handed
+/// to Dispatch as a function's context, which is what dispatch_async does with it.
+void chronoscope_preload_run_block(void *block);
+
 /// Whether the main program is a Swift or Dispatch program (it links libswiftCore or
 /// libdispatch): in any other process of the tree (a shell) the library stays inert.
 int chronoscope_preload_main_program_uses_dispatch(void);
+/// Whether the main program links the Swift runtime (libswiftCore).
+int chronoscope_preload_main_program_is_swift(void);
 
 /// The calling thread's cached trace id for the queue at `queue`, or 0 when it has none from
 /// generation `generation` of the queue table.
