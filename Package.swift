@@ -107,7 +107,9 @@ let package = Package(
       dependencies: ["CPreload", "Recording", "Scheduling", "TraceFormat"]),
     // What Swift cannot spell: its constructor, frame-pointer walks, the ELF facts of loaded modules.
     // `_Unwind_Backtrace` for call sites: libgcc_s, which the Swift runtime loads anyway.
-    .target(name: "CPreload", linkerSettings: [.linkedLibrary("gcc_s")]),
+    // `_Block_copy`: the blocks runtime, which libdispatch loads anyway.
+    .target(
+      name: "CPreload", linkerSettings: [.linkedLibrary("gcc_s"), .linkedLibrary("BlocksRuntime")]),
     // A program written without Chronoscope (it imports only Foundation), with a timing bug,
     // that `chronoscope record` records unchanged: its tests and the bundled recording use it.
     .executableTarget(name: "feed-refresher"),

@@ -36,6 +36,11 @@ enum DispatchBlocks {
   private static let flagsOffset = 48
   private static let cancelledFlag: UInt32 = 1
 
+  /// Whether `block` was made by `dispatch_block_create`: Dispatch reads its meaning from it.
+  static func isMadeByDispatch(_ block: @escaping Block) -> Bool {
+    isSpecial(unsafeBitCast(block, to: UnsafeRawPointer.self))
+  }
+
   /// Whether `block` can be recorded: a plain block, or one made by `dispatch_block_create`
   /// whose private data has the layout this knows.
   static func isRecordable(_ block: @escaping Block) -> Bool {

@@ -132,6 +132,20 @@ private let runRecordedWork: WorkFunction = { raw in
   runRecorded(work.recorder, work.action) { work.function(work.context) }
 }
 
+/// A plain block's work as a (context, function) pair for the `_f` form of the call the program
+/// made: one object to allocate, where a block around the block took three. Dispatch does the
+/// same with a plain block (a copy it runs and releases); a block made by
+/// `dispatch_block_create` keeps its block form (see `DispatchBlocks`), so nil.
+@inline(__always)
+private func recordedAsFunction(
+  _ block: @escaping Block, _ schedule: (ForeignWorkRecorder, ForeignWorkRecorder.Action)
+) -> (UnsafeMutableRawPointer?, WorkFunction)? {
+  guard !DispatchBlocks.isMadeByDispatch(block),
+    let copy = chronoscope_preload_copy_block(unsafeBitCast(block, to: UnsafeRawPointer.self))
+  else { return nil }
+  return recorded(copy, chronoscope_preload_run_block, schedule)
+}
+
 /// The (context, function) to hand Dispatch for recorded work.
 @inline(__always)
 private func recorded(
@@ -179,6 +193,9 @@ public func interposedAsync(_ queue: OpaquePointer?, _ block: @escaping Block) {
     let (recorder, action) = recordSchedule(on: queue, .async)
   else { return realAsync(queue, block) }
   defer { chronoscope_preload_leave() }
+  if let (context, function) = recordedAsFunction(block, (recorder, action)) {
+    return realAsyncF(queue, context, function)
+  }
   realAsync(queue, DispatchBlocks.recorded(block, recorder, action))
 }
 
@@ -199,6 +216,9 @@ public func interposedBarrierAsync(_ queue: OpaquePointer?, _ block: @escaping B
     let (recorder, action) = recordSchedule(on: queue, .async)
   else { return realBarrierAsync(queue, block) }
   defer { chronoscope_preload_leave() }
+  if let (context, function) = recordedAsFunction(block, (recorder, action)) {
+    return realBarrierAsyncF(queue, context, function)
+  }
   realBarrierAsync(queue, DispatchBlocks.recorded(block, recorder, action))
 }
 
@@ -262,6 +282,9 @@ public func interposedAfter(_ when: UInt64, _ queue: OpaquePointer?, _ block: @e
     let (recorder, action) = recordSchedule(on: queue, .after, after: when)
   else { return realAfter(when, queue, block) }
   defer { chronoscope_preload_leave() }
+  if let (context, function) = recordedAsFunction(block, (recorder, action)) {
+    return realAfterF(when, queue, context, function)
+  }
   realAfter(when, queue, DispatchBlocks.recorded(block, recorder, action))
 }
 
@@ -287,6 +310,9 @@ public func interposedGroupAsync(
     let (recorder, action) = recordSchedule(on: queue, .async)
   else { return realGroupAsync(group, queue, block) }
   defer { chronoscope_preload_leave() }
+  if let (context, function) = recordedAsFunction(block, (recorder, action)) {
+    return realGroupAsyncF(group, queue, context, function)
+  }
   realGroupAsync(group, queue, DispatchBlocks.recorded(block, recorder, action))
 }
 
