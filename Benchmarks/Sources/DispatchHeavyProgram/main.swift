@@ -7,8 +7,8 @@
 //   DispatchHeavyProgram schedule-cost COUNT   the same asyncs onto 4 suspended queues (nothing
 //                                              runs while they are timed), then the drain
 //
-// It writes one JSON line to stdout: the mode, the count, the seconds it timed and its peak
-// resident set (`VmHWM`). It exits 1 if any action did not run exactly once.
+// It writes one JSON line to stdout: the mode, the count, the seconds it timed, its peak
+// resident set (`VmHWM`) and its threads at the end. It exits 1 if any action did not run exactly once.
 import Dispatch
 import Foundation
 
@@ -56,14 +56,14 @@ func secondsSince(_ start: ContinuousClock.Instant) -> Double {
   return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
 }
 
-/// `VmHWM` from /proc/self/status, in bytes, or -1.
-func peakResidentSetBytes() -> Int {
+/// A number field of /proc/self/status (`VmHWM:   1234 kB`, `Threads:  7`), or -1.
+func statusField(_ name: String) -> Int {
   guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else {
     return -1
   }
-  for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-    let fields = line.dropFirst("VmHWM:".count).split { $0 == " " || $0 == "\t" }
-    return fields.first.flatMap { Int($0) }.map { $0 * 1024 } ?? -1
+  for line in status.split(separator: "\n") where line.hasPrefix(name + ":") {
+    let fields = line.dropFirst(name.count + 1).split { $0 == " " || $0 == "\t" }
+    return fields.first.flatMap { Int($0) } ?? -1
   }
   return -1
 }
@@ -101,5 +101,8 @@ default:
   fail("unknown mode '\(mode)' (throughput or schedule-cost)")
 }
 guard Work.total == count else { fail("\(Work.total) actions ran, not \(count)") }
-fields.append("\"peak_rss_bytes\":\(peakResidentSetBytes())")
+let peakKibibytes = statusField("VmHWM")
+fields.append("\"peak_rss_bytes\":\(peakKibibytes < 0 ? -1 : peakKibibytes * 1024)")
+// Dispatch's worker threads stay a while after their work: what the run needed.
+fields.append("\"threads\":\(statusField("Threads"))")
 print("{" + fields.joined(separator: ",") + "}")

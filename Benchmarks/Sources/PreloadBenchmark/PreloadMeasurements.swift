@@ -14,6 +14,8 @@ enum PreloadThroughput {
     var recorded: ProgramRunner.Run?
     var barePeak = 0
     var recordedPeak = 0
+    var bareThreads = 0
+    var recordedThreads = 0
     var mostDropped = 0
     for index in 1...repeats {
       let plain = try runner.run(
@@ -26,6 +28,8 @@ enum PreloadThroughput {
       if tracedSeconds < recorded?.report.elapsedSeconds ?? .infinity { recorded = traced }
       barePeak = max(barePeak, plain.report.peakResidentSetBytes)
       recordedPeak = max(recordedPeak, traced.report.peakResidentSetBytes)
+      bareThreads = max(bareThreads, plain.report.threads)
+      recordedThreads = max(recordedThreads, traced.report.threads)
       mostDropped = max(mostDropped, traced.trace?.dropped ?? 0)
       printError(
         "  run \(index): bare \(format(seconds: plainSeconds)) (process "
@@ -58,6 +62,8 @@ enum PreloadThroughput {
     line.add("bare_peak_rss_bytes", .int(barePeak))
     line.add("recorded_peak_rss_bytes", .int(recordedPeak))
     line.add("added_rss_bytes", .int(recordedPeak - barePeak))
+    line.add("bare_threads", .int(bareThreads))
+    line.add("recorded_threads", .int(recordedThreads))
     let outcomes = [
       ratioTarget.outcome(ratio, context: "preload-throughput actions=\(actions)")
     ]
@@ -83,6 +89,8 @@ enum PreloadScheduleCost {
     var trace: ProgramRunner.TraceSummary?
     var barePeak = 0
     var recordedPeak = 0
+    var bareThreads = 0
+    var recordedThreads = 0
     for index in 1...repeats {
       let plain = try runner.run(
         "schedule-cost", actions: actions, recorded: false, name: "schedule-cost-bare-\(index)")
@@ -100,6 +108,8 @@ enum PreloadScheduleCost {
       recordedDrain = min(recordedDrain, tracedDrain)
       barePeak = max(barePeak, plain.report.peakResidentSetBytes)
       recordedPeak = max(recordedPeak, traced.report.peakResidentSetBytes)
+      bareThreads = max(bareThreads, plain.report.threads)
+      recordedThreads = max(recordedThreads, traced.report.threads)
       printError(
         "  run \(index): bare schedule \(format(seconds: plainSchedule)) drain "
           + "\(format(seconds: plainDrain)); recorded schedule \(format(seconds: tracedSchedule)) "
@@ -126,6 +136,8 @@ enum PreloadScheduleCost {
     line.add("dropped", trace.map { .int($0.dropped) })
     line.add("bare_peak_rss_bytes", .int(barePeak))
     line.add("recorded_peak_rss_bytes", .int(recordedPeak))
+    line.add("bare_threads", .int(bareThreads))
+    line.add("recorded_threads", .int(recordedThreads))
     var outcomes: [TargetOutcome] = []
     if let decorator {
       line.add("decorator_ns_added_per_schedule", .double(decorator.nsAddedPerSchedule))

@@ -33,6 +33,7 @@ struct ProgramRunner {
     var scheduleSeconds: Double?
     var drainSeconds: Double?
     var peakResidentSetBytes: Int
+    var threads: Int
 
     enum CodingKeys: String, CodingKey {
       case actions
@@ -40,6 +41,7 @@ struct ProgramRunner {
       case scheduleSeconds = "schedule_seconds"
       case drainSeconds = "drain_seconds"
       case peakResidentSetBytes = "peak_rss_bytes"
+      case threads
     }
   }
 
