@@ -118,18 +118,28 @@ struct PreloadBenchmark: ParsableCommand {
       return
     }
     let runner = try makeRunner()
-    defer {
-      if keepTraces {
-        printError("[preload] traces kept in \(runner.directory)")
-      } else {
-        try? FileManager.default.removeItem(atPath: runner.directory)
-      }
+    let tally: TargetTally
+    do {
+      tally = try measure(runner)
+    } catch {
+      // A run that failed left its trace there, named in the error.
+      printError("[preload] traces kept in \(runner.directory)")
+      throw error
     }
+    if keepTraces {
+      printError("[preload] traces kept in \(runner.directory)")
+    } else {
+      try? FileManager.default.removeItem(atPath: runner.directory)
+    }
+    try tally.finish(check: check)
+  }
+
+  /// Runs the measurements asked for, writing their lines, and returns their targets.
+  private func measure(_ runner: ProgramRunner) throws -> TargetTally {
     printError(
       "[preload] program \(runner.program), recorded via \(runner.recording.description)"
         + (runner.recording.library.map { " (\($0))" } ?? ""))
     var tally = TargetTally(benchmark: "preload")
-
     if benchmarks.contains(.throughput) {
       printError("[preload-throughput] actions=\(actions) repeat=\(repeats) …")
       let (line, outcomes) = try PreloadThroughput.run(
@@ -153,7 +163,7 @@ struct PreloadBenchmark: ParsableCommand {
       writeLine(line)
       tally.record(outcomes)
     }
-    try tally.finish(check: check)
+    return tally
   }
 
   /// The program, how to record it and a fresh folder for the traces, or a clear error.
