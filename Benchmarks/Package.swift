@@ -7,6 +7,8 @@ import PackageDescription
 //
 //   swift run -c release --package-path Benchmarks VirtualTimeBenchmark
 //   swift run -c release --package-path Benchmarks RecordingBenchmark
+//   swift build -c release --product ChronoscopePreload   # from the root, for PreloadBenchmark
+//   swift run -c release --package-path Benchmarks PreloadBenchmark
 //   scripts/benchmarks.sh   # every benchmark with --check, plus callgrind instruction counts
 let package = Package(
   name: "ChronoscopeBenchmarks",
@@ -86,6 +88,21 @@ let package = Package(
         .product(name: "VirtualTime", package: "Chronoscope"),
       ]
     ),
+    // What `chronoscope record` costs a program written without Chronoscope: runs
+    // DispatchHeavyProgram bare and under the preload library, and the decorator's same
+    // measurement in a child of its own.
+    .executableTarget(
+      name: "PreloadBenchmark",
+      dependencies: [
+        "BenchmarkSupport",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Scheduling", package: "Chronoscope"),
+        .product(name: "Recording", package: "Chronoscope"),
+      ]
+    ),
+    // The unmodified program PreloadBenchmark records: Foundation and Dispatch only, no
+    // dependency at all.
+    .executableTarget(name: "DispatchHeavyProgram"),
   ],
   swiftLanguageModes: [.v6]
 )
