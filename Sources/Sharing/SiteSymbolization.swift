@@ -1,6 +1,12 @@
 import Foundation
 import TraceFormat
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// Turns call sites recorded as code addresses (by `chronoscope record`, whose preload library
 /// captures return addresses and leaves their meaning for later) into functions and source
 /// lines, with the toolchain's `llvm-symbolizer` and `swift-demangle`, rewriting the trace's
@@ -60,11 +66,13 @@ public enum SiteSymbolization {
     -> Outcome
   {
     let data = try Data(contentsOf: URL(fileURLWithPath: path))
-    var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-    var pending: [(index: Int, time: Int64, record: CallSiteRecord, code: CodeLocation)] = []
-    for (index, line) in lines.enumerated() where isCodeSite(line) {
-      if let (time, record) = parseSite(line), let code = record.code {
-        pending.append((index, time, record, code))
+    // Site lines are few in a file of millions: they are found by searching the bytes, not by
+    // splitting every line.
+    var pending: [(lines: Range<Int>, time: Int64, record: CallSiteRecord, code: CodeLocation)] =
+      []
+    for range in codeSiteLines(in: data) {
+      if let (time, record) = parseSite(data[range]), let code = record.code {
+        pending.append((range, time, record, code))
       }
     }
     var outcome = Outcome()
@@ -106,6 +114,7 @@ public enum SiteSymbolization {
       }
     }
     let demangled = try demangle(resolvedNames.values.map(\.function), tools: tools)
+    var replacements: [(lines: Range<Int>, bytes: [UInt8])] = []
     for (index, names) in resolvedNames {
       var record = pending[index].record
       record.file = relative(names.file, to: directory)
@@ -113,29 +122,66 @@ public enum SiteSymbolization {
       record.function = demangled[names.function] ?? names.function
       var encoder = TraceEncoder()
       encoder.callSite(record, time: pending[index].time)
-      lines[pending[index].index] = Data(encoder.bytes.dropLast())[...]
+      replacements.append((pending[index].lines, Array(encoder.bytes.dropLast())))
       outcome.resolved += 1
     }
-    if outcome.resolved > 0 {
-      var bytes: [UInt8] = []
-      bytes.reserveCapacity(data.count)
-      for (index, line) in lines.enumerated() {
-        if index > 0 { bytes.append(UInt8(ascii: "\n")) }
-        bytes.append(contentsOf: line)
-      }
-      let file = try OutputFile(path: path)
-      try file.write(bytes)
-      try file.commit()
+    guard !replacements.isEmpty else { return outcome }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(data.count + replacements.count * 64)
+    var copied = data.startIndex
+    for replacement in replacements.sorted(by: { $0.lines.lowerBound < $1.lines.lowerBound }) {
+      bytes.append(contentsOf: data[copied..<replacement.lines.lowerBound])
+      bytes.append(contentsOf: replacement.bytes)
+      copied = replacement.lines.upperBound
     }
+    bytes.append(contentsOf: data[copied...])
+    let file = try OutputFile(path: path)
+    try file.write(bytes)
+    try file.commit()
     return outcome
   }
 
   // MARK: - Reading site lines
 
-  private static func isCodeSite(_ line: Data.SubSequence) -> Bool {
-    line.count < 70_000 && line.starts(with: Array(#"{"t":"#.utf8))
-      && line.firstRange(of: Array(#""e":"site""#.utf8)) != nil
-      && line.firstRange(of: Array(#""module":"#.utf8)) != nil
+  /// The byte ranges (without their newlines) of the `site` lines that carry a `module`.
+  private static func codeSiteLines(in data: Data) -> [Range<Int>] {
+    let marker = Array(#""e":"site""#.utf8)
+    let module = Array(#""module":"#.utf8)
+    return data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> [Range<Int>] in
+      guard let base = buffer.baseAddress else { return [] }
+      var found: [Range<Int>] = []
+      var from = 0
+      while from < buffer.count, let at = find(marker, in: buffer, from: from, to: buffer.count) {
+        var start = at
+        while start > 0, buffer[start - 1] != UInt8(ascii: "\n") { start -= 1 }
+        let end =
+          memchr(base + at, Int32(UInt8(ascii: "\n")), buffer.count - at)
+          .map { base.distance(to: UnsafeRawPointer($0)) } ?? buffer.count
+        if find(module, in: buffer, from: start, to: end) != nil {
+          found.append(data.startIndex + start..<data.startIndex + end)
+        }
+        from = end + 1
+      }
+      return found
+    }
+  }
+
+  /// Where `needle` first occurs in `buffer[from..<to]`: memchr finds each candidate for its
+  /// first byte, memcmp checks the rest.
+  private static func find(_ needle: [UInt8], in buffer: UnsafeRawBufferPointer, from: Int, to: Int)
+    -> Int?
+  {
+    guard let base = buffer.baseAddress, let first = needle.first else { return nil }
+    var at = from
+    while to - at >= needle.count {
+      guard let hit = memchr(base + at, Int32(first), to - at - needle.count + 1) else {
+        return nil
+      }
+      let position = base.distance(to: UnsafeRawPointer(hit))
+      if memcmp(base + position, needle, needle.count) == 0 { return position }
+      at = position + 1
+    }
+    return nil
   }
 
   private static func parseSite(_ line: Data.SubSequence) -> (Int64, CallSiteRecord)? {
