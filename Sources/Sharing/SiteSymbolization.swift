@@ -22,9 +22,13 @@ public enum SiteSymbolization {
   public struct Outcome: Sendable, Equatable {
     /// Sites given a function and source line.
     public var resolved = 0
-    /// Sites left as module and offset, and why, one line per cause.
+    /// Sites left as module and offset.
     public var unresolved = 0
+    /// Why, one line per module.
     public var notes: [String] = []
+
+    /// Nothing done yet.
+    public init() {}
   }
 
   /// The tools it runs.
