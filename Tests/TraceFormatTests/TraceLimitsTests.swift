@@ -134,4 +134,25 @@ final class TraceLimitsTests: XCTestCase {
         [#"1:66: field "cores" must be between 1 and 65536, found \#(cores)"#], "\(cores)")
     }
   }
+
+  func testACodeAddressSiteIsReadAndItsOffsetsMustNotBeNegative() throws {
+    let site =
+      #"{"t":0,"e":"site","site":1,"file":"app","line":0,"func":"0x1f","module":"/bin/app","offset":31,"build-id":"ab12","caller":7}"#
+    let reading = read([header, site])
+    XCTAssertFalse(reading.hasErrors, "\(reading.diagnostics)")
+    XCTAssertEqual(
+      try XCTUnwrap(reading.trace?.callSites[1]?.code),
+      CodeLocation(module: "/bin/app", offset: 31, buildID: "ab12", callerOffset: 7))
+    // A module without an offset says nowhere; a negative offset is no place.
+    XCTAssertEqual(
+      errors([
+        header, #"{"t":0,"e":"site","site":1,"file":"a","line":0,"func":"f","module":"/a"}"#,
+      ]).count, 1)
+    XCTAssertEqual(
+      errors([
+        header,
+        #"{"t":0,"e":"site","site":1,"file":"a","line":0,"func":"f","module":"/a","offset":-1}"#,
+        #"{"t":0,"e":"site","site":2,"file":"a","line":0,"func":"f","module":"/a","offset":1,"caller":-2}"#,
+      ]).count, 2)
+  }
 }
