@@ -36,8 +36,9 @@ bin=Benchmarks/.build/release
 scratch="$(mktemp -d /tmp/chronoscope-benchmarks.XXXXXX)"
 trap 'rm -rf "$scratch"' EXIT
 
-echo "== building the Benchmarks package (release)" >&2
+echo "== building the Benchmarks package and the preload library (release)" >&2
 swift build -c release --package-path Benchmarks >&2
+swift build -c release --product ChronoscopePreload >&2
 mkdir -p "$(dirname "$output")"
 : >"$output"
 
@@ -68,6 +69,8 @@ run trace-for-check-pipeline "$bin/RecordingBenchmark" \
 run check-pipeline "$bin/ReplayBenchmark" --check --file "$scratch/pipeline.trace"
 rm -f "$scratch/pipeline.trace"
 run frame "$bin/FrameBenchmark" --check
+run preload "$bin/PreloadBenchmark" --check --actions "$RECORDING_ACTIONS" \
+  --repeat "$RECORDING_REPEAT"
 
 # Instruction counts: stable where wall time is not. Each path runs as a child measurement (no
 # processes of its own) at N and 2N under callgrind; (I(2N) - I(N)) / N cancels start-up and
