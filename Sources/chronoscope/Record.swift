@@ -128,7 +128,9 @@ enum RecordingLaunch {
         name.count >= parts[0].count + parts[parts.count - 1].count
       else { return false }
       let middle = name.dropFirst(parts[0].count).dropLast(parts[parts.count - 1].count)
-      return parts.count == 2 ? !middle.isEmpty && middle.allSatisfy(\.isNumber) : true
+      // A process id, and the number a rotated file (`--max-bytes`) gets after it.
+      return parts.count == 2
+        ? !middle.isEmpty && middle.allSatisfy { $0.isNumber || $0 == "." } : true
     }
     let dated = matching.compactMap { name -> (path: String, modified: Date)? in
       // Paths as the template spells them: relative when it is.

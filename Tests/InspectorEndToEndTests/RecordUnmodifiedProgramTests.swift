@@ -320,4 +320,23 @@ final class RecordUnmodifiedProgramTests: XCTestCase {
     XCTAssertTrue(trace.schedulers.values.contains { $0.label == "feed.database" })
     XCTAssertTrue(trace.callSites.values.contains { $0.file.hasSuffix("Feed.swift") })
   }
+
+  func testRotatedFilesAreReportedAndSymbolizedToo() throws {
+    let folder = try temporaryFolder("record-rotate")
+    let run = try CommandRun.chronoscope([
+      "record", "--max-bytes", "8K", "--keep", "2", "-o",
+      folder.appendingPathComponent("r-%p.trace").path, "--",
+      try ProductsDirectory.executable("feed-refresher").path,
+    ])
+    XCTAssertEqual(run.status, 0, run.output)
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+    XCTAssertGreaterThan(names.count, 1, "the trace rotated: \(names)")
+    for name in names {
+      let path = folder.appendingPathComponent(name).path
+      XCTAssertTrue(run.output.contains("trace written to \(path)"), run.output)
+      let trace = try XCTUnwrap(TraceReader.read(path: path).trace, name)
+      XCTAssertTrue(
+        trace.callSites.values.contains { $0.line > 0 }, "\(name): \(trace.callSites.values)")
+    }
+  }
 }
