@@ -39,6 +39,9 @@ public func chronoscopePreloadStart() {
       metadata: ["recorded-by": "chronoscope record"])
   else { return }
   Preload.recorder = ForeignWorkRecorder(recorder: recorder, describeCode: describe(address:))
+  // The app may open a recorder from the same variables (`recordingIfRequested`): this
+  // process's trace is taken. Before main, with no other thread yet, setenv is safe.
+  setenv(RecordingSchedulerFactory.preloadedVariable, String(getpid()), 1)
 }
 
 /// The module, offset and build id of a code address, from the dynamic linker's list.

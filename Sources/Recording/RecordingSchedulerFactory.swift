@@ -50,6 +50,10 @@ extension RecordingSchedulerFactory {
   /// With ``environmentVariable``: flight mode, keeping this many seconds in memory (see
   /// ``FlightRecorder``) and writing them to the trace path on SIGUSR1, on a crash and at exit.
   public static let flightVariable = "CHRONOSCOPE_TRACE_FLIGHT"
+  /// Set by the preload library of `chronoscope record` to the id of the process whose trace it
+  /// writes: a recorder of its own in that process would write the same file, so the app's is
+  /// not opened (the preload records the app's Dispatch work, the decorator's included).
+  package static let preloadedVariable = "CHRONOSCOPE_TRACE_PRELOADED"
 
   /// `factory`, recording as the environment asks when `CHRONOSCOPE_TRACE` names a trace path,
   /// and `factory` itself — untouched, at no cost — when it does not. The way to record an app
@@ -92,6 +96,7 @@ extension RecordingSchedulerFactory {
     metadata: [String: String] = [:]
   ) -> TraceRecorder? {
     guard let template = environment[environmentVariable], !template.isEmpty else { return nil }
+    if environment[preloadedVariable] == String(getpid()) { return nil }
     let path = withProcessID(template)
     do {
       let settings = try RequestedRecording(environment)

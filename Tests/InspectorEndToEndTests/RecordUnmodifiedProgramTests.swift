@@ -339,4 +339,20 @@ final class RecordUnmodifiedProgramTests: XCTestCase {
         trace.callSites.values.contains { $0.line > 0 }, "\(name): \(trace.callSites.values)")
     }
   }
+
+  func testAnAppThatRecordsItselfFromTheVariablesLeavesItsTraceToTheLibrary() throws {
+    // `recordingIfRequested` reads the variables `record` sets: two recorders on one file wrote
+    // a trace that did not parse. The app's stands down; its Dispatch work is recorded anyway.
+    let folder = try temporaryFolder("record-aware")
+    let run = try CommandRun.chronoscope([
+      "record", "-o", folder.appendingPathComponent("a-%p.trace").path, "--",
+      try ProductsDirectory.executable("chronoscope-examples").path, "run", "retry",
+    ])
+    XCTAssertEqual(run.status, 0, run.output)
+    XCTAssertTrue(run.output.contains("not recorded"), run.output)
+    let name = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: folder.path).first)
+    let reading = TraceReader.read(path: folder.appendingPathComponent(name).path)
+    XCTAssertFalse(reading.hasErrors, "\(reading.diagnostics)")
+    XCTAssertGreaterThan(reading.trace?.events.filter { $0.kind == .schedule }.count ?? 0, 2)
+  }
 }
