@@ -20,8 +20,6 @@ static const char *base_name(const char *path);
 /// Whether CHRONOSCOPE_TRACE_SITES=0 turned call sites off.
 static int sites_off;
 
-// The dynamic linker runs constructors when LD_PRELOAD loads the library, before the program's
-// main, after the libraries it depends on (the Swift runtime, Dispatch) are set up.
 // Loading this library loads the Swift runtime, whose crash handler (the backtracer) takes the
 // fatal signals still at their defaults when it starts. A program that is not Swift (a shell the
 // recorded program runs) must crash as it would have: its default dispositions are put back.
@@ -45,6 +43,8 @@ static void restore_crash_defaults(void) {
   }
 }
 
+// The dynamic linker runs constructors when LD_PRELOAD loads the library, before the program's
+// main, after the libraries it depends on (the Swift runtime, Dispatch) are set up.
 __attribute__((constructor)) static void chronoscope_preload_constructor(void) {
   if (!chronoscope_preload_main_program_is_swift()) restore_crash_defaults();
   pthread_atfork(NULL, NULL, disable_in_child);
@@ -59,8 +59,6 @@ static volatile int disabled;
 static void disable_in_child(void) { disabled = 1; }
 
 int chronoscope_preload_is_disabled(void) { return disabled; }
-
-int chronoscope_preload_is_inside(void) { return inside; }
 
 int chronoscope_preload_enter(void) {
   if (inside || disabled) return 0;
@@ -89,6 +87,8 @@ static const char *const system_names[] = {
     "libswiftCore.so",     "libswift_",           "libBlocksRuntime", "libc.so",
     "libswiftSynchronization", "libswiftGlibc",   "libChronoscopePreload", "libstdc++",
     "libgcc_s",            "ld-linux",            "libswiftObservation", "libswiftSwiftOnoneSupport",
+    // Test hosts: a test's site is the test's line, not XCTest's or Swift Testing's.
+    "libXCTest.so",        "libTesting.so",       "lib_TestingInterop",
 };
 
 static const char *base_name(const char *path) {

@@ -1,16 +1,16 @@
 #ifndef CHRONOSCOPE_CPRELOAD_H
 #define CHRONOSCOPE_CPRELOAD_H
-// The preload library's parts that Swift cannot spell: the constructor (preload.c), a walk of
-// the calling thread's frame pointers to the user's code, the ELF facts of loaded modules, and a
-// per-thread flag that keeps the recorder's own calls out of the trace.
+// The preload library's parts that Swift cannot spell: the constructor (preload.c), the walk of
+// the calling thread's stack to the program's code, the ELF facts of loaded modules, the blocks
+// ABI, and a per-thread flag that keeps the recorder's own calls out of the trace.
 
 #include <stddef.h>
 #include <stdint.h>
 
-/// Whether the calling thread is inside the recorder (set around an interposer's recording, and
-/// on threads the recorder owns): an interposed call made then passes straight through.
-int chronoscope_preload_is_inside(void);
-/// Raises the flag; returns 0 if it was already up (the caller then records nothing).
+/// The calling thread's flag that it is inside the recorder (around an interposer's recording
+/// and the real call it makes): an interposed call made meanwhile passes straight through.
+/// Raises the flag; returns 0 if it was already up, or recording is off in this process (the
+/// caller then records nothing).
 int chronoscope_preload_enter(void);
 /// Whether recording is off for good in this process: a child the program forked (without
 /// `exec`) inherits the recorder but not its threads, and records nothing; its interposers then
