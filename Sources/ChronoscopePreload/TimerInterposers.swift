@@ -105,9 +105,7 @@ private final class RecordedTimer: Sendable {
       return (action, state.runs)
     }
     guard let (action, number) = run else { return handler() }
-    let start = recorder.begin(action, run: number)
-    handler()
-    recorder.end(action, run: number, startedAt: start)
+    runRecorded(recorder, action, run: number, handler)
   }
 }
 
