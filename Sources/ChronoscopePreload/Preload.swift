@@ -36,13 +36,27 @@ public func chronoscopePreloadStart() {
   chronoscope_preload_note_system_modules()
   guard
     let recorder = RecordingSchedulerFactory.recorderIfRequested(
-      metadata: ["recorded-by": "chronoscope record"])
+      metadata: metadata())
   else { return }
   Preload.recorder = ForeignWorkRecorder(recorder: recorder, describeCode: describe(address:))
   // The app may open a recorder from the same variables (`recordingIfRequested`): this
   // process's trace is taken. Before main, with no other thread yet, setenv is safe.
   setenv(RecordingSchedulerFactory.preloadedVariable, String(getpid()), 1)
 }
+
+/// The header's metadata: who recorded, and the `chronoscope record` run the trace belongs to,
+/// which tells its traces from other runs' in the same folder.
+private func metadata() -> [String: String] {
+  var metadata = ["recorded-by": "chronoscope record"]
+  if let session = getenv(sessionVariable).map({ String(cString: $0) }), !session.isEmpty {
+    metadata[sessionKey] = session
+  }
+  return metadata
+}
+
+/// The variable `chronoscope record` sets to a token of its run, and the header key it goes to.
+let sessionVariable = "CHRONOSCOPE_RECORD_SESSION"
+let sessionKey = "record-session"
 
 /// The module, offset and build id of a code address, from the dynamic linker's list.
 private func describe(address: UInt) -> CodeLocation? {

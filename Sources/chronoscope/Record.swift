@@ -69,9 +69,12 @@ struct Record: ParsableCommand {
     }
     if let maxBytes { environment["CHRONOSCOPE_TRACE_MAX_BYTES"] = maxBytes }
     if let keep { environment["CHRONOSCOPE_TRACE_KEEP"] = String(keep) }
-    let started = Date()
+    // Another run may write traces by the same template in the same folder at the same time:
+    // this run's carry its token in their headers.
+    let session = UUID().uuidString
+    environment[RecordingLaunch.sessionVariable] = session
     let status = try RecordingLaunch.run(command, environment: environment)
-    let traces = RecordingLaunch.traces(matching: template, since: started)
+    let traces = RecordingLaunch.traces(matching: template, session: session)
     if traces.isEmpty {
       standardError(
         "chronoscope: no trace was written (\(template)): the program is not a Swift or Dispatch program, or it ended before the recorder started"
@@ -112,9 +115,13 @@ enum RecordingLaunch {
     libraryCandidates().first { FileManager.default.isReadableFile(atPath: $0.path) }
   }
 
-  /// The trace files the program's processes wrote for `template` (`%p` standing for any process
-  /// id), modified since `started`, oldest first.
-  static func traces(matching template: String, since started: Date) -> [String] {
+  /// The variable that gives the program's processes this run's token (the preload library
+  /// writes it in each trace's header, as `record-session`).
+  static let sessionVariable = "CHRONOSCOPE_RECORD_SESSION"
+
+  /// The trace files this run's processes wrote for `template` (`%p` standing for any process
+  /// id): those whose header carries `session`, oldest first.
+  static func traces(matching template: String, session: String) -> [String] {
     let url = URL(fileURLWithPath: template)
     let folder = url.deletingLastPathComponent().path
     let pattern = url.lastPathComponent
@@ -137,11 +144,29 @@ enum RecordingLaunch {
       let path = template.contains("/") ? (folder as NSString).appendingPathComponent(name) : name
       guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
         let modified = attributes[.modificationDate] as? Date,
-        modified >= started.addingTimeInterval(-1)
+        header(of: path).contains(#""record-session":"\#(session)""#)
       else { return nil }
       return (path, modified)
     }
     return dated.sorted { $0.modified < $1.modified }.map(\.path)
+  }
+
+  /// The first line of the file at `path` (at most 64 KiB of it), or "".
+  static func header(of path: String) -> String {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
+    defer { try? handle.close() }
+    let start = (try? handle.read(upToCount: 1 << 16)) ?? Data()
+    return String(decoding: start.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+  }
+
+  /// Whether the process that wrote the trace at `path` (its header's `pid`) is still running: a
+  /// child the program left behind may still be writing it.
+  static func isStillWritten(_ path: String) -> Bool {
+    let header = header(of: path)
+    guard let range = header.range(of: #""pid":"#) else { return false }
+    let digits = header[range.upperBound...].prefix { $0.isNumber }
+    guard let pid = Int32(digits), pid > 0 else { return false }
+    return kill(pid, 0) == 0 || errno == EPERM
   }
 
   /// Gives the traces' call sites functions and source lines (see `SiteSymbolization`), saying
@@ -155,6 +180,11 @@ enum RecordingLaunch {
     }
     let directory = FileManager.default.currentDirectoryPath
     for trace in traces {
+      if isStillWritten(trace) {
+        standardError(
+          "chronoscope: \(trace): its process is still running: call sites not symbolized")
+        continue
+      }
       do {
         let outcome = try SiteSymbolization.symbolize(
           path: trace, tools: tools, relativeTo: directory)

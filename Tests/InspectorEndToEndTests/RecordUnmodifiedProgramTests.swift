@@ -355,4 +355,35 @@ final class RecordUnmodifiedProgramTests: XCTestCase {
     XCTAssertFalse(reading.hasErrors, "\(reading.diagnostics)")
     XCTAssertGreaterThan(reading.trace?.events.filter { $0.kind == .schedule }.count ?? 0, 2)
   }
+
+  func testTwoRunsWritingToOneFolderAtOnceKeepToTheirOwnTraces() throws {
+    // Each run once took every matching file written since it started as its own and rewrote
+    // it, under the other run's writer: a trace cut short.
+    let folder = try temporaryFolder("record-together")
+    let template = folder.appendingPathComponent("feed-%p.trace").path
+    let program = try ProductsDirectory.executable("feed-refresher").path
+    let first = Process()
+    first.executableURL = try ProductsDirectory.executable("chronoscope")
+    first.arguments = ["record", "-o", template, "--", program]
+    let firstOutput = Pipe()
+    first.standardOutput = firstOutput
+    first.standardError = firstOutput
+    try first.run()
+    let second = try CommandRun.chronoscope(["record", "-o", template, "--", program])
+    let firstText = String(
+      decoding: firstOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    first.waitUntilExit()
+    XCTAssertEqual(first.terminationStatus, 0, firstText)
+    XCTAssertEqual(second.status, 0, second.output)
+    let traces = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+    XCTAssertEqual(traces.count, 2, "\(traces)")
+    for run in [firstText, second.output] {
+      XCTAssertEqual(run.components(separatedBy: "trace written to").count - 1, 1, run)
+    }
+    for name in traces {
+      let reading = TraceReader.read(path: folder.appendingPathComponent(name).path)
+      XCTAssertFalse(reading.hasErrors, "\(name): \(reading.diagnostics)")
+      XCTAssertNotNil(reading.trace?.closing, "\(name) closed")
+    }
+  }
 }
