@@ -1,7 +1,7 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import Sharing
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -73,7 +73,7 @@ struct Record: ParsableCommand {
     // this run's carry its token in their headers.
     let session = UUID().uuidString
     environment[RecordingLaunch.sessionVariable] = session
-    let status = try RecordingLaunch.run(command, environment: environment)
+    let status = RecordingLaunch.run(command, environment: environment)
     let traces = RecordingLaunch.traces(matching: template, session: session)
     if traces.isEmpty {
       standardError(
@@ -207,32 +207,95 @@ enum RecordingLaunch {
     return nil
   }
 
-  /// Runs `command` with `environment`, passing SIGINT and SIGTERM on to it, and returns the
-  /// status to exit with: its own, 128+N after signal N, 127 when it cannot be started.
-  static func run(_ command: [String], environment: [String: String]) throws -> Int32 {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = command
-    process.environment = environment
-    let forwarded = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
-      signal(number, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-      source.setEventHandler { if process.isRunning { kill(process.processIdentifier, number) } }
-      source.resume()
-      return source
+  /// Runs `command` (through `/usr/bin/env`, which finds it on `PATH`) with `environment`, and
+  /// returns the status to exit with: its own, 128+N after signal N, 127 when it cannot be
+  /// started.
+  ///
+  /// The program runs in this process's group, as it would from the shell: it stays in the
+  /// terminal's foreground (a program reading the terminal reads it), and Ctrl-C, Ctrl-\ and a
+  /// hangup reach it from the terminal itself. Those signals do not end `record` meanwhile, and
+  /// are passed on only when another process sent them to `record` alone (`kill PID`):
+  /// forwarding one the terminal sent to the whole group would deliver it twice.
+  static func run(_ command: [String], environment: [String: String]) -> Int32 {
+    let passedOn = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+    var previous: [Int32: sigaction] = [:]
+    for number in passedOn {
+      var action = sigaction()
+      action.__sigaction_handler.sa_sigaction = passOn
+      action.sa_flags = SA_SIGINFO | SA_RESTART
+      sigemptyset(&action.sa_mask)
+      var old = sigaction()
+      sigaction(number, &action, &old)
+      previous[number] = old
     }
-    defer { forwarded.forEach { $0.cancel() } }
-    do {
-      try process.run()
-    } catch {
-      standardError("chronoscope: cannot run \(command[0]): \(fileErrorReason(error))")
+    defer {
+      runningChild.store(0, ordering: .releasing)
+      for (number, old) in previous {
+        var restored = old
+        sigaction(number, &restored, nil)
+      }
+    }
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    // The child starts with every signal unblocked and these at their defaults, whatever this
+    // process's threads block or catch.
+    var none = sigset_t()
+    sigemptyset(&none)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for number in passedOn { sigaddset(&defaults, number) }
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(
+      &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    let arguments = ["env"] + command
+    let variables = environment.map { "\($0.key)=\($0.value)" }
+    var child: pid_t = 0
+    let spawned = withCStrings(arguments) { argv in
+      withCStrings(variables) { envp in
+        posix_spawn(&child, "/usr/bin/env", nil, &attributes, argv, envp)
+      }
+    }
+    guard spawned == 0 else {
+      standardError("chronoscope: cannot run \(command[0]): \(String(cString: strerror(spawned)))")
       return 127
     }
-    process.waitUntilExit()
-    switch process.terminationReason {
-    case .uncaughtSignal: return 128 + process.terminationStatus
-    case .exit: return process.terminationStatus
-    @unknown default: return process.terminationStatus
+    runningChild.store(child, ordering: .releasing)
+    var status: Int32 = 0
+    while waitpid(child, &status, 0) < 0 {
+      guard errno == EINTR else { return 127 }
+    }
+    // The wait status: the signal in the low seven bits, else the exit status above them.
+    let signal = status & 0x7F
+    return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+  }
+
+  /// `strings` as a NULL-terminated array of C strings, for `body`.
+  private static func withCStrings<R>(
+    _ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R
+  ) -> R {
+    let pointers = strings.map { strdup($0) } + [nil]
+    defer { for pointer in pointers { free(pointer) } }
+    return pointers.withUnsafeBufferPointer { buffer in
+      // Never empty: it holds at least the terminating nil.
+      guard let base = buffer.baseAddress else { preconditionFailure("an array of one or more") }
+      return body(base)
     }
   }
 }
+
+/// The program `record` runs, while it runs (0 otherwise): the signal handler's one piece of
+/// state.
+private let runningChild = Atomic<pid_t>(0)
+
+/// Passes a signal on to the program when a process sent it to `record` (`kill`, `si_code` 0 or
+/// below); one the kernel sent (the terminal's Ctrl-C, to the whole foreground group) reached
+/// the program already. Only async-signal-safe calls: an atomic load and `kill`.
+private let passOn:
+  @convention(c) (Int32, UnsafeMutablePointer<siginfo_t>?, UnsafeMutableRawPointer?)
+    -> Void = { number, info, _ in
+      guard let info, info.pointee.si_code <= 0 else { return }
+      let child = runningChild.load(ordering: .acquiring)
+      if child > 0 { kill(child, number) }
+    }

@@ -6,8 +6,41 @@
 // `database.sync` from the main queue while a slow save holds that queue, so the main thread
 // hangs for as long as the save takes. `chronoscope record -- feed-refresher` then
 // `chronoscope check` finds it (a main-thread hang) without a line of this file changed.
+//
+// Two more ways to run it, for the tests of what `record` changes between a program and its
+// terminal: `--echo-input` reads a line from the terminal and prints it; `--count-interrupts`
+// counts the SIGINTs that arrive within a second of the first.
 
 import Dispatch
+import Foundation
 
-FeedRefresher.run(Screen())
-dispatchMain()
+/// Prints `line` now, even into a pipe: a test waits for it before it acts.
+func say(_ line: String) {
+  print(line)
+  fflush(nil)
+}
+
+switch CommandLine.arguments.dropFirst().first {
+case "--echo-input":
+  say("type a line")
+  let line = DispatchQueue(label: "feed.input").sync { readLine() }
+  say("read: \(line ?? "(end of input)")")
+case "--count-interrupts":
+  signal(SIGINT, SIG_IGN)
+  let interrupts = DispatchSource.makeSignalSource(signal: SIGINT, queue: .main)
+  nonisolated(unsafe) var count = 0
+  interrupts.setEventHandler {
+    count += 1
+    guard count == 1 else { return }
+    DispatchQueue.main.asyncAfter(deadline: .now() + .seconds(1)) {
+      say("interrupts: \(count)")
+      exit(0)
+    }
+  }
+  interrupts.resume()
+  say("press Ctrl-C")
+  dispatchMain()
+default:
+  FeedRefresher.run(Screen())
+  dispatchMain()
+}
