@@ -104,7 +104,7 @@ let package = Package(
     // The preload library: recording switched on in a program that was not written for it.
     .target(
       name: "ChronoscopePreload",
-      dependencies: ["CPreload", "Recording", "Scheduling", "TraceFormat"]),
+      dependencies: ["CPreload", "FatalSignals", "Recording", "Scheduling", "TraceFormat"]),
     // What Swift cannot spell: its constructor, frame-pointer walks, the ELF facts of loaded modules.
     // `_Unwind_Backtrace` for call sites: libgcc_s, which the Swift runtime loads anyway.
     // `_Block_copy`: the blocks runtime, which libdispatch loads anyway.

@@ -398,9 +398,20 @@ private struct Pass {
       // A trace without a close line and without a crash is still being written (`view
       // --follow`), or its process was killed: like a slice's end, pending work at its tail is
       // not lost. A crash did stop the work pending at it.
-      guard replay.crash != nil else { return }
-      severity = .info
-      message = "still pending when the process crashed (due \(TimeText.seconds(info.due)))"
+      guard let crash = replay.crash else { return }
+      if crash.isStop, end.subtracting(saturating: info.due) > thresholds.late {
+        // Stopped by Ctrl-C or `kill`, as a hung program is: work long due and never run is
+        // what it waited for.
+        severity = .warning
+        message =
+          "due \(TimeText.seconds(info.due)), never ran and was never cancelled (the process was stopped by \(crash.signal) at \(TimeText.seconds(end)))"
+      } else {
+        severity = .info
+        message =
+          crash.isStop
+          ? "still pending when the process was stopped by \(crash.signal) (due \(TimeText.seconds(info.due)))"
+          : "still pending when the process crashed (due \(TimeText.seconds(info.due)))"
+      }
     } else if !endedByApp {
       severity = .info
       message =

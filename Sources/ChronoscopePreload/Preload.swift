@@ -1,4 +1,5 @@
 import CPreload
+import FatalSignals
 import Recording
 import Scheduling
 import Synchronization
@@ -42,6 +43,9 @@ public func chronoscopePreloadStart() {
   // The app may open a recorder from the same variables (`recordingIfRequested`): this
   // process's trace is taken. Before main, with no other thread yet, setenv is safe.
   setenv(RecordingSchedulerFactory.preloadedVariable, String(getpid()), 1)
+  // Ctrl-C or `kill` ends a hung program: what the recorder holds then, and a line saying what
+  // stopped it, are written first (the program still ends by the signal).
+  FatalSignals.catchStops()
 }
 
 /// The header's metadata: who recorded, and the `chronoscope record` run the trace belongs to,

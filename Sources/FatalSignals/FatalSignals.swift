@@ -43,6 +43,10 @@ package enum FatalSignals {
   /// The signals handled.
   package static let signals: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGTRAP]
 
+  /// The signals that stop a process that left them at their defaults (Ctrl-C, `kill`, a closed
+  /// terminal), which ``catchStops()`` also hands the callbacks.
+  package static let stopSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+
   /// The signal's name, as a crash line writes it; static text, for a signal handler.
   package static func name(of signal: Int32) -> StaticString {
     switch signal {
@@ -51,6 +55,10 @@ package enum FatalSignals {
     case SIGILL: "SIGILL"
     case SIGABRT: "SIGABRT"
     case SIGTRAP: "SIGTRAP"
+    case SIGINT: "SIGINT"
+    case SIGTERM: "SIGTERM"
+    case SIGHUP: "SIGHUP"
+    case SIGQUIT: "SIGQUIT"
     default: "SIGNAL"
     }
   }
@@ -162,6 +170,37 @@ package enum FatalSignals {
   /// Room for the callbacks and the handler that follows them (Swift's backtracer, say).
   static let alternateStackSize = 256 << 10
 
+  /// Hands the callbacks the ``stopSignals`` too, those the process left at their defaults (a
+  /// handler or an ignore it set is kept): the process still ends by the signal, as it would
+  /// have, once they have run. For a program that is recorded without knowing it
+  /// (`chronoscope record`), whose trace would otherwise end without what was buffered when
+  /// Ctrl-C stopped it. Call before the program's threads start (a preload's constructor).
+  package static func catchStops() {
+    _ = repairs
+    for signal in stopSignals {
+      var current = sigaction()
+      guard sigaction(signal, nil, &current) == 0, isDefault(current) else { continue }
+      var action = sigaction()
+      sigemptyset(&action.sa_mask)
+      action.sa_flags = SA_SIGINFO | SA_ONSTACK
+      #if canImport(Glibc)
+        action.__sigaction_handler.sa_sigaction = stopSignalHandler
+      #else
+        action.__sigaction_u.__sa_sigaction = stopSignalHandler
+      #endif
+      sigaction(signal, &action, previousActions + Int(signal))
+    }
+  }
+
+  private static func isDefault(_ action: sigaction) -> Bool {
+    #if canImport(Glibc)
+      let handler = unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
+    #else
+      let handler = unsafeBitCast(action.__sigaction_u.__sa_handler, to: Int.self)
+    #endif
+    return action.sa_flags & SA_SIGINFO == 0 && handler == Int(bitPattern: 0)
+  }
+
   private static func install() {
     _ = repairs  // made before the handler can need it: a handler must not run a lazy initializer
     for signal in signals {
@@ -269,6 +308,16 @@ nonisolated(unsafe) private let repairs: UnsafeMutablePointer<Atomic<UInt>> = {
   for slot in 0..<FatalSignals.repairSlots { (words + slot).initialize(to: Atomic(0)) }
   return words
 }()
+
+/// A stop signal's handler: the callbacks, then the default action, which ends the process by the
+/// same signal (it is blocked while this runs, so it is delivered as the handler returns).
+private func stopSignalHandler(
+  _ signal: Int32, _ info: UnsafeMutablePointer<siginfo_t>?, _ context: UnsafeMutableRawPointer?
+) {
+  FatalSignals.callAll(signal)
+  sigaction(signal, previousActions + Int(signal), nil)
+  raise(signal)
+}
 
 private func fatalSignalHandler(
   _ signal: Int32, _ info: UnsafeMutablePointer<siginfo_t>?, _ context: UnsafeMutableRawPointer?

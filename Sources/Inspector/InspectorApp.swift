@@ -104,7 +104,7 @@ public struct InspectorApp: Sendable {
     state = InspectorState(timeStep: max(timeStep ?? max(replay.span / 50, 1_000), 1))
     if let crash = replay.crash {
       state.message =
-        "the process crashed (\(crash.signal) on thread \(crash.thread)): the last events are what the recorder held then"
+        "the process \(crash.ending): the last events are what the recorder held then"
     } else if !replay.isClosed {
       state.message = Self.unclosedWarning
     }

@@ -53,6 +53,19 @@ public struct Trace: Sendable {
     public var time: Int64
 
     /// Makes the record.
+    /// Whether a signal that stops a process (Ctrl-C's SIGINT, `kill`'s SIGTERM, a closed
+    /// terminal's SIGHUP, SIGQUIT) ended it, rather than a crash: a recorder that catches those
+    /// writes the same line.
+    public var isStop: Bool { ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"].contains(signal) }
+
+    /// What ended the process, in words: "crashed (SIGSEGV on thread 3)", or "was stopped by
+    /// SIGINT (on thread 3)".
+    public var ending: String {
+      isStop
+        ? "was stopped by \(signal) (on thread \(thread))"
+        : "crashed (\(signal) on thread \(thread))"
+    }
+
     public init(signal: String, thread: UInt32, time: Int64) {
       self.signal = signal
       self.thread = thread

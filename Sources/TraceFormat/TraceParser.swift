@@ -73,7 +73,7 @@ struct TraceParser {
       }
       let message =
         crash.map {
-          "the process crashed (\($0.signal) on thread \($0.thread)); the trace holds what the recorder had buffered"
+          "the process \($0.ending); the trace holds what the recorder had buffered"
         } ?? failed ?? Self.notClosed
       diagnostics.append(
         TraceDiagnostic(

@@ -9,7 +9,8 @@
 //
 // Two more ways to run it, for the tests of what `record` changes between a program and its
 // terminal: `--echo-input` reads a line from the terminal and prints it; `--count-interrupts`
-// counts the SIGINTs that arrive within a second of the first.
+// counts the SIGINTs that arrive within a second of the first; `--hang` hangs, as a program
+// stopped with Ctrl-C often has: the main thread waits for work it queued on the main queue.
 
 import Dispatch
 import Foundation
@@ -40,6 +41,13 @@ case "--count-interrupts":
   interrupts.resume()
   say("press Ctrl-C")
   dispatchMain()
+case "--hang":
+  let done = DispatchGroup()
+  done.enter()
+  DispatchQueue.main.async { done.leave() }
+  usleep(50_000)
+  say("waiting")
+  done.wait()
 default:
   FeedRefresher.run(Screen())
   dispatchMain()

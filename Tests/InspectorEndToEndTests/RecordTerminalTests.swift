@@ -64,4 +64,40 @@ final class RecordTerminalTests: XCTestCase {
     XCTAssertEqual(record.terminationStatus, 0, text)
     XCTAssertTrue(text.contains("interrupts: 1"), text)
   }
+
+  func testAHungProgramStoppedWithCtrlCShowsWhatItWaitedFor() throws {
+    // A hang ends with Ctrl-C or `kill`: the trace once ended without what the recorder held,
+    // and `check` saw nothing.
+    let folder = try temporaryFolder("record-hang")
+    let record = Process()
+    record.executableURL = try chronoscope()
+    record.arguments = [
+      "record", "-o", folder.appendingPathComponent("h-%p.trace").path, "--",
+      try ProductsDirectory.executable("feed-refresher").path, "--hang",
+    ]
+    let output = Pipe()
+    record.standardOutput = output
+    record.standardError = output
+    try record.run()
+    var text = ""
+    let deadline = Date().addingTimeInterval(20)
+    while !text.contains("waiting"), Date() < deadline {
+      text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+    }
+    kill(record.processIdentifier, SIGINT)
+    text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    record.waitUntilExit()
+    XCTAssertEqual(record.terminationStatus, 128 + SIGINT, text)
+    let trace = try XCTUnwrap(
+      try FileManager.default.contentsOfDirectory(atPath: folder.path).first.map {
+        folder.appendingPathComponent($0).path
+      })
+    let validation = try CommandRun.chronoscope(["validate", trace])
+    XCTAssertTrue(validation.output.contains("was stopped by SIGINT"), validation.output)
+    let check = try CommandRun.chronoscope(["check", trace])
+    XCTAssertEqual(check.status, 1, check.output)
+    XCTAssertTrue(check.output.contains("warning: lost-work"), check.output)
+    XCTAssertTrue(check.output.contains("com.apple.main-thread"), check.output)
+    XCTAssertTrue(check.output.contains("stopped by SIGINT"), check.output)
+  }
 }
