@@ -394,11 +394,16 @@ private struct Pass {
     let info = replay.action(action)
     let severity: Finding.Severity
     let message: String
-    if !replay.isClosed {
-      // A trace without a close line and without a crash is still being written (`view
-      // --follow`), or its process was killed: like a slice's end, pending work at its tail is
-      // not lost. A crash did stop the work pending at it.
-      guard let crash = replay.crash else { return }
+    // A trace without a close line and without a crash is still being written (`view
+    // --follow`), or its process was killed: like a slice's end, pending work at its tail is
+    // not lost. A crash did stop the work pending at it.
+    if !replay.isClosed, replay.crash == nil { return }
+    if let dropped = replay.lastDropTime, info.scheduledAt <= dropped {
+      // The recorder dropped events after the schedule: a begin may be among them.
+      severity = .info
+      message =
+        "never seen to run, but the recorder dropped events after it was scheduled (at \(TimeText.seconds(dropped))): its run may be among them (due \(TimeText.seconds(info.due)))"
+    } else if !replay.isClosed, let crash = replay.crash {
       if crash.isStop, end.subtracting(saturating: info.due) > thresholds.late {
         // Stopped by Ctrl-C or `kill`, as a hung program is: work long due and never run is
         // what it waited for.

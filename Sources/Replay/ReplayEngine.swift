@@ -38,6 +38,8 @@ public struct ReplayEngine: Sendable {
   public var isClosed: Bool { prepared.isClosed }
   /// The signal and thread, when the recorder wrote what it held as the process crashed.
   public var crash: Trace.Crash? { prepared.crash }
+  /// When the recorder last said it dropped events (``Trace/lastDropTime``), if it did.
+  public var lastDropTime: Int64? { prepared.lastDropTime }
   /// When the recording closed, if the trace says (its `close` line).
   public var closedAt: Int64? { prepared.closedAt }
   /// The queues (schedulers), by id.
@@ -84,6 +86,7 @@ public struct ReplayEngine: Sendable {
     let isClosed: Bool
     let crash: Trace.Crash?
     let closedAt: Int64?
+    let lastDropTime: Int64?
     let queues: [SchedulerRecord]
     let threads: [ThreadInfo]
     let marks: [MarkRecord]
@@ -172,6 +175,7 @@ public struct ReplayEngine: Sendable {
       isClosed = trace.closing != nil
       crash = trace.crash
       closedAt = trace.closing == nil ? nil : trace.closedAt
+      lastDropTime = trace.lastDropTime
       marks = trace.marks
       works = trace.works
       callSites = trace.callSites

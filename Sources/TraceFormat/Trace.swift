@@ -26,6 +26,9 @@ public struct Trace: Sendable {
   /// Events the recorder reported dropping (from its `dropped` lines), even without an end
   /// marker.
   public var droppedEvents: Int64 = 0
+  /// The time of the last `dropped` line that counted events: what was recorded before it may
+  /// have lost events after it (a run's begin, say).
+  public var lastDropTime: Int64?
   /// Why the recorder stopped writing (a full disk, say), when its last line says so.
   public var writeFailure: String?
 

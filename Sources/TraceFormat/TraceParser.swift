@@ -35,6 +35,7 @@ struct TraceParser {
   private var crash: Trace.Crash?
   private var closedAt: Int64?
   private var droppedEvents: Int64 = 0
+  private var lastDropTime: Int64?
   /// Why the recorder stopped writing, from a `dropped` line's `failed`.
   private var writeFailure: String?
   private var checks = SemanticChecks()
@@ -110,6 +111,7 @@ struct TraceParser {
       header: header, events: events, schedulers: schedulers, callSites: callSites,
       threadNames: threadNames, marks: marks, closing: closing)
     trace.droppedEvents = droppedEvents
+    trace.lastDropTime = lastDropTime
     trace.writeFailure = writeFailure
     trace.works = works
     trace.taskNames = taskNames
@@ -712,6 +714,7 @@ struct TraceParser {
       let count = try fields.count(.count, in: "dropped")
       // Each count is bounded, their sum is not: it stops at the largest count.
       droppedEvents = min(droppedEvents + count, TraceLimits.maximumCount)
+      if count > 0 { lastDropTime = time }
       if let failure = try fields.optionalString(.failed) { writeFailure = failure }
       if count > 0 || writeFailure == nil {
         report(

@@ -81,7 +81,14 @@ struct Record: ParsableCommand {
       )
     }
     RecordingLaunch.symbolize(traces)
-    for trace in traces { standardError("chronoscope: trace written to \(trace)") }
+    for trace in traces {
+      standardError("chronoscope: trace written to \(trace)")
+      if let dropped = RecordingLaunch.droppedEvents(in: trace), dropped > 0 {
+        standardError(
+          "chronoscope: \(trace): the recorder dropped \(dropped) event(s): work came faster than it wrote (validate says where)"
+        )
+      }
+    }
     throw ExitCode(status)
   }
 }
@@ -157,6 +164,19 @@ enum RecordingLaunch {
     defer { try? handle.close() }
     let start = (try? handle.read(upToCount: 1 << 16)) ?? Data()
     return String(decoding: start.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+  }
+
+  /// The events the recorder dropped, from the trace's `close` line (its last), if it has one.
+  static func droppedEvents(in path: String) -> Int64? {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+    defer { try? handle.close() }
+    let size = (try? handle.seekToEnd()) ?? 0
+    try? handle.seek(toOffset: size > 4096 ? size - 4096 : 0)
+    let tail = String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)
+    guard let last = tail.split(separator: "\n").last, last.contains(#""e":"close""#),
+      let range = last.range(of: #""dropped":"#)
+    else { return nil }
+    return Int64(last[range.upperBound...].prefix { $0.isNumber })
   }
 
   /// Whether the process that wrote the trace at `path` (its header's `pid`) is still running: a

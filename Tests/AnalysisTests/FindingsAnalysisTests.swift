@@ -66,6 +66,34 @@ final class FindingsAnalysisTests: XCTestCase {
     XCTAssertTrue(findings[0].message.contains("process crashed"), findings[0].message)
   }
 
+  func testPendingWorkWhenAStopSignalEndedTheProcessIsLostIfLongDue() throws {
+    // A hung program stopped with Ctrl-C (`chronoscope record`): what it waited for is the bug.
+    let events = [
+      Self.schedule(1, queue: 2, at: 0), Self.schedule(2, queue: 2, at: 49 * Self.ms),
+    ]
+    let findings = Self.findings(
+      events, closed: false, crash: Trace.Crash(signal: "SIGINT", thread: 1, time: 50 * Self.ms))
+    XCTAssertEqual(findings.map(\.severity), [.warning, .info], "\(findings.map(\.message))")
+    XCTAssertTrue(findings[0].message.contains("stopped by SIGINT"), findings[0].message)
+  }
+
+  func testPendingWorkScheduledBeforeTheRecorderDroppedEventsIsOnlyInformation() throws {
+    // Its begin may be among the dropped events: no false "lost" (found recording a test suite).
+    var trace = Trace(
+      header: TraceHeader(clock: .virtual, start: "", process: "t", pid: 1),
+      events: [Self.schedule(1, queue: 3, at: 0), Self.schedule(2, queue: 3, at: 30 * Self.ms)]
+        + [.mark(time: 90 * Self.ms, thread: 1, mark: 0)],
+      schedulers: CraftedQueues.all, threadNames: [1: "main"],
+      closing: .init(written: 3, dropped: 10))
+    trace.droppedEvents = 10
+    trace.lastDropTime = 20 * Self.ms
+    let findings = FindingsAnalysis.findings(
+      in: ReplayEngine(trace: trace), thresholds: FindingThresholds())
+    XCTAssertEqual(findings.map(\.kind), [.lostWork, .lostWork])
+    XCTAssertEqual(findings.map(\.severity), [.info, .warning], "#2 came after the drop")
+    XCTAssertTrue(findings[0].message.contains("dropped events"), findings[0].message)
+  }
+
   func testABeginPastTheThresholdIsLateWithItsWorstLateness() throws {
     let findings = Self.findings(
       [Self.schedule(1, queue: 3, at: 0, mode: .after, delay: 10 * Self.ms)]
