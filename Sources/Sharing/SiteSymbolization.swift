@@ -69,7 +69,8 @@ public enum SiteSymbolization {
   public static func symbolize(path: String, tools: Tools, relativeTo directory: String?) throws
     -> Outcome
   {
-    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    // Mapped, not read: a trace of hundreds of megabytes is copied to its new file in pieces.
+    let data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
     // Site lines are few in a file of millions: they are found by searching the bytes, not by
     // splitting every line.
     var pending: [(lines: Range<Int>, time: Int64, record: CallSiteRecord, code: CodeLocation)] =
@@ -110,11 +111,14 @@ public enum SiteSymbolization {
         let own = frames[code.offset]
         let chosen =
           (own?.isProgramCode ?? false) ? own : code.callerOffset.flatMap { frames[$0] } ?? own
-        guard let chosen, chosen.line > 0 else {
+        guard let chosen, !chosen.function.isEmpty, chosen.function != "??" else {
           outcome.unresolved += 1
           continue
         }
-        resolvedNames[index] = (chosen.file, chosen.line, chosen.function)
+        // Without a line (no debug information there), the function's name still says where:
+        // the file stays the module's.
+        let file = chosen.line > 0 ? chosen.file : pending[index].record.file
+        resolvedNames[index] = (file, chosen.line, chosen.function)
       }
     }
     let demangled = try demangle(resolvedNames.values.map(\.function), tools: tools)
@@ -130,17 +134,26 @@ public enum SiteSymbolization {
       outcome.resolved += 1
     }
     guard !replacements.isEmpty else { return outcome }
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(data.count + replacements.count * 64)
-    var copied = data.startIndex
-    for replacement in replacements.sorted(by: { $0.lines.lowerBound < $1.lines.lowerBound }) {
-      bytes.append(contentsOf: data[copied..<replacement.lines.lowerBound])
-      bytes.append(contentsOf: replacement.bytes)
-      copied = replacement.lines.upperBound
-    }
-    bytes.append(contentsOf: data[copied...])
     let file = try OutputFile(path: path)
-    try file.write(bytes)
+    let written: OutputFile.Failure? = data.withUnsafeBytes { all in
+      do throws(OutputFile.Failure) {
+        var copied = 0
+        for replacement in replacements.sorted(by: { $0.lines.lowerBound < $1.lines.lowerBound }) {
+          let start = replacement.lines.lowerBound - data.startIndex
+          try file.write(UnsafeRawBufferPointer(rebasing: all[copied..<start]))
+          try file.write(replacement.bytes)
+          copied = replacement.lines.upperBound - data.startIndex
+        }
+        try file.write(UnsafeRawBufferPointer(rebasing: all[copied...]))
+        return nil
+      } catch {
+        return error
+      }
+    }
+    if let written {
+      file.abandon()
+      throw written
+    }
     try file.commit()
     return outcome
   }

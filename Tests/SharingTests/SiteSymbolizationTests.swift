@@ -4,6 +4,10 @@ import TestSupport
 import TraceFormat
 import XCTest
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// `SiteSymbolization`, which `chronoscope record` runs over each trace it made: what it leaves
 /// alone, and why. (That it resolves a real program's sites to its source lines is tested end to
 /// end, in RecordUnmodifiedProgramTests.)
@@ -74,5 +78,32 @@ final class SiteSymbolizationTests: XCTestCase {
     try Data(encoder.bytes).write(to: URL(fileURLWithPath: path))
     let outcome = try SiteSymbolization.symbolize(path: path, tools: tools, relativeTo: nil)
     XCTAssertEqual(outcome, SiteSymbolization.Outcome())
+  }
+
+  func testASiteWithoutALineStillGetsItsFunctionsName() throws {
+    // Code without a line table (no debug information there) still has its function's name:
+    // the site shows it, its module as its file, instead of a hex offset (found recording real
+    // programs). A stand-in symbolizer answers as llvm-symbolizer does for such an address.
+    let folder = try temporaryFolder("symbolize-no-line")
+    let symbolizer = folder.appendingPathComponent("llvm-symbolizer").path
+    try Data(
+      """
+      #!/bin/sh
+      echo '[{"Address":"0x10","Symbol":[{"FileName":"","FunctionName":"app_main","Line":0}]}]'
+
+      """.utf8
+    ).write(to: URL(fileURLWithPath: symbolizer))
+    chmod(symbolizer, 0o755)
+    // A readable ELF file, its build id not recorded: this test's own executable.
+    let module = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
+    let path = try trace(module: module, buildID: "")
+    let outcome = try SiteSymbolization.symbolize(
+      path: path, tools: SiteSymbolization.Tools(symbolizer: symbolizer, demangler: nil),
+      relativeTo: nil)
+    XCTAssertEqual(outcome.resolved, 1, "\(outcome)")
+    let site = try XCTUnwrap(TraceReader.read(path: path).trace?.callSites[1])
+    XCTAssertEqual(site.function, "app_main")
+    XCTAssertEqual(site.file, "app", "the module's name, as recorded")
+    XCTAssertEqual(site.line, 0)
   }
 }
