@@ -180,15 +180,7 @@ package enum FatalSignals {
     for signal in stopSignals {
       var current = sigaction()
       guard sigaction(signal, nil, &current) == 0, isDefault(current) else { continue }
-      var action = sigaction()
-      sigemptyset(&action.sa_mask)
-      action.sa_flags = SA_SIGINFO | SA_ONSTACK
-      #if canImport(Glibc)
-        action.__sigaction_handler.sa_sigaction = stopSignalHandler
-      #else
-        action.__sigaction_u.__sa_sigaction = stopSignalHandler
-      #endif
-      sigaction(signal, &action, previousActions + Int(signal))
+      handle(signal, with: stopSignalHandler)
     }
   }
 
@@ -203,17 +195,27 @@ package enum FatalSignals {
 
   private static func install() {
     _ = repairs  // made before the handler can need it: a handler must not run a lazy initializer
-    for signal in signals {
-      var action = sigaction()
-      sigemptyset(&action.sa_mask)
-      action.sa_flags = SA_SIGINFO | SA_ONSTACK
-      #if canImport(Glibc)
-        action.__sigaction_handler.sa_sigaction = fatalSignalHandler
-      #else
-        action.__sigaction_u.__sa_sigaction = fatalSignalHandler
-      #endif
-      sigaction(signal, &action, previousActions + Int(signal))
-    }
+    for signal in signals { handle(signal, with: fatalSignalHandler) }
+  }
+
+  /// Installs `handler` for `signal` on the alternate stack, keeping the action it replaces for
+  /// the handler to put back.
+  private static func handle(
+    _ signal: Int32,
+    with handler:
+      @escaping @convention(c) (
+        Int32, UnsafeMutablePointer<siginfo_t>?, UnsafeMutableRawPointer?
+      ) -> Void
+  ) {
+    var action = sigaction()
+    sigemptyset(&action.sa_mask)
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK
+    #if canImport(Glibc)
+      action.__sigaction_handler.sa_sigaction = handler
+    #else
+      action.__sigaction_u.__sa_sigaction = handler
+    #endif
+    sigaction(signal, &action, previousActions + Int(signal))
   }
 
   /// Calls every registered callback (from the handler).

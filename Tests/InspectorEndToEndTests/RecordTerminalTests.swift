@@ -8,6 +8,34 @@ import XCTest
 final class RecordTerminalTests: XCTestCase {
   private func chronoscope() throws -> URL { try ProductsDirectory.executable("chronoscope") }
 
+  /// `chronoscope record` of feed-refresher with `mode`, outside a terminal, its trace in
+  /// `folder`: it is started, `line` awaited on its output (condition-driven, with a generous
+  /// deadline), `record` itself sent SIGINT, and its status and whole output returned.
+  private func interruptRecord(of mode: String, after line: String, in folder: URL) throws
+    -> (status: Int32, output: String)
+  {
+    let record = Process()
+    record.executableURL = try chronoscope()
+    record.arguments = [
+      "record", "-o", folder.appendingPathComponent("t-%p.trace").path, "--",
+      try ProductsDirectory.executable("feed-refresher").path, mode,
+    ]
+    let output = Pipe()
+    record.standardOutput = output
+    record.standardError = output
+    try record.run()
+    var text = ""
+    let deadline = Date().addingTimeInterval(20)
+    while !text.contains(line), Date() < deadline {
+      text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+    }
+    XCTAssertTrue(text.contains(line), text)
+    kill(record.processIdentifier, SIGINT)
+    text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    record.waitUntilExit()
+    return (record.terminationStatus, text)
+  }
+
   func testAProgramReadsItsTerminalUnderRecord() throws {
     let folder = try temporaryFolder("record-terminal")
     let session = try TmuxSession(
@@ -40,54 +68,18 @@ final class RecordTerminalTests: XCTestCase {
   }
 
   func testASignalSentToRecordIsPassedOnToTheProgram() throws {
-    let folder = try temporaryFolder("record-kill")
-    let record = Process()
-    record.executableURL = try chronoscope()
-    record.arguments = [
-      "record", "-o", folder.appendingPathComponent("t-%p.trace").path, "--",
-      try ProductsDirectory.executable("feed-refresher").path, "--count-interrupts",
-    ]
-    let output = Pipe()
-    record.standardOutput = output
-    record.standardError = output
-    try record.run()
-    // Condition-driven: wait for the program to say it listens, then interrupt `record` alone.
-    var text = ""
-    let deadline = Date().addingTimeInterval(20)
-    while !text.contains("press Ctrl-C"), Date() < deadline {
-      text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-    }
-    XCTAssertTrue(text.contains("press Ctrl-C"), text)
-    kill(record.processIdentifier, SIGINT)
-    text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    record.waitUntilExit()
-    XCTAssertEqual(record.terminationStatus, 0, text)
-    XCTAssertTrue(text.contains("interrupts: 1"), text)
+    let run = try interruptRecord(
+      of: "--count-interrupts", after: "press Ctrl-C", in: try temporaryFolder("record-kill"))
+    XCTAssertEqual(run.status, 0, run.output)
+    XCTAssertTrue(run.output.contains("interrupts: 1"), run.output)
   }
 
   func testAHungProgramStoppedWithCtrlCShowsWhatItWaitedFor() throws {
     // A hang ends with Ctrl-C or `kill`: the trace once ended without what the recorder held,
     // and `check` saw nothing.
     let folder = try temporaryFolder("record-hang")
-    let record = Process()
-    record.executableURL = try chronoscope()
-    record.arguments = [
-      "record", "-o", folder.appendingPathComponent("h-%p.trace").path, "--",
-      try ProductsDirectory.executable("feed-refresher").path, "--hang",
-    ]
-    let output = Pipe()
-    record.standardOutput = output
-    record.standardError = output
-    try record.run()
-    var text = ""
-    let deadline = Date().addingTimeInterval(20)
-    while !text.contains("waiting"), Date() < deadline {
-      text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-    }
-    kill(record.processIdentifier, SIGINT)
-    text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    record.waitUntilExit()
-    XCTAssertEqual(record.terminationStatus, 128 + SIGINT, text)
+    let run = try interruptRecord(of: "--hang", after: "waiting", in: folder)
+    XCTAssertEqual(run.status, 128 + SIGINT, run.output)
     let trace = try XCTUnwrap(
       try FileManager.default.contentsOfDirectory(atPath: folder.path).first.map {
         folder.appendingPathComponent($0).path
