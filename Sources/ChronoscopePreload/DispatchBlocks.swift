@@ -8,8 +8,9 @@ import Synchronization
 
 /// Blocks as the program hands them to Dispatch, and the program's work inside them.
 ///
-/// Most are plain blocks: the recorder hands Dispatch a block of its own that records the run
-/// and calls the program's. Some are made by `dispatch_block_create` (a `DispatchWorkItem`,
+/// Most are plain blocks: the recorder hands Dispatch its own work in their place (a block, or a
+/// function and context for the `_f` form of the call) that records the run and calls the
+/// program's. Some are made by `dispatch_block_create` (a `DispatchWorkItem`,
 /// `async(qos:flags:)`, `async(flags: .barrier)`): Dispatch reads their flags, quality of service
 /// and cancellation from the block itself, so a block around one would run a barrier as plain
 /// work or a cancelled item anyway. Such a block is handed on as it came; the program's work it
