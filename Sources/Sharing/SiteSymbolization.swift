@@ -304,7 +304,12 @@ public enum SiteSymbolization {
 enum ELFBuildID {
   /// The id in hex, "" for an ELF file without one, nil for a file that cannot be read as ELF.
   static func read(path: String) -> String? {
-    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+    // A module is a regular file: a FIFO or a device named in a trace would block the read.
+    guard
+      (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
+        == .typeRegular,
+      let handle = FileHandle(forReadingAtPath: path)
+    else { return nil }
     defer { try? handle.close() }
     guard let header = try? handle.read(upToCount: 64), header.count == 64,
       header.starts(with: [0x7F, 0x45, 0x4C, 0x46]), header[4] == 2, header[5] == 1

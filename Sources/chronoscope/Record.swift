@@ -77,7 +77,7 @@ struct Record: ParsableCommand {
     let traces = RecordingLaunch.traces(matching: template, session: session)
     if traces.isEmpty {
       standardError(
-        "chronoscope: no trace was written (\(template)): the program is not a Swift or Dispatch program, or it ended before the recorder started"
+        "chronoscope: no trace was written (\(template)): the program is not a Swift or Dispatch program, its recorder could not start (said above), or it ended first"
       )
     }
     RecordingLaunch.symbolize(traces)
@@ -149,7 +149,9 @@ enum RecordingLaunch {
     let dated = matching.compactMap { name -> (path: String, modified: Date)? in
       // Paths as the template spells them: relative when it is.
       let path = template.contains("/") ? (folder as NSString).appendingPathComponent(name) : name
+      // Only regular files: opening a FIFO to read its header would wait for a writer.
       guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+        attributes[.type] as? FileAttributeType == .typeRegular,
         let modified = attributes[.modificationDate] as? Date,
         header(of: path).contains(#""record-session":"\#(session)""#)
       else { return nil }

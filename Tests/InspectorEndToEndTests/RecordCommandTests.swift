@@ -67,4 +67,17 @@ final class RecordCommandTests: XCTestCase {
     XCTAssertFalse(run.output.contains("survived"), run.output)
     XCTAssertFalse(run.output.contains("Backtracing"), run.output)
   }
+
+  func testATracePathThatIsAFIFOIsRefusedWithoutHanging() throws {
+    // The recorder refuses a FIFO nobody reads; `record` must not wait on it either.
+    let folder = try temporaryFolder("record-fifo")
+    let fifo = folder.appendingPathComponent("t.trace").path
+    XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+    let run = try CommandRun.chronoscope([
+      "record", "-o", fifo, "--", try ProductsDirectory.executable("feed-refresher").path,
+    ])
+    XCTAssertEqual(run.status, 0, run.output)
+    XCTAssertTrue(run.output.contains("it is a FIFO nobody reads"), run.output)
+    XCTAssertTrue(run.output.contains("no trace was written"), run.output)
+  }
 }

@@ -62,7 +62,10 @@ final class SiteSymbolizationTests: XCTestCase {
     header[0x38] = 9
     let cut = folder.appendingPathComponent("cut").path
     try Data(header).write(to: URL(fileURLWithPath: cut))
-    for module in [text, cut] {
+    // A FIFO nobody writes: opening it to read would wait for ever.
+    let fifo = folder.appendingPathComponent("fifo").path
+    XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+    for module in [text, cut, fifo, "/dev/zero"] {
       let outcome = try SiteSymbolization.symbolize(
         path: try trace(module: module, buildID: "ab"), tools: tools, relativeTo: nil)
       XCTAssertEqual(outcome.unresolved, 1, module)
