@@ -46,6 +46,19 @@ struct Record: ParsableCommand {
     if let flight, RecordingLaunch.seconds(flight) == nil {
       throw ValidationError("--flight must be a duration such as 30s")
     }
+    // What CHRONOSCOPE_TRACE_MAX_BYTES takes: digits and an optional binary K, M or G.
+    if let maxBytes {
+      let digits =
+        maxBytes.last.map { "KMGkmg".contains($0) } == true
+        ? maxBytes.dropLast() : Substring(maxBytes)
+      guard !digits.isEmpty, digits.allSatisfy(\.isASCII), Int(digits).map({ $0 > 0 }) == true
+      else {
+        throw ValidationError("--max-bytes must be a size such as 64M (K, M, G are binary)")
+      }
+    }
+    if let keep, keep < 0 {
+      throw ValidationError("--keep must be 0 or more")
+    }
   }
 
   func run() throws {

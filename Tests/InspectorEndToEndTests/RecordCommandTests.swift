@@ -31,6 +31,19 @@ final class RecordCommandTests: XCTestCase {
     XCTAssertTrue(run.output.contains("libChronoscopePreload.so"), run.output)
   }
 
+  func testBadSettingsAreUsageErrors() throws {
+    for (arguments, message) in [
+      (["--max-bytes", "lots"], "--max-bytes must be a size"),
+      (["--max-bytes", "0"], "--max-bytes must be a size"),
+      (["--keep=-1"], "--keep must be 0 or more"),
+      (["--flight", "soon"], "--flight must be a duration"),
+    ] {
+      let run = try CommandRun.chronoscope(["record"] + arguments + ["--", "true"])
+      XCTAssertEqual(run.status, 2, run.output)
+      XCTAssertTrue(run.output.contains(message), run.output)
+    }
+  }
+
   func testWithoutAProgramItSaysHowToNameOne() throws {
     let run = try CommandRun.chronoscope(["record"])
     XCTAssertEqual(run.status, 2, run.output)
