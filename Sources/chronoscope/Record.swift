@@ -66,7 +66,8 @@ struct Record: ParsableCommand {
       standardError(
         "chronoscope: the preload library is not installed beside chronoscope (looked in "
           + RecordingLaunch.libraryCandidates().map(\.path).joined(separator: ", ")
-          + "); install both with scripts/install.sh, or name it in \(RecordingLaunch.libraryVariable)"
+          + "); in a checkout, swift build builds it; elsewhere, install both with "
+          + "scripts/install.sh, or name it in \(RecordingLaunch.libraryVariable)"
       )
       throw ExitCode(2)
     }
