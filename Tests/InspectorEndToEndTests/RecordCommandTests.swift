@@ -93,4 +93,16 @@ final class RecordCommandTests: XCTestCase {
     XCTAssertTrue(run.output.contains("it is a FIFO nobody reads"), run.output)
     XCTAssertTrue(run.output.contains("no trace was written"), run.output)
   }
+
+  func testWithoutItsLibraryRecordSaysWhereItLookedAndHowToGetIt() throws {
+    // A copy of the command alone, as `swift run chronoscope` leaves it in a fresh checkout.
+    let folder = try temporaryFolder("record-no-library")
+    let copy = folder.appendingPathComponent("chronoscope")
+    try FileManager.default.copyItem(at: try ProductsDirectory.executable("chronoscope"), to: copy)
+    let run = try CommandRun.program(copy, ["record", "--", "true"])
+    XCTAssertEqual(run.status, 2, run.output)
+    XCTAssertTrue(
+      run.output.contains(folder.appendingPathComponent("libChronoscopePreload.so").path))
+    XCTAssertTrue(run.output.contains("swift build builds it"), run.output)
+  }
 }
