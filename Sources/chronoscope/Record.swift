@@ -297,7 +297,12 @@ enum RecordingLaunch {
       standardError("chronoscope: cannot run \(command[0]): \(String(cString: strerror(spawned)))")
       return 127
     }
-    runningChild.store(child, ordering: .releasing)
+    runningChild.store(child, ordering: .sequentiallyConsistent)
+    // A signal that came before the program's id was known (it can print and be interrupted
+    // before posix_spawn returns here) is passed on now: exactly one of the handler and this
+    // takes it (see `passOn`).
+    let early = pendingSignal.exchange(0, ordering: .sequentiallyConsistent)
+    if early != 0 { kill(child, early) }
     var status: Int32 = 0
     while waitpid(child, &status, 0) < 0 {
       guard errno == EINTR else { return 127 }
@@ -321,17 +326,23 @@ enum RecordingLaunch {
   }
 }
 
-/// The program `record` runs, while it runs (0 otherwise): the signal handler's one piece of
-/// state.
+/// The program `record` runs, while it runs (0 otherwise), and a signal to pass on to it not
+/// passed on yet: the signal handler's state.
 private let runningChild = Atomic<pid_t>(0)
+private let pendingSignal = Atomic<Int32>(0)
 
 /// Passes a signal on to the program when a process sent it to `record` (`kill`, `si_code` 0 or
 /// below); one the kernel sent (the terminal's Ctrl-C, to the whole foreground group) reached
-/// the program already. Only async-signal-safe calls: an atomic load and `kill`.
+/// the program already. Only async-signal-safe calls: atomics and `kill`.
 private let passOn:
   @convention(c) (Int32, UnsafeMutablePointer<siginfo_t>?, UnsafeMutableRawPointer?)
     -> Void = { number, info, _ in
       guard let info, info.pointee.si_code <= 0 else { return }
-      let child = runningChild.load(ordering: .acquiring)
-      if child > 0 { kill(child, number) }
+      // Noted first, then taken by whoever sees the program's id: this handler, or `run` right
+      // after the spawn; the exchange lets only one of them send it.
+      pendingSignal.store(number, ordering: .sequentiallyConsistent)
+      let child = runningChild.load(ordering: .sequentiallyConsistent)
+      if child > 0, pendingSignal.exchange(0, ordering: .sequentiallyConsistent) != 0 {
+        kill(child, number)
+      }
     }

@@ -24,10 +24,23 @@ final class RecordTerminalTests: XCTestCase {
     record.standardOutput = output
     record.standardError = output
     try record.run()
+    // A watchdog, so that a signal lost on the way fails the test instead of hanging it: after
+    // a generous minute, the program (record's child) and record are killed, which ends the
+    // reads below.
+    let stuck = record.processIdentifier
+    DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(60)) {
+      guard record.isRunning else { return }
+      let children =
+        (try? String(contentsOfFile: "/proc/\(stuck)/task/\(stuck)/children", encoding: .utf8))
+        ?? ""
+      for child in children.split(separator: " ").compactMap({ pid_t($0) }) { kill(child, SIGKILL) }
+      kill(stuck, SIGKILL)
+    }
     var text = ""
-    let deadline = Date().addingTimeInterval(20)
-    while !text.contains(line), Date() < deadline {
-      text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+    while !text.contains(line) {
+      let data = output.fileHandleForReading.availableData
+      if data.isEmpty { break }
+      text += String(decoding: data, as: UTF8.self)
     }
     XCTAssertTrue(text.contains(line), text)
     kill(record.processIdentifier, SIGINT)

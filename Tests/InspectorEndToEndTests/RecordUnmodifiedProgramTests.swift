@@ -204,10 +204,13 @@ final class RecordUnmodifiedProgramTests: XCTestCase {
     XCTAssertTrue(run.output.contains("forked 20 children; 0 hung"), run.output)
     let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
     XCTAssertEqual(names.count, 1, "\(names)")
-    let validation = try CommandRun.chronoscope([
-      "validate", folder.appendingPathComponent(try XCTUnwrap(names.first)).path,
-    ])
-    XCTAssertEqual(validation.status, 0, validation.output)
+    // A child writing into the parent's file showed as errors and as warnings of repeated ids
+    // and time going backwards. The busy queues may fill the rings: drops are said, and fine.
+    let reading = TraceReader.read(
+      path: folder.appendingPathComponent(try XCTUnwrap(names.first)).path)
+    let problems = reading.diagnostics.filter { !$0.message.contains("the recorder dropped") }
+    XCTAssertEqual(problems.map(\.message), [])
+    XCTAssertNotNil(reading.trace?.closing, "closed once, by the parent")
   }
 
   func testAProgramWhoseRecorderCannotStartRunsUnrecordedWithOneLineSaid() throws {
@@ -331,13 +334,15 @@ final class RecordUnmodifiedProgramTests: XCTestCase {
     XCTAssertEqual(run.status, 0, run.output)
     let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
     XCTAssertGreaterThan(names.count, 1, "the trace rotated: \(names)")
+    var sites: [CallSiteRecord] = []
     for name in names {
       let path = folder.appendingPathComponent(name).path
       XCTAssertTrue(run.output.contains("trace written to \(path)"), run.output)
-      let trace = try XCTUnwrap(TraceReader.read(path: path).trace, name)
-      XCTAssertTrue(
-        trace.callSites.values.contains { $0.line > 0 }, "\(name): \(trace.callSites.values)")
+      sites += try XCTUnwrap(TraceReader.read(path: path).trace, name).callSites.values
     }
+    // A file may hold no schedule (its lines all runs), but no site is left an address.
+    XCTAssertTrue(sites.contains { $0.line > 0 }, "\(sites)")
+    XCTAssertFalse(sites.contains { $0.function.hasPrefix("0x") }, "\(sites)")
   }
 
   func testAnAppThatRecordsItselfFromTheVariablesLeavesItsTraceToTheLibrary() throws {
