@@ -8,6 +8,24 @@ import XCTest
 final class RecordTerminalTests: XCTestCase {
   private func chronoscope() throws -> URL { try ProductsDirectory.executable("chronoscope") }
 
+  /// `record`'s arguments for feed-refresher run with `mode`, its trace in `folder`.
+  private func recordArguments(_ mode: String, in folder: URL) throws -> [String] {
+    [
+      "record", "-o", folder.appendingPathComponent("t-%p.trace").path, "--",
+      try ProductsDirectory.executable("feed-refresher").path, mode,
+    ]
+  }
+
+  /// `record` of feed-refresher with `mode` in a terminal (tmux), once it has printed `line`.
+  private func recordInTerminal(_ mode: String, after line: String) throws -> TmuxSession {
+    let session = try TmuxSession(
+      executable: try chronoscope(),
+      arguments: try recordArguments(mode, in: try temporaryFolder("record-terminal")),
+      width: 100, height: 20)
+    _ = try session.waitFor(line)
+    return session
+  }
+
   /// `chronoscope record` of feed-refresher with `mode`, outside a terminal, its trace in
   /// `folder`: it is started, `line` awaited on its output (condition-driven, with a generous
   /// deadline), `record` itself sent SIGINT, and its status and whole output returned.
@@ -16,10 +34,7 @@ final class RecordTerminalTests: XCTestCase {
   {
     let record = Process()
     record.executableURL = try chronoscope()
-    record.arguments = [
-      "record", "-o", folder.appendingPathComponent("t-%p.trace").path, "--",
-      try ProductsDirectory.executable("feed-refresher").path, mode,
-    ]
+    record.arguments = try recordArguments(mode, in: folder)
     let output = Pipe()
     record.standardOutput = output
     record.standardError = output
@@ -50,14 +65,7 @@ final class RecordTerminalTests: XCTestCase {
   }
 
   func testAProgramReadsItsTerminalUnderRecord() throws {
-    let folder = try temporaryFolder("record-terminal")
-    let session = try TmuxSession(
-      executable: try chronoscope(),
-      arguments: [
-        "record", "-o", folder.appendingPathComponent("t-%p.trace").path, "--",
-        try ProductsDirectory.executable("feed-refresher").path, "--echo-input",
-      ], width: 100, height: 20)
-    _ = try session.waitFor("type a line")
+    let session = try recordInTerminal("--echo-input", after: "type a line")
     session.type("hello terminal")
     session.sendKeys("Enter")
     let screen = try session.waitFor("EXIT=")
@@ -66,14 +74,7 @@ final class RecordTerminalTests: XCTestCase {
   }
 
   func testCtrlCReachesTheProgramOnceAndItsStatusPassesThrough() throws {
-    let folder = try temporaryFolder("record-ctrl-c")
-    let session = try TmuxSession(
-      executable: try chronoscope(),
-      arguments: [
-        "record", "-o", folder.appendingPathComponent("t-%p.trace").path, "--",
-        try ProductsDirectory.executable("feed-refresher").path, "--count-interrupts",
-      ], width: 100, height: 20)
-    _ = try session.waitFor("press Ctrl-C")
+    let session = try recordInTerminal("--count-interrupts", after: "press Ctrl-C")
     session.sendKeys("C-c")
     let screen = try session.waitFor("EXIT=")
     XCTAssertTrue(screen.contains("interrupts: 1"), screen)

@@ -192,9 +192,7 @@ final class RecordUnmodifiedProgramTests: XCTestCase {
   func testAProgramThatForksGoesOnAndItsChildrenLeaveItsTraceAlone() throws {
     // Children that exit through `exit` run the recorder's exit handlers: without the fork
     // rules they hung on a lock a parent's thread held, or wrote into the parent's trace.
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("record-fork-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let folder = try temporaryFolder("record-fork")
     let template = folder.appendingPathComponent("fork-%p.trace").path
     let run = try CommandRun.chronoscope([
       "record", "-o", template, "--",
@@ -226,9 +224,7 @@ final class RecordUnmodifiedProgramTests: XCTestCase {
   func testBarriersAndWorkItemsKeepTheirMeaningAndAreRecorded() throws {
     // Dispatch reads a barrier's flag, a work item's quality of service and its cancellation
     // from the block itself: a block around it would run a barrier beside readers.
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("record-semantics-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let folder = try temporaryFolder("record-semantics")
     let run = try CommandRun.chronoscope([
       "record", "-o", folder.appendingPathComponent("s-%p.trace").path, "--",
       try ProductsDirectory.executable("chronoscope-examples").path, "dispatch-semantics",
@@ -253,9 +249,7 @@ final class RecordUnmodifiedProgramTests: XCTestCase {
 
   func testEachSwiftProcessOfTheTreeWritesItsOwnTrace() throws {
     // A shell (not recorded) runs the program twice: two processes, two traces, one timeline.
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("record-tree-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let folder = try temporaryFolder("record-tree")
     let program = try ProductsDirectory.executable("feed-refresher").path
     let run = try CommandRun.chronoscope([
       "record", "-o", folder.appendingPathComponent("tree-%p.trace").path, "--",
