@@ -201,24 +201,24 @@ public enum SiteSymbolization {
     return nil
   }
 
+  /// A site line as the trace reader reads it (its checks of every field included), with its
+  /// time, which the writer puts first (`{"t":N,`): a line written otherwise is left alone.
   private static func parseSite(_ line: Data.SubSequence) -> (Int64, CallSiteRecord)? {
-    guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
-      let time = (object["t"] as? NSNumber)?.int64Value,
-      let id = (object["site"] as? NSNumber)?.uint32Value,
-      let module = object["module"] as? String,
-      let offset = (object["offset"] as? NSNumber)?.int64Value, offset >= 0
+    let prefix = Array(#"{"t":"#.utf8)
+    guard line.starts(with: prefix),
+      let time = Int64(
+        String(
+          decoding: line.dropFirst(prefix.count).prefix { $0 != UInt8(ascii: ",") }, as: UTF8.self))
     else { return nil }
-    let caller = (object["caller"] as? NSNumber)?.int64Value
-    let code = CodeLocation(
-      module: module, offset: UInt64(offset), buildID: object["build-id"] as? String ?? "",
-      callerOffset: caller.flatMap { $0 >= 0 ? UInt64($0) : nil })
-    return (
-      time,
-      CallSiteRecord(
-        id: id, file: object["file"] as? String ?? "", line: 0,
-        function: object["func"] as? String ?? "", code: code)
-    )
+    let bytes = siteHeader + Array(line) + [UInt8(ascii: "\n")]
+    guard let record = TraceReader.parse(bytes, file: "site").trace?.callSites.values.first
+    else { return nil }
+    return (time, record)
   }
+
+  /// A header for reading one site line on its own.
+  private static let siteHeader = Array(
+    (#"{"format":"chronoscope-trace","version":1,"clock":"host"}"# + "\n").utf8)
 
   // MARK: - The tools
 
