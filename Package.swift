@@ -21,7 +21,7 @@ let package = Package(
     .library(name: "Terminal", targets: ["Terminal"]),
     .library(name: "Inspector", targets: ["Inspector"]),
     .executable(name: "chronoscope", targets: ["chronoscope"]),
-    // What `chronoscope record` preloads into a program (work in progress, issue 30).
+    // What `chronoscope record` preloads into a program (docs/RecordAnyProgram.md).
     .library(
       name: "ChronoscopePreload", type: .dynamic, targets: ["ChronoscopePreload", "CPreload"]),
   ],

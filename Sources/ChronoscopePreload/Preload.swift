@@ -52,15 +52,11 @@ public func chronoscopePreloadStart() {
 /// which tells its traces from other runs' in the same folder.
 private func metadata() -> [String: String] {
   var metadata = ["recorded-by": "chronoscope record"]
-  if let session = getenv(sessionVariable).map({ String(cString: $0) }), !session.isEmpty {
-    metadata[sessionKey] = session
+  if let session = getenv(RecordSession.variable).map({ String(cString: $0) }), !session.isEmpty {
+    metadata[RecordSession.metadataKey] = session
   }
   return metadata
 }
-
-/// The variable `chronoscope record` sets to a token of its run, and the header key it goes to.
-let sessionVariable = "CHRONOSCOPE_RECORD_SESSION"
-let sessionKey = "record-session"
 
 /// The module, offset and build id of a code address, from the dynamic linker's list.
 private func describe(address: UInt) -> CodeLocation? {

@@ -1,3 +1,4 @@
+import CShims
 import CoreAlgorithms
 import FatalSignals
 import Foundation
@@ -329,13 +330,26 @@ final class RecorderCore: Sendable {
     let seconds =
       Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
     let thread = Thread { [self] in
+      // The name the OS shows (`top -H`, /proc), which Foundation does not set on Linux.
+      chronoscope_name_current_thread("chronoscope.trace-writer")
       while !stopping.load(ordering: .acquiring) {
         flush()
         _ = wakeUp.wait(timeout: .now() + seconds)
       }
     }
     thread.name = "chronoscope.trace-writer"
+    // The writer takes none of the app's signals: a signal the app waits for with all its own
+    // threads blocking it (a Dispatch signal source reads it from a signalfd) would otherwise be
+    // delivered to this thread, and handled or dropped there. It inherits this mask as it is
+    // created; the crash signals stay open, so a crash on it still runs the crash path.
+    var all = sigset_t()
+    sigfillset(&all)
+    for crash in FatalSignals.signals { sigdelset(&all, crash) }
+    sigdelset(&all, SIGFPE)
+    var previous = sigset_t()
+    pthread_sigmask(SIG_BLOCK, &all, &previous)
     thread.start()
+    pthread_sigmask(SIG_SETMASK, &previous, nil)
   }
 
   /// Moves buffered events into the file. Runs under the writer's lock.

@@ -66,3 +66,13 @@ extension TraceHeader {
     return from...to
   }
 }
+
+/// How `chronoscope record` tells its run's traces from other runs' in the same folder: the
+/// variable it sets to a token of its run, which the preload library writes into each trace's
+/// header metadata under ``metadataKey``.
+package enum RecordSession {
+  /// The variable `chronoscope record` sets for the program's processes.
+  package static let variable = "CHRONOSCOPE_RECORD_SESSION"
+  /// The header metadata key the token goes to.
+  package static let metadataKey = "record-session"
+}

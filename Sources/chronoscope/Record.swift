@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Sharing
 import Synchronization
+import TraceFormat
 
 #if canImport(Glibc)
   import Glibc
@@ -86,7 +87,7 @@ struct Record: ParsableCommand {
     // Another run may write traces by the same template in the same folder at the same time:
     // this run's carry its token in their headers.
     let session = UUID().uuidString
-    environment[RecordingLaunch.sessionVariable] = session
+    environment[RecordSession.variable] = session
     let status = RecordingLaunch.run(command, environment: environment)
     let traces = RecordingLaunch.traces(matching: template, session: session)
     if traces.isEmpty {
@@ -136,10 +137,6 @@ enum RecordingLaunch {
     libraryCandidates().first { FileManager.default.isReadableFile(atPath: $0.path) }
   }
 
-  /// The variable that gives the program's processes this run's token (the preload library
-  /// writes it in each trace's header, as `record-session`).
-  static let sessionVariable = "CHRONOSCOPE_RECORD_SESSION"
-
   /// The trace files this run's processes wrote for `template` (`%p` standing for any process
   /// id): those whose header carries `session`, oldest first.
   static func traces(matching template: String, session: String) -> [String] {
@@ -167,42 +164,44 @@ enum RecordingLaunch {
       guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
         attributes[.type] as? FileAttributeType == .typeRegular,
         let modified = attributes[.modificationDate] as? Date,
-        header(of: path).contains(#""record-session":"\#(session)""#)
+        header(of: path)?.metadata[RecordSession.metadataKey] == session
       else { return nil }
       return (path, modified)
     }
     return dated.sorted { $0.modified < $1.modified }.map(\.path)
   }
 
-  /// The first line of the file at `path` (at most 64 KiB of it), or "".
-  static func header(of path: String) -> String {
-    guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
+  /// The header of the trace at `path`, as the trace reader reads its first line (at most 64 KiB
+  /// of the file), or nil when it has none.
+  static func header(of path: String) -> TraceHeader? {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
     defer { try? handle.close() }
     let start = (try? handle.read(upToCount: 1 << 16)) ?? Data()
-    return String(decoding: start.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+    let line = Array(start.prefix { $0 != UInt8(ascii: "\n") }) + [UInt8(ascii: "\n")]
+    return TraceReader.parse(line, file: path).trace?.header
   }
 
-  /// The events the recorder dropped, from the trace's `close` line (its last), if it has one.
+  /// The events the recorder dropped, from the trace's `close` line (its last), if it has one:
+  /// the reader reads that line after the header.
   static func droppedEvents(in path: String) -> Int64? {
     guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
     defer { try? handle.close() }
+    let start = (try? handle.read(upToCount: 1 << 16)) ?? Data()
     let size = (try? handle.seekToEnd()) ?? 0
     try? handle.seek(toOffset: size > 4096 ? size - 4096 : 0)
-    let tail = String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)
-    guard let last = tail.split(separator: "\n").last, last.contains(#""e":"close""#),
-      let range = last.range(of: #""dropped":"#)
-    else { return nil }
-    return Int64(last[range.upperBound...].prefix { $0.isNumber })
+    let tail = (try? handle.readToEnd()) ?? Data()
+    guard let last = tail.split(separator: UInt8(ascii: "\n")).last else { return nil }
+    let lines =
+      Array(start.prefix { $0 != UInt8(ascii: "\n") }) + [UInt8(ascii: "\n")] + Array(last)
+      + [UInt8(ascii: "\n")]
+    return TraceReader.parse(lines, file: path).trace?.closing?.dropped
   }
 
   /// Whether the process that wrote the trace at `path` (its header's `pid`) is still running: a
   /// child the program left behind may still be writing it.
   static func isStillWritten(_ path: String) -> Bool {
-    let header = header(of: path)
-    guard let range = header.range(of: #""pid":"#) else { return false }
-    let digits = header[range.upperBound...].prefix { $0.isNumber }
-    guard let pid = Int32(digits), pid > 0 else { return false }
-    return kill(pid, 0) == 0 || errno == EPERM
+    guard let pid = header(of: path)?.pid, pid > 0, pid <= Int64(Int32.max) else { return false }
+    return kill(pid_t(pid), 0) == 0 || errno == EPERM
   }
 
   /// Gives the traces' call sites functions and source lines (see `SiteSymbolization`), saying
