@@ -263,6 +263,12 @@ enum RecordingLaunch {
       sigaction(number, &action, &old)
       previous[number] = old
     }
+    // A mask inherited blocked (a parent that spawned `record` from a thread blocking them, as
+    // Dispatch's workers do) would hold these signals pending for ever: this thread takes them.
+    var handled = sigset_t()
+    sigemptyset(&handled)
+    for number in passedOn { sigaddset(&handled, number) }
+    pthread_sigmask(SIG_UNBLOCK, &handled, nil)
     defer {
       runningChild.store(0, ordering: .releasing)
       for (number, old) in previous {
@@ -278,10 +284,7 @@ enum RecordingLaunch {
     var none = sigset_t()
     sigemptyset(&none)
     posix_spawnattr_setsigmask(&attributes, &none)
-    var defaults = sigset_t()
-    sigemptyset(&defaults)
-    for number in passedOn { sigaddset(&defaults, number) }
-    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setsigdefault(&attributes, &handled)
     posix_spawnattr_setflags(
       &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
     let arguments = ["env"] + command

@@ -2,6 +2,10 @@ import Foundation
 import TestSupport
 import XCTest
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// `chronoscope record` between a program and its terminal: the program reads the terminal as it
 /// would from the shell, and signals arrive once (found recording real programs: the program ran
 /// in a group of its own, so reading the terminal failed with EIO).
@@ -26,25 +30,39 @@ final class RecordTerminalTests: XCTestCase {
     return session
   }
 
-  /// `chronoscope record` of feed-refresher with `mode`, outside a terminal, its trace in
-  /// `folder`: it is started, `line` awaited on its output (condition-driven, with a generous
-  /// deadline), `record` itself sent SIGINT, and its status and whole output returned.
+  /// `record` of feed-refresher with `mode`, outside a terminal, its trace in `folder`: it is
+  /// started with every signal blocked (as a parent spawning it from one of Dispatch's threads
+  /// leaves it), `line` awaited on its output, `record` itself sent SIGINT, and its status and
+  /// whole output returned. A watchdog kills it and its program after a generous minute, so a
+  /// signal lost on the way fails the test instead of hanging it.
   private func interruptRecord(of mode: String, after line: String, in folder: URL) throws
     -> (status: Int32, output: String)
   {
-    let record = Process()
-    record.executableURL = try chronoscope()
-    record.arguments = try recordArguments(mode, in: folder)
-    let output = Pipe()
-    record.standardOutput = output
-    record.standardError = output
-    try record.run()
-    // A watchdog, so that a signal lost on the way fails the test instead of hanging it: after
-    // a generous minute, the program (record's child) and record are killed, which ends the
-    // reads below.
-    let stuck = record.processIdentifier
+    var pipe: [Int32] = [0, 0]
+    XCTAssertEqual(Glibc.pipe(&pipe), 0)
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
+    posix_spawn_file_actions_adddup2(&actions, pipe[1], 2)
+    posix_spawn_file_actions_addclose(&actions, pipe[0])
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var all = sigset_t()
+    sigfillset(&all)
+    posix_spawnattr_setsigmask(&attributes, &all)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+    let arguments = [try chronoscope().path] + (try recordArguments(mode, in: folder))
+    var argv = arguments.map { strdup($0) } + [nil]
+    defer { for pointer in argv { free(pointer) } }
+    var record: pid_t = 0
+    XCTAssertEqual(posix_spawn(&record, arguments[0], &actions, &attributes, &argv, environ), 0)
+    close(pipe[1])
+    let output = FileHandle(fileDescriptor: pipe[0], closeOnDealloc: true)
+    let stuck = record
     DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(60)) {
-      guard record.isRunning else { return }
+      guard kill(stuck, 0) == 0 else { return }
       let children =
         (try? String(contentsOfFile: "/proc/\(stuck)/task/\(stuck)/children", encoding: .utf8))
         ?? ""
@@ -53,15 +71,17 @@ final class RecordTerminalTests: XCTestCase {
     }
     var text = ""
     while !text.contains(line) {
-      let data = output.fileHandleForReading.availableData
+      let data = output.availableData
       if data.isEmpty { break }
       text += String(decoding: data, as: UTF8.self)
     }
     XCTAssertTrue(text.contains(line), text)
-    kill(record.processIdentifier, SIGINT)
-    text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    record.waitUntilExit()
-    return (record.terminationStatus, text)
+    kill(record, SIGINT)
+    text += String(decoding: output.readDataToEndOfFile(), as: UTF8.self)
+    var status: Int32 = 0
+    while waitpid(record, &status, 0) < 0, errno == EINTR {}
+    // The wait status: the signal in the low seven bits, else the exit status above them.
+    return (status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F), text)
   }
 
   func testAProgramReadsItsTerminalUnderRecord() throws {
