@@ -27,20 +27,24 @@ case "--echo-input":
   let line = DispatchQueue(label: "feed.input").sync { readLine() }
   say("read: \(line ?? "(end of input)")")
 case "--count-interrupts":
-  signal(SIGINT, SIG_IGN)
-  let interrupts = DispatchSource.makeSignalSource(signal: SIGINT, queue: .main)
-  nonisolated(unsafe) var count = 0
-  interrupts.setEventHandler {
-    count += 1
-    guard count == 1 else { return }
-    DispatchQueue.main.asyncAfter(deadline: .now() + .seconds(1)) {
-      say("interrupts: \(count)")
-      exit(0)
-    }
-  }
-  interrupts.resume()
+  // SIGINT is blocked and taken with sigwait, not by a Dispatch signal source: `dispatchMain`
+  // parks the main thread in `sigsuspend` with nothing blocked, so an ignored SIGINT that came
+  // then was thrown away before the source saw it (half the time when sent at once).
+  var interrupt = sigset_t()
+  sigemptyset(&interrupt)
+  sigaddset(&interrupt, SIGINT)
+  pthread_sigmask(SIG_BLOCK, &interrupt, nil)
   say("press Ctrl-C")
-  dispatchMain()
+  var taken: Int32 = 0
+  while sigwait(&interrupt, &taken) != 0 {}
+  var count = 1
+  let end = DispatchTime.now() + .seconds(1)
+  while case let now = DispatchTime.now(), now < end {
+    let left = end.uptimeNanoseconds - now.uptimeNanoseconds
+    var wait = timespec(tv_sec: Int(left / 1_000_000_000), tv_nsec: Int(left % 1_000_000_000))
+    if sigtimedwait(&interrupt, nil, &wait) == SIGINT { count += 1 }
+  }
+  say("interrupts: \(count)")
 case "--hang":
   let done = DispatchGroup()
   done.enter()
