@@ -82,6 +82,16 @@ struct DueQueue: ~Copyable {
     place(entry, upFrom: count - 1)
   }
 
+  /// Puts back an entry taken with ``removeMin()``, in its place in the order (its due time and
+  /// sequence number unchanged): for a clock that looked past the first entry and chose another.
+  ///
+  /// - Complexity: O(log n).
+  mutating func reinsert(_ entry: Entry) {
+    if count == capacity { grow() }
+    count += 1
+    place(entry, upFrom: count - 1)
+  }
+
   /// Puts `entry` in the hole at `hole` or, moving the hole up past every parent it precedes,
   /// higher.
   @inline(__always)

@@ -58,11 +58,15 @@ public final class VirtualClock: SlotOwner {
   /// - Parameters:
   ///   - start: Where time starts; a negative start is taken as zero.
   ///   - jitter: Opt-in random lateness for timers; see ``Jitter``.
-  public init(start: Duration = .zero, jitter: Jitter? = nil) {
+  public init(start: Duration = .zero, jitter: Jitter? = nil, exploring: Exploration? = nil) {
     var state = State(jitter: jitter)
+    state.exploration = exploring
     state.now = max(start.clampedNanoseconds, 0)
     self.state = Mutex(state)
   }
+
+  /// The exploration the clock runs under, with the choices it made so far; nil without one.
+  public var exploration: Exploration? { state.withLock { $0.exploration } }
 
   /// The clock's time: its start plus the virtual time that passed since.
   public var now: Duration { .nanoseconds(state.withLock { $0.now }) }
@@ -391,6 +395,9 @@ extension VirtualClock {
     weak var main: VirtualScheduler?
     var tickets: UInt64 = 0
     var jitter: Jitter?
+    /// Set to run, among the actions due at one instant, one the exploration picks instead of
+    /// the first queued (work in progress, issue 31).
+    var exploration: Exploration?
 
     init(jitter: Jitter?) { self.jitter = jitter }
 
@@ -440,8 +447,9 @@ extension VirtualClock {
     /// its due time (never to a cancelled action's), and marks its scheduler running. A one-shot
     /// action hands over its work for good, and its slot is freed.
     mutating func takeNext(upTo limit: Int64) -> DueAction? {
-      while let first = queue.min, first.due <= limit {
+      while var first = queue.min, first.due <= limit {
         queue.removeMin()
+        if exploration != nil { first = explored(first) }
         let index = Int(first.slot)
         let repeats = slots[index].interval > 0
         // A one-shot's work and scheduler move out of the slot: no reference counting.
@@ -466,6 +474,29 @@ extension VirtualClock {
         return DueAction(slot: first.slot, scheduler: scheduler, work: work, repeats: repeats)
       }
       return nil
+    }
+
+    /// The action to run instead of `first`, just taken from the queue: one the exploration
+    /// picks among those enabled at `first`'s instant. Enabled: due then, live, and the first
+    /// queued of its scheduler unless that scheduler is concurrent (serial and main schedulers
+    /// stay first in, first out). The others go back in their places.
+    private mutating func explored(_ first: DueQueue.Entry) -> DueQueue.Entry {
+      var taken = [first]
+      while let next = queue.min, next.due == first.due {
+        taken.append(queue.removeMin())
+      }
+      var seen = Set<ObjectIdentifier>()
+      var enabled: [Int] = []
+      for (index, entry) in taken.enumerated() {
+        guard slots[Int(entry.slot)].work != nil, let scheduler = slots[Int(entry.slot)].scheduler
+        else { continue }
+        if scheduler.kind == .concurrent || seen.insert(ObjectIdentifier(scheduler)).inserted {
+          enabled.append(index)
+        }
+      }
+      let pick = enabled.isEmpty ? 0 : enabled[exploration?.choose(among: enabled.count) ?? 0]
+      for (index, entry) in taken.enumerated() where index != pick { queue.reinsert(entry) }
+      return taken[pick]
     }
 
     /// Records that `action` has run; re-queues it if it repeats and was not cancelled meanwhile.
