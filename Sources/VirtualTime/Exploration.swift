@@ -27,13 +27,66 @@ public struct Exploration: Sendable {
   /// An index below `count` (random for `count` > 1, recorded).
   mutating func choose(among count: Int) -> Int {
     guard count > 1 else { return 0 }
-    // SplitMix64, as `Jitter` draws its lateness.
+    let chosen = Int(next() % UInt64(count))
+    choices.append((count, chosen))
+    return chosen
+  }
+
+  /// The seed of the next run of an exploration (not recorded as a choice).
+  mutating func nextSeed() -> UInt64 { next() }
+
+  /// SplitMix64, as `Jitter` draws its lateness.
+  private mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15
     var z = state
     z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
     z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    let chosen = Int((z ^ (z >> 31)) % UInt64(count))
-    choices.append((count, chosen))
-    return chosen
+    return z ^ (z >> 31)
+  }
+}
+
+/// The first run of ``explore(iterations:seed:_:)`` whose body threw, with what reruns it.
+public struct ExplorationFailure: Error, CustomStringConvertible {
+  /// The run's seed: `VirtualClock(exploring: Exploration(seed:))` with it makes the same choices.
+  public let seed: UInt64
+  /// Which run failed, from 0.
+  public let iteration: Int
+  /// The choices the run made (see ``Exploration/choices``).
+  public let choices: [(enabled: Int, chosen: Int)]
+  /// What the body threw.
+  public let error: any Error
+
+  public var description: String {
+    let steps = choices.map { "\($0.chosen + 1) of \($0.enabled)" }.joined(separator: ", ")
+    return
+      "run \(iteration) failed: \(error); rerun it with VirtualClock(exploring: Exploration(seed: \(seed))) (choices: \(steps))"
+  }
+}
+
+/// Runs `body` `iterations` times, each on a fresh clock that explores another order of the work
+/// due at each instant, and throws the first failure with the seed that reruns it. The runs'
+/// seeds come from `seed`, so one `seed` explores the same orders every time.
+///
+/// ```swift
+/// try explore(iterations: 500) { clock in
+///   let app = App(factory: VirtualSchedulerFactory(clock: clock))
+///   app.search("swift"); clock.advance(by: .seconds(1))
+///   guard app.results == ["swift"] else { throw StaleResults() }
+/// }
+/// ```
+public func explore(
+  iterations: Int, seed: UInt64 = 0, _ body: (VirtualClock) throws -> Void
+) throws(ExplorationFailure) {
+  var seeds = Exploration(seed: seed)
+  for iteration in 0..<max(iterations, 0) {
+    let runSeed = seeds.nextSeed()
+    let clock = VirtualClock(exploring: Exploration(seed: runSeed))
+    do {
+      try body(clock)
+    } catch {
+      throw ExplorationFailure(
+        seed: runSeed, iteration: iteration, choices: clock.exploration?.choices ?? [],
+        error: error)
+    }
   }
 }

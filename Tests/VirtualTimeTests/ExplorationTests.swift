@@ -53,4 +53,21 @@ final class ExplorationTests: XCTestCase {
       XCTAssertEqual(order.withLock { $0 }, [0, 1, 2, 3, 4], "seed \(seed)")
     }
   }
+
+  private struct StaleResponseShown: Error {}
+
+  func testExploreThrowsTheFirstFailingRunWithTheSeedThatRerunsIt() throws {
+    do {
+      try explore(iterations: 64, seed: 1) { clock in
+        if shownAfterTwoResponses(on: clock) != 2 { throw StaleResponseShown() }
+      }
+      XCTFail("64 runs explore the other order of the two responses")
+    } catch {
+      XCTAssertTrue(error.error is StaleResponseShown)
+      XCTAssertTrue(
+        error.description.contains("Exploration(seed: \(error.seed))"), error.description)
+      XCTAssertEqual(
+        shownAfterTwoResponses(on: VirtualClock(exploring: Exploration(seed: error.seed))), 1)
+    }
+  }
 }
