@@ -55,9 +55,17 @@ public struct ExplorationFailure: Error, CustomStringConvertible {
   public let choices: [(enabled: Int, chosen: Int)]
   /// What the body threw.
   public let error: any Error
+  /// Where a second run with the same seed made other choices, if it did: the body is not
+  /// deterministic (it reads the wall clock, a random source, or work the clock does not run),
+  /// and the seed does not rerun the failure.
+  public let divergedAt: Int?
 
   public var description: String {
     let steps = choices.map { "\($0.chosen + 1) of \($0.enabled)" }.joined(separator: ", ")
+    if let divergedAt {
+      return
+        "run \(iteration) failed: \(error); but the body is not deterministic: run again with seed \(seed), it made other choices from step \(divergedAt + 1) on (does it read the wall clock, a random source, or start work the clock does not run?)"
+    }
     return
       "run \(iteration) failed: \(error); rerun it with VirtualClock(exploring: Exploration(seed: \(seed))) (choices: \(steps))"
   }
@@ -84,9 +92,27 @@ public func explore(
     do {
       try body(clock)
     } catch {
+      let choices = clock.exploration?.choices ?? []
+      // The same seed again: a failure it does not rerun is no failure a seed can keep.
+      let again = VirtualClock(exploring: Exploration(seed: runSeed))
+      _ = try? body(again)
+      let second = again.exploration?.choices ?? []
+      let diverged = firstDifference(choices, second)
       throw ExplorationFailure(
-        seed: runSeed, iteration: iteration, choices: clock.exploration?.choices ?? [],
-        error: error)
+        seed: runSeed, iteration: iteration, choices: choices, error: error, divergedAt: diverged)
     }
   }
+}
+
+/// The first step at which two runs' choices differ (in how many were enabled or which was
+/// taken), or where the shorter ends; nil when they are the same.
+private func firstDifference(
+  _ first: [(enabled: Int, chosen: Int)], _ second: [(enabled: Int, chosen: Int)]
+) -> Int? {
+  for index in 0..<min(first.count, second.count) {
+    let one = first[index]
+    let other = second[index]
+    if one.enabled != other.enabled || one.chosen != other.chosen { return index }
+  }
+  return first.count == second.count ? nil : min(first.count, second.count)
 }

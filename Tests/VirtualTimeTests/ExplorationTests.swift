@@ -70,4 +70,30 @@ final class ExplorationTests: XCTestCase {
         shownAfterTwoResponses(on: VirtualClock(exploring: Exploration(seed: error.seed))), 1)
     }
   }
+
+  func testABodyThatIsNotDeterministicIsSaidToBe() throws {
+    // How many requests it makes depends on state kept from run to run (as a wall clock or a
+    // random source would), not on the seed: two runs with one seed differ.
+    let runs = Locked(0)
+    do {
+      try explore(iterations: 200) { clock in
+        let factory = VirtualSchedulerFactory(clock: clock)
+        let network = factory.makeConcurrent(label: "network")
+        let order = Locked<[Int]>([])
+        let count = runs.withLock { runs in
+          runs += 1
+          return 2 + runs % 2
+        }
+        for request in 0..<count {
+          network.async { order.withLock { $0.append(request) } }
+        }
+        clock.advance()
+        if order.withLock({ $0.first }) != 0 { throw StaleResponseShown() }
+      }
+      XCTFail("some order runs another request first")
+    } catch {
+      XCTAssertNotNil(error.divergedAt, error.description)
+      XCTAssertTrue(error.description.contains("not deterministic"), error.description)
+    }
+  }
 }
