@@ -1,118 +1,167 @@
-/// A seeded choice among the actions that could run next at one instant, for finding the order
-/// of work that breaks a test (work in progress, issue 31: the strategies, `explore(…)` and the
-/// reports come next).
+import Synchronization
+
+/// A seeded choice among the work that could run next, for finding the order of work that
+/// breaks a test, and rerunning it.
 ///
 /// A ``VirtualClock`` made with one runs, at each step, one of the actions enabled at the
-/// earliest due instant instead of the first queued: serial and main schedulers stay first in,
-/// first out, and nothing runs early, so every order is one production could produce. The same
-/// seed makes the same choices, so a failing order reruns exactly.
+/// earliest due instant instead of the first queued; a ``VirtualAsyncClock`` over it also picks
+/// which ready job of its tasks and actors runs next. Serial and main schedulers stay first in,
+/// first out, an actor runs one job at a time, and nothing runs early: every order is one
+/// production could produce. The same seed and strategy make the same choices, so a failing
+/// order reruns exactly.
 ///
 /// ```swift
-/// let clock = VirtualClock(exploring: Exploration(seed: 7))
+/// let clock = VirtualClock(exploring: Exploration(seed: 7, strategy: .pct(depth: 2)))
 /// ```
+///
+/// ``explore(iterations:seed:strategy:_:)`` runs a test body under many seeds.
 public struct Exploration: Sendable {
-  /// The seed the choices come from.
-  public let seed: UInt64
-  private var state: UInt64
-  /// The choices made so far: for each step with more than one enabled action, how many there
-  /// were and which was taken.
-  public private(set) var choices: [(enabled: Int, chosen: Int)] = []
+  /// How an exploration picks among the work that could run next.
+  public enum Strategy: Sendable, Equatable, CustomStringConvertible {
+    /// Each choice takes one of the enabled pieces of work, each as likely.
+    case random
+    /// Probabilistic concurrency testing (Burckhardt et al., ASPLOS 2010): every queue, task
+    /// or actor gets a random priority, the highest enabled runs, and at `depth` − 1 random
+    /// steps the one chosen drops below all others. A bug that needs `depth` ordering
+    /// constraints is found in one run with probability at least 1/(n·k^(depth−1)), for n
+    /// queues and tasks and k steps — far better than random for deep bugs in long runs.
+    ///
+    /// `steps` is k, the number of choices a run makes among two or more; nil lets
+    /// ``explore(iterations:seed:strategy:_:)`` take the most seen in the runs so far (a
+    /// failure names the number it used, to rerun it).
+    case pct(depth: Int, steps: Int? = nil)
 
-  /// Choices from `seed`.
-  public init(seed: UInt64) {
-    self.seed = seed
-    state = seed
+    public var description: String {
+      switch self {
+      case .random: ".random"
+      case .pct(let depth, let steps?): ".pct(depth: \(depth), steps: \(steps))"
+      case .pct(let depth, nil): ".pct(depth: \(depth))"
+      }
+    }
   }
 
-  /// An index below `count` (random for `count` > 1, recorded).
-  mutating func choose(among count: Int) -> Int {
-    guard count > 1 else { return 0 }
-    let chosen = Int(next() % UInt64(count))
-    choices.append((count, chosen))
+  /// One choice of a run: how many pieces of work could run, and which did (from 0).
+  public struct Choice: Sendable, Equatable, CustomStringConvertible {
+    public let enabled: Int
+    public let chosen: Int
+
+    /// `2 of 3`.
+    public var description: String { "\(chosen + 1) of \(enabled)" }
+  }
+
+  /// The seed the choices come from.
+  public let seed: UInt64
+  /// How the choices are made.
+  public let strategy: Strategy
+  private var random: SplitMix64
+  /// The choices made so far, one per step with more than one piece of work enabled.
+  public private(set) var choices: [Choice] = []
+  /// Under PCT: each chain's priority (higher runs first), drawn when it is first seen.
+  private var priorities: [UInt64: UInt64] = [:]
+  /// Under PCT: the steps (counted from 1) at which the chosen chain drops below all others,
+  /// ascending.
+  private var changePoints: [Int] = []
+
+  /// Choices from `seed`, made by `strategy`.
+  public init(seed: UInt64, strategy: Strategy = .random) {
+    self.seed = seed
+    self.strategy = strategy
+    random = SplitMix64(seed: seed)
+    if case .pct(let depth, let steps) = strategy {
+      // d − 1 distinct steps among 1...k (fewer when k is smaller).
+      let k = max(steps ?? 1, 1)
+      var points = Set<Int>()
+      let wanted = min(max(depth - 1, 0), k)
+      while points.count < wanted { points.insert(1 + Int(random.next() % UInt64(k))) }
+      changePoints = points.sorted()
+    }
+  }
+
+  /// Which of `chains` runs next: one entry per enabled piece of work, naming the queue, task or
+  /// actor it belongs to (distinct numbers for distinct chains; PCT keeps a priority per chain).
+  /// Only a choice among two or more is recorded.
+  mutating func choose(among chains: [UInt64]) -> Int {
+    guard chains.count > 1 else { return 0 }
+    let chosen: Int
+    switch strategy {
+    case .random:
+      chosen = Int(random.next() % UInt64(chains.count))
+    case .pct(let depth, _):
+      let step = choices.count + 1
+      for chain in chains where priorities[chain] == nil {
+        // Above every change point's priority (0..<depth): the initial ones all run first.
+        priorities[chain] = max(random.next(), UInt64(max(depth, 1)))
+      }
+      var pick = highest(among: chains)
+      if let point = changePoints.firstIndex(of: step) {
+        // Each later change point drops its chain below the ones dropped before.
+        priorities[chains[pick]] = UInt64(max(depth - 1 - point, 0))
+        pick = highest(among: chains)
+      }
+      chosen = pick
+    }
+    choices.append(Choice(enabled: chains.count, chosen: chosen))
     return chosen
   }
 
-  /// The seed of the next run of an exploration (not recorded as a choice).
-  mutating func nextSeed() -> UInt64 { next() }
-
-  /// SplitMix64, as `Jitter` draws its lateness.
-  private mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
-
-/// The first run of ``explore(iterations:seed:_:)`` whose body threw, with what reruns it.
-public struct ExplorationFailure: Error, CustomStringConvertible {
-  /// The run's seed: `VirtualClock(exploring: Exploration(seed:))` with it makes the same choices.
-  public let seed: UInt64
-  /// Which run failed, from 0.
-  public let iteration: Int
-  /// The choices the run made (see ``Exploration/choices``).
-  public let choices: [(enabled: Int, chosen: Int)]
-  /// What the body threw.
-  public let error: any Error
-  /// Where a second run with the same seed made other choices, if it did: the body is not
-  /// deterministic (it reads the wall clock, a random source, or work the clock does not run),
-  /// and the seed does not rerun the failure.
-  public let divergedAt: Int?
-
-  public var description: String {
-    let steps = choices.map { "\($0.chosen + 1) of \($0.enabled)" }.joined(separator: ", ")
-    if let divergedAt {
-      return
-        "run \(iteration) failed: \(error); but the body is not deterministic: run again with seed \(seed), it made other choices from step \(divergedAt + 1) on (does it read the wall clock, a random source, or start work the clock does not run?)"
+  /// The index of the chain with the highest priority (the first of equals).
+  private func highest(among chains: [UInt64]) -> Int {
+    var best = 0
+    for index in chains.indices.dropFirst()
+    where priorities[chains[index], default: 0] > priorities[chains[best], default: 0] {
+      best = index
     }
-    return
-      "run \(iteration) failed: \(error); rerun it with VirtualClock(exploring: Exploration(seed: \(seed))) (choices: \(steps))"
+    return best
+  }
+
+  /// The exploration a ``VirtualClock`` made inside ``explore(iterations:seed:strategy:_:)``
+  /// (or the Swift Testing trait that explores) runs under when not given one.
+  @TaskLocal static var current: ExplorationRun?
+}
+
+/// One run of an exploration: the seed and strategy every clock made during it explores with,
+/// and those clocks, whose choices make the run's schedule.
+final class ExplorationRun: Sendable {
+  let seed: UInt64
+  let strategy: Exploration.Strategy
+  /// Held for the run's length: their choices are the run's schedule.
+  private let clocks = Mutex<[VirtualClock]>([])
+
+  init(seed: UInt64, strategy: Exploration.Strategy) {
+    self.seed = seed
+    self.strategy = strategy
+  }
+
+  /// A new exploration for a clock made during the run.
+  func exploration(for clock: VirtualClock) -> Exploration {
+    clocks.withLock { $0.append(clock) }
+    return Exploration(seed: seed, strategy: strategy)
+  }
+
+  /// The choices of the run's clocks, in the order the clocks were made.
+  var choices: [Exploration.Choice] {
+    clocks.withLock { $0 }.flatMap { $0.exploration?.choices ?? [] }
   }
 }
 
-/// Runs `body` `iterations` times, each on a fresh clock that explores another order of the work
-/// due at each instant, and throws the first failure with the seed that reruns it. The runs'
-/// seeds come from `seed`, so one `seed` explores the same orders every time.
-///
-/// ```swift
-/// try explore(iterations: 500) { clock in
-///   let app = App(factory: VirtualSchedulerFactory(clock: clock))
-///   app.search("swift"); clock.advance(by: .seconds(1))
-///   guard app.results == ["swift"] else { throw StaleResults() }
-/// }
-/// ```
-public func explore(
-  iterations: Int, seed: UInt64 = 0, _ body: (VirtualClock) throws -> Void
-) throws(ExplorationFailure) {
-  var seeds = Exploration(seed: seed)
-  for iteration in 0..<max(iterations, 0) {
-    let runSeed = seeds.nextSeed()
-    let clock = VirtualClock(exploring: Exploration(seed: runSeed))
-    do {
-      try body(clock)
-    } catch {
-      let choices = clock.exploration?.choices ?? []
-      // The same seed again: a failure it does not rerun is no failure a seed can keep.
-      let again = VirtualClock(exploring: Exploration(seed: runSeed))
-      _ = try? body(again)
-      let second = again.exploration?.choices ?? []
-      let diverged = firstDifference(choices, second)
-      throw ExplorationFailure(
-        seed: runSeed, iteration: iteration, choices: choices, error: error, divergedAt: diverged)
-    }
-  }
-}
+/// The numbers an exploration knows the chains of work by — a serial scheduler, an action on a
+/// concurrent one, a task, an actor's job — each kind in a range of its own, so that no two
+/// chains alive at once share one.
+enum Chain {
+  private static let schedulers = Atomic<UInt64>(0)
+  private static let untaskedJobs = Atomic<UInt64>(0)
 
-/// The first step at which two runs' choices differ (in how many were enabled or which was
-/// taken), or where the shorter ends; nil when they are the same.
-private func firstDifference(
-  _ first: [(enabled: Int, chosen: Int)], _ second: [(enabled: Int, chosen: Int)]
-) -> Int? {
-  for index in 0..<min(first.count, second.count) {
-    let one = first[index]
-    let other = second[index]
-    if one.enabled != other.enabled || one.chosen != other.chosen { return index }
+  /// A new scheduler's.
+  static func scheduler() -> UInt64 {
+    schedulers.add(1, ordering: .relaxed).newValue & (1 << 61 - 1)
   }
-  return first.count == second.count ? nil : min(first.count, second.count)
+
+  /// An action's on a concurrent scheduler, by its ticket.
+  static func action(ticket: UInt64) -> UInt64 { 1 << 61 | ticket & (1 << 61 - 1) }
+
+  /// A job's: its task's, or a job of its own when it runs for no task (an actor's).
+  static func job(task: UInt64) -> UInt64 {
+    guard task == 0 else { return 2 << 61 | task & (1 << 61 - 1) }
+    return 3 << 61 | untaskedJobs.add(1, ordering: .relaxed).newValue & (1 << 61 - 1)
+  }
 }

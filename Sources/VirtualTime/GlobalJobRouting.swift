@@ -71,6 +71,12 @@ package enum GlobalJobRouting {
     return runtime.jobTaskID(task)
   }
 
+  /// The id of the task `job` runs for, 0 if none (an actor's job) or unknown.
+  static func taskID(of job: UnownedJob) -> UInt64 {
+    guard case .success(let runtime) = runtime else { return 0 }
+    return runtime.jobTaskID(unsafeBitCast(job, to: UnsafeMutableRawPointer.self))
+  }
+
   // MARK: Clocks
 
   private struct Registry {

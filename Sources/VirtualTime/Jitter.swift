@@ -28,17 +28,3 @@ public struct Jitter: Sendable {
     return Int64(generator.next() % (bound + 1))
   }
 }
-
-/// Steele, Lea and Flood's SplitMix64: tiny, fast, and stable across platforms and releases
-/// (the standard library's generator makes no such promise).
-private struct SplitMix64: RandomNumberGenerator {
-  private var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}

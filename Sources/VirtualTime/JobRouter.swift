@@ -27,7 +27,17 @@ final class JobRouter: SerialExecutor, @unchecked Sendable {
   /// when it stops.
   private let tasks = Mutex<[UInt64]>([])
 
+  /// Set when the clock explores orders: picks which ready job runs next (see ``explore(with:)``).
+  private let chooser = Mutex<(@Sendable ([UInt64]) -> Int)?>(nil)
+
   init(number: UInt64) { self.number = number }
+
+  /// Runs, each time, the ready job `choose` picks among them (given each one's chain: its task,
+  /// or the job itself) instead of the first queued. Any ready job may run next in production:
+  /// the global executor runs them on a pool of threads, and an actor has at most one queued.
+  func explore(with choose: @escaping @Sendable ([UInt64]) -> Int) {
+    chooser.withLock { $0 = choose }
+  }
 
   func claimed(_ task: UInt64) { tasks.withLock { $0.append(task) } }
 
@@ -76,13 +86,29 @@ final class JobRouter: SerialExecutor, @unchecked Sendable {
   func runUntilIdle() {
     guard !draining.exchange(true, ordering: .acquiring) else { return }
     defer { draining.store(false, ordering: .releasing) }
+    let choose = chooser.withLock { $0 }
     while true {
-      while let job = jobs.withLock({ $0.popFirst() }) {
+      while let job = next(choosingWith: choose) {
         job.runSynchronously(on: asUnownedSerialExecutor())
       }
       guard MainQueue.serviceIfThisThreadCan() else { return }
       if isEmpty { return }
     }
+  }
+}
+
+extension JobRouter {
+  /// The next job to run: the first queued, or the one `choose` picks among the queued. Only the
+  /// draining thread takes jobs, and others only append, so the one picked is still where it was
+  /// when the lock is taken again (the lock is not held while the clock's exploration chooses).
+  private func next(choosingWith choose: (@Sendable ([UInt64]) -> Int)?) -> UnownedJob? {
+    guard let choose else { return jobs.withLock { $0.popFirst() } }
+    let chains = jobs.withLock {
+      $0.queued.map { Chain.job(task: GlobalJobRouting.taskID(of: $0)) }
+    }
+    guard !chains.isEmpty else { return nil }
+    let pick = min(max(choose(chains), 0), chains.count - 1)
+    return jobs.withLock { $0.remove(at: pick) }
   }
 }
 
@@ -139,6 +165,16 @@ private struct JobQueue {
 
   mutating func append(_ job: UnownedJob) {
     items.append(job)
+  }
+
+  /// The queued jobs, first first.
+  var queued: ArraySlice<UnownedJob> { items[head...] }
+
+  /// Takes the job `offset` places from the first.
+  mutating func remove(at offset: Int) -> UnownedJob? {
+    guard offset > 0 else { return popFirst() }
+    guard head + offset < items.count else { return nil }
+    return items.remove(at: head + offset)
   }
 
   mutating func popFirst() -> UnownedJob? {

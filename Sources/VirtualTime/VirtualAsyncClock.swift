@@ -155,6 +155,9 @@ public final class VirtualAsyncClock: Clock, Sendable {
     sleeps = VirtualScheduler(label: "Task.sleep", kind: .concurrent, clock: clock)
     router = GlobalJobRouting.register()
     let router = self.router
+    if clock.isExploring {
+      router.explore { [weak clock] chains in clock?.chooseJob(among: chains) ?? 0 }
+    }
     clock.setAfterEachAction { router.runUntilIdle() }
     GlobalJobRouting.watch(self)
     GlobalJobRouting.adoptCreatorIfUnowned(GlobalJobRouting.currentTaskID(), for: router)

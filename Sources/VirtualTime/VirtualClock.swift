@@ -58,15 +58,32 @@ public final class VirtualClock: SlotOwner {
   /// - Parameters:
   ///   - start: Where time starts; a negative start is taken as zero.
   ///   - jitter: Opt-in random lateness for timers; see ``Jitter``.
+  ///   - exploring: Runs the work that could run next in an order the exploration chooses
+  ///     instead of first in, first out; see ``Exploration``. Inside
+  ///     ``explore(iterations:seed:strategy:_:)`` (or the Swift Testing trait that explores), a
+  ///     clock made without one explores with the run's seed.
   public init(start: Duration = .zero, jitter: Jitter? = nil, exploring: Exploration? = nil) {
     var state = State(jitter: jitter)
     state.exploration = exploring
     state.now = max(start.clampedNanoseconds, 0)
     self.state = Mutex(state)
+    if exploring == nil, let run = Exploration.current {
+      let exploration = run.exploration(for: self)
+      self.state.withLock { $0.exploration = exploration }
+    }
   }
 
   /// The exploration the clock runs under, with the choices it made so far; nil without one.
   public var exploration: Exploration? { state.withLock { $0.exploration } }
+
+  /// Whether the clock explores orders (then a ``VirtualAsyncClock`` over it explores its jobs').
+  var isExploring: Bool { state.withLock { $0.exploration != nil } }
+
+  /// Which of the ready jobs of a ``VirtualAsyncClock`` over this clock runs next, one chain
+  /// (task or actor) per job: the clock's exploration chooses, as it does among actions.
+  func chooseJob(among chains: [UInt64]) -> Int {
+    state.withLock { $0.exploration?.choose(among: chains) ?? 0 }
+  }
 
   /// The clock's time: its start plus the virtual time that passed since.
   public var now: Duration { .nanoseconds(state.withLock { $0.now }) }
@@ -487,14 +504,21 @@ extension VirtualClock {
       }
       var seen = Set<ObjectIdentifier>()
       var enabled: [Int] = []
+      // What each runs on, for the strategy: its serial scheduler, or the action itself on a
+      // concurrent one (which runs beside the others as a thread of its own would).
+      var chains: [UInt64] = []
       for (index, entry) in taken.enumerated() {
         guard slots[Int(entry.slot)].work != nil, let scheduler = slots[Int(entry.slot)].scheduler
         else { continue }
-        if scheduler.kind == .concurrent || seen.insert(ObjectIdentifier(scheduler)).inserted {
+        if scheduler.kind == .concurrent {
           enabled.append(index)
+          chains.append(Chain.action(ticket: records[Int(entry.slot)].ticket))
+        } else if seen.insert(ObjectIdentifier(scheduler)).inserted {
+          enabled.append(index)
+          chains.append(scheduler.chain)
         }
       }
-      let pick = enabled.isEmpty ? 0 : enabled[exploration?.choose(among: enabled.count) ?? 0]
+      let pick = enabled.isEmpty ? 0 : enabled[exploration?.choose(among: chains) ?? 0]
       for (index, entry) in taken.enumerated() where index != pick { queue.reinsert(entry) }
       return taken[pick]
     }

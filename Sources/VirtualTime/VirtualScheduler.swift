@@ -12,10 +12,14 @@ public final class VirtualScheduler: Scheduler {
   /// The clock this scheduler runs on.
   public let clock: VirtualClock
 
+  /// What an exploration calls this scheduler's work (see ``Chain``).
+  let chain: UInt64
+
   init(label: String, kind: SchedulerKind, clock: VirtualClock) {
     self.label = label
     self.kind = kind
     self.clock = clock
+    chain = Chain.scheduler()
   }
 
   /// True while one of this scheduler's actions runs (on the thread driving the clock).

@@ -3,7 +3,7 @@ import SchedulingTesting
 import VirtualTime
 import XCTest
 
-/// `Exploration` (issue 31, work in progress): other orders of the work due at one instant,
+/// `Exploration`: other orders of the work due at one instant,
 /// chosen by seed, each one production could produce.
 final class ExplorationTests: XCTestCase {
   /// Two requests whose responses arrive at the same instant on a concurrent network queue; each
@@ -65,7 +65,8 @@ final class ExplorationTests: XCTestCase {
     } catch {
       XCTAssertTrue(error.error is StaleResponseShown)
       XCTAssertTrue(
-        error.description.contains("Exploration(seed: \(error.seed))"), error.description)
+        error.description.contains("rerun it alone: explore(iterations: 1, seed: \(error.seed))"),
+        error.description)
       XCTAssertEqual(
         shownAfterTwoResponses(on: VirtualClock(exploring: Exploration(seed: error.seed))), 1)
     }

@@ -1,0 +1,179 @@
+/// Runs `body` `iterations` times, each on a fresh clock that explores another order of the
+/// work that could run next, and throws the first failure with what reruns it.
+///
+/// Run i has seed `seed + i`: a failing run reruns alone with
+/// `explore(iterations: 1, seed: failure.seed, strategy: failure.strategy)`, and one `seed`
+/// explores the same orders every time. Every ``VirtualClock`` the body makes explores too (a
+/// ``VirtualSchedulerFactory``'s, a ``VirtualAsyncClock``'s).
+///
+/// ```swift
+/// try explore(iterations: 500) { clock in
+///   let app = App(factory: VirtualSchedulerFactory(clock: clock))
+///   app.search("swift"); clock.advance(by: .seconds(1))
+///   guard app.results == ["swift"] else { throw StaleResults() }
+/// }
+/// ```
+///
+/// The body must do the same for the same choices: a body that reads the wall clock or a random
+/// source, or whose work runs on threads the clock does not drive, makes a failure no seed
+/// reruns. The failing run is run a second time to find out: when it chooses differently, the
+/// failure says so (``ExplorationFailure/divergedAt``).
+public func explore(
+  iterations: Int, seed: UInt64 = 0, strategy: Exploration.Strategy = .random,
+  _ body: (VirtualClock) throws -> Void
+) throws(ExplorationFailure) {
+  var explorer = Explorer(iterations: iterations, seed: seed, strategy: strategy)
+  while let run = explorer.nextRun() {
+    let outcome = Result { () throws -> Void in
+      try Exploration.$current.withValue(run) { try body(VirtualClock()) }
+    }
+    guard case .failure(let error) = outcome else {
+      explorer.passed(run)
+      continue
+    }
+    let again = explorer.rerun(of: run)
+    _ = try? Exploration.$current.withValue(again) { try body(VirtualClock()) }
+    throw explorer.failure(of: run, error: error, rerun: again)
+  }
+}
+
+/// Runs `body` `iterations` times, each on a fresh ``VirtualAsyncClock`` that explores another
+/// order of the work that could run next — actions due at one instant and the ready jobs of its
+/// tasks and actors — and throws the first failure with what reruns it (see
+/// ``explore(iterations:seed:strategy:_:)``).
+///
+/// ```swift
+/// try await explore(iterations: 200) { clock in
+///   let bank = Bank()
+///   clock.task { try await bank.withdraw(80) }
+///   clock.task { try await bank.withdraw(80) }
+///   await clock.run()
+///   guard await bank.balance >= 0 else { throw Overdrawn() }
+/// }
+/// ```
+public func explore(
+  iterations: Int, seed: UInt64 = 0, strategy: Exploration.Strategy = .random,
+  isolation: isolated (any Actor)? = #isolation,
+  _ body: (VirtualAsyncClock) async throws -> Void
+) async throws(ExplorationFailure) {
+  var explorer = Explorer(iterations: iterations, seed: seed, strategy: strategy)
+  while let run = explorer.nextRun() {
+    var failure: (any Error)?
+    do {
+      try await Exploration.$current.withValue(run) { try await body(VirtualAsyncClock()) }
+    } catch {
+      failure = error
+    }
+    guard let failure else {
+      explorer.passed(run)
+      continue
+    }
+    let again = explorer.rerun(of: run)
+    _ = try? await Exploration.$current.withValue(again) {
+      try await body(VirtualAsyncClock())
+    }
+    throw explorer.failure(of: run, error: failure, rerun: again)
+  }
+}
+
+/// The runs of one exploration: their seeds and strategies, and what a failure says.
+struct Explorer {
+  let iterations: Int
+  let seed: UInt64
+  let strategy: Exploration.Strategy
+  private(set) var iteration = 0
+  /// The most choices a run made so far: PCT's step count when the strategy leaves it open.
+  private var mostSteps = 1
+
+  init(iterations: Int, seed: UInt64, strategy: Exploration.Strategy) {
+    self.iterations = max(iterations, 0)
+    self.seed = seed
+    self.strategy = strategy
+  }
+
+  /// The next run, or nil after the last.
+  mutating func nextRun() -> ExplorationRun? {
+    guard iteration < iterations else { return nil }
+    defer { iteration += 1 }
+    return ExplorationRun(seed: seed &+ UInt64(iteration), strategy: resolved)
+  }
+
+  /// The strategy with every number it leaves open filled in.
+  private var resolved: Exploration.Strategy {
+    if case .pct(let depth, nil) = strategy { return .pct(depth: depth, steps: mostSteps) }
+    return strategy
+  }
+
+  mutating func passed(_ run: ExplorationRun) {
+    mostSteps = max(mostSteps, run.choices.count)
+  }
+
+  /// The failing `run` once more, to see whether it makes the same choices.
+  func rerun(of run: ExplorationRun) -> ExplorationRun {
+    ExplorationRun(seed: run.seed, strategy: run.strategy)
+  }
+
+  func failure(of run: ExplorationRun, error: any Error, rerun: ExplorationRun)
+    -> ExplorationFailure
+  {
+    let choices = run.choices
+    return ExplorationFailure(
+      seed: run.seed, strategy: run.strategy, iteration: iteration - 1, iterations: iterations,
+      choices: choices, error: error, divergedAt: firstDifference(choices, rerun.choices))
+  }
+}
+
+/// The first run of an exploration (``explore(iterations:seed:strategy:_:)``) that failed, with
+/// what reruns it.
+public struct ExplorationFailure: Error, CustomStringConvertible {
+  /// The run's seed: `explore(iterations: 1, seed:strategy:)` with it and ``strategy`` reruns it.
+  public let seed: UInt64
+  /// The strategy the run used, every number filled in.
+  public let strategy: Exploration.Strategy
+  /// Which run failed, from 0, and how many the exploration was to make.
+  public let iteration: Int
+  public let iterations: Int
+  /// The run's schedule: the choices it made (see ``Exploration/choices``).
+  public let choices: [Exploration.Choice]
+  /// What the body threw.
+  public let error: any Error
+  /// Where a second run with the same seed made other choices, if it did (from 0): the body is
+  /// not deterministic (it reads the wall clock, a random source, or waits for work the clock
+  /// does not run), and the seed does not rerun the failure.
+  public let divergedAt: Int?
+
+  /// How to rerun the failing run alone.
+  public var rerun: String {
+    "explore(iterations: 1, seed: \(seed)\(strategy == .random ? "" : ", strategy: \(strategy)"))"
+  }
+
+  public var description: String {
+    let run = "run \(iteration + 1) of \(iterations) failed: \(error)"
+    if let divergedAt {
+      return """
+        \(run)
+        but the body is not deterministic: run again with seed \(seed), it chose differently \
+        at choice \(divergedAt + 1) of \(choices.count) — does it read the wall clock or a random \
+        source, or wait for work on threads the clock does not run?
+        """
+    }
+    let schedule =
+      choices.isEmpty ? "no choices" : choices.map(\.description).joined(separator: ", ")
+    return """
+      \(run)
+      rerun it alone: \(rerun)
+      its schedule (\(choices.count) choices): \(schedule)
+      """
+  }
+}
+
+/// The first choice at which two runs differ (in how many could run or which did), or where the
+/// shorter ends; nil when they are the same.
+private func firstDifference(_ first: [Exploration.Choice], _ second: [Exploration.Choice])
+  -> Int?
+{
+  for index in 0..<min(first.count, second.count) where first[index] != second[index] {
+    return index
+  }
+  return first.count == second.count ? nil : min(first.count, second.count)
+}
