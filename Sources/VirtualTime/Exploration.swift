@@ -30,12 +30,18 @@ public struct Exploration: Sendable {
     /// ``explore(iterations:seed:strategy:_:)`` take the most seen in the runs so far (a
     /// failure names the number it used, to rerun it).
     case pct(depth: Int, steps: Int? = nil)
+    /// The choices of a schedule a failure printed (``ExplorationFailure/schedule``): each
+    /// `chosen/enabled`, one-based, separated by spaces (`"2/2 1/3"`). Unlike a seed, a schedule
+    /// knows how many pieces of work could run at each choice: a run whose work does not fit it
+    /// (the test changed since) fails with a ``ScheduleMisfit`` saying where.
+    case replaying(schedule: String)
 
     public var description: String {
       switch self {
       case .random: ".random"
       case .pct(let depth, let steps?): ".pct(depth: \(depth), steps: \(steps))"
       case .pct(let depth, nil): ".pct(depth: \(depth))"
+      case .replaying(let schedule): ".replaying(schedule: \"\(schedule)\")"
       }
     }
   }
@@ -61,6 +67,9 @@ public struct Exploration: Sendable {
   /// Under PCT: the steps (counted from 1) at which the chosen chain drops below all others,
   /// ascending.
   private var changePoints: [Int] = []
+  /// Replaying: the schedule's choices, and where the run stopped fitting it, if it did.
+  private var schedule: [Choice] = []
+  public private(set) var misfit: ScheduleMisfit?
 
   /// Choices from `seed`, made by `strategy`.
   public init(seed: UInt64, strategy: Strategy = .random) {
@@ -75,6 +84,44 @@ public struct Exploration: Sendable {
       while points.count < wanted { points.insert(1 + Int(random.next() % UInt64(k))) }
       changePoints = points.sorted()
     }
+    if case .replaying(let text) = strategy {
+      switch Self.parse(schedule: text) {
+      case .success(let choices): schedule = choices
+      case .failure(let misfit): self.misfit = misfit
+      }
+    }
+  }
+
+  /// The choices of a schedule written as ``ExplorationFailure/schedule`` writes it.
+  static func parse(schedule text: String) -> Result<[Choice], ScheduleMisfit> {
+    var choices: [Choice] = []
+    for (index, word) in text.split(separator: " ").enumerated() {
+      let parts = word.split(separator: "/", omittingEmptySubsequences: false)
+      guard parts.count == 2, let chosen = Int(parts[0]), let enabled = Int(parts[1]),
+        enabled > 1, (1...enabled).contains(chosen)
+      else {
+        return .failure(
+          ScheduleMisfit(
+            choice: index,
+            reason: "\"\(word)\" is not a choice (chosen/enabled, as in 2/3, from 1)"))
+      }
+      choices.append(Choice(enabled: enabled, chosen: chosen - 1))
+    }
+    return .success(choices)
+  }
+
+  /// `choices` written as a schedule ``Strategy/replaying(schedule:)`` takes.
+  static func schedule(of choices: [Choice]) -> String {
+    choices.map { "\($0.chosen + 1)/\($0.enabled)" }.joined(separator: " ")
+  }
+
+  /// The misfit of a replayed run that ended: the one found, or a schedule with choices left.
+  var misfitAtEnd: ScheduleMisfit? {
+    if let misfit { return misfit }
+    guard case .replaying = strategy, choices.count < schedule.count else { return nil }
+    return ScheduleMisfit(
+      choice: choices.count,
+      reason: "the run ended after \(choices.count) choices; the schedule has \(schedule.count)")
   }
 
   /// Which of `chains` runs next: one entry per enabled piece of work, naming the queue, task or
@@ -86,6 +133,8 @@ public struct Exploration: Sendable {
     switch strategy {
     case .random:
       chosen = Int(random.next() % UInt64(chains.count))
+    case .replaying:
+      chosen = replayed(among: chains.count)
     case .pct(let depth, _):
       let step = choices.count + 1
       for chain in chains where priorities[chain] == nil {
@@ -104,6 +153,27 @@ public struct Exploration: Sendable {
     return chosen
   }
 
+  /// The schedule's next choice among `count`, or the first (as first in, first out would) once
+  /// the run does not fit the schedule, saying where it stopped fitting.
+  private mutating func replayed(among count: Int) -> Int {
+    guard misfit == nil else { return 0 }
+    let index = choices.count
+    guard index < schedule.count else {
+      misfit = ScheduleMisfit(
+        choice: index,
+        reason: "the run makes more choices than the schedule's \(schedule.count)")
+      return 0
+    }
+    guard schedule[index].enabled == count else {
+      misfit = ScheduleMisfit(
+        choice: index,
+        reason:
+          "\(count) pieces of work could run where the schedule says \(schedule[index].enabled)")
+      return 0
+    }
+    return schedule[index].chosen
+  }
+
   /// The index of the chain with the highest priority (the first of equals).
   private func highest(among chains: [UInt64]) -> Int {
     var best = 0
@@ -119,6 +189,19 @@ public struct Exploration: Sendable {
   @TaskLocal static var current: ExplorationRun?
 }
 
+/// Where a run stopped fitting the schedule it replays (``Exploration/Strategy/replaying(schedule:)``):
+/// the schedule came from another version of the test, or the body is not deterministic.
+public struct ScheduleMisfit: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The choice (from 0) that did not fit.
+  public let choice: Int
+  /// How it did not.
+  public let reason: String
+
+  public var description: String {
+    "the schedule does not fit this test's work at choice \(choice + 1): \(reason) — was it written by another version of the test?"
+  }
+}
+
 /// One run of an exploration: the seed and strategy every clock made during it explores with,
 /// and those clocks, whose choices make the run's schedule.
 final class ExplorationRun: Sendable {
@@ -132,10 +215,20 @@ final class ExplorationRun: Sendable {
     self.strategy = strategy
   }
 
-  /// A new exploration for a clock made during the run.
+  /// A new exploration for a clock made during the run. A schedule is the first clock's: later
+  /// ones explore with the run's seed.
   func exploration(for clock: VirtualClock) -> Exploration {
-    clocks.withLock { $0.append(clock) }
+    let first = clocks.withLock { clocks in
+      clocks.append(clock)
+      return clocks.count == 1
+    }
+    if case .replaying = strategy, !first { return Exploration(seed: seed) }
     return Exploration(seed: seed, strategy: strategy)
+  }
+
+  /// Where the run stopped fitting the schedule it replays, if it does.
+  var misfit: ScheduleMisfit? {
+    clocks.withLock { $0 }.lazy.compactMap { $0.exploration?.misfitAtEnd }.first
   }
 
   /// The choices of the run's clocks, in the order the clocks were made.

@@ -28,7 +28,7 @@ public func explore(
       try Exploration.$current.withValue(run) { try body(VirtualClock()) }
     }
     guard case .failure(let error) = outcome else {
-      explorer.passed(run)
+      try explorer.passed(run)
       continue
     }
     let again = explorer.rerun(of: run)
@@ -65,7 +65,7 @@ public func explore(
       failure = error
     }
     guard let failure else {
-      explorer.passed(run)
+      try explorer.passed(run)
       continue
     }
     let again = explorer.rerun(of: run)
@@ -104,8 +104,16 @@ struct Explorer {
     return strategy
   }
 
-  mutating func passed(_ run: ExplorationRun) {
+  /// Notes a run that passed; throws when it did not fit the schedule it replays (it passed
+  /// another order than the one asked for).
+  mutating func passed(_ run: ExplorationRun) throws(ExplorationFailure) {
     mostSteps = max(mostSteps, run.choices.count)
+    if let misfit = run.misfit {
+      throw ExplorationFailure(
+        seed: run.seed, strategy: run.strategy, iteration: iteration - 1,
+        iterations: iterations, choices: run.choices, error: misfit, misfit: misfit,
+        divergedAt: nil)
+    }
   }
 
   /// The failing `run` once more, to see whether it makes the same choices.
@@ -119,7 +127,8 @@ struct Explorer {
     let choices = run.choices
     return ExplorationFailure(
       seed: run.seed, strategy: run.strategy, iteration: iteration - 1, iterations: iterations,
-      choices: choices, error: error, divergedAt: firstDifference(choices, rerun.choices))
+      choices: choices, error: error, misfit: run.misfit,
+      divergedAt: firstDifference(choices, rerun.choices))
   }
 }
 
@@ -135,8 +144,10 @@ public struct ExplorationFailure: Error, CustomStringConvertible {
   public let iterations: Int
   /// The run's schedule: the choices it made (see ``Exploration/choices``).
   public let choices: [Exploration.Choice]
-  /// What the body threw.
+  /// What the body threw (or the misfit, when it passed a run that did not fit its schedule).
   public let error: any Error
+  /// Where a replayed run stopped fitting its schedule, if it did.
+  public let misfit: ScheduleMisfit?
   /// Where a second run with the same seed made other choices, if it did (from 0): the body is
   /// not deterministic (it reads the wall clock, a random source, or waits for work the clock
   /// does not run), and the seed does not rerun the failure.
@@ -146,6 +157,9 @@ public struct ExplorationFailure: Error, CustomStringConvertible {
   public var rerun: String {
     "explore(iterations: 1, seed: \(seed)\(strategy == .random ? "" : ", strategy: \(strategy)"))"
   }
+
+  /// The run's choices as a schedule ``Exploration/Strategy/replaying(schedule:)`` reruns.
+  public var schedule: String { Exploration.schedule(of: choices) }
 
   public var description: String {
     let run = "run \(iteration + 1) of \(iterations) failed: \(error)"
@@ -157,12 +171,12 @@ public struct ExplorationFailure: Error, CustomStringConvertible {
         source, or wait for work on threads the clock does not run?
         """
     }
-    let schedule =
-      choices.isEmpty ? "no choices" : choices.map(\.description).joined(separator: ", ")
+    let misfitLine = misfit.map { "\n\($0)" } ?? ""
     return """
-      \(run)
+      \(run)\(misfitLine)
       rerun it alone: \(rerun)
-      its schedule (\(choices.count) choices): \(schedule)
+      or by its schedule (\(choices.count) choices): \
+      explore(iterations: 1, strategy: .replaying(schedule: "\(schedule)"))
       """
   }
 }

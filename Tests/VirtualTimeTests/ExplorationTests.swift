@@ -97,4 +97,113 @@ final class ExplorationTests: XCTestCase {
       XCTAssertTrue(error.description.contains("not deterministic"), error.description)
     }
   }
+
+  // MARK: Schedules
+
+  private func failingRun() throws -> ExplorationFailure {
+    do {
+      try explore(iterations: 64) { clock in
+        if shownAfterTwoResponses(on: clock) != 2 { throw StaleResponseShown() }
+      }
+    } catch {
+      return error
+    }
+    throw XCTSkip("no run of 64 found the stale response")
+  }
+
+  func testAFailuresScheduleRerunsItExactly() throws {
+    let failure = try failingRun()
+    XCTAssertTrue(
+      failure.description.contains(".replaying(schedule: \"\(failure.schedule)\")"),
+      failure.description)
+    for _ in 0..<100 {
+      do {
+        try explore(iterations: 1, strategy: .replaying(schedule: failure.schedule)) { clock in
+          if shownAfterTwoResponses(on: clock) != 2 { throw StaleResponseShown() }
+        }
+        XCTFail("the schedule reruns the failure")
+      } catch {
+        XCTAssertTrue(error.error is StaleResponseShown, error.description)
+        XCTAssertEqual(error.choices, failure.choices)
+        XCTAssertNil(error.misfit)
+      }
+    }
+  }
+
+  func testAScheduleFromAnotherVersionOfTheTestIsSaidNotToFit() throws {
+    let failure = try failingRun()
+    // The test changed: three requests now, so three responses could run where the schedule
+    // says two.
+    do {
+      try explore(iterations: 1, strategy: .replaying(schedule: failure.schedule)) { clock in
+        let network = VirtualSchedulerFactory(clock: clock).makeConcurrent(label: "network")
+        for _ in 0..<3 { network.after(.milliseconds(100)) {} }
+        clock.advance(by: .seconds(1))
+      }
+      XCTFail("a schedule that does not fit fails the run")
+    } catch {
+      let misfit = try XCTUnwrap(error.misfit, error.description)
+      XCTAssertEqual(misfit.choice, 0)
+      XCTAssertTrue(
+        error.description.contains(
+          "does not fit this test's work at choice 1: 3 pieces of work could run where the schedule says 2"
+        ), error.description)
+    }
+    // Or it makes fewer choices than the schedule holds.
+    do {
+      try explore(iterations: 1, strategy: .replaying(schedule: "2/2 1/2 1/2 1/2 1/2")) { clock in
+        _ = shownAfterTwoResponses(on: clock)
+      }
+      XCTFail("a schedule with choices left over fails the run")
+    } catch {
+      XCTAssertTrue(
+        error.description.contains("the run ended after 2 choices; the schedule has 5"),
+        error.description)
+    }
+  }
+
+  func testAScheduleThatIsNotOneIsSaidToBeWrong() {
+    for text in ["2/x", "3/2", "0/2", "1/1", "2-2", "/"] {
+      do {
+        try explore(iterations: 1, strategy: .replaying(schedule: "1/2 \(text)")) { clock in
+          _ = shownAfterTwoResponses(on: clock)
+        }
+        XCTFail("\(text) is no choice")
+      } catch {
+        XCTAssertEqual(error.misfit?.choice, 1, text)
+        XCTAssertTrue(error.description.contains("is not a choice"), error.description)
+      }
+    }
+  }
+
+  // MARK: PCT
+
+  /// Under PCT with depth d, a run switches away from a queue that could still run at most d − 1
+  /// times (the change points); the first queue to run otherwise runs all its work first.
+  func testPCTPreemptsAtMostDepthMinusOneTimes() {
+    for depth in 1...3 {
+      var preemptedSomewhere = false
+      for seed in UInt64(0)..<50 {
+        let clock = VirtualClock(
+          exploring: Exploration(seed: seed, strategy: .pct(depth: depth, steps: 12)))
+        let factory = VirtualSchedulerFactory(clock: clock)
+        let order = Locked<[String]>([])
+        for queue in ["a", "b", "c"] {
+          let scheduler = factory.makeSerial(label: queue)
+          for _ in 0..<4 { scheduler.async { order.withLock { $0.append(queue) } } }
+        }
+        clock.advance()
+        let ran = order.value
+        XCTAssertEqual(ran.count, 12)
+        // A switch away from a queue with work left is a preemption.
+        var preemptions = 0
+        for index in ran.indices.dropLast() where ran[index] != ran[index + 1] {
+          if ran[(index + 1)...].contains(ran[index]) { preemptions += 1 }
+        }
+        XCTAssertLessThanOrEqual(preemptions, depth - 1, "seed \(seed): \(ran)")
+        if preemptions > 0 { preemptedSomewhere = true }
+      }
+      XCTAssertEqual(preemptedSomewhere, depth > 1, "depth \(depth)")
+    }
+  }
 }
