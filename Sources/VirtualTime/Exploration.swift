@@ -187,6 +187,10 @@ public struct Exploration: Sendable {
   /// The exploration a ``VirtualClock`` made inside ``explore(iterations:seed:strategy:_:)``
   /// (or the Swift Testing trait that explores) runs under when not given one.
   @TaskLocal static var current: ExplorationRun?
+
+  /// The seed of the explored run the calling task is in (inside an `explore` body or a test
+  /// the Swift Testing trait explores), nil outside one: what a report of a failure names.
+  public static var runSeed: UInt64? { current?.seed }
 }
 
 /// Where a run stopped fitting the schedule it replays (``Exploration/Strategy/replaying(schedule:)``):

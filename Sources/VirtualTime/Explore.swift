@@ -22,17 +22,28 @@ public func explore(
   iterations: Int, seed: UInt64 = 0, strategy: Exploration.Strategy = .random,
   _ body: (VirtualClock) throws -> Void
 ) throws(ExplorationFailure) {
+  try explore(iterations: iterations, seed: seed, strategy: strategy) { try body(VirtualClock()) }
+}
+
+/// ``explore(iterations:seed:strategy:_:)`` for a body that makes its own clocks, and that
+/// reruns a failure to check that the body is deterministic only when `rerunning` says to (a
+/// test host's helper that cannot take back the failures a rerun would report says not to).
+package func explore(
+  iterations: Int, seed: UInt64 = 0, strategy: Exploration.Strategy = .random,
+  rerunning: (any Error) -> Bool = { _ in true }, eachRun body: () throws -> Void
+) throws(ExplorationFailure) {
   var explorer = Explorer(iterations: iterations, seed: seed, strategy: strategy)
   while let run = explorer.nextRun() {
     let outcome = Result { () throws -> Void in
-      try Exploration.$current.withValue(run) { try body(VirtualClock()) }
+      try Exploration.$current.withValue(run) { try body() }
     }
     guard case .failure(let error) = outcome else {
       try explorer.passed(run)
       continue
     }
+    guard rerunning(error) else { throw explorer.failure(of: run, error: error, rerun: nil) }
     let again = explorer.rerun(of: run)
-    _ = try? Exploration.$current.withValue(again) { try body(VirtualClock()) }
+    _ = try? Exploration.$current.withValue(again) { try body() }
     throw explorer.failure(of: run, error: error, rerun: again)
   }
 }
@@ -44,11 +55,14 @@ public func explore(
 ///
 /// ```swift
 /// try await explore(iterations: 200) { clock in
-///   let bank = Bank()
-///   clock.task { try await bank.withdraw(80) }
-///   clock.task { try await bank.withdraw(80) }
-///   await clock.run()
-///   guard await bank.balance >= 0 else { throw Overdrawn() }
+///   let account = Account(balance: 100)
+///   clock.task {
+///     async let first = account.withdraw(80)
+///     async let second = account.withdraw(80)
+///     _ = await (first, second)
+///   }
+///   clock.advance()
+///   guard await account.balance >= 0 else { throw Overdrawn() }
 /// }
 /// ```
 public func explore(
@@ -56,11 +70,38 @@ public func explore(
   isolation: isolated (any Actor)? = #isolation,
   _ body: (VirtualAsyncClock) async throws -> Void
 ) async throws(ExplorationFailure) {
+  try await explore(iterations: iterations, seed: seed, strategy: strategy) {
+    try await body(VirtualAsyncClock())
+  }
+}
+
+/// Runs `body` `iterations` times, every ``VirtualClock`` it makes (those of the
+/// ``VirtualAsyncClock``s and ``VirtualSchedulerFactory``s it makes) exploring another order of
+/// the work that could run next, and throws the first failure with what reruns it: the building
+/// block of the other `explore` functions and of test hosts' integrations (the Swift Testing
+/// trait `.exploring`). ``Exploration/runSeed`` is the running run's seed.
+public func explore(
+  iterations: Int, seed: UInt64 = 0, strategy: Exploration.Strategy = .random,
+  isolation: isolated (any Actor)? = #isolation,
+  eachRun body: () async throws -> Void
+) async throws(ExplorationFailure) {
+  try await explore(
+    iterations: iterations, seed: seed, strategy: strategy, rerunning: { _ in true },
+    eachRun: body)
+}
+
+/// ``explore(iterations:seed:strategy:isolation:eachRun:)`` that reruns a failure to check that
+/// the body is deterministic only when `rerunning` says to.
+package func explore(
+  iterations: Int, seed: UInt64 = 0, strategy: Exploration.Strategy = .random,
+  isolation: isolated (any Actor)? = #isolation, rerunning: (any Error) -> Bool,
+  eachRun body: () async throws -> Void
+) async throws(ExplorationFailure) {
   var explorer = Explorer(iterations: iterations, seed: seed, strategy: strategy)
   while let run = explorer.nextRun() {
     var failure: (any Error)?
     do {
-      try await Exploration.$current.withValue(run) { try await body(VirtualAsyncClock()) }
+      try await Exploration.$current.withValue(run) { try await body() }
     } catch {
       failure = error
     }
@@ -68,10 +109,9 @@ public func explore(
       try explorer.passed(run)
       continue
     }
+    guard rerunning(failure) else { throw explorer.failure(of: run, error: failure, rerun: nil) }
     let again = explorer.rerun(of: run)
-    _ = try? await Exploration.$current.withValue(again) {
-      try await body(VirtualAsyncClock())
-    }
+    _ = try? await Exploration.$current.withValue(again) { try await body() }
     throw explorer.failure(of: run, error: failure, rerun: again)
   }
 }
@@ -121,14 +161,16 @@ struct Explorer {
     ExplorationRun(seed: run.seed, strategy: run.strategy)
   }
 
-  func failure(of run: ExplorationRun, error: any Error, rerun: ExplorationRun)
+  /// The failure of `run`; `rerun`, the same seed run again, tells whether the body is
+  /// deterministic (nil: not checked).
+  func failure(of run: ExplorationRun, error: any Error, rerun: ExplorationRun?)
     -> ExplorationFailure
   {
     let choices = run.choices
     return ExplorationFailure(
       seed: run.seed, strategy: run.strategy, iteration: iteration - 1, iterations: iterations,
       choices: choices, error: error, misfit: run.misfit,
-      divergedAt: firstDifference(choices, rerun.choices))
+      divergedAt: rerun.flatMap { firstDifference(choices, $0.choices) })
   }
 }
 
@@ -153,15 +195,23 @@ public struct ExplorationFailure: Error, CustomStringConvertible {
   /// does not run), and the seed does not rerun the failure.
   public let divergedAt: Int?
 
-  /// How to rerun the failing run alone.
-  public var rerun: String {
-    "explore(iterations: 1, seed: \(seed)\(strategy == .random ? "" : ", strategy: \(strategy)"))"
-  }
+  /// How to rerun the failing run alone by its seed.
+  public var rerun: String { rerun(calling: "explore") }
 
   /// The run's choices as a schedule ``Exploration/Strategy/replaying(schedule:)`` reruns.
   public var schedule: String { Exploration.schedule(of: choices) }
 
-  public var description: String {
+  public var description: String { report(calling: "explore") }
+
+  /// `function(iterations: 1, seed: …)`: the call that reruns the failing run alone.
+  private func rerun(calling function: String) -> String {
+    let strategy = strategy == .random ? "" : ", strategy: \(strategy)"
+    return "\(function)(iterations: 1, seed: \(seed)\(strategy))"
+  }
+
+  /// What failed, and how to rerun it with `function` (`explore`, or a test host's
+  /// `.exploring` or `exploreOrders`).
+  package func report(calling function: String) -> String {
     let run = "run \(iteration + 1) of \(iterations) failed: \(error)"
     if let divergedAt {
       return """
@@ -174,9 +224,9 @@ public struct ExplorationFailure: Error, CustomStringConvertible {
     let misfitLine = misfit.map { "\n\($0)" } ?? ""
     return """
       \(run)\(misfitLine)
-      rerun it alone: \(rerun)
+      rerun it alone: \(rerun(calling: function))
       or by its schedule (\(choices.count) choices): \
-      explore(iterations: 1, strategy: .replaying(schedule: "\(schedule)"))
+      \(function)(iterations: 1, strategy: .replaying(schedule: "\(schedule)"))
       """
   }
 }

@@ -1,0 +1,102 @@
+import Synchronization
+import Testing
+import VirtualTime
+
+/// A Swift Testing trait that runs each test many times, each run under another order of the
+/// work that could run next (``Exploration``), and stops at the first run with an issue: its
+/// issues say the run's seed, and one more says how to rerun it alone.
+///
+/// Each run gets its own ``VirtualAsyncClock`` (``VirtualAsyncClock/current``), as the
+/// `.virtualTime` trait gives one — with the same checks at the run's end — and every
+/// ``VirtualClock`` the test makes explores with the run's seed.
+///
+/// ```swift
+/// @Test(.exploring(iterations: 200)) func withdrawalsNeverOverdraw() async throws {
+///   let clock = try #require(VirtualAsyncClock.current)
+///   let account = Account(balance: 100)
+///   clock.task {
+///     async let first = account.withdraw(80)
+///     async let second = account.withdraw(80)
+///     _ = await (first, second)
+///   }
+///   await clock.advance()
+///   #expect(await account.balance == 20)
+/// }
+/// ```
+///
+/// A failing run is run once more with its seed, its issues set aside: when it chooses
+/// differently the test is not deterministic (it reads the wall clock or a random source, or
+/// waits for work on threads the clock does not run), and an issue says so.
+public struct ExplorationTrait: TestTrait, SuiteTrait, TestScoping {
+  /// How many runs, the first run's seed (run i has `seed + i`), and the strategy.
+  public let iterations: Int
+  public let seed: UInt64
+  public let strategy: Exploration.Strategy
+  /// How long code may wait on a run's clock with nobody moving it.
+  public let idleLimit: Duration
+
+  public var isRecursive: Bool { true }
+
+  /// Explored per test case: a suite and a parameterized test's outer call are not.
+  public func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
+    testCase == nil ? nil : self
+  }
+
+  public func provideScope(
+    for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+  ) async throws {
+    // Set once a run failed: the rerun that checks determinism records nothing.
+    let failed = Atomic<Bool>(false)
+    let clockTrait = VirtualTimeTrait.virtualTime(idleLimit: idleLimit)
+    do {
+      try await explore(iterations: iterations, seed: seed, strategy: strategy) {
+        let quiet = failed.load(ordering: .acquiring)
+        let issues = Atomic<Int>(0)
+        let run = Exploration.runSeed.map { "explored run with seed \($0)" } ?? "explored run"
+        let handling = IssueHandlingTrait.compactMapIssues { issue in
+          issues.add(1, ordering: .relaxed)
+          guard !quiet else { return nil }
+          var issue = issue
+          issue.comments.append(Comment(rawValue: "in the \(run)"))
+          return issue
+        }
+        var thrown: (any Error)?
+        do {
+          try await handling.provideScope(for: test, testCase: testCase) {
+            try await clockTrait.provideScope(
+              for: test, testCase: testCase, performing: function)
+          }
+        } catch {
+          thrown = error
+        }
+        let count = issues.load(ordering: .relaxed)
+        guard thrown == nil, count == 0 else {
+          failed.store(true, ordering: .releasing)
+          throw thrown ?? IssuesRecorded(count: count)
+        }
+      }
+    } catch {
+      Issue.record(
+        Comment(rawValue: error.report(calling: ".exploring")), sourceLocation: test.sourceLocation)
+    }
+  }
+}
+
+/// A run that recorded issues (they were recorded already; this only stops the exploration).
+struct IssuesRecorded: Error, CustomStringConvertible {
+  let count: Int
+  var description: String {
+    count == 1 ? "an issue was recorded (above)" : "\(count) issues were recorded (above)"
+  }
+}
+
+extension Trait where Self == ExplorationTrait {
+  /// Runs the test (each test of a suite) `iterations` times, each under another order of the
+  /// work that could run next, from `seed`, chosen by `strategy`; see ``ExplorationTrait``.
+  public static func exploring(
+    iterations: Int, seed: UInt64 = 0, strategy: Exploration.Strategy = .random,
+    idleLimit: Duration = .seconds(10)
+  ) -> Self {
+    ExplorationTrait(iterations: iterations, seed: seed, strategy: strategy, idleLimit: idleLimit)
+  }
+}

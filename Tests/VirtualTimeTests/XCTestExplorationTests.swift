@@ -1,0 +1,110 @@
+import Examples
+import Foundation
+import Scheduling
+import SchedulingTesting
+import TestSupport
+import VirtualTime
+import VirtualTimeTesting
+import XCTest
+
+/// Tests that fail on purpose, for `XCTestExplorationTests` to run in a test process of their
+/// own and read what they report: they pass (skipped) unless that variable is set.
+final class XCTestExplorationFixtures: XCTestCase {
+  private func requireFixtureRun() throws {
+    guard ProcessInfo.processInfo.environment["CHRONOSCOPE_EXPLORATION_FIXTURES"] == "1" else {
+      throw XCTSkip("run by XCTestExplorationTests")
+    }
+  }
+
+  func testTheStockIsNeverSoldTwice() throws {
+    try requireFixtureRun()
+    let seed = ProcessInfo.processInfo.environment["FIXTURE_SEED"].flatMap(UInt64.init) ?? 0
+    let iterations = seed == 0 ? 200 : 1
+    exploreOrders(iterations: iterations, seed: seed) { clock in
+      let stock = Stock(items: 1, factory: VirtualSchedulerFactory(clock: clock))
+      stock.twoCustomersBuy()
+      clock.advance()
+      XCTAssertEqual(stock.sales.value.count, 1, "sold \(stock.sales.value)")
+    }
+  }
+
+  func testWithdrawalsNeverOverdraw() async throws {
+    try requireFixtureRun()
+    await exploreOrders(iterations: 200) { clock in
+      let account = Account(balance: 100)
+      let prices = PriceList()
+      clock.task {
+        async let first = account.withdraw(80)
+        async let second = account.withdraw(await prices.price(of: "book"))
+        _ = await (first, second)
+      }
+      await clock.advance()
+      let balance = await account.balance
+      XCTAssertGreaterThanOrEqual(balance, 0)
+    }
+  }
+}
+
+/// `exploreOrders` under XCTest: the first failing run's assertion fails the test, with the seed
+/// that reruns it; a rerun by that seed fails the same way; right code passes every run.
+final class XCTestExplorationTests: XCTestCase {
+  /// Runs one fixture in a test process of its own; its output.
+  private func runFixture(_ name: String, seed: UInt64? = nil) throws -> String {
+    #if os(Linux)
+      // This process is the test bundle's executable.
+      let bundle = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    #else
+      throw XCTSkip("runs the test bundle's executable, as Linux builds it")
+    #endif
+    let process = Process()
+    process.executableURL = bundle
+    process.arguments = ["VirtualTimeTests.XCTestExplorationFixtures/\(name)"]
+    var environment = ProcessInfo.processInfo.environment
+    environment["CHRONOSCOPE_EXPLORATION_FIXTURES"] = "1"
+    environment["FIXTURE_SEED"] = seed.map(String.init)
+    process.environment = environment
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    XCTAssertNotEqual(process.terminationStatus, 0, "the fixture fails: \(output)")
+    return output
+  }
+
+  func testTheFirstFailingRunFailsTheTestWithTheSeedThatRerunsIt() throws {
+    let output = try runFixture("testTheStockIsNeverSoldTwice")
+    XCTAssertTrue(output.contains("XCTAssertEqual failed"), output)
+    XCTAssertTrue(output.contains("failed: an assertion failed (above)"), output)
+    let seedText = try XCTUnwrap(
+      output.components(separatedBy: "rerun it alone: exploreOrders(iterations: 1, seed: ")
+        .dropFirst().first?.prefix { $0.isNumber }, output)
+    let seed = try XCTUnwrap(UInt64(seedText))
+    XCTAssertEqual(
+      output.components(separatedBy: "XCTAssertEqual failed").count - 1, 1,
+      "one failing run, not rerun: \(output)")
+    let again = try runFixture("testTheStockIsNeverSoldTwice", seed: seed)
+    XCTAssertTrue(again.contains("run 1 of 1 failed"), again)
+    XCTAssertTrue(again.contains("seed: \(seed)"), again)
+  }
+
+  func testAnAsyncBodyIsExploredToo() throws {
+    let output = try runFixture("testWithdrawalsNeverOverdraw")
+    XCTAssertTrue(output.contains("XCTAssertGreaterThanOrEqual failed"), output)
+    XCTAssertTrue(output.contains("rerun it alone: exploreOrders(iterations: 1, seed: "), output)
+  }
+
+  func testRightCodePassesEveryRun() {
+    let runs = Locked(0)
+    exploreOrders(iterations: 100) { clock in
+      runs.withLock { $0 += 1 }
+      let stock = Stock(
+        items: 1, factory: VirtualSchedulerFactory(clock: clock), decidingOnTheStore: true)
+      stock.twoCustomersBuy()
+      clock.advance()
+      XCTAssertEqual(stock.sales.value.count, 1)
+    }
+    XCTAssertEqual(runs.value, 100)
+  }
+}
