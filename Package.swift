@@ -20,6 +20,9 @@ let package = Package(
     .library(name: "Screen", targets: ["Screen"]),
     .library(name: "Terminal", targets: ["Terminal"]),
     .library(name: "Inspector", targets: ["Inspector"]),
+    // The example apps the documentation and tests use, bugs on purpose included: for the
+    // benchmarks (exploration finds their bugs) and for reading.
+    .library(name: "Examples", targets: ["Examples"]),
     .executable(name: "chronoscope", targets: ["chronoscope"]),
     // What `chronoscope record` preloads into a program (docs/RecordAnyProgram.md).
     .library(

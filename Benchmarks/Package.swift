@@ -63,6 +63,7 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "VirtualTime", package: "Chronoscope"),
         .product(name: "Scheduling", package: "Chronoscope"),
+        .product(name: "Examples", package: "Chronoscope"),
         .product(name: "CombineSchedulers", package: "combine-schedulers"),
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "HeapModule", package: "swift-collections"),

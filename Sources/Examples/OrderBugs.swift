@@ -31,6 +31,17 @@ public actor Account {
   }
 }
 
+extension Account {
+  /// Two customers at once, both for 80: one withdraws straight away, the other once it has
+  /// looked the price up (a hop to another actor). Right, the balance ends at 20.
+  public nonisolated func twoCustomersWithdraw() async {
+    let prices = PriceList()
+    async let first = withdraw(80)
+    async let second = withdraw(await prices.price(of: "book"))
+    _ = await (first, second)
+  }
+}
+
 /// Another actor the approval hops to and back from.
 actor Approvals {
   private var approved = 0

@@ -8,12 +8,7 @@ import VirtualTimeTesting
 /// the balance left (20 when the account is right; −60 when both passed the check).
 private func balanceAfterTwoWithdrawals(on clock: VirtualAsyncClock, fixed: Bool) async -> Int {
   let account = Account(balance: 100, checkingAgain: fixed)
-  let prices = PriceList()
-  clock.task {
-    async let first = account.withdraw(80)
-    async let second = account.withdraw(await prices.price(of: "book"))
-    _ = await (first, second)
-  }
+  clock.task { await account.twoCustomersWithdraw() }
   await clock.advance()
   return await account.balance
 }

@@ -19,13 +19,7 @@ final class OrderBugScenarioTests: XCTestCase {
     { clock in
       let tasks = VirtualAsyncClock(clock: clock)
       let account = Account(balance: 100, checkingAgain: fixed)
-      let prices = PriceList()
-      // Both customers at once: two child tasks of one.
-      tasks.task {
-        async let first = account.withdraw(80)
-        async let second = account.withdraw(await prices.price(of: "book"))
-        _ = await (first, second)
-      }
+      tasks.task { await account.twoCustomersWithdraw() }
       tasks.advance()
       let balance = tasks.task { await account.balance }
       tasks.advance()

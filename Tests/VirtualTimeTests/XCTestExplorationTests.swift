@@ -32,12 +32,7 @@ final class XCTestExplorationFixtures: XCTestCase {
     try requireFixtureRun()
     await exploreOrders(iterations: 200) { clock in
       let account = Account(balance: 100)
-      let prices = PriceList()
-      clock.task {
-        async let first = account.withdraw(80)
-        async let second = account.withdraw(await prices.price(of: "book"))
-        _ = await (first, second)
-      }
+      clock.task { await account.twoCustomersWithdraw() }
       await clock.advance()
       let balance = await account.balance
       XCTAssertGreaterThanOrEqual(balance, 0)

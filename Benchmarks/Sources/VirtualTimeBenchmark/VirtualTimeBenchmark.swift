@@ -25,7 +25,8 @@ struct VirtualTimeBenchmark: ParsableCommand {
       times the floor ("vs_floor").
 
       "VirtualTimeBenchmark hook-cost" measures instead what a live VirtualAsyncClock adds to \
-      jobs no clock owns; see "VirtualTimeBenchmark hook-cost --help".
+      jobs no clock owns; see "VirtualTimeBenchmark hook-cost --help". "VirtualTimeBenchmark \
+      explore" measures exploration: schedules per second, and runs to find each order bug.
       """)
 
   static let benchmarkName = "virtual-time"
@@ -82,6 +83,8 @@ struct VirtualTimeBenchmark: ParsableCommand {
     let arguments = Array(CommandLine.arguments.dropFirst())
     if arguments.first == HookCost.name {
       HookCost.main(Array(arguments.dropFirst()))
+    } else if arguments.first == ExploreBenchmark.name {
+      ExploreBenchmark.main(Array(arguments.dropFirst()))
     } else {
       main(arguments)
     }
