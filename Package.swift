@@ -104,7 +104,9 @@ let package = Package(
     // at its recorded time, matched as `diff` matches actions; a test fails the same way each run.
     .target(
       name: "ReplayTesting",
-      dependencies: ["CoreAlgorithms", "Replay", "Scheduling", "Sharing", "TraceFormat", "VirtualTime"]
+      dependencies: [
+        "CoreAlgorithms", "Replay", "Scheduling", "Sharing", "TraceFormat", "VirtualTime",
+      ]
     ),
     // The seeds' example programs, written against `SchedulerFactory`; used by tests and recordings.
     .target(name: "Examples", dependencies: ["Scheduling", "SchedulingTesting"]),

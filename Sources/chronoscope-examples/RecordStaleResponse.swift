@@ -13,7 +13,8 @@ struct RecordStaleResponse: ParsableCommand {
     abstract: "Record StaleResponseSearch on live queues until the late response wins the race."
   )
 
-  @Option(name: .shortAndLong, help: "Where to write the trace (e.g. Recordings/stale-response.trace).")
+  @Option(
+    name: .shortAndLong, help: "Where to write the trace (e.g. Recordings/stale-response.trace).")
   var output: String
 
   @Option(help: "How many runs to try before giving up.")

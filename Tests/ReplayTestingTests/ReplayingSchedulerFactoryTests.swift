@@ -57,7 +57,9 @@ final class ReplayingSchedulerFactoryTests: XCTestCase {
 
   func testARepeatingActionRunsAsOftenAsTheTraceRanIt() throws {
     let path = try temporaryTrace(
-      [F.header] + F.queues + [F.site(1), F.schedule(1, queue: 3, site: 1, at: 0, mode: "repeating")]
+      [F.header] + F.queues + [
+        F.site(1), F.schedule(1, queue: 3, site: 1, at: 0, mode: "repeating"),
+      ]
         + [10, 20, 30].enumerated().flatMap { run, time in
           [F.begin(1, at: time * ms, run: run + 1), F.end(1, at: time * ms, run: run + 1)]
         })
@@ -71,6 +73,32 @@ final class ReplayingSchedulerFactoryTests: XCTestCase {
     try replay.run()
 
     XCTAssertEqual(log.value, ["tick@10ms", "tick@20ms", "tick@30ms"])
+  }
+
+  func testASyncRunsWhenTheCodeMakesItAndCountsAsTheTracesAction() throws {
+    // load() on net at 10 ms calls save() on db with sync; then log() on db at 20 ms.
+    let path = try temporaryTrace(
+      [F.header] + F.queues + [F.site(1), F.site(2), F.site(3)]
+        + [F.schedule(1, queue: 2, site: 1, at: 0), F.begin(1, at: 10 * ms)]
+        + [F.schedule(2, queue: 3, site: 2, at: 10 * ms, mode: "sync"), F.begin(2, at: 10 * ms)]
+        + [F.end(2, at: 10 * ms), F.schedule(3, queue: 3, site: 3, at: 10 * ms)]
+        + [F.end(1, at: 10 * ms), F.begin(3, at: 20 * ms), F.end(3, at: 20 * ms)])
+    let replay = try ReplayingSchedulerFactory(replaying: path)
+    let log = F.Log()
+    let clock = replay.clock
+    let db = replay.makeSerial(label: "db")
+    _ = replay.makeConcurrent(label: "net").scheduleAsync(from: F.callSite(1)) {
+      let saved = db.scheduleSync(from: F.callSite(2)) { () -> Bool in
+        log.append("save", at: clock.now)
+        return true
+      }
+      _ = db.scheduleAsync(from: F.callSite(3)) { log.append("log", at: clock.now) }
+      log.append("load saved \(saved)", at: clock.now)
+    }
+
+    try replay.run()
+
+    XCTAssertEqual(log.value, ["save@10ms", "load saved true@10ms", "log@20ms"])
   }
 
   // MARK: Extra work
@@ -257,7 +285,9 @@ final class ReplayingSchedulerFactoryTests: XCTestCase {
     let db = replay.makeSerial(label: "db")
     _ = replay.makeConcurrent(label: "net").scheduleAsync(from: F.callSite(1)) {
       log.append("load", at: clock.now)
-      _ = db.scheduleAfter(.seconds(Int64.max), from: F.callSite(3)) { log.append("never", at: clock.now) }
+      _ = db.scheduleAfter(.seconds(Int64.max), from: F.callSite(3)) {
+        log.append("never", at: clock.now)
+      }
       _ = db.scheduleAt(SchedulerInstant(nanoseconds: .min), from: F.callSite(3)) {
         log.append("past", at: clock.now)
       }
