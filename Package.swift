@@ -181,7 +181,7 @@ let package = Package(
       name: "ReplayTestingTests",
       dependencies: [
         "ReplayTesting", "Examples", "Recording", "Replay", "Scheduling", "SchedulingTesting",
-        "Sharing", "TestSupport", "TraceFormat", "VirtualTime",
+        "Sharing", "TestSupport", "TraceFormat", "VirtualTime", "chronoscope-examples",
       ]),
     // Helpers shared by the test targets that run the built binary.
     .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -25,7 +25,11 @@ public enum ReplayError: Error, Sendable, CustomStringConvertible {
     case .unreadable(let path, let reason, let diagnostics):
       let name = TextWidth.sanitized(path)
       if let reason { return "\(name): not a chronoscope trace: \(TextWidth.sanitized(reason))" }
-      let shown = diagnostics.prefix(20).map { TextWidth.sanitized($0.description) }
+      // One about the whole file (line 0: missing, unreadable) has no place to show.
+      let shown = diagnostics.prefix(20).map {
+        TextWidth.sanitized(
+          $0.line == 0 ? "\($0.file): \($0.severity.rawValue): \($0.message)" : $0.description)
+      }
       let more = diagnostics.count > 20 ? ["… \(diagnostics.count - 20) more error(s)"] : []
       return ([("\(name): cannot replay: the trace has errors")] + shown + more)
         .joined(separator: "\n")

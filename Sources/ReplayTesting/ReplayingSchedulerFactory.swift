@@ -87,3 +87,12 @@ public final class ReplayingSchedulerFactory: SchedulerFactory {
     ReplayingScheduler(wrapping: scheduler, core: core)
   }
 }
+
+extension SchedulerFactory where Self == ReplayingSchedulerFactory {
+  /// A replay of `schedule`: `StaleResponseSearch(factory: .replaying(schedule))`.
+  public static func replaying(
+    _ schedule: RecordedSchedule, options: ReplayOptions = ReplayOptions()
+  ) -> ReplayingSchedulerFactory {
+    ReplayingSchedulerFactory(replaying: schedule, options: options)
+  }
+}

@@ -264,6 +264,19 @@ final class ReplayingSchedulerFactoryTests: XCTestCase {
     }
   }
 
+  func testAMissingFileIsUnreadableNotACrash() throws {
+    let path = temporaryTracePath("missing")
+
+    XCTAssertThrowsError(try RecordedSchedule(contentsOf: path)) { error in
+      guard case .unreadable(let file, _, _)? = error as? ReplayError else {
+        return XCTFail("\(error)")
+      }
+      XCTAssertEqual(file, path)
+      XCTAssertEqual(
+        "\(error)", "\(path): cannot replay: the trace has errors\n\(path): error: no such file")
+    }
+  }
+
   func testAFileThatIsNotATraceSaysSo() throws {
     let path = try temporaryTrace(["hello"])
 

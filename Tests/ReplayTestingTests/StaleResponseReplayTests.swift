@@ -23,6 +23,21 @@ final class StaleResponseReplayTests: XCTestCase {
     XCTAssertEqual(shown, ["a": 1_000], "b was typed last, a's results show: every time")
   }
 
+  func testAFreshLiveRecordingOfTheRaceReplaysAsTheRaceEveryTime() throws {
+    let path = temporaryTracePath("stale-response")
+    let (status, output) = try CommandRun.examples(["record-stale-response", "-o", path])
+    XCTAssertEqual(status, 0, output)
+    XCTAssertTrue(output.contains("the race happened on run"), output)
+    let schedule = try RecordedSchedule(contentsOf: path)
+    for _ in 0..<100 {
+      let replay = ReplayingSchedulerFactory(replaying: schedule)
+      let search = StaleResponseSearch(factory: replay)
+      search.type(["a", "b"], gap: .milliseconds(3))
+      try replay.run()
+      XCTAssertEqual(search.shownQuery, "a")
+    }
+  }
+
   func testTheLatenciesTheCodeAsksForDoNotChangeTheReplayedOrder() throws {
     let replay = try ReplayingSchedulerFactory(replaying: Self.recording)
     // On its own, a's response would come long before b's.
