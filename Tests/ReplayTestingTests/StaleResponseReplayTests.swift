@@ -1,6 +1,7 @@
 import Examples
 import ReplayTesting
 import TestSupport
+import VirtualTime
 import XCTest
 
 /// The proof of issue 31's first item: a race recorded once on live Dispatch queues
@@ -48,6 +49,21 @@ final class StaleResponseReplayTests: XCTestCase {
 
     XCTAssertEqual(search.shownQuery, "a")
     XCTAssertEqual(search.lastQuery, "b")
+  }
+
+  func testOnVirtualTimeTheFixShowsTheLastQueryWhenTheFirstResponseIsLate() throws {
+    for variant in [StaleResponseSearch.Variant.showsEveryResponse, .cancelsStaleRequests] {
+      let clock = VirtualClock()
+      let search = StaleResponseSearch(factory: .virtual(clock), variant: variant) {
+        $0 == "a" ? .milliseconds(30) : .milliseconds(20)
+      }
+      search.type(["a", "b"], gap: .milliseconds(3))
+
+      try clock.run()
+
+      XCTAssertEqual(search.showsStaleResults, variant == .showsEveryResponse, "\(variant)")
+      XCTAssertEqual(search.responsesShown, variant == .showsEveryResponse ? 2 : 1)
+    }
   }
 
   func testAfterTheFixTheReplayReportsWhereTheCodeNowDiffers() throws {
