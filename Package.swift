@@ -17,6 +17,7 @@ let package = Package(
     .library(name: "Replay", targets: ["Replay"]),
     .library(name: "Analysis", targets: ["Analysis"]),
     .library(name: "Sharing", targets: ["Sharing"]),
+    .library(name: "ReplayTesting", targets: ["ReplayTesting"]),
     .library(name: "Screen", targets: ["Screen"]),
     .library(name: "Terminal", targets: ["Terminal"]),
     .library(name: "Inspector", targets: ["Inspector"]),
@@ -102,6 +103,14 @@ let package = Package(
     // on one timeline. Plain Swift over the reader, the replay model and the findings.
     .target(
       name: "Sharing", dependencies: ["Analysis", "CoreAlgorithms", "Replay", "TraceFormat"]),
+    // Stage 5b: a recorded order replayed on virtual time — the code under test runs each action
+    // at its recorded time, matched as `diff` matches actions; a test fails the same way each run.
+    .target(
+      name: "ReplayTesting",
+      dependencies: [
+        "CoreAlgorithms", "Replay", "Scheduling", "Sharing", "TraceFormat", "VirtualTime",
+      ]
+    ),
     // The seeds' example programs, written against `SchedulerFactory`; used by tests and recordings.
     .target(name: "Examples", dependencies: ["Scheduling", "SchedulingTesting"]),
     // The preload library: recording switched on in a program that was not written for it.
@@ -170,6 +179,12 @@ let package = Package(
       dependencies: [
         "VirtualTime", "VirtualTimeTesting", "Scheduling", "SchedulingTesting", "Examples",
         "TestSupport",
+      ]),
+    .testTarget(
+      name: "ReplayTestingTests",
+      dependencies: [
+        "ReplayTesting", "Examples", "Recording", "Replay", "Scheduling", "SchedulingTesting",
+        "Sharing", "TestSupport", "TraceFormat", "VirtualTime", "chronoscope-examples",
       ]),
     // Helpers shared by the test targets that run the built binary.
     .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -21,9 +21,7 @@ extension DiffReport {
       return lines
     }
     if let divergence = firstDivergence {
-      lines.append("first divergence at run \(divergence.position) in begin order:")
-      lines.append("  A " + Self.describe(divergence.a))
-      lines.append("  B " + Self.describe(divergence.b))
+      lines += Self.lines(of: divergence)
     } else {
       lines.append("the runs began in the same order")
     }
@@ -47,9 +45,19 @@ extension DiffReport {
     return lines
   }
 
+  /// `first divergence at run 5 in begin order:` and what each trace ran there, as `diff`
+  /// prints it (a replay's report too).
+  package static func lines(of divergence: Divergence) -> [String] {
+    [
+      "first divergence at run \(divergence.position) in begin order:",
+      "  A " + describe(divergence.a),
+      "  B " + describe(divergence.b),
+    ]
+  }
+
   /// `#12 net (Loader.swift:40 load()) occurrence 3`: id, queue, call site, and which of the
   /// actions its function scheduled on the queue.
-  private static func describe(_ action: Action) -> String {
+  package static func describe(_ action: Action) -> String {
     let site = action.site.isEmpty ? "no call site" : action.site
     return "#\(action.action) \(action.queue) (\(site)) occurrence \(action.occurrence)"
   }

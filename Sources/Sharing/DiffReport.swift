@@ -136,7 +136,7 @@ public struct DiffReport: Codable, Sendable, Equatable {
 }
 
 extension DiffReport.Action {
-  init(_ action: TraceDiff.ActionReference) {
+  package init(_ action: TraceDiff.ActionReference) {
     self.init(
       action: Int(action.id.rawValue), queue: action.key.queue, site: action.key.site,
       occurrence: action.key.occurrence, scheduledNanoseconds: action.scheduledAt)
@@ -144,7 +144,7 @@ extension DiffReport.Action {
 }
 
 extension DiffReport.Run {
-  init(_ run: TraceDiff.RunReference) {
+  package init(_ run: TraceDiff.RunReference) {
     self.init(action: DiffReport.Action(run.action), run: run.run, beganNanoseconds: run.began)
   }
 }
@@ -165,5 +165,12 @@ extension DiffReport.Timing {
       self.run = run
     case .runs: aspect = "runs"
     }
+  }
+}
+
+extension DiffReport.Divergence {
+  /// The divergence at `position` (from 1) in begin order, where `a` and `b` ran those runs.
+  package init(at position: Int, a: DiffReport.Run?, b: DiffReport.Run?) {
+    self.init(position: position, a: a, b: b)
   }
 }

@@ -197,7 +197,8 @@ public struct TraceDiff: Sendable {
     self.timing = timing
   }
 
-  private static func firstEventTime(_ replay: ReplayEngine) -> Int64 {
+  /// The time of `replay`'s first event, where times count from by default.
+  package static func firstEventTime(_ replay: ReplayEngine) -> Int64 {
     replay.eventCount > 0 ? replay.event(EventIndex(0)).time : 0
   }
 
@@ -265,39 +266,34 @@ public struct TraceDiff: Sendable {
     return matches
   }
 
-  /// Actions that one function scheduled on one queue: matched as one sequence.
-  private struct Group: Hashable {
-    var queue: String
-    var file: String
-    var function: String
-  }
-
-  /// One trace's actions, their groups, their runs, and the order runs began in.
-  private struct Side {
-    struct Action {
-      var reference: ActionReference
+  /// One trace's actions, their groups, their runs, and the order runs began in: what the diff
+  /// compares, and the schedule a replay follows (`ReplayTesting`).
+  package struct Side: Sendable {
+    package struct Action: Sendable {
+      package var reference: ActionReference
       /// Its call site's line; -1 without a call site.
       var line: Int
-      var runs: [(began: Int64, ended: Int64?)] = []
+      /// Its runs' times from the origin, in the order they began.
+      package var runs: [(began: Int64, ended: Int64?)] = []
     }
     /// In scheduling order (the replay's action order).
-    var actions: [Action] = []
+    package var actions: [Action] = []
     /// Each group's actions, in scheduling order.
-    var groups: [Group: [Int]] = [:]
+    package var groups: [Group: [Int]] = [:]
     /// (action, run index) in begin order.
-    var begins: [(action: Int, run: Int)] = []
+    package var begins: [(action: Int, run: Int)] = []
 
-    init(_ replay: ReplayEngine, origin: Int64) {
+    /// The actions of `replay`, their times counted from `origin` (ns in its own time).
+    package init(_ replay: ReplayEngine, origin: Int64) {
       actions.reserveCapacity(replay.actionCount)
+      var numbering = KeyNumbering()
       for action in replay.actionIndices {
         let info = replay.action(action)
         let queue = replay.queue(info.queue)?.label ?? "queue \(info.queue.rawValue)"
         let callSite = replay.callSite(of: action)
-        let group = Group(
-          queue: queue, file: callSite?.file ?? "", function: callSite?.function ?? "")
-        let site = callSite.map { "\($0.file):\($0.line) \($0.function)" } ?? ""
+        let (key, group) = numbering.key(
+          queue: queue, site: callSite.map { ($0.file, $0.line, $0.function) })
         groups[group, default: []].append(actions.count)
-        let key = ActionKey(queue: queue, site: site, occurrence: groups[group]?.count ?? 1)
         actions.append(
           Action(
             reference: ActionReference(
@@ -323,7 +319,7 @@ public struct TraceDiff: Sendable {
       }
     }
 
-    func reference(_ begin: (action: Int, run: Int)) -> RunReference {
+    package func reference(_ begin: (action: Int, run: Int)) -> RunReference {
       RunReference(
         action: actions[begin.action].reference, run: begin.run + 1,
         began: actions[begin.action].runs[begin.run].began)

@@ -9,7 +9,7 @@ struct ChronoscopeExamples: ParsableCommand {
     abstract: "Run Chronoscope's example programs under a recorder, for recordings and tests.",
     subcommands: [
       RecordExample.self, RunExample.self, RecordStress.self, RecordCrash.self,
-      RecordFlight.self, ForkChildren.self, DispatchSemantics.self,
+      RecordFlight.self, ForkChildren.self, DispatchSemantics.self, RecordStaleResponse.self,
     ]
   )
 }

@@ -26,7 +26,7 @@ final class RecordingsTests: XCTestCase {
         "async-actors.trace", "async-search.trace", "async-search-virtual.trace",
         "busy-app.trace", "busy-app-virtual.trace", "contact-loader.trace", "feed-refresher.trace",
         "findings-demo.trace", "findings-demo-virtual.trace",
-        "message-loader.trace", "retry.trace",
+        "message-loader.trace", "retry.trace", "stale-response.trace",
         "timeout-success.trace", "timeout-timeout.trace", "virtual-timeout.trace",
       ])
     for file in files {
@@ -47,6 +47,19 @@ final class RecordingsTests: XCTestCase {
     XCTAssertTrue(trace.events.contains { $0.kind == .cancel && !$0.started })
     XCTAssertGreaterThan(Set(trace.events.map(\.thread)).count, 2)
     XCTAssertTrue(trace.schedulers.values.allSatisfy { $0.family == "dispatch" })
+  }
+
+  func testTheStaleResponseRecordingHasALateResponseOverwritingTheNewerOneOnLiveQueues() throws {
+    let trace = try load("stale-response")
+    XCTAssertEqual(trace.header.clock, .host)
+    XCTAssertTrue(trace.schedulers.values.allSatisfy { $0.family == "dispatch" })
+    let began = trace.events.filter { $0.kind == .begin }.map(\.action)
+    // 1, 2: "a" then "b" typed; 3, 4: their requests; b's response (4) shows (5) before a's
+    // (3), which shows last (6).
+    XCTAssertEqual(began.firstIndex(of: 1).map { $0 < began.firstIndex(of: 2) ?? 0 }, true)
+    XCTAssertLessThan(
+      try XCTUnwrap(began.firstIndex(of: 4)), try XCTUnwrap(began.firstIndex(of: 3)))
+    XCTAssertEqual(began.last, 6)
   }
 
   func testTheVirtualRecordingHasExactVirtualTimes() throws {

@@ -1,0 +1,63 @@
+import CoreAlgorithms
+import Replay
+import Sharing
+
+/// Where the code under test first differs from the recording it replays, worded as
+/// `chronoscope diff` words the first divergence of two traces: A is the recording, B the code
+/// replayed.
+///
+/// ```
+/// replay of stale-response.trace stopped: the trace ran work the code did not schedule or cancelled
+/// A: stale-response.trace (times from its first event, at 0.000412s)
+/// B: the code under test, on virtual time
+/// first divergence at run 5 in begin order:
+///   A ran #3 search.network (Examples/StaleResponseSearch.swift:71 search(_:)) occurrence 1, run 1, at 0.023105s
+///   B ran nothing more
+/// ```
+public struct ReplayDivergence: Sendable, Equatable, CustomStringConvertible {
+  /// What the code did that the trace did not.
+  public enum Cause: Sendable, Equatable {
+    /// The code scheduled an action the trace does not have (``ReplayDivergence/replayed``).
+    case unrecordedWork
+    /// The trace ran an action next that the code had not scheduled, or had cancelled
+    /// (``ReplayDivergence/recorded``).
+    case missingWork
+  }
+
+  /// The trace's name.
+  public var trace: String
+  /// Where the trace's times count from, in its own time (ns).
+  public var originNanoseconds: Int64
+  /// What the code did.
+  public var cause: Cause
+  /// The position in the begin order, from 1, and what each side ran there: the recording
+  /// (`a`, nil when it had no more runs) and the code (`b`, nil when it had nothing more to
+  /// run), with the ids of their own runs.
+  public var divergence: DiffReport.Divergence
+
+  /// The position in the begin order, from 1.
+  public var position: Int { divergence.position }
+  /// What the recording ran there.
+  public var recorded: DiffReport.Run? { divergence.a }
+  /// What the code ran there instead.
+  public var replayed: DiffReport.Run? { divergence.b }
+
+  /// The report's lines, as ``description`` joins them; text from the trace is as it is.
+  public var lines: [String] {
+    let what =
+      switch cause {
+      case .unrecordedWork: "the code scheduled work the trace does not have"
+      case .missingWork: "the trace ran work the code did not schedule or cancelled"
+      }
+    return [
+      "replay of \(trace) stopped: \(what)",
+      "A: \(trace) (times from its first event, at \(TimeText.seconds(originNanoseconds)))",
+      "B: the code under test, on virtual time",
+    ] + DiffReport.lines(of: divergence)
+  }
+
+  /// The report, one line each, sanitized for a terminal.
+  public var description: String {
+    lines.map { TextWidth.sanitized($0) }.joined(separator: "\n")
+  }
+}
