@@ -80,7 +80,8 @@ public struct Exploration: Sendable {
       // d − 1 distinct steps among 1...k (fewer when k is smaller).
       let k = max(steps ?? 1, 1)
       var points = Set<Int>()
-      let wanted = min(max(depth - 1, 0), k)
+      // At most 1,024 change points: a depth that large finds nothing a smaller one misses.
+      let wanted = min(max(depth - 1, 0), k, 1_024)
       while points.count < wanted { points.insert(1 + Int(random.next() % UInt64(k))) }
       changePoints = points.sorted()
     }

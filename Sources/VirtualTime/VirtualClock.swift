@@ -413,7 +413,7 @@ extension VirtualClock {
     var tickets: UInt64 = 0
     var jitter: Jitter?
     /// Set to run, among the actions due at one instant, one the exploration picks instead of
-    /// the first queued (work in progress, issue 31).
+    /// the first queued.
     var exploration: Exploration?
 
     init(jitter: Jitter?) { self.jitter = jitter }

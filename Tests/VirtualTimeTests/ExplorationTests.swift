@@ -206,4 +206,13 @@ final class ExplorationTests: XCTestCase {
       XCTAssertEqual(preemptedSomewhere, depth > 1, "depth \(depth)")
     }
   }
+
+  func testPCTTakesAnyDepthAndStepCountWithoutHangingOrTrapping() {
+    for (depth, steps) in [(Int.max, Int.max), (-5, -3), (0, 0), (3, Int.min), (1_000_000, 10)] {
+      let clock = VirtualClock(
+        exploring: Exploration(seed: 1, strategy: .pct(depth: depth, steps: steps)))
+      XCTAssertTrue([1, 2].contains(shownAfterTwoResponses(on: clock)))
+      XCTAssertEqual(clock.exploration?.choices.count, 2, "depth \(depth), steps \(steps)")
+    }
+  }
 }
