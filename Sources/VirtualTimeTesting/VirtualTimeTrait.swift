@@ -65,8 +65,10 @@ public struct VirtualTimeTrait: TestTrait, SuiteTrait, TestScoping {
       issue.comments.append(Comment(rawValue: trace.keep(reason: "\(issue)").message))
       return issue
     }
-    // The leftovers are checked — and the tasks ended — whether the test returned or threw.
-    let thrown = Mutex<(any Error)?>(nil)
+    // A thrown error is recorded here, in the scope, as the issue the test host would record
+    // outside it: so it keeps the trace too. The leftovers are checked — and the tasks ended —
+    // whether the test returned or threw.
+    let cancelled = Mutex<(any Error)?>(nil)
     try await keeping.provideScope(for: test, testCase: testCase) {
       do {
         try await clock.withCurrent {
@@ -76,8 +78,10 @@ public struct VirtualTimeTrait: TestTrait, SuiteTrait, TestScoping {
             }
           }
         }
+      } catch where error is CancellationError || Task.isCancelled {
+        cancelled.withLock { $0 = error }
       } catch {
-        thrown.withLock { $0 = error }
+        Issue.record(error, sourceLocation: location)
       }
       if let leftovers = clock.leftoversEndingThem() {
         Issue.record(
@@ -85,15 +89,7 @@ public struct VirtualTimeTrait: TestTrait, SuiteTrait, TestScoping {
           sourceLocation: location)
       }
     }
-    guard let failure = thrown.withLock({ $0 }) else { return }
-    // A thrown error becomes its issue outside this scope: it is recorded here instead, with
-    // the trace, unless the trace went with an issue already or the test was cancelled.
-    if trace.keptTrace != nil || failure is CancellationError || Task.isCancelled {
-      throw failure
-    }
-    Issue.record(
-      failure, Comment(rawValue: trace.keep(reason: "\(failure)").message),
-      sourceLocation: location)
+    if let error = cancelled.withLock({ $0 }) { throw error }
   }
 
   /// Whether issues that are known (`withKnownIssue`) keep the trace: for the trait's own tests,

@@ -149,6 +149,10 @@ import VirtualTimeTesting
     #expect(read.events.filter { $0.kind == .end }.map(\.time) == [Int64(seconds) * 1_000_000_000])
   }
 
+  @Test(.virtualTime) func aCancelledTestIsNotAFailure() throws {
+    try Test.cancel("cancelled on purpose")
+  }
+
   @MainActor @Test(.virtualTime) func aMainActorTestIsRecordedToo() async throws {
     let trace = try #require(TestTraceRecorder.current)
     let ran = Locked(false)
