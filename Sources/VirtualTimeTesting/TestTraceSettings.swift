@@ -102,11 +102,3 @@ public struct TestTraceSettings: Sendable, Equatable {
     return trimmed.isEmpty ? "test" : trimmed
   }
 }
-
-/// The folder of tests' traces could not be made.
-public struct TestTraceFolderError: Error, CustomStringConvertible {
-  public let folder: String
-  public let reason: String
-
-  public var description: String { "cannot make the folder \(folder): \(reason)" }
-}

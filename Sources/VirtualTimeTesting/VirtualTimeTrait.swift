@@ -25,6 +25,11 @@ import VirtualTime
 /// in the test's tasks or on its clock, and — at the test's end — unfinished tasks started on the
 /// clock, sleepers and scheduler work still pending (the tasks are cancelled first, so none
 /// outlives the test). It depends on Swift Testing; the `VirtualTime` library itself does not.
+///
+/// Each test also gets a ``TestTraceRecorder`` (``TestTraceRecorder/current``): work built on its
+/// `factory` and `clock` is recorded, and the first issue that fails the test — or the error it
+/// throws — writes the trace to a file and carries its path, `chronoscope view` and the
+/// inspector's frame at that instant (see <doc:KeepingTheTraceOfAFailingTest>).
 public struct VirtualTimeTrait: TestTrait, SuiteTrait, TestScoping {
   /// How long code may wait on the clock with nobody moving it (``VirtualAsyncClock/idleLimit``).
   public let idleLimit: Duration
@@ -78,7 +83,7 @@ public struct VirtualTimeTrait: TestTrait, SuiteTrait, TestScoping {
             }
           }
         }
-      } catch where error is CancellationError || Task.isCancelled {
+      } catch  where error is CancellationError || Task.isCancelled {
         cancelled.withLock { $0 = error }
       } catch {
         Issue.record(error, sourceLocation: location)

@@ -36,7 +36,7 @@ import VirtualTimeTesting
         said.withLock { $0.append(issue.comments.map(\.rawValue).joined(separator: "\n")) }
         return issue
       }
-      try await withKnownIssue(isIntermittent: true) {
+      await withKnownIssue(isIntermittent: true) {
         try await seeing.provideScope(for: test, testCase: Test.Case.current) {
           try await VirtualTimeTrait.virtualTime(traces: traces).provideScope(
             for: test, testCase: Test.Case.current
