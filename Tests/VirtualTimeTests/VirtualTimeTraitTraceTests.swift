@@ -30,7 +30,7 @@ import VirtualTimeTesting
   ) async throws -> [String] {
     let test = try #require(Test.current)
     let said = Locked<[String]>([])
-    try await VirtualTimeTrait.$keepsTracesOfKnownIssues.withValue(true) {
+    await VirtualTimeTrait.$keepsTracesOfKnownIssues.withValue(true) {
       // The issues as the trait passes them on: `withKnownIssue` matches them before.
       let seeing = IssueHandlingTrait.compactMapIssues { issue in
         said.withLock { $0.append(issue.comments.map(\.rawValue).joined(separator: "\n")) }
