@@ -23,7 +23,7 @@ import XCTest
 /// unless `CHRONOSCOPE_TRACE_TESTS=all` (see ``TestTraceSettings``). A trace that cannot be
 /// written is said once, in the first failure's message, and fails nothing itself.
 open class VirtualTimeTestCase: XCTestCase {
-  /// The test's recorder, once ``recordTrace(of:settings:)-(VirtualClock,_)`` made it.
+  /// The test's recorder, once `recordTrace(of:settings:)` made it.
   private let trace = Mutex<TestTraceRecorder?>(nil)
   /// Where failures go instead of XCTest, while set: for this class's own tests, which check
   /// the messages of failures made on purpose.
