@@ -53,9 +53,13 @@ let package = Package(
       name: "VirtualTime",
       dependencies: ["CoreAlgorithms", "CShims", "Scheduling"]
     ),
-    // The Swift Testing trait `.virtualTime`: a clock per test, its failures recorded as issues.
-    // Apart, so that only test targets that want it link Swift Testing (the toolchain's own).
-    .target(name: "VirtualTimeTesting", dependencies: ["Scheduling", "VirtualTime"]),
+    // The Swift Testing trait `.virtualTime`: a clock per test, its failures recorded as issues;
+    // and `VirtualTimeTestCase` for XCTest. Both keep a failing test's trace (recorded, with a
+    // frame of the inspector in the message). Apart, so that only test targets link Swift
+    // Testing and XCTest (the toolchain's own).
+    .target(
+      name: "VirtualTimeTesting",
+      dependencies: ["Inspector", "Recording", "Replay", "Scheduling", "VirtualTime"]),
     // Stage 3: the trace file format — events, encoder, and the strict streaming reader.
     .target(name: "TraceFormat", dependencies: ["CoreAlgorithms", "FatalSignals"]),
     // Stage 2: the recording decorator and the trace writer.
@@ -178,7 +182,7 @@ let package = Package(
       name: "VirtualTimeTests",
       dependencies: [
         "VirtualTime", "VirtualTimeTesting", "Scheduling", "SchedulingTesting", "Examples",
-        "TestSupport",
+        "TestSupport", "Recording", "TraceFormat",
       ]),
     .testTarget(
       name: "ReplayTestingTests",

@@ -57,6 +57,17 @@ let package = Package(
       ]
     ),
     .executableTarget(
+      name: "TestTraceBenchmark",
+      dependencies: [
+        "BenchmarkSupport",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Recording", package: "Chronoscope"),
+        .product(name: "Scheduling", package: "Chronoscope"),
+        .product(name: "VirtualTime", package: "Chronoscope"),
+        .product(name: "VirtualTimeTesting", package: "Chronoscope"),
+      ]
+    ),
+    .executableTarget(
       name: "VirtualTimeBenchmark",
       dependencies: [
         "BenchmarkSupport",

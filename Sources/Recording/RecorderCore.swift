@@ -102,7 +102,10 @@ final class RecorderCore: Sendable {
     pthread_key_create(&key, nil)
     bufferKey = key
     self.clock = clock
-    origin = clock.nanoseconds()
+    // Host time starts at the recorder's start. A virtual clock's own time is the trace's time
+    // (a clock at 5 s shows 5 s, wherever the recorder started), unless it reads below zero:
+    // trace times are never negative.
+    origin = clock.isHost ? clock.nanoseconds() : min(clock.nanoseconds(), 0)
     self.bufferCapacity = max(bufferCapacity, 2)
     self.writer = Mutex(writer)
   }

@@ -30,6 +30,8 @@ public struct TraceClock: Sendable {
   public static let host = TraceClock(source: .host)
 
   /// A simulated clock, such as a `VirtualClock`'s `now`; traces of tests then replay exactly.
+  /// Its readings are the trace's times — a clock at 5 s records 5 s, however late the recorder
+  /// started — except that a clock reading below zero at the start is shifted up to zero.
   public static func virtual(_ now: @escaping @Sendable () -> Duration) -> TraceClock {
     TraceClock(source: .custom(now))
   }

@@ -1,4 +1,6 @@
+import Foundation
 import Scheduling
+import Synchronization
 import Testing
 import VirtualTime
 
@@ -23,9 +25,16 @@ import VirtualTime
 /// in the test's tasks or on its clock, and — at the test's end — unfinished tasks started on the
 /// clock, sleepers and scheduler work still pending (the tasks are cancelled first, so none
 /// outlives the test). It depends on Swift Testing; the `VirtualTime` library itself does not.
+///
+/// Each test also gets a ``TestTraceRecorder`` (``TestTraceRecorder/current``): work built on its
+/// `factory` and `clock` is recorded, and the first issue that fails the test — or the error it
+/// throws — writes the trace to a file and carries its path, `chronoscope view` and the
+/// inspector's frame at that instant (see <doc:KeepingTheTraceOfAFailingTest>).
 public struct VirtualTimeTrait: TestTrait, SuiteTrait, TestScoping {
   /// How long code may wait on the clock with nobody moving it (``VirtualAsyncClock/idleLimit``).
   public let idleLimit: Duration
+  /// Where failing tests' traces go; nil for what the environment says (``TestTraceSettings``).
+  public let traces: TestTraceSettings?
 
   public var isRecursive: Bool { true }
 
@@ -39,6 +48,10 @@ public struct VirtualTimeTrait: TestTrait, SuiteTrait, TestScoping {
   ) async throws {
     let clock = VirtualAsyncClock(idleLimit: idleLimit)
     let location = test.sourceLocation
+    let trace = TestTraceRecorder(
+      clock: clock, testName: Self.traceName(of: test),
+      settings: traces ?? TestTraceSettings.fromEnvironment)
+    defer { trace.finish() }
     let reporter: @Sendable (String, StaticString, UInt) -> Void = { message, file, line in
       Issue.record(
         Comment(rawValue: message),
@@ -47,32 +60,64 @@ public struct VirtualTimeTrait: TestTrait, SuiteTrait, TestScoping {
           filePath: "\(file)".contains("/") ? "\(file)" : location.filePath,
           line: Int(line), column: 1))
     }
-    // The leftovers are checked — and the tasks ended — whether the test returned or threw.
-    var failure: (any Error)?
-    do {
-      try await clock.withCurrent {
-        try await TestFailure.$reporter.withValue(reporter) {
-          try await function()
-        }
+    // The first failing issue keeps the trace, at the instant it was recorded, and carries
+    // where it went; the issues after it say nothing more.
+    let keeping = IssueHandlingTrait.compactMapIssues { issue in
+      guard issue.isFailure || Self.keepsTracesOfKnownIssues, trace.keptTrace == nil else {
+        return issue
       }
-    } catch {
-      failure = error
+      var issue = issue
+      issue.comments.append(Comment(rawValue: trace.keep(reason: "\(issue)").message))
+      return issue
     }
-    if let leftovers = clock.leftoversEndingThem() {
-      Issue.record(
-        Comment(rawValue: "left on the virtual clock at the end of the test: \(leftovers)"),
-        sourceLocation: location)
+    // A thrown error is recorded here, in the scope, as the issue the test host would record
+    // outside it: so it keeps the trace too. The leftovers are checked — and the tasks ended —
+    // whether the test returned or threw.
+    let cancelled = Mutex<(any Error)?>(nil)
+    try await keeping.provideScope(for: test, testCase: testCase) {
+      do {
+        try await clock.withCurrent {
+          try await TestFailure.$reporter.withValue(reporter) {
+            try await TestTraceRecorder.$current.withValue(trace) {
+              try await function()
+            }
+          }
+        }
+      } catch  where error is CancellationError || Task.isCancelled {
+        cancelled.withLock { $0 = error }
+      } catch {
+        Issue.record(error, sourceLocation: location)
+      }
+      if let leftovers = clock.leftoversEndingThem() {
+        Issue.record(
+          Comment(rawValue: "left on the virtual clock at the end of the test: \(leftovers)"),
+          sourceLocation: location)
+      }
     }
-    if let failure { throw failure }
+    if let error = cancelled.withLock({ $0 }) { throw error }
+  }
+
+  /// Whether issues that are known (`withKnownIssue`) keep the trace: for the trait's own tests,
+  /// which can only see its issues as known ones.
+  @TaskLocal package static var keepsTracesOfKnownIssues = false
+
+  /// The name a test's trace file takes: its suites and name (`Suite.test()`); the cases of a
+  /// parameterized test are told apart by ``TestTraceSettings``' numbering.
+  private static func traceName(of test: Test) -> String {
+    (test.id.nameComponents.isEmpty ? [test.name] : test.id.nameComponents)
+      .joined(separator: ".")
   }
 }
 
 extension Trait where Self == VirtualTimeTrait {
   /// Gives the test (each test of a suite) its own ``VirtualAsyncClock``, checked at its end.
-  public static var virtualTime: Self { VirtualTimeTrait(idleLimit: .seconds(10)) }
+  public static var virtualTime: Self { VirtualTimeTrait(idleLimit: .seconds(10), traces: nil) }
 
-  /// ``virtualTime``, with how long code may wait on the clock with nobody moving it.
-  public static func virtualTime(idleLimit: Duration) -> Self {
-    VirtualTimeTrait(idleLimit: idleLimit)
+  /// ``virtualTime``, with how long code may wait on the clock with nobody moving it, and where
+  /// failing tests' traces go (nil: where the environment says, ``TestTraceSettings``).
+  public static func virtualTime(
+    idleLimit: Duration = .seconds(10), traces: TestTraceSettings? = nil
+  ) -> Self {
+    VirtualTimeTrait(idleLimit: idleLimit, traces: traces)
   }
 }
