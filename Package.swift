@@ -188,7 +188,8 @@ let package = Package(
       name: "ReplayTestingTests",
       dependencies: [
         "ReplayTesting", "Examples", "Recording", "Replay", "Scheduling", "SchedulingTesting",
-        "Sharing", "TestSupport", "TraceFormat", "VirtualTime", "chronoscope-examples",
+        "Sharing", "TestSupport", "TraceFormat", "VirtualTime", "VirtualTimeTesting",
+        "chronoscope-examples",
       ]),
     // Helpers shared by the test targets that run the built binary.
     .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -6,9 +6,11 @@ import VirtualTime
 /// work that could run next (``Exploration``), and stops at the first run with an issue: its
 /// issues say the run's seed, and one more says how to rerun it alone.
 ///
-/// Each run gets its own ``VirtualAsyncClock`` (``VirtualAsyncClock/current``), as the
-/// `.virtualTime` trait gives one — with the same checks at the run's end — and every
-/// ``VirtualClock`` the test makes explores with the run's seed.
+/// Each run gets its own ``VirtualAsyncClock`` (``VirtualAsyncClock/current``) and
+/// ``TestTraceRecorder`` (``TestTraceRecorder/current``), as the `.virtualTime` trait gives them —
+/// with the same checks at the run's end — and every ``VirtualClock`` the test makes explores
+/// with the run's seed. The failing run's trace is kept, as `.virtualTime` keeps a failing
+/// test's: its first issue says where, and shows the inspector at the failing instant.
 ///
 /// ```swift
 /// @Test(.exploring(iterations: 200)) func withdrawalsNeverOverdraw() async throws {
@@ -34,6 +36,9 @@ public struct ExplorationTrait: TestTrait, SuiteTrait, TestScoping {
   public let strategy: Exploration.Strategy
   /// How long code may wait on a run's clock with nobody moving it.
   public let idleLimit: Duration
+  /// Where the failing run's trace goes (nil: where the environment says); see
+  /// ``TestTraceSettings``. Only the failing run's is kept, even when every test's trace is.
+  public let traces: TestTraceSettings?
 
   public var isRecursive: Bool { true }
 
@@ -47,7 +52,9 @@ public struct ExplorationTrait: TestTrait, SuiteTrait, TestScoping {
   ) async throws {
     // Set once a run failed: the rerun that checks determinism records nothing.
     let failed = Atomic<Bool>(false)
-    let clockTrait = VirtualTimeTrait.virtualTime(idleLimit: idleLimit)
+    var settings = traces ?? .fromEnvironment
+    settings.keepsPassingTests = false
+    let clockTrait = VirtualTimeTrait.virtualTime(idleLimit: idleLimit, traces: settings)
     do {
       try await explore(iterations: iterations, seed: seed, strategy: strategy) {
         let quiet = failed.load(ordering: .acquiring)
@@ -63,8 +70,10 @@ public struct ExplorationTrait: TestTrait, SuiteTrait, TestScoping {
         var thrown: (any Error)?
         do {
           try await handling.provideScope(for: test, testCase: testCase) {
-            try await clockTrait.provideScope(
-              for: test, testCase: testCase, performing: function)
+            try await VirtualTimeTrait.$keepsTraces.withValue(!quiet) {
+              try await clockTrait.provideScope(
+                for: test, testCase: testCase, performing: function)
+            }
           }
         } catch {
           thrown = error
@@ -95,8 +104,10 @@ extension Trait where Self == ExplorationTrait {
   /// work that could run next, from `seed`, chosen by `strategy`; see ``ExplorationTrait``.
   public static func exploring(
     iterations: Int, seed: UInt64 = 0, strategy: Exploration.Strategy = .random,
-    idleLimit: Duration = .seconds(10)
+    idleLimit: Duration = .seconds(10), traces: TestTraceSettings? = nil
   ) -> Self {
-    ExplorationTrait(iterations: iterations, seed: seed, strategy: strategy, idleLimit: idleLimit)
+    ExplorationTrait(
+      iterations: iterations, seed: seed, strategy: strategy, idleLimit: idleLimit,
+      traces: traces)
   }
 }

@@ -77,9 +77,19 @@ public final class TestTraceRecorder: Sendable {
     self.init(clock: clock.clock, asyncClock: clock, testName: testName, settings: settings)
   }
 
+  /// Starts recording the work of `factory`'s schedulers, which run on `clock` (a replaying
+  /// factory's, say, whose order comes from a trace), for the test named `testName`.
+  public convenience init(
+    factory: any SchedulerFactory, clock: VirtualClock, testName: String,
+    settings: TestTraceSettings = .fromEnvironment
+  ) {
+    self.init(
+      clock: clock, asyncClock: nil, base: factory, testName: testName, settings: settings)
+  }
+
   private init(
-    clock: VirtualClock, asyncClock: VirtualAsyncClock?, testName: String,
-    settings: TestTraceSettings
+    clock: VirtualClock, asyncClock: VirtualAsyncClock?, base: (any SchedulerFactory)? = nil,
+    testName: String, settings: TestTraceSettings
   ) {
     self.testName = testName
     virtualClock = clock
@@ -90,7 +100,7 @@ public final class TestTraceRecorder: Sendable {
     self.flight = flight
     recorder = flight.recorder
     factory = RecordingSchedulerFactory(
-      wrapping: VirtualSchedulerFactory(clock: clock), recorder: flight.recorder)
+      wrapping: base ?? VirtualSchedulerFactory(clock: clock), recorder: flight.recorder)
     self.clock = asyncClock.map {
       RecordingClock(wrapping: $0, recorder: flight.recorder, label: "clock")
     }

@@ -30,33 +30,46 @@ open class VirtualTimeTestCase: XCTestCase {
   package let failureSink = Mutex<(@Sendable (String) -> Void)?>(nil)
 
   /// The recorder of this test's work on `clock`: build the code under test with its
-  /// ``TestTraceRecorder/factory``. Calling it again returns the same recorder.
+  /// ``TestTraceRecorder/factory``. Calling it again for the same clock returns the same
+  /// recorder.
   public func recordTrace(
     of clock: VirtualClock,
     settings: TestTraceSettings = .fromEnvironment
   ) -> TestTraceRecorder {
-    started { TestTraceRecorder(clock: clock, testName: name, settings: settings) }
+    started(on: clock) { TestTraceRecorder(clock: clock, testName: name, settings: settings) }
   }
 
   /// The recorder of this test's work on `clock`: sleep on its ``TestTraceRecorder/clock`` and
-  /// build schedulers with its ``TestTraceRecorder/factory``. Calling it again returns the same
-  /// recorder.
+  /// build schedulers with its ``TestTraceRecorder/factory``. Calling it again for the same clock
+  /// returns the same recorder.
   public func recordTrace(
     of clock: VirtualAsyncClock,
     settings: TestTraceSettings = .fromEnvironment
   ) -> TestTraceRecorder {
-    started { TestTraceRecorder(clock: clock, testName: name, settings: settings) }
+    started(on: clock.clock) {
+      TestTraceRecorder(clock: clock, testName: name, settings: settings)
+    }
   }
 
-  private func started(_ make: () -> TestTraceRecorder) -> TestTraceRecorder {
-    let (recorder, isNew) = trace.withLock { trace in
-      if let trace { return (trace, false) }
+  /// The test's recorder of `clock`, made now unless it records that clock already. One made
+  /// for another clock (each run of `exploreOrders` has its own) is finished first: the test's
+  /// trace is its latest clock's.
+  private func started(on clock: VirtualClock, _ make: () -> TestTraceRecorder)
+    -> TestTraceRecorder
+  {
+    let (recorder, isNew, replaced) = trace.withLock {
+      trace -> (TestTraceRecorder, Bool, TestTraceRecorder?) in
+      if let trace, trace.virtualClock === clock { return (trace, false, nil) }
+      let previous = trace
       let made = make()
       trace = made
-      return (made, true)
+      return (made, true, previous)
     }
-    if isNew {
-      addTeardownBlock { [recorder] in recorder.finish() }
+    if let replaced {
+      replaced.finish()
+    } else if isNew {
+      // The test's latest recorder, whichever it is by then.
+      addTeardownBlock { [weak self] in self?.trace.withLock { $0 }?.finish() }
     }
     return recorder
   }

@@ -63,7 +63,9 @@ public struct VirtualTimeTrait: TestTrait, SuiteTrait, TestScoping {
     // The first failing issue keeps the trace, at the instant it was recorded, and carries
     // where it went; the issues after it say nothing more.
     let keeping = IssueHandlingTrait.compactMapIssues { issue in
-      guard issue.isFailure || Self.keepsTracesOfKnownIssues, trace.keptTrace == nil else {
+      guard Self.keepsTraces, issue.isFailure || Self.keepsTracesOfKnownIssues,
+        trace.keptTrace == nil
+      else {
         return issue
       }
       var issue = issue
@@ -100,6 +102,10 @@ public struct VirtualTimeTrait: TestTrait, SuiteTrait, TestScoping {
   /// Whether issues that are known (`withKnownIssue`) keep the trace: for the trait's own tests,
   /// which can only see its issues as known ones.
   @TaskLocal package static var keepsTracesOfKnownIssues = false
+
+  /// Whether a failure keeps the trace at all: not in the rerun an exploration makes of its
+  /// failing run (``ExplorationTrait``), whose trace the first run kept.
+  @TaskLocal package static var keepsTraces = true
 
   /// The name a test's trace file takes: its suites and name (`Suite.test()`); the cases of a
   /// parameterized test are told apart by ``TestTraceSettings``' numbering.

@@ -2,6 +2,7 @@ import Examples
 import ReplayTesting
 import TestSupport
 import VirtualTime
+import VirtualTimeTesting
 import XCTest
 
 /// The proof of issue 31's first item: a race recorded once on live Dispatch queues
@@ -22,6 +23,31 @@ final class StaleResponseReplayTests: XCTestCase {
       shown[search.shownQuery, default: 0] += 1
     }
     XCTAssertEqual(shown, ["a": 1_000], "b was typed last, a's results show: every time")
+  }
+
+  /// A replayed run is recorded like any test on virtual time, and its trace kept when it
+  /// fails: that trace is the same order again, one command from the inspector.
+  func testAReplayedRunKeepsItsTraceWhichReplaysTheSameWay() throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("chronoscope-replay-kept-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let replay = try ReplayingSchedulerFactory(replaying: Self.recording)
+    let trace = TestTraceRecorder(
+      factory: replay, clock: replay.clock, testName: "stale-response",
+      settings: TestTraceSettings(folder: folder.path))
+    let search = StaleResponseSearch(factory: trace.factory)
+    search.type(["a", "b"], gap: .milliseconds(3))
+    try replay.run()
+    XCTAssertTrue(search.showsStaleResults)
+    let kept = trace.keep(reason: "a's results shown after b was typed")
+    let path = try XCTUnwrap(kept.path, kept.message)
+    XCTAssertTrue(kept.message.contains("chronoscope view \(path)"), kept.message)
+    let again = try ReplayingSchedulerFactory(replaying: path)
+    let rerun = StaleResponseSearch(factory: again)
+    rerun.type(["a", "b"], gap: .milliseconds(3))
+    try again.run()
+    XCTAssertEqual(rerun.shownQuery, "a", "the kept trace replays the stale response")
   }
 
   func testAFreshLiveRecordingOfTheRaceReplaysAsTheRaceEveryTime() throws {

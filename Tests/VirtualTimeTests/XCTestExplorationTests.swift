@@ -40,11 +40,29 @@ final class XCTestExplorationFixtures: XCTestCase {
   }
 }
 
+/// A fixture whose failing run keeps its trace: `VirtualTimeTestCase` records each run's clock.
+final class XCTestExplorationTraceFixtures: VirtualTimeTestCase {
+  func testTheStockIsNeverSoldTwiceWithItsTrace() throws {
+    guard ProcessInfo.processInfo.environment["CHRONOSCOPE_EXPLORATION_FIXTURES"] == "1" else {
+      throw XCTSkip("run by XCTestExplorationTests")
+    }
+    exploreOrders(iterations: 200) { clock in
+      let stock = Stock(items: 1, factory: recordTrace(of: clock).factory)
+      stock.twoCustomersBuy()
+      clock.advance()
+      XCTAssertEqual(stock.sales.value.count, 1, "sold \(stock.sales.value)")
+    }
+  }
+}
+
 /// `exploreOrders` under XCTest: the first failing run's assertion fails the test, with the seed
 /// that reruns it; a rerun by that seed fails the same way; right code passes every run.
 final class XCTestExplorationTests: XCTestCase {
   /// Runs one fixture in a test process of its own; its output.
-  private func runFixture(_ name: String, seed: UInt64? = nil) throws -> String {
+  private func runFixture(
+    _ name: String, of fixtures: String = "XCTestExplorationFixtures", seed: UInt64? = nil,
+    traces: String? = nil
+  ) throws -> String {
     #if os(Linux)
       // This process is the test bundle's executable.
       let bundle = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
@@ -53,10 +71,11 @@ final class XCTestExplorationTests: XCTestCase {
     #endif
     let process = Process()
     process.executableURL = bundle
-    process.arguments = ["VirtualTimeTests.XCTestExplorationFixtures/\(name)"]
+    process.arguments = ["VirtualTimeTests.\(fixtures)/\(name)"]
     var environment = ProcessInfo.processInfo.environment
     environment["CHRONOSCOPE_EXPLORATION_FIXTURES"] = "1"
     environment["FIXTURE_SEED"] = seed.map(String.init)
+    environment["CHRONOSCOPE_TRACE_TESTS_DIR"] = traces
     process.environment = environment
     let pipe = Pipe()
     process.standardOutput = pipe
@@ -87,6 +106,21 @@ final class XCTestExplorationTests: XCTestCase {
   func testAnAsyncBodyIsExploredToo() throws {
     let output = try runFixture("testWithdrawalsNeverOverdraw")
     XCTAssertTrue(output.contains("XCTAssertGreaterThanOrEqual failed"), output)
+    XCTAssertTrue(output.contains("rerun it alone: exploreOrders(iterations: 1, seed: "), output)
+  }
+
+  func testTheFailingRunsTraceIsKeptInAVirtualTimeTestCase() throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("chronoscope-explore-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let output = try runFixture(
+      "testTheStockIsNeverSoldTwiceWithItsTrace", of: "XCTestExplorationTraceFixtures",
+      traces: folder.path)
+    let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+    XCTAssertEqual(files.count, 1, "the failing run's trace alone: \(files)")
+    let path = folder.appendingPathComponent(try XCTUnwrap(files.first)).path
+    XCTAssertTrue(output.contains("chronoscope view \(path)"), output)
     XCTAssertTrue(output.contains("rerun it alone: exploreOrders(iterations: 1, seed: "), output)
   }
 
