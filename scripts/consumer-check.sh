@@ -23,9 +23,14 @@ import os, re, shutil, sys
 repo, out, identity = sys.argv[1:4]
 products = [
     "Scheduling", "SchedulingTesting", "VirtualTime", "Recording", "TraceFormat", "Replay", "Analysis",
-    "Sharing", "Screen", "Terminal", "Inspector", "VirtualTimeTesting",
+    "Sharing", "Screen", "Terminal", "Inspector", "VirtualTimeTesting", "ReplayTesting",
 ]
+# The example types the samples use, imported one by one: the module's other names (`Contact`,
+# `withTimeout`) are the reader's own in the samples.
+examples = "".join(f"import {kind} Examples.{name}\n" for kind, name in [
+    ("class", "Stock"), ("class", "StaleResponseSearch"), ("class", "Account")])
 imports = "import Foundation\nimport Testing\nimport XCTest\n" + "".join(f"import {p}\n" for p in products)
+imports += examples
 declaration = re.compile(
     r"^(import |public |final |struct |class |enum |actor |extension |@|///|func (?!test))")
 
@@ -63,7 +68,11 @@ def write_target(name, sources, stubs, extra=""):
         body = f"// From {origin}.\n" + header + "\n".join(
             d for d in decls if not d.startswith("import ")) + "\n"
         if statements:
-            body += f"\nfunc sample{index}() throws {{\n" + "\n".join(statements) + "\n}\n"
+            # Async when a statement itself awaits (not only a closure inside it).
+            awaits = any(re.search(r"^\s*(try )?await |= (try )?await ", item.splitlines()[0])
+                         for item in statements if item.strip())
+            effects = "async throws" if awaits else "throws"
+            body += f"\nfunc sample{index}() {effects} {{\n" + "\n".join(statements) + "\n}\n"
         if tests:
             body += f"\nfinal class Sample{index}Tests: XCTestCase {{\n" + "\n".join(tests) + "\n}\n"
         open(os.path.join(folder, f"Sample{index}.swift"), "w").write(body)
@@ -93,6 +102,7 @@ public struct Contact: Sendable {
 """)
 write_target("AppTests", tests, """
 enum addressBook { static func readAll() -> [Contact] { [] } }
+struct SoldTwice: Error { let sales: [String] }
 """, extra="@testable import App\n")
 write_target("DocSampleTests", docc, """
 func upload() {}
@@ -101,9 +111,25 @@ func refresh() {}
 func fetch() -> [String] { [] }
 let pending: [Int] = []
 let factory: any SchedulerFactory = ImmediateSchedulerFactory()
+struct SoldTwice: Error { let sales: [String] }
+struct Overdrawn: Error {}
+struct TimedOut: Error {}
+func withTimeout<Success: Sendable>(
+  _ limit: Duration, clock: some Clock<Duration>,
+  operation: @escaping @Sendable () async throws -> Success
+) async throws -> Success { try await operation() }
+/// A search field the trace-keeping samples test.
+final class SearchModel: Sendable {
+  let searches: [String] = []
+  init(factory: any SchedulerFactory, clock: RecordingClock<VirtualAsyncClock>? = nil) {}
+  func type(_ text: String) {}
+}
+let failed = false
+func body(_ factory: any SchedulerFactory, _ clock: VirtualClock) throws {}
+func report(_ message: String) {}
 """)
 
-deps = ", ".join(f'.product(name: "{p}", package: "{identity}")' for p in products)
+deps = ", ".join(f'.product(name: "{p}", package: "{identity}")' for p in products + ["Examples"])
 quiet = 'swiftSettings: [.unsafeFlags(["-suppress-warnings"])]'
 open(os.path.join(out, "Package.swift"), "w").write(f"""// swift-tools-version: 6.0
 // Made by scripts/consumer-check.sh: the README's and DocC's samples against Chronoscope.
