@@ -70,6 +70,9 @@ public struct Exploration: Sendable {
   /// Replaying: the schedule's choices, and where the run stopped fitting it, if it did.
   private var schedule: [Choice] = []
   public private(set) var misfit: ScheduleMisfit?
+  /// Whether a schedule is only followed where it fits (first in, first out elsewhere), not
+  /// enforced: for shrinking a failing schedule, whose shorter forms change what comes after.
+  private var leniently = false
 
   /// Choices from `seed`, made by `strategy`.
   public init(seed: UInt64, strategy: Strategy = .random) {
@@ -93,6 +96,12 @@ public struct Exploration: Sendable {
     }
   }
 
+  /// Follows `choices` where they fit the run's work, and takes the first enabled elsewhere.
+  init(seed: UInt64, following choices: [Choice]) {
+    self.init(seed: seed, strategy: .replaying(schedule: Self.schedule(of: choices)))
+    leniently = true
+  }
+
   /// The choices of a schedule written as ``ExplorationFailure/schedule`` writes it.
   static func parse(schedule text: String) -> Result<[Choice], ScheduleMisfit> {
     var choices: [Choice] = []
@@ -112,12 +121,13 @@ public struct Exploration: Sendable {
   }
 
   /// `choices` written as a schedule ``Strategy/replaying(schedule:)`` takes.
-  static func schedule(of choices: [Choice]) -> String {
+  public static func schedule(of choices: [Choice]) -> String {
     choices.map { "\($0.chosen + 1)/\($0.enabled)" }.joined(separator: " ")
   }
 
   /// The misfit of a replayed run that ended: the one found, or a schedule with choices left.
   var misfitAtEnd: ScheduleMisfit? {
+    if leniently { return nil }
     if let misfit { return misfit }
     guard case .replaying = strategy, choices.count < schedule.count else { return nil }
     return ScheduleMisfit(
@@ -159,6 +169,9 @@ public struct Exploration: Sendable {
   private mutating func replayed(among count: Int) -> Int {
     guard misfit == nil else { return 0 }
     let index = choices.count
+    if leniently {
+      return index < schedule.count && schedule[index].chosen < count ? schedule[index].chosen : 0
+    }
     guard index < schedule.count else {
       misfit = ScheduleMisfit(
         choice: index,
@@ -215,9 +228,20 @@ final class ExplorationRun: Sendable {
   /// Held for the run's length: their choices are the run's schedule.
   private let clocks = Mutex<[VirtualClock]>([])
 
+  /// Set when the run follows a schedule leniently (shrinking).
+  private let following: [Exploration.Choice]?
+
   init(seed: UInt64, strategy: Exploration.Strategy) {
     self.seed = seed
     self.strategy = strategy
+    following = nil
+  }
+
+  /// A run of `failing`'s seed and strategy that follows `choices` where they fit.
+  init(of failing: ExplorationRun, following choices: [Exploration.Choice]) {
+    seed = failing.seed
+    strategy = failing.strategy
+    following = choices
   }
 
   /// A new exploration for a clock made during the run. A schedule is the first clock's: later
@@ -227,7 +251,9 @@ final class ExplorationRun: Sendable {
       clocks.append(clock)
       return clocks.count == 1
     }
+    if let following, first { return Exploration(seed: seed, following: following) }
     if case .replaying = strategy, !first { return Exploration(seed: seed) }
+    if following != nil { return Exploration(seed: seed) }
     return Exploration(seed: seed, strategy: strategy)
   }
 

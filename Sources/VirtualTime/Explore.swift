@@ -44,7 +44,17 @@ package func explore(
     guard rerunning(error) else { throw explorer.failure(of: run, error: error, rerun: nil) }
     let again = explorer.rerun(of: run)
     _ = try? Exploration.$current.withValue(again) { try body() }
-    throw explorer.failure(of: run, error: error, rerun: again)
+    var failure = explorer.failure(of: run, error: error, rerun: again)
+    guard failure.divergedAt == nil, failure.misfit == nil else { throw failure }
+    var shrinker = Shrinker(failing: run, error: error)
+    while let candidate = shrinker.next() {
+      let outcome = Result { () throws -> Void in
+        try Exploration.$current.withValue(candidate) { try body() }
+      }
+      shrinker.record(candidate, outcome)
+    }
+    failure.shortest = shrinker.shortest
+    throw failure
   }
 }
 
@@ -112,7 +122,20 @@ package func explore(
     guard rerunning(failure) else { throw explorer.failure(of: run, error: failure, rerun: nil) }
     let again = explorer.rerun(of: run)
     _ = try? await Exploration.$current.withValue(again) { try await body() }
-    throw explorer.failure(of: run, error: failure, rerun: again)
+    var found = explorer.failure(of: run, error: failure, rerun: again)
+    guard found.divergedAt == nil, found.misfit == nil else { throw found }
+    var shrinker = Shrinker(failing: run, error: failure)
+    while let candidate = shrinker.next() {
+      var outcome: Result<Void, any Error> = .success(())
+      do {
+        try await Exploration.$current.withValue(candidate) { try await body() }
+      } catch {
+        outcome = .failure(error)
+      }
+      shrinker.record(candidate, outcome)
+    }
+    found.shortest = shrinker.shortest
+    throw found
   }
 }
 
@@ -174,6 +197,56 @@ struct Explorer {
   }
 }
 
+/// Shrinks a failing run's schedule: takes its choices away from first in, first out back one at
+/// a time, from the last, and keeps each change after which the run still fails the same way
+/// (an error of the same type). Later choices are followed where they still fit. At most
+/// ``attemptLimit`` runs.
+struct Shrinker {
+  static let attemptLimit = 100
+  private let failing: ExplorationRun
+  private let errorType: String
+  private let original: [Exploration.Choice]
+  private var best: [Exploration.Choice]
+  private var index: Int
+  private var attempts = 0
+
+  init(failing run: ExplorationRun, error: any Error) {
+    failing = run
+    errorType = String(reflecting: type(of: error))
+    original = run.choices
+    best = original
+    index = original.count - 1
+  }
+
+  /// The next run to try, or nil when done.
+  mutating func next() -> ExplorationRun? {
+    while index >= 0, attempts < Self.attemptLimit {
+      let at = index
+      index -= 1
+      guard best[at].chosen != 0 else { continue }
+      attempts += 1
+      var candidate = best
+      candidate[at] = Exploration.Choice(enabled: best[at].enabled, chosen: 0)
+      return ExplorationRun(of: failing, following: candidate)
+    }
+    return nil
+  }
+
+  /// Keeps `run`'s choices when it failed as the failing run did.
+  mutating func record(_ run: ExplorationRun, _ outcome: Result<Void, any Error>) {
+    guard case .failure(let error) = outcome,
+      String(reflecting: type(of: error)) == errorType
+    else { return }
+    best = run.choices
+    index = min(index, best.count - 1)
+  }
+
+  /// The shortest form found, when it is shorter than the failing run's.
+  var shortest: [Exploration.Choice]? {
+    best.count { $0.chosen != 0 } < original.count { $0.chosen != 0 } ? best : nil
+  }
+}
+
 /// The first run of an exploration (``explore(iterations:seed:strategy:_:)``) that failed, with
 /// what reruns it.
 public struct ExplorationFailure: Error, CustomStringConvertible {
@@ -194,6 +267,10 @@ public struct ExplorationFailure: Error, CustomStringConvertible {
   /// not deterministic (it reads the wall clock, a random source, or waits for work the clock
   /// does not run), and the seed does not rerun the failure.
   public let divergedAt: Int?
+  /// A shorter form of ``choices`` that fails the same way, fewer of its choices away from first
+  /// in, first out (taking the first enabled), if shrinking found one: the order the bug needs,
+  /// with less that does not matter.
+  public internal(set) var shortest: [Exploration.Choice]?
 
   /// How to rerun the failing run alone by its seed.
   public var rerun: String { rerun(calling: "explore") }
@@ -222,11 +299,21 @@ public struct ExplorationFailure: Error, CustomStringConvertible {
         """
     }
     let misfitLine = misfit.map { "\n\($0)" } ?? ""
+    var shortestLine = ""
+    if let shortest {
+      let away = shortest.count { $0.chosen != 0 }
+      shortestLine = """
+
+        shortest form found, \(away) choice\(away == 1 ? "" : "s") away from first in, first out \
+        (the run's: \(choices.count { $0.chosen != 0 })): \
+        \(function)(iterations: 1, strategy: .replaying(schedule: "\(Exploration.schedule(of: shortest))"))
+        """
+    }
     return """
       \(run)\(misfitLine)
       rerun it alone: \(rerun(calling: function))
       or by its schedule (\(choices.count) choices): \
-      \(function)(iterations: 1, strategy: .replaying(schedule: "\(schedule)"))
+      \(function)(iterations: 1, strategy: .replaying(schedule: "\(schedule)"))\(shortestLine)
       """
   }
 }

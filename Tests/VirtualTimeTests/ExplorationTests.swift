@@ -215,4 +215,40 @@ final class ExplorationTests: XCTestCase {
       XCTAssertEqual(clock.exploration?.choices.count, 2, "depth \(depth), steps \(steps)")
     }
   }
+
+  // MARK: Shrinking
+
+  /// The stale response among work that does not matter: eight unrelated actions on another
+  /// concurrent queue at the same instant. A random failing order moves many of them; the bug
+  /// needs one choice.
+  private func staleResponseAmongNoise(on clock: VirtualClock) throws {
+    let noise = VirtualSchedulerFactory(clock: clock).makeConcurrent(label: "noise")
+    for _ in 0..<8 { noise.after(.milliseconds(100)) {} }
+    if shownAfterTwoResponses(on: clock) != 2 { throw StaleResponseShown() }
+  }
+
+  func testAFailingScheduleIsShrunkToTheChoicesTheBugNeeds() throws {
+    var found: ExplorationFailure?
+    do {
+      try explore(iterations: 200, seed: 3) { clock in try staleResponseAmongNoise(on: clock) }
+    } catch {
+      found = error
+    }
+    let failure = try XCTUnwrap(found)
+    let away = { (choices: [Exploration.Choice]) in choices.count { $0.chosen != 0 } }
+    let shortest = try XCTUnwrap(failure.shortest, failure.description)
+    XCTAssertLessThan(away(shortest), away(failure.choices), failure.description)
+    XCTAssertLessThanOrEqual(away(shortest), 2, "the second response first, then its main work")
+    XCTAssertTrue(failure.description.contains("shortest form found"), failure.description)
+    // The shortest form is a schedule of its own: replayed strictly, it fails the same way.
+    do {
+      try explore(
+        iterations: 1, strategy: .replaying(schedule: Exploration.schedule(of: shortest))
+      ) { clock in try staleResponseAmongNoise(on: clock) }
+      XCTFail("the shortest form fails")
+    } catch {
+      XCTAssertTrue(error.error is StaleResponseShown, error.description)
+      XCTAssertNil(error.misfit)
+    }
+  }
 }
