@@ -62,6 +62,7 @@ run() {
 run virtual-time "$bin/VirtualTimeBenchmark" --check \
   --n "$VT_N" --ours-only-n "$VT_OURS_ONLY_N"
 run virtual-time-explore "$bin/VirtualTimeBenchmark" explore --check
+run test-trace "$bin/TestTraceBenchmark" --actions 100000
 run recording "$bin/RecordingBenchmark" --check \
   --actions "$RECORDING_ACTIONS" --events "$RECORDING_EVENTS" --repeat "$RECORDING_REPEAT"
 run replay "$bin/ReplayBenchmark" --check --events "$REPLAY_EVENTS" --seeks "$REPLAY_SEEKS"
