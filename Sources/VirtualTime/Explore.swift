@@ -17,7 +17,8 @@
 /// The body must do the same for the same choices: a body that reads the wall clock or a random
 /// source, or whose work runs on threads the clock does not drive, makes a failure no seed
 /// reruns. The failing run is run a second time to find out: when it chooses differently, the
-/// failure says so (``ExplorationFailure/divergedAt``).
+/// failure says so (``ExplorationFailure/divergedAt``). Otherwise its schedule is shrunk to the
+/// choices the failure needs (``ExplorationFailure/shortest``), in at most 100 more runs.
 public func explore(
   iterations: Int, seed: UInt64 = 0, strategy: Exploration.Strategy = .random,
   _ body: (VirtualClock) throws -> Void
@@ -25,12 +26,23 @@ public func explore(
   try explore(iterations: iterations, seed: seed, strategy: strategy) { try body(VirtualClock()) }
 }
 
-/// ``explore(iterations:seed:strategy:_:)`` for a body that makes its own clocks, and that
-/// reruns a failure to check that the body is deterministic only when `rerunning` says to (a
-/// test host's helper that cannot take back the failures a rerun would report says not to).
+/// ``explore(iterations:seed:strategy:_:)`` for a body that makes its own clocks: every
+/// ``VirtualClock`` it makes explores, and ``Exploration/runSeed`` names the run.
+public func explore(
+  iterations: Int, seed: UInt64 = 0, strategy: Exploration.Strategy = .random,
+  eachRun body: () throws -> Void
+) throws(ExplorationFailure) {
+  try explore(
+    iterations: iterations, seed: seed, strategy: strategy, rerunning: { _ in true },
+    eachRun: body)
+}
+
+/// ``explore(iterations:seed:strategy:eachRun:)`` that reruns a failure (to check that the body
+/// is deterministic, and to shrink its schedule) only when `rerunning` says to: a test host's
+/// helper that cannot take back the failures a rerun would report says not to.
 package func explore(
   iterations: Int, seed: UInt64 = 0, strategy: Exploration.Strategy = .random,
-  rerunning: (any Error) -> Bool = { _ in true }, eachRun body: () throws -> Void
+  rerunning: (any Error) -> Bool, eachRun body: () throws -> Void
 ) throws(ExplorationFailure) {
   var explorer = Explorer(iterations: iterations, seed: seed, strategy: strategy)
   while let run = explorer.nextRun() {
@@ -71,7 +83,7 @@ package func explore(
 ///     async let second = account.withdraw(80)
 ///     _ = await (first, second)
 ///   }
-///   clock.advance()
+///   await clock.advance()
 ///   guard await account.balance >= 0 else { throw Overdrawn() }
 /// }
 /// ```
@@ -100,8 +112,8 @@ public func explore(
     eachRun: body)
 }
 
-/// ``explore(iterations:seed:strategy:isolation:eachRun:)`` that reruns a failure to check that
-/// the body is deterministic only when `rerunning` says to.
+/// ``explore(iterations:seed:strategy:isolation:eachRun:)`` that reruns a failure (to check that
+/// the body is deterministic, and to shrink its schedule) only when `rerunning` says to.
 package func explore(
   iterations: Int, seed: UInt64 = 0, strategy: Exploration.Strategy = .random,
   isolation: isolated (any Actor)? = #isolation, rerunning: (any Error) -> Bool,

@@ -251,4 +251,17 @@ final class ExplorationTests: XCTestCase {
       XCTAssertNil(error.misfit)
     }
   }
+
+  func testEveryClockABodyMakesExploresWithItsRunsSeed() throws {
+    let seeds = Locked<[UInt64?]>([])
+    try explore(iterations: 5, seed: 10) {
+      let clocks = [VirtualClock(), VirtualAsyncClock().clock]
+      seeds.withLock { $0.append(Exploration.runSeed) }
+      XCTAssertEqual(
+        clocks.map { $0.exploration?.seed }, [Exploration.runSeed, Exploration.runSeed])
+    }
+    XCTAssertEqual(seeds.value, [10, 11, 12, 13, 14])
+    XCTAssertNil(Exploration.runSeed, "outside a run")
+    XCTAssertNil(VirtualClock().exploration, "a clock made outside a run does not explore")
+  }
 }
