@@ -56,11 +56,17 @@ public struct ExplorationTrait: TestTrait, SuiteTrait, TestScoping {
     settings.keepsPassingTests = false
     let clockTrait = VirtualTimeTrait.virtualTime(idleLimit: idleLimit, traces: settings)
     do {
-      try await explore(iterations: iterations, seed: seed, strategy: strategy) {
+      // A cancelled test is not a failing run: nothing to rerun or shrink.
+      try await explore(
+        iterations: iterations, seed: seed, strategy: strategy,
+        rerunning: { !($0 is CancellationError) }
+      ) {
         let quiet = failed.load(ordering: .acquiring)
         let issues = Atomic<Int>(0)
         let run = Exploration.runSeed.map { "explored run with seed \($0)" } ?? "explored run"
         let handling = IssueHandlingTrait.compactMapIssues { issue in
+          // A known issue (`withKnownIssue` in the test) fails no run.
+          guard issue.isFailure || Self.countsKnownIssues else { return issue }
           issues.add(1, ordering: .relaxed)
           guard !quiet else { return nil }
           var issue = issue
@@ -84,11 +90,17 @@ public struct ExplorationTrait: TestTrait, SuiteTrait, TestScoping {
           throw thrown ?? IssuesRecorded(count: count)
         }
       }
+    } catch where error.error is CancellationError {
+      throw error.error
     } catch {
       Issue.record(
         Comment(rawValue: error.report(calling: ".exploring")), sourceLocation: test.sourceLocation)
     }
   }
+
+  /// Whether known issues fail a run: for the trait's own tests, which can only see its issues
+  /// as known ones.
+  @TaskLocal package static var countsKnownIssues = false
 }
 
 /// A run that recorded issues (they were recorded already; this only stops the exploration).

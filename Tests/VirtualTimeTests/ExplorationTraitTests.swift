@@ -55,14 +55,16 @@ private func balanceAfterTwoWithdrawals(on clock: VirtualAsyncClock, fixed: Bool
       issues.withLock { $0.append("\(issue) \(comments)") }
       return issue
     }
-    await withKnownIssue("actor reentrancy overdraws the account in some order") {
-      try await shown.provideScope(for: test, testCase: Test.Case.current) {
-        try await ExplorationTrait.exploring(iterations: 200).provideScope(
-          for: test, testCase: Test.Case.current
-        ) {
-          guard let clock = VirtualAsyncClock.current else { return }
-          runs.withLock { _ = $0.insert(Exploration.runSeed ?? .max) }
-          #expect(await balanceAfterTwoWithdrawals(on: clock, fixed: false) == 20)
+    await ExplorationTrait.$countsKnownIssues.withValue(true) {
+      await withKnownIssue("actor reentrancy overdraws the account in some order") {
+        try await shown.provideScope(for: test, testCase: Test.Case.current) {
+          try await ExplorationTrait.exploring(iterations: 200).provideScope(
+            for: test, testCase: Test.Case.current
+          ) {
+            guard let clock = VirtualAsyncClock.current else { return }
+            runs.withLock { _ = $0.insert(Exploration.runSeed ?? .max) }
+            #expect(await balanceAfterTwoWithdrawals(on: clock, fixed: false) == 20)
+          }
         }
       }
     }
@@ -80,14 +82,16 @@ private func balanceAfterTwoWithdrawals(on clock: VirtualAsyncClock, fixed: Bool
     #expect(runs.withLock { $0 } == Set(0...seed), "stopped at the failing run (and its reruns)")
     for _ in 0..<100 {
       let failedAgain = Mutex(false)
-      await withKnownIssue {
-        try await ExplorationTrait.exploring(iterations: 1, seed: seed).provideScope(
-          for: test, testCase: Test.Case.current
-        ) {
-          guard let clock = VirtualAsyncClock.current else { return }
-          let balance = await balanceAfterTwoWithdrawals(on: clock, fixed: false)
-          if balance != 20 { failedAgain.withLock { $0 = true } }
-          #expect(balance == 20)
+      await ExplorationTrait.$countsKnownIssues.withValue(true) {
+        await withKnownIssue {
+          try await ExplorationTrait.exploring(iterations: 1, seed: seed).provideScope(
+            for: test, testCase: Test.Case.current
+          ) {
+            guard let clock = VirtualAsyncClock.current else { return }
+            let balance = await balanceAfterTwoWithdrawals(on: clock, fixed: false)
+            if balance != 20 { failedAgain.withLock { $0 = true } }
+            #expect(balance == 20)
+          }
         }
       }
       #expect(failedAgain.withLock { $0 })
@@ -98,25 +102,27 @@ private func balanceAfterTwoWithdrawals(on clock: VirtualAsyncClock, fixed: Bool
     let test = try #require(Test.current)
     let calls = Mutex(0)
     let said = Mutex(false)
-    try await withKnownIssue("the number of requests changes from run to run") {
-      try await ExplorationTrait.exploring(iterations: 100).provideScope(
-        for: test, testCase: Test.Case.current
-      ) {
-        guard let clock = VirtualAsyncClock.current else { return }
-        // State kept between runs, as a wall clock or a random source would be.
-        let count = calls.withLock { calls in
-          calls += 1
-          return 2 + calls % 2
+    try await ExplorationTrait.$countsKnownIssues.withValue(true) {
+      try await withKnownIssue("the number of requests changes from run to run") {
+        try await ExplorationTrait.exploring(iterations: 100).provideScope(
+          for: test, testCase: Test.Case.current
+        ) {
+          guard let clock = VirtualAsyncClock.current else { return }
+          // State kept between runs, as a wall clock or a random source would be.
+          let count = calls.withLock { calls in
+            calls += 1
+            return 2 + calls % 2
+          }
+          let network = VirtualSchedulerFactory(clock: clock.clock).makeConcurrent(label: "network")
+          let order = Mutex<[Int]>([])
+          for request in 0..<count { network.async { order.withLock { $0.append(request) } } }
+          await clock.advance()
+          #expect(order.withLock { $0.first } == 0)
         }
-        let network = VirtualSchedulerFactory(clock: clock.clock).makeConcurrent(label: "network")
-        let order = Mutex<[Int]>([])
-        for request in 0..<count { network.async { order.withLock { $0.append(request) } } }
-        await clock.advance()
-        #expect(order.withLock { $0.first } == 0)
+      } matching: { issue in
+        if "\(issue)".contains("not deterministic") { said.withLock { $0 = true } }
+        return true
       }
-    } matching: { issue in
-      if "\(issue)".contains("not deterministic") { said.withLock { $0 = true } }
-      return true
     }
     #expect(said.withLock { $0 })
   }
@@ -133,16 +139,18 @@ private func balanceAfterTwoWithdrawals(on clock: VirtualAsyncClock, fixed: Bool
       return issue
     }
     await VirtualTimeTrait.$keepsTracesOfKnownIssues.withValue(true) {
-      await withKnownIssue("the last item is sold twice in some order") {
-        try await shown.provideScope(for: test, testCase: Test.Case.current) {
-          try await ExplorationTrait.exploring(
-            iterations: 200, traces: TestTraceSettings(folder: folder.path)
-          ).provideScope(for: test, testCase: Test.Case.current) {
-            guard let trace = TestTraceRecorder.current else { return }
-            let stock = Stock(items: 1, factory: trace.factory)
-            stock.twoCustomersBuy()
-            await VirtualAsyncClock.current?.advance()
-            #expect(stock.sales.value.count == 1)
+      await ExplorationTrait.$countsKnownIssues.withValue(true) {
+        await withKnownIssue("the last item is sold twice in some order") {
+          try await shown.provideScope(for: test, testCase: Test.Case.current) {
+            try await ExplorationTrait.exploring(
+              iterations: 200, traces: TestTraceSettings(folder: folder.path)
+            ).provideScope(for: test, testCase: Test.Case.current) {
+              guard let trace = TestTraceRecorder.current else { return }
+              let stock = Stock(items: 1, factory: trace.factory)
+              stock.twoCustomersBuy()
+              await VirtualAsyncClock.current?.advance()
+              #expect(stock.sales.value.count == 1)
+            }
           }
         }
       }
@@ -153,5 +161,17 @@ private func balanceAfterTwoWithdrawals(on clock: VirtualAsyncClock, fixed: Bool
     let said = comments.withLock { $0 }
     #expect(said.first?.contains("chronoscope view \(path)") == true, "\(said)")
     #expect(said.first?.contains("in the explored run with seed") == true, "\(said)")
+  }
+
+  @Test func aKnownIssueInTheTestFailsNoRun() async throws {
+    let test = try #require(Test.current)
+    let runs = Mutex(0)
+    try await ExplorationTrait.exploring(iterations: 20).provideScope(
+      for: test, testCase: Test.Case.current
+    ) {
+      runs.withLock { $0 += 1 }
+      withKnownIssue("a bug the test knows of") { Issue.record("known") }
+    }
+    #expect(runs.withLock { $0 } == 20, "every run ran")
   }
 }
