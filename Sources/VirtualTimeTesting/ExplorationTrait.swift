@@ -90,7 +90,7 @@ public struct ExplorationTrait: TestTrait, SuiteTrait, TestScoping {
           throw thrown ?? IssuesRecorded(count: count)
         }
       }
-    } catch where error.error is CancellationError {
+    } catch  where error.error is CancellationError {
       throw error.error
     } catch {
       Issue.record(
