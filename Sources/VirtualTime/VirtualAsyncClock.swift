@@ -225,9 +225,12 @@ public final class VirtualAsyncClock: Clock, Sendable {
       try await withCheckedThrowingContinuation(isolation: isolation) {
         (continuation: CheckedContinuation<Void, any Error>) in
         guard sleeper.wait(continuation) else { return }
+        // Under exploration, the wake-up continues the sleeping task's chain (for PCT's
+        // priorities, a task is one thread of work).
+        let task = GlobalJobRouting.currentTaskID()
         let wake = clock.schedule(
           { sleeper.wake() }, on: sleeps, at: deadline.offset.clampedNanoseconds,
-          callSite: callSite)
+          callSite: callSite, chain: task == 0 ? nil : Chain.job(task: task))
         sleeper.armed(wake)
         // Counted once its wake-up is on the clock: a move that sees the count change (main-actor
         // code started a sleep) finds the wake-up too.

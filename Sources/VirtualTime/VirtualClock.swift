@@ -236,14 +236,16 @@ public final class VirtualClock: SlotOwner {
   /// is queued: no race with another thread moving the clock).
   func schedule(
     _ work: @escaping @Sendable () -> Void, on scheduler: VirtualScheduler, at instant: Int64,
-    callSite: CallSite
+    callSite: CallSite, chain: UInt64? = nil
   ) -> SchedulerTask {
     let handle = state.withLock { state in
       // A timer in the future is as late as the clock's jitter makes any timer.
       let jitter = instant > state.now ? state.nextJitter() : 0
-      return state.add(
+      let handle = state.add(
         work, on: scheduler, interval: 0, callSite: callSite,
         due: instant.adding(saturating: jitter))
+      if let chain, state.exploration != nil { state.actionChains[handle.ticket] = chain }
+      return handle
     }
     return SlotTask(owner: self, slot: handle.slot, ticket: handle.ticket)
   }
@@ -415,6 +417,9 @@ extension VirtualClock {
     /// Set to run, among the actions due at one instant, one the exploration picks instead of
     /// the first queued.
     var exploration: Exploration?
+    /// While exploring: the chain an action on a concurrent scheduler continues, by ticket, when
+    /// it is not a chain of its own (a sleep's wake-up continues its task's).
+    var actionChains: [UInt64: UInt64] = [:]
 
     init(jitter: Jitter?) { self.jitter = jitter }
 
@@ -512,7 +517,8 @@ extension VirtualClock {
         else { continue }
         if scheduler.kind == .concurrent {
           enabled.append(index)
-          chains.append(Chain.action(ticket: records[Int(entry.slot)].ticket))
+          let ticket = records[Int(entry.slot)].ticket
+          chains.append(actionChains[ticket] ?? Chain.action(ticket: ticket))
         } else if seen.insert(ObjectIdentifier(scheduler)).inserted {
           enabled.append(index)
           chains.append(scheduler.chain)

@@ -264,4 +264,30 @@ final class ExplorationTests: XCTestCase {
     XCTAssertNil(Exploration.runSeed, "outside a run")
     XCTAssertNil(VirtualClock().exploration, "a clock made outside a run does not explore")
   }
+
+  /// Under PCT a task is one chain: its sleeps' wake-ups and its jobs share its priority. With
+  /// depth 1 (no change point) the task that goes first at one instant goes first at each.
+  func testUnderPCTATasksWakeUpsKeepItsPriority() {
+    var orders = Set<[String]>()
+    for seed in UInt64(0)..<30 {
+      let clock = VirtualAsyncClock(
+        clock: VirtualClock(exploring: Exploration(seed: seed, strategy: .pct(depth: 1))))
+      let log = Locked<[String]>([])
+      for name in ["a", "b"] {
+        clock.task {
+          for _ in 0..<3 {
+            try await clock.sleep(for: .seconds(1))
+            log.withLock { $0.append(name) }
+          }
+        }
+      }
+      clock.advance(by: .seconds(3))
+      let ran = log.value
+      XCTAssertTrue(
+        ran == ["a", "b", "a", "b", "a", "b"] || ran == ["b", "a", "b", "a", "b", "a"],
+        "seed \(seed): \(ran)")
+      orders.insert(ran)
+    }
+    XCTAssertEqual(orders.count, 2, "either task may have the higher priority")
+  }
 }
