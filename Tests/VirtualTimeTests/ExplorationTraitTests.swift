@@ -175,3 +175,15 @@ private func balanceAfterTwoWithdrawals(on clock: VirtualAsyncClock, fixed: Bool
     #expect(runs.withLock { $0 } == 20, "every run ran")
   }
 }
+
+/// `.exploring` on a test of a `.virtualTime` suite: each run's clock is the test's current one,
+/// and it explores.
+@Suite(.virtualTime) struct ExplorationInsideAVirtualTimeSuiteTests {
+  @Test(.exploring(iterations: 10))
+  func theRunsClockIsCurrentAndExplores() async throws {
+    let clock = try #require(VirtualAsyncClock.current)
+    #expect(clock.clock.exploration?.seed == Exploration.runSeed)
+    #expect(Exploration.runSeed != nil)
+    #expect(await balanceAfterTwoWithdrawals(on: clock, fixed: true) == 20)
+  }
+}
