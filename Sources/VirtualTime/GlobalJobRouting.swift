@@ -313,7 +313,11 @@ package enum GlobalJobRouting {
     guard case .success(let runtime) = GlobalJobRouting.runtime else { return original(job) }
     let task = runtime.jobTaskID(unsafeBitCast(job, to: UnsafeMutableRawPointer.self))
     if let owner = GlobalJobRouting.owner(ofJobOf: task, runtime),
-      let router = GlobalJobRouting.router(owner), router.push(job)
+      let router = GlobalJobRouting.router(owner),
+      // The task whose job the router runs now, enqueuing itself: it hopped to the generic
+      // executor (off the router's identity, which its jobs run on), where the runtime would
+      // have run on without a break (see `JobRouter.push(_:continuing:)`).
+      router.push(job, continuing: task != 0 && router.runningTask == task)
     {
       return
     } else if let previous = GlobalJobRouting.previousHook {

@@ -27,6 +27,10 @@ final class JobRouter: SerialExecutor, @unchecked Sendable {
   /// when it stops.
   private let tasks = Mutex<[UInt64]>([])
 
+  /// The task whose job runs now (0 between jobs), read on the same thread by the enqueue hook.
+  private let running = Atomic<UInt64>(0)
+  var runningTask: UInt64 { running.load(ordering: .relaxed) }
+
   /// Set when the clock explores orders: picks which ready job runs next (see ``explore(with:)``).
   private let chooser = Mutex<(@Sendable ([UInt64]) -> Int)?>(nil)
 
@@ -55,10 +59,20 @@ final class JobRouter: SerialExecutor, @unchecked Sendable {
 
   /// Queues `job`; false when the router is closed (its clock stopped routing): the caller then
   /// sends the job where it would have gone, so that no job waits in a router nobody drives.
-  func push(_ job: UnownedJob) -> Bool {
+  ///
+  /// A job `continuing` the task that is running (it hopped to the generic executor) runs next,
+  /// before anything queued and chosen by no exploration: the runtime would have run on in
+  /// place. As a break, it let other jobs run between a task's `lock()` and the
+  /// `withUnsafeContinuation` closure that unlocks (swift-async-algorithms' `merge` does this),
+  /// and one of them, blocking on that lock, stopped the only thread that runs them for good.
+  func push(_ job: UnownedJob, continuing: Bool = false) -> Bool {
     let queued = jobs.withLock { queue in
       guard queue.accepting else { return false }
-      queue.append(job)
+      if continuing {
+        queue.continuing.append(job)
+      } else {
+        queue.append(job)
+      }
       return true
     }
     if queued { pushes.add(1, ordering: .relaxed) }
@@ -72,7 +86,7 @@ final class JobRouter: SerialExecutor, @unchecked Sendable {
     jobs.withLock { queue in
       queue.accepting = false
       var taken: [UnownedJob] = []
-      while let job = queue.popFirst() { taken.append(job) }
+      while let job = queue.takeContinuing() ?? queue.popFirst() { taken.append(job) }
       return taken
     }
   }
@@ -89,7 +103,9 @@ final class JobRouter: SerialExecutor, @unchecked Sendable {
     let choose = chooser.withLock { $0 }
     while true {
       while let job = next(choosingWith: choose) {
+        running.store(GlobalJobRouting.taskID(of: job), ordering: .relaxed)
         job.runSynchronously(on: asUnownedSerialExecutor())
+        running.store(0, ordering: .relaxed)
       }
       guard MainQueue.serviceIfThisThreadCan() else { return }
       if isEmpty { return }
@@ -102,6 +118,7 @@ extension JobRouter {
   /// draining thread takes jobs, and others only append, so the one picked is still where it was
   /// when the lock is taken again (the lock is not held while the clock's exploration chooses).
   private func next(choosingWith choose: (@Sendable ([UInt64]) -> Int)?) -> UnownedJob? {
+    if let continuing = jobs.withLock({ $0.takeContinuing() }) { return continuing }
     guard let choose else { return jobs.withLock { $0.popFirst() } }
     let chains = jobs.withLock {
       $0.queued.map { Chain.job(task: GlobalJobRouting.taskID(of: $0)) }
@@ -161,10 +178,19 @@ private struct JobQueue {
   /// Whether jobs are taken: false once the clock stopped routing.
   var accepting = true
 
-  var isEmpty: Bool { head == items.count }
+  var isEmpty: Bool { head == items.count && continuing.isEmpty }
 
   mutating func append(_ job: UnownedJob) {
     items.append(job)
+  }
+
+  /// Jobs of the running task that hopped off the router's identity: they run before the
+  /// others (see ``JobRouter/push(_:continuing:)``). At most one at a time in practice.
+  var continuing: [UnownedJob] = []
+
+  /// The first job continuing a task, if any.
+  mutating func takeContinuing() -> UnownedJob? {
+    continuing.isEmpty ? nil : continuing.removeFirst()
   }
 
   /// The queued jobs, first first.
