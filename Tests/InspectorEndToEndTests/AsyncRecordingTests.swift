@@ -43,7 +43,7 @@ final class AsyncRecordingTests: XCTestCase {
     XCTAssertTrue(output.contains("── Pending (3)"), output)
     // The search's sleeps are named after the query (a WorkContext scope in the demo).
     XCTAssertTrue(
-      output.contains("#11 after       search \"swift\" … search           due 0.510000s"), output)
+      output.contains("#10 after       search \"swift\" … search           due 0.510000s"), output)
   }
 
   func testShowByTaskDrawsATaskPerLaneWithItsPendingAndRunningWork() throws {

@@ -46,11 +46,11 @@ final class RecordingClockTests: XCTestCase {
     XCTAssertEqual(
       lines,
       [
-        "schedule #1 @0ms", "schedule #2 @0ms", "begin #1 @200ms", "end #1 @200ms",
-        "cancel #2 @200ms", "schedule #3 @250ms", "begin #3 @300ms", "end #3 @300ms",
+        "schedule #1 @0ms", "schedule #2 @0ms", "begin #2 @200ms", "end #2 @200ms",
+        "cancel #1 @200ms", "schedule #3 @250ms", "begin #3 @300ms", "end #3 @300ms",
       ], "the limit's sleep woke at 200 ms; the work's, cancelled then; the last woke at 300 ms")
     let delays = trace.events.filter { $0.kind == .schedule }.map { $0.delay / Self.ms }
-    XCTAssertEqual(delays, [200, 300, 50], "the runtime started the group's last child first")
+    XCTAssertEqual(delays, [300, 200, 50], "the group's children started in the order added")
 
     var replay = ReplayEngine(trace: trace)
     replay.seek(toTime: 100 * Self.ms)
