@@ -144,8 +144,8 @@ let package = Package(
     .executableTarget(
       name: "chronoscope-examples",
       dependencies: [
-        "Examples", "Recording", "Scheduling", "SchedulingTesting", "Screen", "Terminal",
-        "VirtualTime",
+        "Examples", "Recording", "ReplayTesting", "Scheduling", "SchedulingTesting", "Screen",
+        "Terminal", "VirtualTime",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
