@@ -21,6 +21,9 @@ public struct RecordedSchedule: Sendable {
   /// The trace's actions with their keys and runs, and its runs in begin order: what `diff`
   /// compares.
   package let side: TraceDiff.Side
+  /// Each recorded action's parent (the action whose run scheduled it), by index in
+  /// ``side``'s actions: what tells apart two actions of one key scheduled crosswise.
+  package let parents: [Int?]
 
   /// Reads the trace at `path` with the trace reader.
   ///
@@ -43,6 +46,7 @@ public struct RecordedSchedule: Sendable {
     self.name = name
     originNanoseconds = TraceDiff.firstEventTime(replay)
     side = TraceDiff.Side(replay, origin: originNanoseconds)
+    parents = replay.actionIndices.map { replay.action($0).parent?.int }
   }
 
   /// How many runs the trace recorded: the steps of its replay.

@@ -48,6 +48,8 @@ final class ReplayCore: Sendable {
     var held: [Int: Held] = [:]
     /// Recorded runs done.
     var position = 0
+    /// The recorded actions whose runs run now, innermost last.
+    var running: [Int] = []
     var divergence: ReplayDivergence?
   }
 
@@ -179,8 +181,15 @@ final class ReplayCore: Sendable {
         return taken
       }
       guard let next, let work = next.work else { continue }
+      // While it runs, what it schedules is matched to the recorded action's children first.
+      let recorded = begin.action
       _ = next.scheduler.scheduleAt(
-        SchedulerInstant(nanoseconds: began), from: next.callSite, work)
+        SchedulerInstant(nanoseconds: began), from: next.callSite
+      ) { [weak self] in
+        self?.state.withLock { $0.running.append(recorded) }
+        work()
+        self?.state.withLock { _ = $0.running.popLast() }
+      }
       try runExtraWork(through: began, before: position + 1)
     }
     if let divergence = state.withLock({ $0.divergence }) { throw .diverged(divergence) }
@@ -218,7 +227,15 @@ extension ReplayCore.State {
     guard let inGroup = schedule.side.groups[group], key.occurrence <= inGroup.count else {
       return (nil, reference)
     }
-    let recorded = inGroup[key.occurrence - 1]
+    var recorded = inGroup[key.occurrence - 1]
+    // Scheduled from a recorded run: one of that action's own children of this key, if the
+    // k-th is not. Two runs on two threads that began in one order and scheduled in the other
+    // (one was preempted in between) would otherwise swap their children's turns.
+    if let parent = running.last, schedule.parents[recorded] != parent || held[recorded] != nil,
+      let child = inGroup.first(where: { schedule.parents[$0] == parent && held[$0] == nil })
+    {
+      recorded = child
+    }
     return (held[recorded] == nil ? recorded : nil, reference)
   }
 

@@ -34,10 +34,9 @@ import VirtualTime
 ///   recorded run, with the clock at its time: work the code left queued then does not run.
 /// - A recorded time before the clock's (times out of order in a hostile trace) runs at once;
 ///   times near `Int64.max` saturate.
-/// - Actions are paired by occurrence in the order the code schedules them, which follows the
-///   order their parents ran in the trace. When two parents on different threads began in one
-///   order and scheduled in the other (one was preempted in between), their children are paired
-///   crosswise and run at each other's times: the replay shows another order than the recording.
+/// - An action the code schedules from inside a recorded run is first matched among that
+///   run's own recorded children: two runs on two threads that began in one order and scheduled
+///   in the other (one was preempted in between) keep their children's turns.
 /// - Drive the replay from one thread, as a ``VirtualClock``; the code may schedule from any.
 public final class ReplayingSchedulerFactory: SchedulerFactory {
   /// The virtual clock the code runs on; it starts at zero, the trace's first event.

@@ -28,11 +28,8 @@ struct RecordStaleResponse: ParsableCommand {
     .milliseconds(20) + .microseconds(Int.random(in: 0..<4_000))
   }
 
-  /// Whether the trace at `path` replays as the race it recorded. Not every race does: when a's
-  /// response began first but scheduled its results after b's did (its thread was preempted in
-  /// between), the replay, which runs the responses in the order they began and pairs what they
-  /// schedule by occurrence, hands a's results b's turn (see ReplayTesting's limits). Such a run
-  /// is recorded again.
+  /// Whether the trace at `path` replays as the race it recorded: the recording kept is checked
+  /// to be what it claims to be before it is kept.
   private static func replaysAsTheRace(_ path: String) -> Bool {
     guard let replay = try? ReplayingSchedulerFactory(replaying: path) else { return false }
     let search = StaleResponseSearch(factory: replay)

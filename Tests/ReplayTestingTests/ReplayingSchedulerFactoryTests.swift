@@ -37,6 +37,37 @@ final class ReplayingSchedulerFactoryTests: XCTestCase {
     XCTAssertEqual(log.value, ["save@5ms", "load@10ms"])
   }
 
+  /// Two responses on `net` (from `load()`): 1 began first, but 2 scheduled its result on
+  /// `main` (from `save()`) first — its thread ran on while 1's was preempted. Each result
+  /// runs at its own response's recorded turn: 2's at 20 ms, 1's at 30 ms.
+  func testChildrenScheduledCrosswiseRunAtTheirOwnParentsTurns() throws {
+    func child(_ action: Int, parent: Int, at time: Int64) -> String {
+      #"{"t":\#(time),"e":"schedule","a":\#(action),"q":1,"mode":"async","delay":0,"due":\#(time),"th":1,"site":2,"parent":\#(parent)}"#
+    }
+    let path = try temporaryTrace(
+      [F.header] + F.queues + [F.site(1), F.site(2)]
+        + [F.schedule(1, queue: 2, site: 1, at: 0), F.schedule(2, queue: 2, site: 1, at: 0)]
+        + [F.begin(1, at: 10 * ms), F.begin(2, at: 11 * ms)]
+        + [child(3, parent: 2, at: 12 * ms), child(4, parent: 1, at: 13 * ms)]
+        + [F.end(2, at: 12 * ms), F.end(1, at: 13 * ms)]
+        + [F.begin(3, at: 20 * ms), F.end(3, at: 20 * ms)]
+        + [F.begin(4, at: 30 * ms), F.end(4, at: 30 * ms)])
+    let replay = try ReplayingSchedulerFactory(replaying: path)
+    let log = F.Log()
+    let clock = replay.clock
+    let net = replay.makeConcurrent(label: "net")
+    let main = replay.main
+    for response in ["first", "second"] {
+      _ = net.scheduleAsync(from: F.callSite(1)) {
+        _ = main.scheduleAsync(from: F.callSite(2)) { log.append(response, at: clock.now) }
+      }
+    }
+
+    try replay.run()
+
+    XCTAssertEqual(log.value, ["second@20ms", "first@30ms"])
+  }
+
   func testRunsRecordedAtOneInstantRunInTheRecordedOrderNotTheSchedulingOrder() throws {
     let replay = try ReplayingSchedulerFactory(
       replaying: twoActions(loadBegan: 7 * ms, saveBegan: 7 * ms, saveFirst: true))
