@@ -118,8 +118,9 @@ extension JobRouter {
   /// draining thread takes jobs, and others only append, so the one picked is still where it was
   /// when the lock is taken again (the lock is not held while the clock's exploration chooses).
   private func next(choosingWith choose: (@Sendable ([UInt64]) -> Int)?) -> UnownedJob? {
+    // One lock per job when nothing explores: the continuing job, else the first queued.
+    guard let choose else { return jobs.withLock { $0.takeContinuing() ?? $0.popFirst() } }
     if let continuing = jobs.withLock({ $0.takeContinuing() }) { return continuing }
-    guard let choose else { return jobs.withLock { $0.popFirst() } }
     let chains = jobs.withLock {
       $0.queued.map { Chain.job(task: GlobalJobRouting.taskID(of: $0)) }
     }
