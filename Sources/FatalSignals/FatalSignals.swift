@@ -23,19 +23,23 @@ import Synchronization
 ///   opened after a terminal session keeps its callback when the session ends, and the other way
 ///   round. There is no limit to how many callbacks are registered (slots come in blocks of 64,
 ///   allocated outside any handler and never freed).
-/// - **Chained.** On SIGSEGV, SIGBUS, SIGILL (Swift's traps), SIGABRT and SIGTRAP the handler
-///   calls every callback in the order they were registered, then puts back the handler that was
+/// - **Chained.** On SIGSEGV, SIGBUS, SIGILL (Swift's traps), SIGABRT and SIGTRAP the callbacks
+///   run in the order they were registered, then the handler puts back the handler that was
 ///   there before (Swift's backtracer, or the default) and returns: a fault re-executes and reaches
 ///   it; a signal sent by `kill`, `raise` or `abort()` is raised again first, as it would not recur
 ///   by itself.
+/// - **Never stuck.** The callbacks run on a thread of this type's, not on the thread the signal
+///   interrupted, which may hold any lock (`malloc`'s); the handler waits for them a bounded time
+///   (see ``SignalWorker``). In a forked child, which has no such thread, they run in the handler.
 /// - **A stack of its own.** The handler runs on an alternate signal stack (`SA_ONSTACK`), so a
 ///   stack overflow still runs it. A stack is per thread: ``installAlternateStack()`` gives the
 ///   calling thread one (registering does it for the registering thread; a recorder does it for
 ///   each thread it records). A stack overflow on a thread without one cannot run any handler:
 ///   the kernel kills the process at once.
 ///
-/// - Warning: A callback runs in a signal handler, possibly while the crashing thread holds any
-///   lock: it must not lock, allocate, or call code it does not know.
+/// - Warning: A callback may run in a signal handler (in a forked child), and always while the
+///   crashing thread holds any lock: it must not wait on a lock without a bound, should not
+///   allocate, and must not call code it does not know.
 package enum FatalSignals {
   /// A callback: the signal, and the context it was registered with.
   package typealias Callback = @convention(c) (Int32, UnsafeMutableRawPointer) -> Void
@@ -62,6 +66,31 @@ package enum FatalSignals {
     default: "SIGNAL"
     }
   }
+
+  /// Tells the calling thread's tag: a number its owner gave the thread (the recorder's thread
+  /// id), read from thread-local storage. Runs in a signal handler: no lock, no allocation.
+  package typealias ThreadTagger = @convention(c) () -> UInt
+
+  /// Sets how the thread a signal interrupted is told, for the callbacks (which may run on
+  /// another thread): ``interruptedThreadTag``. The first call wins.
+  package static func tagThreads(with tagger: ThreadTagger) {
+    _ = threadTagger.compareExchange(
+      expected: 0, desired: unsafeBitCast(tagger, to: UInt.self), ordering: .acquiringAndReleasing)
+  }
+
+  /// The tag (see ``tagThreads(with:)``) of the thread the signal being handled interrupted, for
+  /// a callback; 0 when there is no tagger or outside a signal.
+  package static var interruptedThreadTag: UInt { interruptedTag.load(ordering: .acquiring) }
+
+  /// From a handler, on the interrupted thread: notes its tag.
+  fileprivate static func noteInterruptedThread() {
+    let tagger = threadTagger.load(ordering: .acquiring)
+    guard tagger != 0 else { return }
+    interruptedTag.store(unsafeBitCast(tagger, to: ThreadTagger.self)(), ordering: .releasing)
+  }
+
+  private static let threadTagger = Atomic<UInt>(0)
+  private static let interruptedTag = Atomic<UInt>(0)
 
   /// A registered callback, for ``unregister(_:)``.
   package struct Registration: Sendable {
@@ -175,8 +204,12 @@ package enum FatalSignals {
   /// have, once they have run. For a program that is recorded without knowing it
   /// (`chronoscope record`), whose trace would otherwise end without what was buffered when
   /// Ctrl-C stopped it. Call before the program's threads start (a preload's constructor).
+  ///
+  /// The callbacks run on a thread of their own, not in the handler, and the program runs on
+  /// meanwhile (see ``SignalWorker``); a second stop signal then takes the default action at once.
   package static func catchStops() {
     _ = repairs
+    SignalWorker.start()
     for signal in stopSignals {
       var current = sigaction()
       guard sigaction(signal, nil, &current) == 0, isDefault(current) else { continue }
@@ -195,6 +228,7 @@ package enum FatalSignals {
 
   private static func install() {
     _ = repairs  // made before the handler can need it: a handler must not run a lazy initializer
+    SignalWorker.start()
     for signal in signals { handle(signal, with: fatalSignalHandler) }
   }
 
@@ -311,21 +345,181 @@ nonisolated(unsafe) private let repairs: UnsafeMutablePointer<Atomic<UInt>> = {
   return words
 }()
 
-/// A stop signal's handler: the callbacks, then the default action, which ends the process by the
-/// same signal (it is blocked while this runs, so it is delivered as the handler returns).
+/// A stop signal's handler: hands the signal to the worker (see ``SignalWorker``) and returns, the
+/// worker ending the process once the callbacks have run. In a forked child (no worker) the
+/// callbacks run here; for a second stop signal while the first is handled, not at all. Then the
+/// action is put back and the signal raised again (it is blocked while this runs, so it is
+/// delivered as the handler returns). Only async-signal-safe calls.
 private func stopSignalHandler(
   _ signal: Int32, _ info: UnsafeMutablePointer<siginfo_t>?, _ context: UnsafeMutableRawPointer?
 ) {
-  FatalSignals.callAll(signal)
+  switch SignalWorker.handOff(signal) {
+  case .handedOff: return
+  case .none:
+    FatalSignals.noteInterruptedThread()
+    FatalSignals.callAll(signal)
+  case .busy, .isTheWorker: break
+  }
   sigaction(signal, previousActions + Int(signal), nil)
   raise(signal)
+}
+
+/// The thread that runs the callbacks, outside any signal handler.
+///
+/// A signal lands on a thread at any instruction — inside `malloc`, holding its arena lock, say.
+/// Callbacks run in that handler would wait for ever on a lock the interrupted thread holds,
+/// directly (the Swift runtime's metadata cache allocates the first time it meets a type) or
+/// through another thread that waits for it (the recorder's writer, part way through a flush
+/// that allocates). So a handler hands the signal to this thread and:
+/// - for a stop signal, returns: the interrupted thread goes on and lets go of its locks, and the
+///   worker, once the callbacks have run, ends the process by the signal with the action the
+///   process had before (the program runs on for that moment);
+/// - for a crash, waits for the worker at most ``crashWaitNanoseconds``, then lets the crash go on
+///   as before: callbacks stuck behind a lock the crashed thread holds cost a bounded delay, never
+///   a process that never ends.
+///
+/// Made once per process, outside any handler, with every signal but the crash signals blocked. A
+/// forked child has no worker (threads do not survive `fork`): its handlers run the callbacks
+/// themselves, as they must not wake the parent's worker through the inherited pipe.
+private enum SignalWorker {
+  /// The process that made the worker, 0 before.
+  static let owner = Atomic<Int32>(0)
+  /// The process that began making it.
+  private static let claimed = Atomic<Int32>(0)
+  /// The worker's thread (`pthread_t`), for a handler running on it.
+  static let thread = Atomic<UInt>(0)
+  /// The signal handed off, 0 before the first: the worker takes one, for the process's life.
+  static let request = Atomic<Int32>(0)
+  /// Whether the worker has run the callbacks.
+  static let finished = Atomic<Bool>(false)
+  /// The pipe's write end, which a handler writes one byte to; -1 before it is made.
+  static let wakeUp = Atomic<Int32>(-1)
+
+  /// The longest a crashing thread waits for the worker: longer than a recorder waits for its
+  /// writer and then for a stalled reader together.
+  static let crashWaitNanoseconds: Int64 = 6_000_000_000
+
+  enum HandOff {
+    /// The worker has the signal.
+    case handedOff
+    /// The worker has another signal already.
+    case busy
+    /// The calling thread is the worker: a callback crashed.
+    case isTheWorker
+    /// This process has no worker (a forked child, or it could not be made).
+    case none
+  }
+
+  /// Makes the pipe and the worker, once per process; outside any handler.
+  static func start() {
+    let me = getpid()
+    // Once per process, whoever asks first (installing the handlers, catching stops).
+    let previousClaim = claimed.load(ordering: .acquiring)
+    guard previousClaim != me,
+      claimed.compareExchange(
+        expected: previousClaim, desired: me, ordering: .acquiringAndReleasing
+      ).exchanged
+    else { return }
+    var ends: [Int32] = [-1, -1]
+    guard pipe(&ends) == 0 else { return }
+    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    // A handler must never block: the pipe holds the one byte ever written.
+    _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
+    // The worker takes no signal but the crash signals: a signal sent to the process must reach
+    // one of the program's threads, whose handler hands it over.
+    var all = sigset_t()
+    sigfillset(&all)
+    for crash in FatalSignals.signals { sigdelset(&all, crash) }
+    var previous = sigset_t()
+    pthread_sigmask(SIG_BLOCK, &all, &previous)
+    defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+    var attributes = pthread_attr_t()
+    pthread_attr_init(&attributes)
+    defer { pthread_attr_destroy(&attributes) }
+    pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+    var worker = pthread_t()
+    // The read end travels as the argument, plus one so that descriptor 0 is not a nil pointer.
+    let readEnd = UnsafeMutableRawPointer(bitPattern: UInt(ends[0]) + 1)
+    guard pthread_create(&worker, &attributes, run, readEnd) == 0 else {
+      close(ends[0])
+      close(ends[1])
+      return
+    }
+    thread.store(UInt(bitPattern: Int(bitPattern: UInt(worker))), ordering: .releasing)
+    wakeUp.store(ends[1], ordering: .releasing)
+    owner.store(me, ordering: .releasing)
+  }
+
+  /// From a handler: hands `signal` to the worker. Async-signal-safe (atomics, `getpid`,
+  /// `pthread_self`, `write`).
+  static func handOff(_ signal: Int32) -> HandOff {
+    guard owner.load(ordering: .acquiring) == getpid() else { return .none }
+    if UInt(pthread_self()) == thread.load(ordering: .acquiring) { return .isTheWorker }
+    let pipe = wakeUp.load(ordering: .acquiring)
+    guard pipe >= 0 else { return .none }
+    guard
+      request.compareExchange(expected: 0, desired: signal, ordering: .acquiringAndReleasing)
+        .exchanged
+    else { return .busy }
+    FatalSignals.noteInterruptedThread()
+    var byte: UInt8 = 1
+    return write(pipe, &byte, 1) == 1 ? .handedOff : .none
+  }
+
+  /// From a crash handler: waits until the worker has run the callbacks, at most
+  /// ``crashWaitNanoseconds``. Async-signal-safe (`clock_gettime`, `nanosleep`).
+  static func waitUntilFinished() {
+    let start = monotonicNanoseconds()
+    while !finished.load(ordering: .acquiring),
+      monotonicNanoseconds() &- start < crashWaitNanoseconds
+    {
+      var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
+      nanosleep(&pause, nil)
+    }
+  }
+
+  private static func monotonicNanoseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Int64(now.tv_sec) &* 1_000_000_000 &+ Int64(now.tv_nsec)
+  }
+
+  /// The worker's body: waits for a signal, runs the callbacks; for a stop signal, ends the
+  /// process by it.
+  private static let run: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = {
+    argument in
+    let readEnd = Int32(truncatingIfNeeded: UInt(bitPattern: argument) &- 1)
+    var byte: UInt8 = 0
+    while read(readEnd, &byte, 1) != 1 {
+      if errno != EINTR { return nil }
+    }
+    let number = request.load(ordering: .acquiring)
+    FatalSignals.callAll(number)
+    finished.store(true, ordering: .releasing)
+    guard FatalSignals.stopSignals.contains(number) else { return nil }
+    sigaction(number, previousActions + Int(number), nil)
+    var only = sigset_t()
+    sigemptyset(&only)
+    sigaddset(&only, number)
+    pthread_sigmask(SIG_UNBLOCK, &only, nil)
+    raise(number)
+    // Still here: the action put back does not end the process (the program set one of its own
+    // meanwhile), so the signal was the program's to handle.
+    return nil
+  }
 }
 
 private func fatalSignalHandler(
   _ signal: Int32, _ info: UnsafeMutablePointer<siginfo_t>?, _ context: UnsafeMutableRawPointer?
 ) {
   if FatalSignals.repaired(signal, info) { return }
-  FatalSignals.callAll(signal)
+  switch SignalWorker.handOff(signal) {
+  case .handedOff, .busy: SignalWorker.waitUntilFinished()
+  case .none:
+    FatalSignals.noteInterruptedThread()
+    FatalSignals.callAll(signal)
+  case .isTheWorker: break
+  }
   sigaction(signal, previousActions + Int(signal), nil)
   // si_code <= 0: sent (kill, raise, abort), not caused by an instruction. It is blocked while
   // this handler runs, so raising it again delivers it to the restored handler when we return.

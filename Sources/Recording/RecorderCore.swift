@@ -27,6 +27,8 @@ final class RecorderCore: Sendable {
   private let stopping = Atomic<Bool>(false)
   /// This core's place in the crash-handler chain, while it is open.
   private let crashRegistration = Mutex<FatalSignals.Registration?>(nil)
+  /// What the crash path writes when the writer's lock never comes free.
+  private let lastResort = LastResort()
   // Signalled to make the writer flush before its interval is up: on close, and when a thread's
   // buffer is half full.
   private let wakeUp = DispatchSemaphore(value: 0)
@@ -374,7 +376,8 @@ final class RecorderCore: Sendable {
     // use.
     var runs: [[TraceEvent]] = []
     var dropped: Int64 = 0
-    for buffer in buffers.withLock({ $0 }) {
+    let threads = buffers.withLock { $0 }
+    for buffer in threads {
       // An event stamped before the cut but not appended yet would otherwise land in the next
       // flush, behind later lines.
       buffer.waitForPendingStamp()
@@ -399,23 +402,32 @@ final class RecorderCore: Sendable {
     writer.write(runs: runs, upTo: cutoff, dropped: dropped)
     if actionIDs.needsLiveIDs, let live = writer.liveActionIDs { actionIDs.noteLive(live) }
     writer.reserveForCrash(
-      maxActionID: actionIDs.reserved &+ 4 &* ThreadBuffer.idBlock, threads: runs.count)
+      maxActionID: actionIDs.reserved &+ 4 &* ThreadBuffer.idBlock, threads: threads.count)
+    lastResort.note(descriptor: writer.currentDescriptor, time: writer.lastWrittenTime)
   }
 
-  /// The crash path, from a signal handler (see ``CrashFlush``): writes what the threads have
-  /// buffered and a `crash` line, once. Another thread may be in the middle of a flush — it
-  /// keeps running while this thread handles the signal — so this tries the writer's lock and
-  /// yields for a while; it gives up if the lock never comes free (the crash hit the writer).
+  /// The crash path, from a signal handler (see ``CrashFlush``), or from the thread that handles
+  /// a stop signal: writes what the threads have buffered and a `crash` line, once.
+  ///
+  /// Another thread may be in the middle of a flush — it keeps running while this thread handles
+  /// the signal — so this tries the writer's lock, yielding then sleeping between tries, for at
+  /// most ``crashWaitNanoseconds`` (longer than a write waits for a stalled reader). If the lock
+  /// never comes free (the crash hit the writer, or the writer waits for a lock the crashed
+  /// thread holds) it writes what it can without it: a `dropped` line counting the events still
+  /// buffered and the `crash` line, after the last line the writer wrote (see ``LastResort``).
   /// The definitions (mark names) are only tried: a crash inside `mark` holds their lock.
   func writeAfterCrash(signal: StaticString) {
     // A forked child's crash is not its parent's to write (see `RecorderRegistry.owner`).
     guard getpid() == RecorderRegistry.shared.owner else { return }
     guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
-    let thread = ThreadIdentity.assignedID()
+    // The thread the signal interrupted: this code runs on another (see `FatalSignals`).
+    let thread = UInt32(truncatingIfNeeded: FatalSignals.interruptedThreadTag)
     // A virtual clock's `now` may take a lock the crashing thread holds: its crash line takes
     // the last time buffered instead.
     let time = clock.isHost ? now() : 0
-    for _ in 0..<20_000 {
+    let start = CrashFlush.monotonicNanoseconds()
+    var tries = 0
+    while true {
       let written: Bool? = writer.withLockIfAvailable { writer in
         guard let buffers = buffers.withLockIfAvailable({ $0 }) else { return false }
         let pending = definitions.withLockIfAvailable { $0 }
@@ -424,9 +436,21 @@ final class RecorderCore: Sendable {
         return true
       }
       if written == true { return }
-      sched_yield()
+      if CrashFlush.monotonicNanoseconds() &- start > Self.crashWaitNanoseconds { break }
+      tries &+= 1
+      CrashFlush.pause(after: tries)
     }
+    let buffered = buffers.withLockIfAvailable { buffers in
+      buffers.reduce(Int64(0)) { $0 &+ Int64($1.publishedPositions().count) }
+    }
+    lastResort.write(
+      signal: signal, thread: thread, time: time, buffered: buffered ?? 0)
   }
+
+  /// How long the crash path waits for the writer's lock: longer than a write waits for a
+  /// stalled FIFO reader (`TraceWriter.stallLimitMilliseconds`), so a writer that is only slow
+  /// finishes first.
+  static let crashWaitNanoseconds: Int64 = 3_000_000_000
 }
 
 /// The recorder's shared action-id counter, from which threads take blocks of ids. A class of

@@ -43,6 +43,16 @@ enum TraceSink {
     }
   }
 
+  /// The descriptor of the file written now, or -1: none open, or it failed (for the crash
+  /// path's last resort).
+  var currentDescriptor: Int32 {
+    switch self {
+    case .file(let file): file.failed ? -1 : file.descriptor
+    case .rotating(let rotating): rotating.file.failed ? -1 : rotating.file.descriptor
+    case .memory, .closed: -1
+    }
+  }
+
   /// Whether a write failed: the lines of later batches are dropped (counted), unless the sink
   /// starts over (see ``restartAfterFailure(time:written:dropped:context:)``).
   var failed: Bool {

@@ -56,6 +56,8 @@ package struct TraceWriter {
   private var lastTime: Int64 = 0
   /// Events whose lines reached the sink.
   private(set) var written: Int64 = 0
+  /// Room for the crash path's merge of the threads' buffers (see ``reserveForCrash``).
+  private var crashCursors: [Int] = []
   /// Where each event line encoded since the last write ends in `encoder.bytes`: when a write
   /// fails part way, the lines that made it count as written and the rest as dropped.
   private var eventEnds: [Int] = []
@@ -118,12 +120,25 @@ package struct TraceWriter {
     for task in definitions.taskNames { pendingTaskNames[task.index] = task.name }
   }
 
-  /// Makes room, outside any crash, for what the crash path may need: ids up to `maxActionID`
-  /// and `threads` thread names.
+  /// Makes room, outside any crash, for what the crash path may need: ids up to `maxActionID`,
+  /// `threads` thread names and the merge of that many threads' buffers, and some to spare for
+  /// threads that start before the next flush.
   mutating func reserveForCrash(maxActionID: UInt32, threads: Int) {
     if !keepsIDs { actionIDs.reserve(upTo: maxActionID) }
-    namedThreads.reserveCapacity(threads + 16)
+    namedThreads.reserveCapacity(threads + 64)
+    // A source per buffer and per run held back from the last flush (at most one a buffer).
+    let cursors = 2 * (2 * threads + 64)
+    if crashCursors.count < cursors {
+      crashCursors = [Int](repeating: 0, count: cursors)
+    }
   }
+
+  /// The file descriptor lines go to now, or -1 (a flight recorder's memory, a failed or closed
+  /// file): for the crash path's last resort (see `RecorderCore.writeAfterCrash(signal:)`).
+  var currentDescriptor: Int32 { sink.currentDescriptor }
+
+  /// The `t` of the last line written.
+  var lastWrittenTime: Int64 { lastTime }
 
   /// Learns a thread's name; it is written before the thread's first event.
   mutating func nameThread(_ id: UInt32, _ name: String) {
@@ -199,24 +214,38 @@ package struct TraceWriter {
     crashDefinitions = definitions
     // A flight recorder writes its window to the crash dump, then carries on as a file would.
     guard sink.beginCrash() else { return }
-    let held = carried.count
-    let sources = held + buffers.count
-    // Two numbers per source: the next position and the end.
-    withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * max(sources, 1)) { cursors in
-      for index in 0..<held {
+    // Two numbers per source, the next position and the end, in room made outside the crash
+    // (`withUnsafeTemporaryAllocation` may call malloc, whose lock the interrupted thread may
+    // hold). Threads that started since the last flush, beyond the room's slack, are left out.
+    let held = min(carried.count, crashCursors.count / 2)
+    let sources = min(held + buffers.count, crashCursors.count / 2)
+    // Taken out while the loop encodes (which needs `self`); an empty array allocates nothing.
+    var room: [Int] = []
+    swap(&room, &crashCursors)
+    defer { swap(&room, &crashCursors) }
+    room.withUnsafeMutableBufferPointer { cursors in
+      // Plain index loops: a generic sequence met for the first time (an `EnumeratedSequence`
+      // in a debug build) makes the runtime allocate its metadata, under malloc's lock.
+      var index = 0
+      while index < held {
         cursors[2 * index] = 0
         cursors[2 * index + 1] = carried[index].count
+        index += 1
       }
-      for (offset, buffer) in buffers.enumerated() {
-        let range = buffer.publishedPositions()
-        cursors[2 * (held + offset)] = range.lowerBound
-        cursors[2 * (held + offset) + 1] = range.upperBound
+      while index < sources {
+        let range = buffers[index - held].publishedPositions()
+        cursors[2 * index] = range.lowerBound
+        cursors[2 * index + 1] = range.upperBound
+        index += 1
       }
       while true {
         var best = -1
         var bestTime = Int64.max
-        for source in 0..<sources where cursors[2 * source] < cursors[2 * source + 1] {
+        var source = 0
+        while source < sources {
+          defer { source += 1 }
           let position = cursors[2 * source]
+          guard position < cursors[2 * source + 1] else { continue }
           let time =
             source < held
             ? carried[source][position].time : buffers[source - held].event(at: position).time
