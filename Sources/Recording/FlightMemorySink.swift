@@ -90,9 +90,15 @@ struct FlightMemorySink {
     let counts = memory.counts
     tail.closing(time: end, Trace.Closing(written: counts.events, dropped: counts.dropped))
     FileSizeLimit.survive
+    // The recorder's rules for its files (see `TraceOutputFile`): no link to a file, no other
+    // user's file; a device or FIFO is written in place, and a FIFO nobody reads refused at once
+    // (at exit or on a signal, a dump must never hold the app).
+    if let refusal = TraceOutputFile.refusal(forReplacing: path) {
+      throw .cannotOpen(path: path, reason: TraceOutputFile.reason(refusal))
+    }
     let file: OutputFile
     do throws(OutputFile.Failure) {
-      file = try OutputFile(path: path)
+      file = try OutputFile(path: path, waitingForReader: false)
     } catch {
       throw .cannotOpen(path: path, reason: error.reason)
     }
@@ -122,8 +128,10 @@ struct FlightMemorySink {
   /// the lines that follow have somewhere to go (false without a crash dump path).
   mutating func beginCrash() -> Bool {
     guard let crashPath else { return false }
+    // By the recorder's rules, without blocking: a FIFO nobody reads would hold the crashed
+    // process for ever.
     let file = crashPath.withUnsafeBufferPointer { name in
-      name.baseAddress.map { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) } ?? -1
+      name.baseAddress.map { TraceOutputFile.open($0).descriptor } ?? -1
     }
     guard file >= 0 else { return false }
     _ = writeWindow(after: crashHeader, to: file)

@@ -59,12 +59,20 @@ final class RecorderCore: Sendable {
     rotation: TraceRotation? = nil
   ) throws(TraceRecorderError) {
     FileSizeLimit.survive
-    // Without blocking: a FIFO nobody reads would otherwise hold the app in `open` for ever.
-    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0o644)
-    guard descriptor >= 0 else {
-      let reason =
-        errno == ENXIO ? "it is a FIFO nobody reads" : String(cString: strerror(errno))
-      throw .cannotOpen(path: path, reason: reason)
+    // By the recorder's rules for its files (links, owners, other recorders, FIFOs: see
+    // `TraceOutputFile`); without blocking: a FIFO nobody reads would otherwise hold the app in
+    // `open` for ever.
+    let opened = try TraceOutputFile.open(path: path)
+    let descriptor = opened.descriptor
+    // A rotation renames and deletes what is at the path: never a device, FIFO or socket
+    // (`--max-bytes` onto /dev/null, as root, would delete /dev/null).
+    if rotation != nil, opened.kind == .special {
+      TraceOutputFile.release(descriptor)
+      throw .cannotOpen(
+        path: path,
+        reason:
+          "it is not a regular file (a device, FIFO or socket), which rotation would rename or delete; record to it without a size limit, or name a file"
+      )
     }
     // It stays non-blocking: a FIFO whose reader stops would otherwise hold the writer, and the
     // app's exit behind it, for ever. The writer waits a bounded time for room instead (see

@@ -37,6 +37,9 @@ struct RotatingTraceFileSink {
   /// Whether the file open now is due to be rotated out.
   var isFull: Bool { file.bytes >= limits.maxBytes }
 
+  /// The bytes the file open now takes before it is due to be rotated out (0 or below: due).
+  var roomLeft: Int { limits.maxBytes - file.bytes }
+
   /// Writes the first file's header; false, with the reason in `errno`, if the file takes nothing.
   mutating func writeHeader(_ header: TraceHeader) -> Bool {
     self.header = header
@@ -89,9 +92,11 @@ struct RotatingTraceFileSink {
     if file.isOpen { retire(time: time) }
     file.setFailed(false)
     startFile(time: time, written: written, dropped: dropped, context: context)
-    guard file.failed else { return }
+    guard file.failed, file.isOpen else { return }
+    // The new file was made but takes nothing: it goes, if it is still the one made.
+    let own = TraceOutputFile.names(file.path, file.descriptor)
     file.close()
-    unlink(file.path)
+    if own { unlink(file.path) }
   }
 
   /// Fills in the current file's window end, closes it and shifts the older files along.
@@ -104,12 +109,24 @@ struct RotatingTraceFileSink {
         (String(repeating: "0", count: max(width - text.utf8.count, 0)) + text).utf8)
       file.overwrite(padded, at: placeholderOffset)
     }
+    // Only the recorder's own file is renamed or deleted: one put at the path since (a link, a
+    // device) stays, and the next file cannot be made there (which says so).
+    let own = TraceOutputFile.names(file.path, file.descriptor)
     file.close()
+    guard own else { return }
     if limits.keep > 0 {
-      for generation in stride(from: limits.keep - 1, through: 1, by: -1) {
+      // Older files move along only over regular files of the user's or nothing: what else
+      // sits at `app.2.trace` stays, and the shift stops there.
+      var last = 1
+      while last < limits.keep, TraceOutputFile.mayReplace(rotatedPath(last + 1)) { last += 1 }
+      for generation in stride(from: last - 1, through: 1, by: -1) {
         rename(rotatedPath(generation), rotatedPath(generation + 1))
       }
-      rename(file.path, rotatedPath(1))
+      if TraceOutputFile.mayReplace(rotatedPath(1)) {
+        rename(file.path, rotatedPath(1))
+      } else {
+        unlink(file.path)
+      }
     } else {
       unlink(file.path)
     }
@@ -117,10 +134,7 @@ struct RotatingTraceFileSink {
 
   /// The file name of the `generation`th older file: `app.2.trace` for `app.trace`.
   private func rotatedPath(_ generation: Int) -> String {
-    let url = URL(fileURLWithPath: file.path)
-    let ext = url.pathExtension
-    let name = (ext.isEmpty ? url : url.deletingPathExtension()).path + ".\(generation)"
-    return ext.isEmpty ? name : name + "." + ext
+    TraceRotationNames.rotatedPath(file.path, generation: generation)
   }
 
   /// Opens a new file at the path, with a header and `context`'s lines at `time`; on a failure,
@@ -131,7 +145,8 @@ struct RotatingTraceFileSink {
     guard file.reopen(), writeHeader(from: time, time: time) else {
       let error = errno
       file.setFailed(true)
-      let reason = String(cString: strerror(error))
+      let reason =
+        file.openRefusal.map(TraceOutputFile.reason) ?? String(cString: strerror(error))
       file.report("chronoscope: starting a new \(file.path) failed: \(reason); recording stopped")
       return
     }

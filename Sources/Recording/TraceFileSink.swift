@@ -74,12 +74,19 @@ struct TraceFileSink {
     onError(message)
   }
 
-  /// Opens a new, empty file at ``path`` in place of the one closed; false if it cannot be.
+  /// Opens a new, empty file at ``path`` in place of the one rotated out, by the recorder's rules
+  /// (see ``TraceOutputFile``): a file someone put there meanwhile is not written over; false
+  /// if it cannot be, with the reason in ``openRefusal``.
   mutating func reopen() -> Bool {
-    descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    let opened = path.withCString { TraceOutputFile.open($0) }
+    descriptor = opened.descriptor
+    openRefusal = opened.refusal
     bytes = 0
     return descriptor >= 0
   }
+
+  /// Why ``reopen()`` failed, when it did.
+  private(set) var openRefusal: TraceOutputFile.Refusal?
 
   /// Marks the file failed (nothing more is written to it), or, with false, ready again.
   mutating func setFailed(_ failed: Bool) { self.failed = failed }

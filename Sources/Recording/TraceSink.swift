@@ -157,6 +157,22 @@ enum TraceSink {
     }
   }
 
+  /// How many encoded bytes the writer writes at once: 1 MiB, or, for a rotating file, what is
+  /// left before its size limit (at least one byte, so each file takes a line past its context).
+  var chunkLimit: Int {
+    guard case .rotating(let rotating) = self else { return 1 << 20 }
+    return min(1 << 20, max(rotating.roomLeft, 1))
+  }
+
+  /// Part way through a batch: rotates a rotating file that is full.
+  mutating func rotateIfFull(time: Int64, written: Int64, dropped: Int64, context: TraceContext) {
+    guard case .rotating(let rotating) = self, rotating.isFull else { return }
+    modify(
+      { _ in },
+      rotating: { $0.rotate(time: time, written: written, dropped: dropped, context: context) },
+      memory: { _ in }, closed: ())
+  }
+
   /// Writes the window, closed at `end` after `unusedDefinitions`, to `path`: a flight
   /// recorder's; other sinks have none and throw.
   func dump(to path: String, end: Int64, unusedDefinitions: [UInt8]) throws(TraceRecorderError) {

@@ -56,6 +56,9 @@ package struct TraceWriter {
   private var lastTime: Int64 = 0
   /// Events whose lines reached the sink.
   private(set) var written: Int64 = 0
+  /// How many encoded bytes are written at once: 1 MiB, or what a rotating file has room for
+  /// (see ``TraceSink/chunkLimit``).
+  private var chunkLimit = 1 << 20
   /// Room for the crash path's merge of the threads' buffers (see ``reserveForCrash``).
   private var crashCursors: [Int] = []
   /// Where each event line encoded since the last write ends in `encoder.bytes`: when a write
@@ -173,6 +176,7 @@ package struct TraceWriter {
       sink.noteDropped(dropped)
     }
     encoder.bytes.reserveCapacity((1 << 20) + (1 << 12))
+    chunkLimit = sink.chunkLimit
     if keepsIDs {
       encode(runs, KeepingRecorderIDs.self)
     } else {
@@ -318,8 +322,18 @@ package struct TraceWriter {
       encoder.event(event)
     }
     eventEnds.append(encoder.bytes.count)
-    // Write in chunks, so a big flush never builds one huge buffer.
-    if encoder.bytes.count >= 1 << 20 { emit() }
+    // Write in chunks, so a big flush never builds one huge buffer, and a rotating file ends
+    // where its size limit falls, not where the flush does.
+    if encoder.bytes.count >= chunkLimit { emitChunk() }
+  }
+
+  /// Writes what is encoded, then rotates a rotating file that is full (outside a crash), so a
+  /// flush of any size keeps each file to its size limit and the line that crosses it.
+  private mutating func emitChunk() {
+    emit()
+    guard !crashing else { return }
+    sink.rotateIfFull(time: lastTime, written: written, dropped: dropped, context: context)
+    chunkLimit = sink.chunkLimit
   }
 
   /// A mark defined since the last flush, on the crash path (a linear search, allocating nothing).

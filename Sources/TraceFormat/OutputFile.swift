@@ -46,7 +46,12 @@ package final class OutputFile {
   private var finished = false
 
   /// Opens `path` for writing as the type's rules say.
-  package init(path: String) throws(Failure) {
+  ///
+  /// - Parameter waitingForReader: Whether opening a FIFO waits for a reader, as a shell's `>`
+  ///   does (a tool the user runs); false for a writer inside a program that must not hang
+  ///   there (a flight recorder's dump): a FIFO nobody reads is then refused at once, and the
+  ///   file stays non-blocking (its writer waits for room a bounded time).
+  package init(path: String, waitingForReader: Bool = true) throws(Failure) {
     self.path = path
     let plan = try Self.plan(for: path)
     let descriptor: Int32
@@ -54,7 +59,10 @@ package final class OutputFile {
     case .standardOutput:
       descriptor = STDOUT_FILENO
     case .inPlace(let target):
-      descriptor = open(target, O_WRONLY | O_CLOEXEC)
+      descriptor = open(target, O_WRONLY | O_CLOEXEC | (waitingForReader ? 0 : O_NONBLOCK))
+      if descriptor < 0, errno == ENXIO {
+        throw Failure(path: path, reason: "it is a FIFO nobody reads")
+      }
     case .atomic(_, let temporary):
       descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
     }

@@ -74,6 +74,15 @@ struct Record: ParsableCommand {
     }
     let program = command[0]
     let template = output ?? "\(URL(fileURLWithPath: program).lastPathComponent)-%p.trace"
+    let stream = RecordingLaunch.streamKind(at: template)
+    if maxBytes != nil, let stream {
+      // The recorder would refuse too, in each process; saying it once, before the program
+      // runs, is clearer.
+      standardError(
+        "chronoscope: --max-bytes rotates files by renaming and deleting them, and \(template) is \(stream): record to it without --max-bytes, or name a file"
+      )
+      throw ExitCode(2)
+    }
     var environment = ProcessInfo.processInfo.environment
     environment["LD_PRELOAD"] = ([library.path] + (environment["LD_PRELOAD"].map { [$0] } ?? []))
       .joined(separator: ":")
@@ -90,7 +99,11 @@ struct Record: ParsableCommand {
     environment[RecordSession.variable] = session
     let status = RecordingLaunch.run(command, environment: environment)
     let traces = RecordingLaunch.traces(matching: template, session: session)
-    if traces.isEmpty {
+    if let stream {
+      standardError(
+        "chronoscope: the trace went to \(template), \(stream): nothing there to check or symbolize"
+      )
+    } else if traces.isEmpty {
       standardError(
         "chronoscope: no trace was written (\(template)): the program is not a Swift or Dispatch program, its recorder could not start (said above), or it ended first"
       )
@@ -147,13 +160,17 @@ enum RecordingLaunch {
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
       return []
     }
+    // The file of each process (`%p`: its id), and each's older files (`--max-bytes`: `r.1.trace`
+    // for `r.trace`, by the recorder's rule).
     let matching = names.filter { name in
-      guard parts.count > 1 else { return name == pattern }
+      guard parts.count > 1 else {
+        return TraceRotationNames.generation(of: name, base: pattern) != nil
+      }
       guard name.hasPrefix(parts[0]), name.hasSuffix(parts[parts.count - 1]),
         name.count >= parts[0].count + parts[parts.count - 1].count
       else { return false }
       let middle = name.dropFirst(parts[0].count).dropLast(parts[parts.count - 1].count)
-      // A process id, and the number a rotated file (`--max-bytes`) gets after it.
+      // A process id, and the number a rotated file gets after it.
       return parts.count == 2
         ? !middle.isEmpty && middle.allSatisfy { $0.isNumber || $0 == "." } : true
     }
@@ -169,6 +186,22 @@ enum RecordingLaunch {
       return (path, modified)
     }
     return dated.sorted { $0.modified < $1.modified }.map(\.path)
+  }
+
+  /// What `path` is when it names a device, FIFO or socket ("a character device"…), which the
+  /// recorder writes in place, possibly through a link (`/dev/stdout`); nil for a regular file,
+  /// nothing, or a template with `%p`.
+  static func streamKind(at path: String) -> String? {
+    guard !path.contains("%p") else { return nil }
+    var status = stat()
+    guard stat(path, &status) == 0 else { return nil }
+    switch status.st_mode & S_IFMT {
+    case S_IFCHR: return "a character device"
+    case S_IFBLK: return "a block device"
+    case S_IFIFO: return "a FIFO"
+    case S_IFSOCK: return "a socket"
+    default: return nil
+    }
   }
 
   /// The header of the trace at `path`, as the trace reader reads its first line (at most 64 KiB
