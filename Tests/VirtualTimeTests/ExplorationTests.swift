@@ -216,6 +216,22 @@ final class ExplorationTests: XCTestCase {
     }
   }
 
+  func testPCTTakesADepthBelowOneAsOneWithoutTrapping() {
+    // One choice between two enabled chains; depth 1 has no change points, so the smallest depth
+    // chooses exactly as depth 1 does (it trapped computing `depth - 1`).
+    for depth in [Int.min, Int.min + 1, -1, 0] {
+      for seed: UInt64 in 0..<8 {
+        let smallest = VirtualClock(
+          exploring: Exploration(seed: seed, strategy: .pct(depth: depth, steps: 4)))
+        let one = VirtualClock(
+          exploring: Exploration(seed: seed, strategy: .pct(depth: 1, steps: 4)))
+        XCTAssertEqual(shownAfterTwoResponses(on: smallest), shownAfterTwoResponses(on: one))
+        XCTAssertEqual(
+          smallest.exploration?.choices, one.exploration?.choices, "depth \(depth), seed \(seed)")
+      }
+    }
+  }
+
   // MARK: Shrinking
 
   /// The stale response among work that does not matter: eight unrelated actions on another
