@@ -232,6 +232,55 @@ final class ExplorationTests: XCTestCase {
     }
   }
 
+  // MARK: Asking for no runs
+
+  func testExploringNoIterationsFailsInsteadOfPassingUntested() {
+    for iterations in [0, -1, Int.min] {
+      var runs = 0
+      XCTAssertThrowsError(
+        try explore(iterations: iterations, seed: 5) { _ in runs += 1 }
+      ) { error in
+        let failure = error as? ExplorationFailure
+        XCTAssertEqual(failure?.iterations, iterations)
+        XCTAssertEqual(
+          failure?.description,
+          "explore(iterations: \(iterations)) runs nothing, so it would pass without testing "
+            + "anything: ask for 1 or more iterations")
+      }
+      XCTAssertThrowsError(try explore(iterations: iterations) { runs += 1 }) { error in
+        XCTAssertTrue("\(error)".contains("runs nothing"), "\(error)")
+      }
+      XCTAssertEqual(runs, 0)
+    }
+  }
+
+  func testExploringNoIterationsOfAnAsyncBodyFailsInsteadOfPassingUntested() async {
+    for iterations in [0, -3] {
+      var failures: [String] = []
+      do {
+        try await explore(iterations: iterations) { clock in
+          await clock.advance()
+          XCTFail("no run")
+        }
+      } catch {
+        failures.append(error.description)
+      }
+      do {
+        try await explore(iterations: iterations) {
+          await Task.yield()
+          XCTFail("no run")
+        }
+      } catch {
+        failures.append(error.description)
+      }
+      XCTAssertEqual(
+        failures,
+        Array(
+          repeating: "explore(iterations: \(iterations)) runs nothing, so it would pass without "
+            + "testing anything: ask for 1 or more iterations", count: 2))
+    }
+  }
+
   // MARK: Shrinking
 
   /// The stale response among work that does not matter: eight unrelated actions on another
