@@ -4,6 +4,7 @@
 #   Fuzz/run.sh                    # every target, 60 s each
 #   Fuzz/run.sh reader 600         # one target for ten minutes
 #   Fuzz/run.sh build              # build only
+#   Fuzz/run.sh smoke              # build, then every target for 5 s (CI: after `swift test`)
 #   FUZZ_RUNS=10000000 Fuzz/run.sh replay 3600   # stop at 10M executions or an hour
 #
 # One fuzzing process at a time (no -jobs/-workers): the machine is shared. Crashes land in
@@ -14,7 +15,7 @@
 # with -parse-as-library and -sanitize=fuzzer, and only the modules under test should carry the
 # coverage instrumentation. A second package under Fuzz/ would have to re-resolve the remote
 # dependencies into its own scratch path and could not see the Inspector module (no product).
-# Compiling our modules straight from Sources/ with the package name `chronoscope` keeps
+# Compiling our modules straight from Sources/ with the package name SwiftPM gives them keeps
 # `package` access working and leaves the main .build untouched; HeapModule, which Replay uses,
 # is taken already built from the main package's debug build.
 set -euo pipefail
@@ -24,7 +25,35 @@ cd "$root"
 out="Fuzz/.build"
 targets=(reader replay inspector show)
 target="${1:-all}"
-seconds="${2:-60}"
+if [[ "$target" == smoke ]]; then seconds="${2:-5}"; else seconds="${2:-60}"; fi
+
+# Our modules, in dependency order (each imports only modules before it, and HeapModule).
+# Package.swift is the authority: a module a target needs and this list lacks fails the build
+# (it is not on the include path), so a new dependency cannot go unnoticed.
+modules=(CoreAlgorithms FatalSignals TraceFormat Replay Analysis Screen Inspector)
+
+# How many of `modules` a target links: those up to the one it tests.
+module_count() {
+  case "$1" in
+    reader) echo 3 ;;     # … TraceFormat
+    replay) echo 4 ;;     # … Replay
+    *) echo "${#modules[@]}" ;;
+  esac
+}
+
+# `package` declarations are visible only between modules compiled with the same -package-name.
+# SwiftPM passes the root package's identity, which is the name of the folder it sits in
+# (lowercased), not the `name:` in Package.swift, made a C identifier (a character that cannot be
+# in one, a leading digit included, becomes `_`): a clone in `wt-misc` builds with
+# `-package-name wt_misc`, one in `1My Pkg.v2` with `_my_pkg_v2`. `swift build -v` prints it.
+package_name() {
+  local name
+  name="$(basename "$(pwd -P)")"
+  name="${name,,}"
+  name="${name//[^[:alnum:]_]/_}"
+  [[ "$name" == [0-9]* ]] && name="_${name:1}"
+  echo "$name"
+}
 
 # The reader works on raw buffers, so its target runs under AddressSanitizer. The targets above
 # it run pure Swift, whose memory safety is checked by the language; they are built without ASan
@@ -38,14 +67,32 @@ build_variant() {
   local sanitize=fuzzer
   [[ "$kind" == asan ]] && sanitize=fuzzer,address
   mkdir -p "$dir/Modules"
-  local deps=".build/debug/Modules"
   local heap=(.build/debug/HeapModule.build/*.swift.o .build/debug/InternalCollectionsUtilities.build/*.swift.o)
+  # Only HeapModule's interfaces from the debug build: with all of .build/debug/Modules on the
+  # include path, a module missing from `modules` would be found there, built another way, and
+  # fail only at link time (or, with another package name, as "no member named").
+  local deps="$out/deps"
+  mkdir -p "$deps"
+  ln -sfn "$root/.build/debug/Modules/HeapModule.swiftmodule" "$deps/HeapModule.swiftmodule"
+  ln -sfn "$root/.build/debug/Modules/InternalCollectionsUtilities.swiftmodule" \
+    "$deps/InternalCollectionsUtilities.swiftmodule"
   local flags=(-O -wmo -g -DDEBUG -sanitize="$sanitize" -parse-as-library -swift-version 6
-    -package-name chronoscope -I "$dir/Modules" -I "$deps")
+    -package-name "$(package_name)" -I "$dir/Modules" -I "$deps")
+  # A change of flags (another package name, after a move) makes every object stale.
+  local stamp="$dir/flags" stale=0
+  if [[ "$(cat "$stamp" 2>/dev/null)" != "${flags[*]}" ]]; then
+    stale=1
+    rm -f "$dir"/*.o "$dir"/fuzz-*
+  fi
+  # The modules this variant's targets need, no more: ASan's build of the inspector is slow.
+  local name count=0
+  for name in "${targets[@]}"; do
+    [[ "$(variant "$name")" == "$kind" ]] || continue
+    (($(module_count "$name") > count)) && count=$(module_count "$name")
+  done
   local module
   # In dependency order; once one is rebuilt, every later one is too (it imports the new module).
-  local stale=0
-  for module in TraceFormat Replay Analysis Screen Inspector; do
+  for module in "${modules[@]:0:count}"; do
     local sources=(Sources/"$module"/*.swift)
     local object="$dir/$module.o"
     if ((stale)) || [[ ! -f "$object" ]] \
@@ -59,17 +106,12 @@ build_variant() {
       rm -f "$dir"/fuzz-*
     fi
   done
-  local name objects
+  echo "${flags[*]}" >"$stamp"
   for name in "${targets[@]}"; do
     [[ "$(variant "$name")" == "$kind" ]] || continue
-    case "$name" in
-      reader) objects=("$dir/TraceFormat.o") ;;
-      replay) objects=("$dir/TraceFormat.o" "$dir/Replay.o" "${heap[@]}") ;;
-      *)
-        objects=("$dir/TraceFormat.o" "$dir/Replay.o" "$dir/Analysis.o" "$dir/Screen.o"
-          "$dir/Inspector.o" "${heap[@]}")
-        ;;
-    esac
+    local objects=()
+    for module in "${modules[@]:0:$(module_count "$name")}"; do objects+=("$dir/$module.o"); done
+    (($(module_count "$name") > 3)) && objects+=("${heap[@]}")  # Replay and above use HeapModule
     local file="Fuzz/Targets/Fuzz${name^}.swift"
     local binary="$dir/fuzz-$name"
     if [[ ! -f "$binary" ]] || [[ "$file" -nt "$binary" ]] || [[ Fuzz/Support/FuzzInput.swift -nt "$binary" ]]; then
@@ -126,7 +168,7 @@ run() {
 
 case "$target" in
   build) build ;;
-  all) build; for name in "${targets[@]}"; do run "$name"; done ;;
+  all | smoke) build; for name in "${targets[@]}"; do run "$name"; done ;;
   reader | replay | inspector | show) build "$target"; run "$target" ;;
-  *) echo "usage: Fuzz/run.sh [build|all|reader|replay|inspector|show] [seconds]" >&2; exit 2 ;;
+  *) echo "usage: Fuzz/run.sh [build|smoke|all|reader|replay|inspector|show] [seconds]" >&2; exit 2 ;;
 esac

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every benchmark with --check, collects their JSON lines in one file, then counts
-# instructions with callgrind on three hot paths. Exits 1 if any benchmark missed a target or
+# instructions with callgrind on three hot paths and the preload library's start-up. Exits 1 if any benchmark missed a target or
 # failed, but only after running all of them. See Benchmarks/README.md.
 #
 #   scripts/benchmarks.sh            # quick sizes: about four minutes on two cores
@@ -170,6 +170,18 @@ callgrind_lines() {
   large_events=$(grep -o '"events":[0-9]*' "$scratch/large.json" | head -n 1 | cut -d: -f2)
   [[ -n "$small_events" && -n "$large_events" ]] || return 1
   echo "{\"benchmark\":\"callgrind\",\"path\":\"reader\",\"events\":$small_events,\"instructions_per_event\":$(per "$((large_events - small_events))" "$small" "$large")}"
+
+  # Preload start-up: what loading the library adds to starting a shell that is not Swift (it
+  # stays inert there: nothing is recorded), `sh -c true` preloaded minus bare. One run of each:
+  # nothing here grows with a size.
+  echo "== callgrind preload-startup: sh -c true, bare and preloaded" >&2
+  strip --strip-debug -o "$stripped/libChronoscopePreload.so" \
+    .build/release/libChronoscopePreload.so || return 1
+  local preloaded
+  bare=$(collected /dev/null /bin/sh -c true) &&
+    preloaded=$(LD_PRELOAD="$stripped/libChronoscopePreload.so" \
+      collected /dev/null /bin/sh -c true) || return 1
+  echo "{\"benchmark\":\"callgrind\",\"path\":\"preload-startup\",\"program\":\"sh -c true\",\"instructions_added\":$((preloaded - bare)),\"bare_instructions\":$bare}"
 }
 
 if [[ "${CALLGRIND:-1}" == 0 ]]; then

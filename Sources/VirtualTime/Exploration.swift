@@ -29,6 +29,10 @@ public struct Exploration: Sendable {
     /// `steps` is k, the number of choices a run makes among two or more; nil lets
     /// ``explore(iterations:seed:strategy:_:)`` take the most seen in the runs so far (a
     /// failure names the number it used, to rerun it).
+    ///
+    /// Any numbers are taken, none traps: a `depth` below 1 is taken as 1 (no change points:
+    /// the highest enabled always runs), one above 1,025 as 1,025 (at most 1,024 change points,
+    /// a depth that large finds nothing a smaller one misses), and a `steps` below 1 as 1.
     case pct(depth: Int, steps: Int? = nil)
     /// The choices of a schedule a failure printed (``ExplorationFailure/schedule``): each
     /// `chosen/enabled`, one-based, separated by spaces (`"2/2 1/3"`). Unlike a seed, a schedule
@@ -67,6 +71,11 @@ public struct Exploration: Sendable {
   /// Under PCT: the steps (counted from 1) at which the chosen chain drops below all others,
   /// ascending.
   private var changePoints: [Int] = []
+  /// Under PCT: the strategy's depth, clamped to `1...maxDepth` so that no arithmetic on it
+  /// overflows.
+  private var depth = 1
+  /// At most 1,024 change points: a depth that large finds nothing a smaller one misses.
+  private static let maxDepth = 1_025
   /// Replaying: the schedule's choices, and where the run stopped fitting it, if it did.
   private var schedule: [Choice] = []
   public private(set) var misfit: ScheduleMisfit?
@@ -79,12 +88,12 @@ public struct Exploration: Sendable {
     self.seed = seed
     self.strategy = strategy
     random = SplitMix64(seed: seed)
-    if case .pct(let depth, let steps) = strategy {
+    if case .pct(let asked, let steps) = strategy {
+      depth = min(max(asked, 1), Self.maxDepth)
       // d − 1 distinct steps among 1...k (fewer when k is smaller).
       let k = max(steps ?? 1, 1)
       var points = Set<Int>()
-      // At most 1,024 change points: a depth that large finds nothing a smaller one misses.
-      let wanted = min(max(depth - 1, 0), k, 1_024)
+      let wanted = min(depth - 1, k)
       while points.count < wanted { points.insert(1 + Int(random.next() % UInt64(k))) }
       changePoints = points.sorted()
     }
@@ -146,16 +155,16 @@ public struct Exploration: Sendable {
       chosen = Int(random.next() % UInt64(chains.count))
     case .replaying:
       chosen = replayed(among: chains.count)
-    case .pct(let depth, _):
+    case .pct:
       let step = choices.count + 1
       for chain in chains where priorities[chain] == nil {
         // Above every change point's priority (0..<depth): the initial ones all run first.
-        priorities[chain] = max(random.next(), UInt64(max(depth, 1)))
+        priorities[chain] = max(random.next(), UInt64(depth))
       }
       var pick = highest(among: chains)
       if let point = changePoints.firstIndex(of: step) {
         // Each later change point drops its chain below the ones dropped before.
-        priorities[chains[pick]] = UInt64(max(depth - 1 - point, 0))
+        priorities[chains[pick]] = UInt64(depth - 1 - point)
         pick = highest(among: chains)
       }
       chosen = pick

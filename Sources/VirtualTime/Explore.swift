@@ -19,6 +19,12 @@
 /// reruns. The failing run is run a second time to find out: when it chooses differently, the
 /// failure says so (``ExplorationFailure/divergedAt``). Otherwise its schedule is shrunk to the
 /// choices the failure needs (``ExplorationFailure/shortest``), in at most 100 more runs.
+///
+/// - Parameters:
+///   - iterations: How many runs, 1 or more. An exploration of none would pass without testing
+///     anything, so `iterations` below 1 runs nothing and throws an ``ExplorationFailure`` that
+///     says so (as do the other `explore` functions, and the test hosts' `.exploring` and
+///     `exploreOrders` fail their test).
 public func explore(
   iterations: Int, seed: UInt64 = 0, strategy: Exploration.Strategy = .random,
   _ body: (VirtualClock) throws -> Void
@@ -27,7 +33,8 @@ public func explore(
 }
 
 /// ``explore(iterations:seed:strategy:_:)`` for a body that makes its own clocks: every
-/// ``VirtualClock`` it makes explores, and ``Exploration/runSeed`` names the run.
+/// ``VirtualClock`` it makes explores, and ``Exploration/runSeed`` names the run. `iterations`
+/// below 1 throws, as there.
 public func explore(
   iterations: Int, seed: UInt64 = 0, strategy: Exploration.Strategy = .random,
   eachRun body: () throws -> Void
@@ -45,6 +52,7 @@ package func explore(
   rerunning: (any Error) -> Bool, eachRun body: () throws -> Void
 ) throws(ExplorationFailure) {
   var explorer = Explorer(iterations: iterations, seed: seed, strategy: strategy)
+  try explorer.checkRunsSomething()
   while let run = explorer.nextRun() {
     let outcome = Result { () throws -> Void in
       try Exploration.$current.withValue(run) { try body() }
@@ -73,7 +81,7 @@ package func explore(
 /// Runs `body` `iterations` times, each on a fresh ``VirtualAsyncClock`` that explores another
 /// order of the work that could run next — actions due at one instant and the ready jobs of its
 /// tasks and actors — and throws the first failure with what reruns it (see
-/// ``explore(iterations:seed:strategy:_:)``).
+/// ``explore(iterations:seed:strategy:_:)``; `iterations` below 1 throws, as there).
 ///
 /// ```swift
 /// try await explore(iterations: 200) { clock in
@@ -101,7 +109,8 @@ public func explore(
 /// ``VirtualAsyncClock``s and ``VirtualSchedulerFactory``s it makes) exploring another order of
 /// the work that could run next, and throws the first failure with what reruns it: the building
 /// block of the other `explore` functions and of test hosts' integrations (the Swift Testing
-/// trait `.exploring`). ``Exploration/runSeed`` is the running run's seed.
+/// trait `.exploring`). ``Exploration/runSeed`` is the running run's seed. `iterations` below 1
+/// throws, as in ``explore(iterations:seed:strategy:_:)``.
 public func explore(
   iterations: Int, seed: UInt64 = 0, strategy: Exploration.Strategy = .random,
   isolation: isolated (any Actor)? = #isolation,
@@ -120,6 +129,7 @@ package func explore(
   eachRun body: () async throws -> Void
 ) async throws(ExplorationFailure) {
   var explorer = Explorer(iterations: iterations, seed: seed, strategy: strategy)
+  try explorer.checkRunsSomething()
   while let run = explorer.nextRun() {
     var failure: (any Error)?
     do {
@@ -161,9 +171,17 @@ struct Explorer {
   private var mostSteps = 1
 
   init(iterations: Int, seed: UInt64, strategy: Exploration.Strategy) {
-    self.iterations = max(iterations, 0)
+    self.iterations = iterations
     self.seed = seed
     self.strategy = strategy
+  }
+
+  /// Throws when the exploration would make no run: a test that runs nothing must not pass.
+  func checkRunsSomething() throws(ExplorationFailure) {
+    guard iterations < 1 else { return }
+    throw ExplorationFailure(
+      seed: seed, strategy: strategy, iteration: 0, iterations: iterations, choices: [],
+      error: NoIterations(), misfit: nil, divergedAt: nil)
   }
 
   /// The next run, or nil after the last.
@@ -266,12 +284,14 @@ public struct ExplorationFailure: Error, CustomStringConvertible {
   public let seed: UInt64
   /// The strategy the run used, every number filled in.
   public let strategy: Exploration.Strategy
-  /// Which run failed, from 0, and how many the exploration was to make.
+  /// Which run failed, from 0, and how many the exploration was to make (as asked: below 1,
+  /// when the failure is that it would make none).
   public let iteration: Int
   public let iterations: Int
   /// The run's schedule: the choices it made (see ``Exploration/choices``).
   public let choices: [Exploration.Choice]
-  /// What the body threw (or the misfit, when it passed a run that did not fit its schedule).
+  /// What the body threw (or the misfit, when it passed a run that did not fit its schedule;
+  /// or, when `iterations` was below 1 and nothing ran, an error saying so).
   public let error: any Error
   /// Where a replayed run stopped fitting its schedule, if it did.
   public let misfit: ScheduleMisfit?
@@ -301,6 +321,10 @@ public struct ExplorationFailure: Error, CustomStringConvertible {
   /// What failed, and how to rerun it with `function` (`explore`, or a test host's
   /// `.exploring` or `exploreOrders`).
   package func report(calling function: String) -> String {
+    if error is NoIterations {
+      return "\(function)(iterations: \(iterations)) runs nothing, so it would pass without "
+        + "testing anything: ask for 1 or more iterations"
+    }
     let run = "run \(iteration + 1) of \(iterations) failed: \(error)"
     if let divergedAt {
       return """
@@ -328,6 +352,11 @@ public struct ExplorationFailure: Error, CustomStringConvertible {
       \(function)(iterations: 1, strategy: .replaying(schedule: "\(schedule)"))\(shortestLine)
       """
   }
+}
+
+/// What an exploration asked for no runs fails with (its ``ExplorationFailure`` says it all).
+struct NoIterations: Error, CustomStringConvertible {
+  var description: String { "no runs were asked for (iterations below 1)" }
 }
 
 /// The first choice at which two runs differ (in how many could run or which did), or where the

@@ -141,7 +141,7 @@ enum MainQueue {
   /// Inside a main-queue job (a `@MainActor async` test method, on the main thread or, under
   /// Swift Testing, on the worker that services the queue after `dispatchMain()`), the queue
   /// cannot be run from here — the job running now holds it. There the async moves let it run by
-  /// suspending (``VirtualAsyncClock/advance(by:isolation:)``).
+  /// suspending (``VirtualAsyncClock/advance(by:maxSteps:fileID:line:)``).
   static func serviceIfThisThreadCan() -> Bool {
     guard Thread.isMainThread, let drainMainQueue else { return false }
     let reached = Atomic<Bool>(false)

@@ -173,7 +173,7 @@ public final class VirtualAsyncClock: Clock, Sendable {
   public var minimumResolution: Duration { .nanoseconds(1) }
 
   /// Suspends until the clock reaches `deadline`: until a test moves it there. A deadline now or
-  /// past wakes at the next move (``advance()`` does it without moving time).
+  /// past wakes at the next move (``advance(maxSteps:fileID:line:)`` does it without moving time).
   ///
   /// A pending sleep is listed at the line that started the task it is in
   /// (``task(name:fileID:line:_:)``); call ``sleep(for:tolerance:fileID:line:function:)`` on the
@@ -296,19 +296,54 @@ public final class VirtualAsyncClock: Clock, Sendable {
   // MARK: - Moves
 
   /// Runs the code that can run now — jobs queued and work due now — without moving time.
-  public func advance() {
-    drive { clock.advance() }
+  ///
+  /// - Parameters:
+  ///   - maxSteps: The most sleepers and actions to run, as in
+  ///     ``advance(by:maxSteps:fileID:line:)``.
+  ///   - fileID: Where a failure points: the caller.
+  ///   - line: Where a failure points: the caller.
+  public func advance(
+    maxSteps: Int = 1_000_000, fileID: StaticString = #fileID, line: UInt = #line
+  ) {
+    moveSynchronously(to: clock.now.clampedNanoseconds, maxSteps: maxSteps, fileID, line)
   }
 
   /// Moves time forward by `duration`, waking sleepers and running scheduler work as they fall
   /// due, each followed by the code it made runnable.
-  public func advance(by duration: Duration) {
-    drive { clock.advance(by: duration) }
+  ///
+  /// - Parameters:
+  ///   - duration: How far; a negative one is taken as zero.
+  ///   - maxSteps: The most sleepers and actions to run, as
+  ///     ``VirtualClock/advance(by:maxSteps:fileID:line:)`` takes: an endless chain of work hits
+  ///     it, and the running test fails at `fileID`:`line` saying what is pending; time stays
+  ///     where the last one ran.
+  ///   - fileID: Where a failure points: the caller.
+  ///   - line: Where a failure points: the caller.
+  public func advance(
+    by duration: Duration, maxSteps: Int = 1_000_000, fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) {
+    let target = clock.now.clampedNanoseconds.adding(
+      saturating: max(duration.clampedNanoseconds, 0))
+    moveSynchronously(to: target, maxSteps: maxSteps, fileID, line)
   }
 
-  /// Moves time forward to `deadline`, as ``advance(by:)`` does.
-  public func advance(to deadline: Instant) {
-    drive { clock.advance(to: deadline.offset) }
+  /// Moves time forward to `deadline`, as ``advance(by:maxSteps:fileID:line:)`` does.
+  public func advance(
+    to deadline: Instant, maxSteps: Int = 1_000_000, fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) {
+    moveSynchronously(
+      to: deadline.offset.clampedNanoseconds, maxSteps: maxSteps, fileID, line)
+  }
+
+  /// The synchronous moves: the clock's own, driven from this thread.
+  private func moveSynchronously(
+    to target: Int64, maxSteps: Int, _ fileID: StaticString, _ line: UInt
+  ) {
+    var failure: VirtualTimeError?
+    drive { failure = clock.move(toNanoseconds: target, maxSteps: maxSteps) }
+    clock.report(failure, fileID: fileID, line: line)
   }
 
   /// Moves time from sleeper to sleeper (and action to action) until nothing is pending.
@@ -326,27 +361,49 @@ public final class VirtualAsyncClock: Clock, Sendable {
     if let failure { throw failure }
   }
 
-  /// Runs the code that can run now, main-actor code included, without moving time.
-  public nonisolated(nonsending) func advance() async {
-    try? await move(to: clock.now.clampedNanoseconds, maxSteps: .max, horizon: nil)
+  /// Runs the code that can run now, main-actor code included, without moving time; at most
+  /// `maxSteps` sleepers and actions, as the synchronous ``advance(maxSteps:fileID:line:)``.
+  public nonisolated(nonsending) func advance(
+    maxSteps: Int = 1_000_000, fileID: StaticString = #fileID, line: UInt = #line
+  ) async {
+    await move(to: clock.now.clampedNanoseconds, maxSteps: maxSteps, fileID, line)
   }
 
-  /// Moves time forward by `duration`, as the synchronous ``advance(by:)`` does, and after each
-  /// sleeper or action also lets the main actor run what that made runnable there: what main-actor
-  /// code under test needs, whichever thread and isolation the test runs on.
-  public nonisolated(nonsending) func advance(by duration: Duration) async {
+  /// Moves time forward by `duration`, as the synchronous ``advance(by:maxSteps:fileID:line:)``
+  /// does (its step limit included), and after each sleeper or action also lets the main actor
+  /// run what that made runnable there: what main-actor code under test needs, whichever thread
+  /// and isolation the test runs on.
+  public nonisolated(nonsending) func advance(
+    by duration: Duration, maxSteps: Int = 1_000_000, fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) async {
     let target = clock.now.clampedNanoseconds.adding(
       saturating: max(duration.clampedNanoseconds, 0))
-    try? await move(to: target, maxSteps: .max, horizon: nil)
+    await move(to: target, maxSteps: maxSteps, fileID, line)
   }
 
-  /// Moves time forward to `deadline`, as ``advance(by:)`` (async) does.
-  public nonisolated(nonsending) func advance(to deadline: Instant) async {
-    try? await move(to: deadline.offset.clampedNanoseconds, maxSteps: .max, horizon: nil)
+  /// Moves time forward to `deadline`, as ``advance(by:maxSteps:fileID:line:)`` (async) does.
+  public nonisolated(nonsending) func advance(
+    to deadline: Instant, maxSteps: Int = 1_000_000, fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) async {
+    await move(to: deadline.offset.clampedNanoseconds, maxSteps: maxSteps, fileID, line)
+  }
+
+  /// The async moves to `target`, failing the test at `fileID`:`line` at the step limit.
+  private nonisolated(nonsending) func move(
+    to target: Int64, maxSteps: Int, _ fileID: StaticString, _ line: UInt
+  ) async {
+    do throws(VirtualTimeError) {
+      try await move(to: target, maxSteps: maxSteps, horizon: nil)
+    } catch {
+      clock.report(error, fileID: fileID, line: line)
+    }
   }
 
   /// Moves time from sleeper to sleeper until nothing is pending, as ``run(maxSteps:horizon:)``
-  /// does, letting the main actor run after each as ``advance(by:)`` (async) does.
+  /// does, letting the main actor run after each as ``advance(by:maxSteps:fileID:line:)`` (async)
+  /// does.
   public nonisolated(nonsending) func run(maxSteps: Int = 1_000_000, horizon: Duration? = nil)
     async throws(VirtualTimeError)
   {
@@ -422,12 +479,15 @@ public final class VirtualAsyncClock: Clock, Sendable {
     }
   }
 
-  /// Runs jobs and work due now until neither is left.
+  /// Runs jobs and work due now until neither is left; at a step limit of work due now (work
+  /// that schedules itself again for now, for ever), fails the test at the clock's line.
   private func settle() {
     while true {
       router.runUntilIdle()
       guard let due = clock.nextDue, due <= clock.now else { return }
-      clock.advance()
+      if let error = clock.move(toNanoseconds: clock.now.clampedNanoseconds, maxSteps: 1_000_000) {
+        return clock.report(error, fileID: createdAt.fileID, line: createdAt.line)
+      }
     }
   }
 
@@ -442,7 +502,7 @@ public final class VirtualAsyncClock: Clock, Sendable {
       var failure: VirtualTimeError?
       drive {
         if let target {
-          clock.advance(to: .nanoseconds(target))
+          failure = clock.move(toNanoseconds: target, maxSteps: maxSteps)
         } else {
           do throws(VirtualTimeError) {
             try clock.run(maxSteps: maxSteps, horizon: horizon.map { .nanoseconds($0) })
@@ -477,7 +537,10 @@ public final class VirtualAsyncClock: Clock, Sendable {
       await settleWithMainActor()
     }
     if let target {
-      drive { clock.advance(to: .nanoseconds(target)) }
+      // Nothing is due by `target` now: this only moves time (and runs what is due then).
+      var failure: VirtualTimeError?
+      drive { failure = clock.move(toNanoseconds: target, maxSteps: maxSteps) }
+      if let failure { throw failure }
       await settleWithMainActor()
     }
   }

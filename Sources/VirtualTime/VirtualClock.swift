@@ -35,7 +35,10 @@ import Synchronization
 ///   schedule for that same instant runs after the batch; work they cancel in the batch does not
 ///   run. The (due time, order of scheduling) key gives exactly this order — new work always
 ///   sorts after what was already due — so no separate batch queue is kept.
-/// - Work due within an advanced span runs in the same call, including work scheduled by work.
+/// - Work due within an advanced span runs in the same call, including work scheduled by work —
+///   up to a step limit (a million actions unless the call says otherwise), as
+///   ``run(maxSteps:horizon:)`` has: an endless chain of work (a 1 ns repeating timer advanced
+///   by years) fails the test at the call's line instead of hanging it.
 /// - A `sync` call on a virtual scheduler runs everything already due at ``now`` on the clock,
 ///   then the block, and returns its value; from inside the same scheduler it runs inline.
 /// - Serial contexts never overlap: the clock runs one action at a time.
@@ -106,15 +109,40 @@ public final class VirtualClock: SlotOwner {
 
   /// Runs what is due now — work scheduled without a delay, and what that schedules for now —
   /// without moving time.
-  public func advance() {
-    advance(by: .zero)
+  ///
+  /// - Parameters:
+  ///   - maxSteps: The most actions to run, as in ``advance(by:maxSteps:fileID:line:)``.
+  ///   - fileID: Where a failure points: the caller.
+  ///   - line: Where a failure points: the caller.
+  public func advance(
+    maxSteps: Int = 1_000_000, fileID: StaticString = #fileID, line: UInt = #line
+  ) {
+    advance(by: .zero, maxSteps: maxSteps, fileID: fileID, line: line)
   }
 
   /// Moves time forward by `duration`, running everything that falls due on the way.
-  public func advance(by duration: Duration) {
-    advance(
-      toNanoseconds: state.withLock { $0.now }.adding(
-        saturating: max(duration.clampedNanoseconds, 0)))
+  ///
+  /// ```swift
+  /// clock.advance(by: .seconds(5))
+  /// clock.advance(by: .hours(1), maxSteps: 10_000_000)   // a 100 µs timer for an hour
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - duration: How far; a negative one is taken as zero.
+  ///   - maxSteps: The most actions to run, as ``run(maxSteps:horizon:)`` takes: an endless
+  ///     chain of work (a repeating timer of a nanosecond, advanced by years) hits it. Then the
+  ///     running test fails at `fileID`:`line` with the message of
+  ///     ``VirtualTimeError/stepLimitExceeded(steps:pending:)``, listing what is pending (through
+  ///     XCTest or the Swift Testing trait `.virtualTime`; outside a test, on standard error), and
+  ///     time stays where the last action ran.
+  ///   - fileID: Where a failure points: the caller.
+  ///   - line: Where a failure points: the caller.
+  public func advance(
+    by duration: Duration, maxSteps: Int = 1_000_000, fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) {
+    let target = state.withLock { $0.now }.adding(saturating: max(duration.clampedNanoseconds, 0))
+    report(move(toNanoseconds: target, maxSteps: maxSteps), fileID: fileID, line: line)
   }
 
   /// Work that takes `duration` of virtual time: moves time forward without running anything,
@@ -136,8 +164,19 @@ public final class VirtualClock: SlotOwner {
 
   /// Moves time forward to `instant` (measured from the clock's start), running everything that
   /// falls due on the way. An instant in the past leaves time where it is.
-  public func advance(to instant: Duration) {
-    advance(toNanoseconds: instant.clampedNanoseconds)
+  ///
+  /// - Parameters:
+  ///   - instant: Where to.
+  ///   - maxSteps: The most actions to run, as in ``advance(by:maxSteps:fileID:line:)``.
+  ///   - fileID: Where a failure points: the caller.
+  ///   - line: Where a failure points: the caller.
+  public func advance(
+    to instant: Duration, maxSteps: Int = 1_000_000, fileID: StaticString = #fileID,
+    line: UInt = #line
+  ) {
+    report(
+      move(toNanoseconds: instant.clampedNanoseconds, maxSteps: maxSteps), fileID: fileID,
+      line: line)
   }
 
   /// Runs until no work is pending, moving time to each action's due time.
@@ -195,14 +234,31 @@ public final class VirtualClock: SlotOwner {
   /// clock.travel(by: .seconds(5), justBefore: { XCTAssertFalse(fired.value) },
   ///              justAfter: { XCTAssertTrue(fired.value) })
   /// ```
+  ///
+  /// - Parameters:
+  ///   - duration: How far in all; a negative one is taken as zero.
+  ///   - epsilon: How long before the end `justBefore` runs (at least 1 ns).
+  ///   - maxSteps: The most actions each of the two moves runs, as in
+  ///     ``advance(by:maxSteps:fileID:line:)``; a move that hits it fails the test, and the
+  ///     checks after it do not run.
+  ///   - fileID: Where a failure points: the caller.
+  ///   - line: Where a failure points: the caller.
+  ///   - justBefore: The checks `epsilon` before the end.
+  ///   - justAfter: The checks at the end.
   public func travel(
-    by duration: Duration, epsilon: Duration = .microseconds(1), justBefore: () -> Void,
+    by duration: Duration, epsilon: Duration = .microseconds(1), maxSteps: Int = 1_000_000,
+    fileID: StaticString = #fileID, line: UInt = #line, justBefore: () -> Void,
     justAfter: () -> Void
   ) {
     let target = state.withLock { $0.now }.adding(saturating: max(duration.clampedNanoseconds, 0))
-    advance(toNanoseconds: target - min(max(epsilon.clampedNanoseconds, 1), target))
+    let before = target - min(max(epsilon.clampedNanoseconds, 1), target)
+    if let error = move(toNanoseconds: before, maxSteps: maxSteps) {
+      return report(error, fileID: fileID, line: line)
+    }
     justBefore()
-    advance(toNanoseconds: target)
+    if let error = move(toNanoseconds: target, maxSteps: maxSteps) {
+      return report(error, fileID: fileID, line: line)
+    }
     justAfter()
   }
 
@@ -282,9 +338,20 @@ public final class VirtualClock: SlotOwner {
 
   // MARK: - Driving
 
-  private func advance(toNanoseconds target: Int64) {
-    drain(upTo: target)
+  /// Moves time to `target`, running what falls due on the way, at most `maxSteps` actions.
+  /// Returns the step limit's error when work due by `target` is left after them; time then
+  /// stays where the last action ran. What every `advance` (this clock's and a
+  /// ``VirtualAsyncClock``'s) does.
+  func move(toNanoseconds target: Int64, maxSteps: Int) -> VirtualTimeError? {
+    if let error = drain(upTo: target, maxSteps: maxSteps) { return error }
     state.withLock { $0.now = max($0.now, target) }
+    return nil
+  }
+
+  /// Fails the running test at the caller's line with `error`, if any.
+  func report(_ error: VirtualTimeError?, fileID: StaticString, line: UInt) {
+    guard let error else { return }
+    TestFailure.report(error.description, file: fileID, line: line)
   }
 
   /// Takes the next live action due no later than `limit`, and its work, moving `now` to its
@@ -329,20 +396,28 @@ public final class VirtualClock: SlotOwner {
   /// The time of the earliest live action, if any.
   var nextDue: Duration? { state.withLock { $0.nextDue }.map { .nanoseconds($0) } }
 
-  /// Runs everything due up to `limit`, taking one lock per action.
-  private func drain(upTo limit: Int64) {
-    var next = takeNext(upTo: limit)
+  /// Runs everything due up to `limit`, taking one lock per action, at most `maxSteps` actions;
+  /// the step limit's error when work due by `limit` is left after them.
+  private func drain(upTo limit: Int64, maxSteps: Int) -> VirtualTimeError? {
+    var steps = 0
+    var next = maxSteps > 0 ? takeNext(upTo: limit) : nil
     let runner = ExecutionContext.runner()
     while let due = next.take() {
       runner.run(on: due.scheduler, action: due.work)
       settleAfterAction()
+      steps += 1
       // Plain values into the lock's closure: capturing `due` would retain what it holds.
       let finished = due.finished
+      let more = steps < maxSteps
       next = state.withLock { state in
         state.finish(finished)
-        return state.takeNext(upTo: limit)
+        return more ? state.takeNext(upTo: limit) : nil
       }
     }
+    guard steps >= maxSteps, let due = state.withLock({ $0.nextDue }), due <= limit else {
+      return nil
+    }
+    return .stepLimitExceeded(steps: steps, pending: pendingActions)
   }
 }
 

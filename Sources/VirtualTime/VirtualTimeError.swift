@@ -4,6 +4,8 @@ import Scheduling
 public enum VirtualTimeError: Error, CustomStringConvertible {
   /// `run(maxSteps:)` ran that many actions and work was still pending — often an endless
   /// repeating timer. Cancel it, or advance by a fixed span instead of running until idle.
+  /// An `advance` that ran its `maxSteps` with work still due in its span fails the running
+  /// test with this message (a 1 ns timer advanced by years).
   case stepLimitExceeded(steps: Int, pending: [PendingAction])
   /// `run(horizon:)` reached the horizon with work still due after it.
   case horizonExceeded(horizon: Duration, pending: [PendingAction])

@@ -114,6 +114,9 @@ struct IssuesRecorded: Error, CustomStringConvertible {
 extension Trait where Self == ExplorationTrait {
   /// Runs the test (each test of a suite) `iterations` times, each under another order of the
   /// work that could run next, from `seed`, chosen by `strategy`; see ``ExplorationTrait``.
+  ///
+  /// `iterations` below 1 runs the test not at all and records an issue saying so: a test that
+  /// runs nothing must not pass.
   public static func exploring(
     iterations: Int, seed: UInt64 = 0, strategy: Exploration.Strategy = .random,
     idleLimit: Duration = .seconds(10), traces: TestTraceSettings? = nil

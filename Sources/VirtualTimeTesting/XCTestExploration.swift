@@ -22,6 +22,9 @@
     /// A run that threw is run once more with its seed to check that the body is deterministic
     /// (see `explore(iterations:seed:strategy:_:)`); one whose assertions failed is not, since
     /// XCTest cannot take back the failures a second run would report.
+    ///
+    /// `iterations` below 1 runs the body not at all and fails the test, saying so: a test that
+    /// runs nothing must not pass.
     public func exploreOrders(
       iterations: Int, seed: UInt64 = 0, strategy: Exploration.Strategy = .random,
       file: StaticString = #filePath, line: UInt = #line,
@@ -44,6 +47,7 @@
 
     /// ``exploreOrders(iterations:seed:strategy:file:line:_:)`` for async code: each run gets a
     /// fresh ``VirtualTime/VirtualAsyncClock`` whose actions and ready jobs are explored.
+    /// `iterations` below 1 fails the test, as there.
     public func exploreOrders(
       iterations: Int, seed: UInt64 = 0, strategy: Exploration.Strategy = .random,
       file: StaticString = #filePath, line: UInt = #line,

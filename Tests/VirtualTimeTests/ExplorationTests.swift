@@ -216,6 +216,71 @@ final class ExplorationTests: XCTestCase {
     }
   }
 
+  func testPCTTakesADepthBelowOneAsOneWithoutTrapping() {
+    // One choice between two enabled chains; depth 1 has no change points, so the smallest depth
+    // chooses exactly as depth 1 does (it trapped computing `depth - 1`).
+    for depth in [Int.min, Int.min + 1, -1, 0] {
+      for seed: UInt64 in 0..<8 {
+        let smallest = VirtualClock(
+          exploring: Exploration(seed: seed, strategy: .pct(depth: depth, steps: 4)))
+        let one = VirtualClock(
+          exploring: Exploration(seed: seed, strategy: .pct(depth: 1, steps: 4)))
+        XCTAssertEqual(shownAfterTwoResponses(on: smallest), shownAfterTwoResponses(on: one))
+        XCTAssertEqual(
+          smallest.exploration?.choices, one.exploration?.choices, "depth \(depth), seed \(seed)")
+      }
+    }
+  }
+
+  // MARK: Asking for no runs
+
+  func testExploringNoIterationsFailsInsteadOfPassingUntested() {
+    for iterations in [0, -1, Int.min] {
+      var runs = 0
+      XCTAssertThrowsError(
+        try explore(iterations: iterations, seed: 5) { _ in runs += 1 }
+      ) { error in
+        let failure = error as? ExplorationFailure
+        XCTAssertEqual(failure?.iterations, iterations)
+        XCTAssertEqual(
+          failure?.description,
+          "explore(iterations: \(iterations)) runs nothing, so it would pass without testing "
+            + "anything: ask for 1 or more iterations")
+      }
+      XCTAssertThrowsError(try explore(iterations: iterations) { runs += 1 }) { error in
+        XCTAssertTrue("\(error)".contains("runs nothing"), "\(error)")
+      }
+      XCTAssertEqual(runs, 0)
+    }
+  }
+
+  func testExploringNoIterationsOfAnAsyncBodyFailsInsteadOfPassingUntested() async {
+    for iterations in [0, -3] {
+      var failures: [String] = []
+      do {
+        try await explore(iterations: iterations) { clock in
+          await clock.advance()
+          XCTFail("no run")
+        }
+      } catch {
+        failures.append(error.description)
+      }
+      do {
+        try await explore(iterations: iterations) {
+          await Task.yield()
+          XCTFail("no run")
+        }
+      } catch {
+        failures.append(error.description)
+      }
+      XCTAssertEqual(
+        failures,
+        Array(
+          repeating: "explore(iterations: \(iterations)) runs nothing, so it would pass without "
+            + "testing anything: ask for 1 or more iterations", count: 2))
+    }
+  }
+
   // MARK: Shrinking
 
   /// The stale response among work that does not matter: eight unrelated actions on another

@@ -174,6 +174,30 @@ private func balanceAfterTwoWithdrawals(on clock: VirtualAsyncClock, fixed: Bool
     }
     #expect(runs.withLock { $0 } == 20, "every run ran")
   }
+
+  @Test(arguments: [0, -1])
+  func noIterationsRecordAnIssueInsteadOfPassingUntested(_ iterations: Int) async throws {
+    let test = try #require(Test.current)
+    let issues = Mutex<[String]>([])
+    let runs = Mutex(0)
+    let shown = IssueHandlingTrait.compactMapIssues { issue in
+      issues.withLock { $0.append(issue.comments.map(\.rawValue).joined(separator: " ")) }
+      return issue
+    }
+    await withKnownIssue("a test that runs nothing fails") {
+      try await shown.provideScope(for: test, testCase: Test.Case.current) {
+        try await ExplorationTrait.exploring(iterations: iterations).provideScope(
+          for: test, testCase: Test.Case.current
+        ) { runs.withLock { $0 += 1 } }
+      }
+    }
+    #expect(runs.withLock { $0 } == 0)
+    #expect(
+      issues.withLock { $0 } == [
+        ".exploring(iterations: \(iterations)) runs nothing, so it would pass without testing "
+          + "anything: ask for 1 or more iterations"
+      ])
+  }
 }
 
 /// `.exploring` on a test of a `.virtualTime` suite: each run's clock is the test's current one,

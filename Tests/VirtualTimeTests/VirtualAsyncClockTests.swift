@@ -110,6 +110,33 @@ final class VirtualAsyncClockTests: XCTestCase {
     clock.advance(by: .seconds(1))
     XCTAssertEqual(log.value, ["unstructured@1.0 seconds", "main"])
   }
+
+  func testEveryMoveStopsAtRunsStepLimitAndFailsTheTestAtItsLine() async {
+    let clock = VirtualAsyncClock()
+    let task = VirtualSchedulerFactory(clock: clock.clock).makeSerial(label: "spin")
+      .every(.nanoseconds(1)) {}
+    let reports = Locked<[String]>([])
+    let reporter: @Sendable (String, StaticString, UInt) -> Void = { message, file, line in
+      reports.withLock { $0.append("\(file):\(line): \(message)") }
+    }
+    let line = #line + 1
+    TestFailure.$reporter.withValue(reporter) { clock.advance(by: .seconds(Int64.max)) }
+    // A lower limit: the async move lets the main actor run after each step, so a million of
+    // them take minutes.
+    await TestFailure.$reporter.withValue(reporter) {
+      await clock.advance(by: .seconds(Int64.max), maxSteps: 1_000)
+    }
+    let file = "VirtualTimeTests/VirtualAsyncClockTests.swift"
+    let stopped = "steps with work still pending:"
+    XCTAssertEqual(
+      reports.value.map { $0.components(separatedBy: "\n").first ?? "" },
+      [
+        "\(file):\(line): virtual clock stopped after 1000000 \(stopped)",
+        "\(file):\(line + 4): virtual clock stopped after 1000 \(stopped)",
+      ])
+    XCTAssertEqual(clock.now.offset, .nanoseconds(1_001_000), "where the last action ran")
+    task.cancel()
+  }
 }
 
 /// Long runs stay fast: 300,000 actions with the async clock attached (it settles after each),

@@ -247,6 +247,48 @@ final class VirtualClockTests: XCTestCase {
     task.cancel()
   }
 
+  func testAdvanceStopsAtRunsStepLimitAndFailsTheTestAtItsLine() {
+    let task = factory.makeSerial(label: "spin").every(.nanoseconds(1)) {}
+    let reports = Locked<[String]>([])
+    let reporter: @Sendable (String, StaticString, UInt) -> Void = { message, file, line in
+      reports.withLock { $0.append("\(file):\(line): \(message)") }
+    }
+    let line = #line + 1
+    TestFailure.$reporter.withValue(reporter) { clock.advance(by: .seconds(Int64.max)) }
+    XCTAssertEqual(reports.value.count, 1, "\(reports.value)")
+    let report = reports.value.first ?? ""
+    XCTAssertTrue(
+      report.hasPrefix(
+        "VirtualTimeTests/VirtualClockTests.swift:\(line): virtual clock stopped after 1000000 "
+          + "steps with work still pending:\n  - \"spin\" (serial) due"), report)
+    XCTAssertEqual(clock.now, .nanoseconds(1_000_000), "time stays where the last action ran")
+    task.cancel()
+  }
+
+  func testAdvanceTakesAStepLimitOfItsOwnAndTravelChecksNothingPastIt() {
+    let task = factory.makeSerial(label: "tick").every(.microseconds(1)) {}
+    let reports = Locked<[String]>([])
+    let reporter: @Sendable (String, StaticString, UInt) -> Void = { message, _, _ in
+      reports.withLock { $0.append(message) }
+    }
+    let checked = Locked(0)
+    TestFailure.$reporter.withValue(reporter) {
+      clock.advance(to: .microseconds(100), maxSteps: 1_000)
+      clock.advance(to: .microseconds(200), maxSteps: 10)
+      clock.travel(
+        by: .seconds(1), maxSteps: 10, justBefore: { checked.withLock { $0 += 1 } },
+        justAfter: { checked.withLock { $0 += 1 } })
+    }
+    // The 100 µs move fits in 1,000 steps; the next stops after 10, and so does the travel's
+    // first move, before its checks.
+    XCTAssertEqual(
+      reports.value.map { String($0.prefix { $0 != ":" }) },
+      Array(repeating: "virtual clock stopped after 10 steps with work still pending", count: 2))
+    XCTAssertEqual(checked.value, 0)
+    XCTAssertEqual(clock.now, .microseconds(120))
+    task.cancel()
+  }
+
   func testRunStopsAtTheHorizon() {
     let queue = factory.makeSerial(label: "late")
     let ran = Locked(0)

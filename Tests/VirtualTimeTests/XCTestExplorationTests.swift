@@ -137,3 +137,67 @@ final class XCTestExplorationTests: XCTestCase {
     XCTAssertEqual(runs.value, 100)
   }
 }
+
+/// `exploreOrders` asked for no runs: the test fails, saying so, instead of passing untested.
+final class XCTestExplorationOfNoIterationsTests: XCTestCase {
+  /// The failures recorded while `capturing`, kept from the test's own record.
+  private var captured: [String] = []
+  private var capturing = false
+
+  override func recordFailure(
+    withDescription description: String, inFile filePath: String, atLine lineNumber: Int,
+    expected: Bool
+  ) {
+    guard capturing else {
+      return super.recordFailure(
+        withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
+    }
+    captured.append(description)
+  }
+
+  private func failures(of body: () -> Void) -> [String] {
+    capturing = true
+    defer {
+      capturing = false
+      captured = []
+    }
+    body()
+    return captured
+  }
+
+  private func failures(of body: () async -> Void) async -> [String] {
+    capturing = true
+    defer {
+      capturing = false
+      captured = []
+    }
+    await body()
+    return captured
+  }
+
+  private func message(_ iterations: Int) -> String {
+    "exploreOrders(iterations: \(iterations)) runs nothing, so it would pass without testing "
+      + "anything: ask for 1 or more iterations"
+  }
+
+  func testNoIterationsFailTheTestInsteadOfPassingUntested() {
+    for iterations in [0, -1] {
+      var runs = 0
+      let recorded = failures { exploreOrders(iterations: iterations) { _ in runs += 1 } }
+      XCTAssertEqual(recorded.map { $0.hasSuffix(message(iterations)) }, [true], "\(recorded)")
+      XCTAssertEqual(runs, 0)
+    }
+  }
+
+  func testNoIterationsOfAnAsyncBodyFailTheTestInsteadOfPassingUntested() async {
+    for iterations in [0, -1] {
+      let recorded = await failures {
+        await exploreOrders(iterations: iterations) { clock in
+          await clock.advance()
+          XCTFail("no run")
+        }
+      }
+      XCTAssertEqual(recorded.map { $0.hasSuffix(message(iterations)) }, [true], "\(recorded)")
+    }
+  }
+}

@@ -4,7 +4,8 @@ import Foundation
 
 /// What `chronoscope record` costs a program written without Chronoscope: DispatchHeavyProgram
 /// (Foundation and Dispatch only) runs bare and under the preload library, alternating, in one
-/// run; the decorator's cost is measured by the same method beside it. See Benchmarks/README.md.
+/// run; the decorator's cost is measured by the same method beside it; and what loading the
+/// library adds to the start of a process that is not Swift. See Benchmarks/README.md.
 ///
 /// Each program run is a child process; the decorator's side runs in a child of this benchmark
 /// (`--child decorator-schedule-cost …`). One JSON line per measurement goes to standard output;
@@ -17,7 +18,8 @@ struct PreloadBenchmark: ParsableCommand {
       "What recording an unmodified Dispatch program costs (one JSON line per measurement).",
     discussion: """
       Runs DispatchHeavyProgram (built beside this benchmark; it imports only Foundation and \
-      Dispatch) bare and recorded, alternating. Recorded runs set LD_PRELOAD to the preload \
+      Dispatch) bare and recorded, alternating; and /bin/true and sh -c true bare and with the \
+      library preloaded, alternating (startup). Recorded runs set LD_PRELOAD to the preload \
       library and CHRONOSCOPE_TRACE to a file in a temporary folder, as `chronoscope record` \
       does (or go through `chronoscope record` with --via-chronoscope). Writes one JSON line per \
       measurement to stdout; progress goes to stderr.
@@ -31,6 +33,7 @@ struct PreloadBenchmark: ParsableCommand {
 
   /// What the driver can run, in the order it runs them.
   enum Kind: String, CaseIterable {
+    case startup
     case throughput
     case scheduleCost = "schedule-cost"
   }
@@ -59,6 +62,14 @@ struct PreloadBenchmark: ParsableCommand {
       valueName: Kind.allCases.map(\.rawValue).joined(separator: ",")),
     transform: CommandLineValue.list)
   var benchmarks = Kind.allCases
+
+  @Option(
+    name: .customLong("startup-runs"),
+    help: ArgumentHelp(
+      "Starts of each program on each side for startup, alternating (default 300).",
+      valueName: "count"),
+    transform: CommandLineValue.count)
+  var startupRuns = 300
 
   @Option(
     name: .customLong("decorator-buffer-capacity"),
@@ -116,6 +127,15 @@ struct PreloadBenchmark: ParsableCommand {
       }
       try DecoratorScheduleCostChild.parseOrExit(Array(words.dropFirst())).run()
       return
+    }
+    if benchmarks.contains(.startup) {
+      // No program and no trace: only the library, loaded where nothing is recorded.
+      let library = try resolveLibrary()
+      printError("[preload-startup] runs=\(startupRuns) library=\(library) …")
+      for line in try PreloadStartup.run(library: library, runs: startupRuns) { writeLine(line) }
+    }
+    guard benchmarks.contains(where: { $0 != .startup }) else {
+      return try TargetTally(benchmark: "preload").finish(check: check)
     }
     let runner = try makeRunner()
     let tally: TargetTally
@@ -185,14 +205,7 @@ struct PreloadBenchmark: ParsableCommand {
       }
       recording = .chronoscope(path: viaChronoscope)
     } else {
-      let candidates = preload.map { [$0] } ?? Self.defaultLibraryCandidates(executableFolder)
-      guard let library = candidates.first(where: { files.isReadableFile(atPath: $0) }) else {
-        throw SetupError(
-          "the preload library is missing (looked for \(candidates.joined(separator: ", "))); "
-            + "build it with `\(Self.buildLibrary)` at the repository root, or pass "
-            + "--preload PATH")
-      }
-      recording = .preload(library: URL(fileURLWithPath: library).standardizedFileURL.path)
+      recording = .preload(library: try resolveLibrary())
     }
     let directory = files.temporaryDirectory.appendingPathComponent(
       "chronoscope-preload-benchmark-\(ProcessInfo.processInfo.processIdentifier)"
@@ -201,6 +214,22 @@ struct PreloadBenchmark: ParsableCommand {
     return ProgramRunner(
       program: program, recording: recording, directory: directory, timeoutSeconds: timeout,
       keepTraces: keepTraces)
+  }
+
+  /// The preload library: `--preload`, or the first of the default candidates that exists.
+  private func resolveLibrary() throws -> String {
+    let executableFolder = URL(fileURLWithPath: ChildProcess.currentExecutablePath)
+      .deletingLastPathComponent()
+    let candidates = preload.map { [$0] } ?? Self.defaultLibraryCandidates(executableFolder)
+    guard
+      let library = candidates.first(where: { FileManager.default.isReadableFile(atPath: $0) })
+    else {
+      throw SetupError(
+        "the preload library is missing (looked for \(candidates.joined(separator: ", "))); "
+          + "build it with `\(Self.buildLibrary)` at the repository root, or pass "
+          + "--preload PATH")
+    }
+    return URL(fileURLWithPath: library).standardizedFileURL.path
   }
 
   /// `../.build/release/libChronoscopePreload.so` from the Benchmarks package: the package found
