@@ -26,7 +26,8 @@ struct MappedTraceFile: ~Copyable {
   /// Maps the regular file at `path`, or returns nil (not a regular file, empty, or any call
   /// failing), for the caller to read it another way.
   init?(path: String) {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    // Without waiting: a FIFO that took a regular file's place would hold open() until written.
+    let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
     guard descriptor >= 0 else { return nil }
     var status = stat()
     guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,

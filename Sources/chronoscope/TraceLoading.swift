@@ -41,10 +41,19 @@ enum TraceLoading {
   /// The most diagnostics printed for one file before the rest are only counted.
   static let diagnosticsShown = 20
 
-  /// Why `path` cannot be read as a file at all — missing, a directory, unreadable — as the line
-  /// to print (no position: the whole file is concerned), or nil when it can be read.
+  /// Why `path` cannot be read as a file at all — missing, a directory, a stream, unreadable —
+  /// as the line to print (no position: the whole file is concerned), or nil when it can be
+  /// read. Found without opening it: a FIFO nobody writes would hold `open()` for ever.
   static func fileProblem(_ path: String) -> String? {
     let name = TextWidth.sanitized(path)
+    // What `-` means to other tools; read as a stream, it would wait for its end (see
+    // `TraceReader.streamKind(of:)`). A file of that name is `./-`.
+    if path == "-" {
+      return "chronoscope: - (standard input) is not read: \(TraceReader.streamRefusal)"
+    }
+    if let kind = TraceReader.streamKind(of: path) {
+      return "chronoscope: \(name) is \(kind), \(TraceReader.streamRefusal)"
+    }
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
       return "chronoscope: no such file: \(name)"

@@ -1,5 +1,13 @@
+import Foundation
+import TestSupport
 import TraceFormat
 import XCTest
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// The reader on good and bad input. Trace files come from bug reports: every bad line must
 /// give a clear error with its position, and nothing may crash.
@@ -378,6 +386,22 @@ final class TraceReaderTests: XCTestCase {
     let reading = TraceReader.read(path: "/nonexistent/chronoscope.trace")
     XCTAssertNil(reading.trace)
     XCTAssertEqual(reading.diagnostics.first?.message, "no such file")
+  }
+
+  func testAFIFOIsRefusedAtOnceWithoutWaitingForAWriter() throws {
+    // Reading a FIFO waits in open() for a writer, then for its end: a trace is read from a
+    // regular file only.
+    let fifo = try temporaryFolder("reader-fifo").appendingPathComponent("t.trace").path
+    XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+    let reading = FIFOWatchdog.run(reading: fifo, within: 10) { TraceReader.read(path: fifo) }
+    let diagnostics = try XCTUnwrap(reading, "the read waited for a writer").diagnostics
+    XCTAssertNil(reading?.trace)
+    XCTAssertEqual(
+      diagnostics.map(\.message),
+      [
+        "a FIFO, not a trace file: traces are read from regular files; save the stream to one first"
+      ])
+    XCTAssertEqual(diagnostics.first?.severity, .error)
   }
 
   // MARK: Semantic warnings
