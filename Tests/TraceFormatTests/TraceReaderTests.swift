@@ -442,6 +442,25 @@ final class TraceReaderTests: XCTestCase {
     XCTAssertEqual(reading.trace?.events.count, 1, "everything recorded is still read")
   }
 
+  func testHowARecordingEndedIsKeptWhateverTheNumberOfOtherProblems() {
+    // 300 warnings, more than the reader keeps, before a drop, a crash and a cut-off last line.
+    let neverScheduled = (1...300).map { #"{"t":\#($0),"e":"begin","a":\#($0),"th":1}"# }
+    let reading = read(
+      [header] + neverScheduled + [
+        #"{"t":301,"e":"dropped","count":2}"#, #"{"t":302,"e":"crash","signal":"SIGSEGV","th":3}"#,
+        #"{"t":303,"e":"begin","a":"#,
+      ], finalNewline: false)
+    XCTAssertEqual(reading.diagnostics.count, TraceReader.maximumDiagnostics + 2)
+    XCTAssertEqual(
+      reading.fate.map { "\($0.line):\($0.column): \($0.message)" },
+      [
+        "304:1: the process crashed (SIGSEGV on thread 3); the trace holds what the recorder had buffered",
+        "304:26: truncated final line (the recording was cut off mid-write) ignored: expected a value, found the end of the line",
+        "302:1: the recorder dropped 2 event(s) here: the trace is incomplete",
+      ])
+    XCTAssertEqual(read([header, scheduler, schedule]).fate, [], "closed, nothing dropped")
+  }
+
   func testADefinitionDatedBeforeThePreviousLineIsAWarningAcrossThreads() {
     let reading = read([
       header, scheduler,
