@@ -301,65 +301,118 @@ public enum SiteSymbolization {
 }
 
 /// The GNU build id of an ELF file on disk, read from its program headers' notes.
-enum ELFBuildID {
-  /// The id in hex, "" for an ELF file without one, nil for a file that cannot be read as ELF.
-  static func read(path: String) -> String? {
-    // A module is a regular file: a FIFO or a device named in a trace would block the read.
-    guard
-      (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
-        == .typeRegular,
-      let handle = FileHandle(forReadingAtPath: path)
+///
+/// A trace names any path as a module, so every byte of the file is hostile: each offset, size
+/// and count read from it is checked against the file's size, with arithmetic that cannot
+/// overflow, before anything is read or allocated. No file makes this trap, wait (a FIFO), or
+/// read past its end.
+package enum ELFBuildID {
+  /// The id in hex, "" for an ELF file without one, nil for a file that cannot be read as ELF:
+  /// not a regular file, not 64-bit little-endian ELF, or headers and notes that point outside
+  /// the file or contradict themselves.
+  package static func read(path: String) -> String? {
+    // Without waiting: a FIFO named as a module would hold open() until written.
+    let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+      let size = UInt64(exactly: status.st_size)
     else { return nil }
-    defer { try? handle.close() }
-    guard let header = try? handle.read(upToCount: 64), header.count == 64,
+    let file = ModuleFile(descriptor: descriptor, size: size)
+    guard let header = file.read(at: 0, count: 64),
       header.starts(with: [0x7F, 0x45, 0x4C, 0x46]), header[4] == 2, header[5] == 1
     else { return nil }
-    let bytes = [UInt8](header)
-    let programHeaders = word(bytes, 0x20, 8)
-    let entrySize = word(bytes, 0x36, 2)
-    let count = word(bytes, 0x38, 2)
-    guard entrySize >= 56, count < 4096, programHeaders < 1 << 40 else { return nil }
-    guard (try? handle.seek(toOffset: programHeaders)) != nil,
-      let table = try? handle.read(upToCount: Int(entrySize * count)),
-      table.count == Int(entrySize * count)
+    let programHeaders = word(header, 0x20, 8)
+    let entrySize = word(header, 0x36, 2)
+    let count = word(header, 0x38, 2)
+    // Both at most 2^16 - 1: their product cannot overflow.
+    guard entrySize >= 56, entrySize * count <= maximumRead,
+      let table = file.read(at: programHeaders, count: entrySize * count)
     else { return nil }
-    let entries = [UInt8](table)
     for index in 0..<Int(count) {
       let base = index * Int(entrySize)
-      guard word(entries, base, 4) == 4 else { continue }  // PT_NOTE
-      let offset = word(entries, base + 8, 8)
-      let size = word(entries, base + 32, 8)
-      guard size < 1 << 20, (try? handle.seek(toOffset: offset)) != nil,
-        let notes = try? handle.read(upToCount: Int(size)), notes.count == Int(size)
-      else { continue }
-      if let id = buildID(in: [UInt8](notes)) { return id }
+      guard word(table, base, 4) == 4 else { continue }  // PT_NOTE
+      let offset = word(table, base + 8, 8)
+      let size = word(table, base + 32, 8)
+      guard size <= maximumRead, let notes = file.read(at: offset, count: size) else {
+        return nil
+      }
+      switch buildID(in: notes) {
+      case .found(let id): return id
+      case .absent: continue
+      case .malformed: return nil
+      }
     }
     return ""
   }
 
-  private static func buildID(in notes: [UInt8]) -> String? {
+  /// The most bytes read at once: a program header table or a note segment is a few hundred
+  /// bytes in any real module.
+  private static let maximumRead: UInt64 = 1 << 20
+
+  /// A module file open for reading, and its size when opened.
+  private struct ModuleFile {
+    let descriptor: Int32
+    let size: UInt64
+
+    /// The `count` bytes at `offset`, or nil when they are not all inside the file (or it
+    /// shrank since it was opened).
+    func read(at offset: UInt64, count: UInt64) -> [UInt8]? {
+      guard offset <= size, count <= size - offset, let start = off_t(exactly: offset),
+        let length = Int(exactly: count)
+      else { return nil }
+      var bytes = [UInt8](repeating: 0, count: length)
+      var done = 0
+      while done < length {
+        let got = bytes.withUnsafeMutableBytes { buffer -> Int in
+          guard let base = buffer.baseAddress else { return 0 }
+          return pread(descriptor, base + done, length - done, start + off_t(done))
+        }
+        if got < 0, errno == EINTR { continue }
+        guard got > 0 else { return nil }
+        done += got
+      }
+      return bytes
+    }
+  }
+
+  /// What a note segment holds.
+  private enum Notes {
+    case found(String)
+    case absent
+    /// A note whose sizes run past the segment: nothing in it can be trusted.
+    case malformed
+  }
+
+  private static func buildID(in notes: [UInt8]) -> Notes {
     var at = 0
-    while at + 12 <= notes.count {
+    // Sizes are 32-bit and the segment at most `maximumRead`: no sum here overflows an Int.
+    while notes.count - at >= 12 {
       let nameSize = Int(word(notes, at, 4))
       let descriptionSize = Int(word(notes, at + 4, 4))
       let type = word(notes, at + 8, 4)
       let name = at + 12
-      let description = name + (nameSize + 3) & ~3
-      guard nameSize < 1 << 16, descriptionSize < 1 << 16,
-        description + descriptionSize <= notes.count
-      else { return nil }
-      if type == 3, nameSize == 4, Array(notes[name..<name + 4]) == [0x47, 0x4E, 0x55, 0] {
-        return notes[description..<description + descriptionSize]
-          .map { String(format: "%02x", $0) }.joined()
+      let description = name + aligned(nameSize)
+      guard description <= notes.count, descriptionSize <= notes.count - description else {
+        return .malformed
       }
-      at = description + (descriptionSize + 3) & ~3
+      if type == 3, nameSize == 4, Array(notes[name..<name + 4]) == [0x47, 0x4E, 0x55, 0] {
+        return .found(
+          notes[description..<description + descriptionSize]
+            .map { String(format: "%02x", $0) }.joined())
+      }
+      at = description + aligned(descriptionSize)
     }
-    return nil
+    return .absent
   }
 
-  /// The little-endian unsigned number of `size` bytes at `offset`.
+  /// `size` rounded up to a multiple of 4, as notes are laid out.
+  private static func aligned(_ size: Int) -> Int { (size + 3) & ~3 }
+
+  /// The little-endian unsigned number of `size` bytes at `offset`; 0 past the end.
   private static func word(_ bytes: [UInt8], _ offset: Int, _ size: Int) -> UInt64 {
-    guard offset >= 0, offset + size <= bytes.count else { return 0 }
+    guard offset >= 0, size <= bytes.count, offset <= bytes.count - size else { return 0 }
     var value: UInt64 = 0
     for index in (0..<size).reversed() { value = value << 8 | UInt64(bytes[offset + index]) }
     return value

@@ -2,6 +2,12 @@ import Foundation
 import TestSupport
 import XCTest
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// `chronoscope record -- PROGRAM`: the program runs as it would, its status passes through, and
 /// recording is switched on for it (issue 30). What it records: RecordUnmodifiedProgramTests.
 final class RecordCommandTests: XCTestCase {
@@ -104,5 +110,50 @@ final class RecordCommandTests: XCTestCase {
     XCTAssertTrue(
       run.output.contains(folder.appendingPathComponent("libChronoscopePreload.so").path))
     XCTAssertTrue(run.output.contains("swift build builds it"), run.output)
+  }
+
+  // MARK: - The program's edges (issue 37)
+
+  /// Writes an executable shell script at `path`.
+  private func script(_ path: URL, _ text: String) throws {
+    try Data(text.utf8).write(to: path)
+    XCTAssertEqual(chmod(path.path, 0o755), 0)
+  }
+
+  private func traceWritingProgram(
+    in folder: URL, lines: [String], body: URL? = nil, status: Int32
+  ) throws -> URL {
+    let header =
+      #"{"format":"chronoscope-trace","version":1,"clock":"host","start":"","process":"sh","pid":'"$$"',"metadata":{"record-session":"'"$CHRONOSCOPE_RECORD_SESSION"'"}}"#
+    let program = folder.appendingPathComponent("writer")
+    let trace = folder.appendingPathComponent("t-$$.trace").path
+    let text =
+      ([header] + lines).map { "echo '\($0)' >> \(trace)\n" }.joined()
+      + (body.map { "cat '\($0.path)' >> \(trace)\n" } ?? "") + "exit \(status)\n"
+    try script(program, "#!/bin/sh\n" + text)
+    return program
+  }
+
+  func testAHostileModuleInATraceLeavesItsSitesAloneAndTheStatusAsItWas() throws {
+    // A module whose note is at an offset past 2^63 trapped `record` while it symbolized.
+    let folder = try temporaryFolder("record-hostile-module")
+    var elf = [UInt8](repeating: 0, count: 64 + 56)
+    elf[0...5] = [0x7F, 0x45, 0x4C, 0x46, 2, 1]
+    elf[0x20] = 64  // program headers right after the header
+    elf[0x36] = 56
+    elf[0x38] = 1
+    elf[64] = 4  // PT_NOTE
+    elf[64 + 15] = 0x80  // its offset: 2^63
+    elf[64 + 32] = 16  // its size
+    let module = folder.appendingPathComponent("hostile.so")
+    try Data(elf).write(to: module)
+    let site =
+      #"{"t":1,"e":"site","site":1,"file":"m","line":0,"func":"0x10","module":"\#(module.path)","offset":16,"build-id":"ab"}"#
+    let program = try traceWritingProgram(in: folder, lines: [site], status: 5)
+    let run = try CommandRun.chronoscope(
+      ["record", "-o", folder.appendingPathComponent("t-%p.trace").path, "--", program.path],
+      environment: ["SWIFT_BACKTRACE": "enable=no"])
+    XCTAssertEqual(run.status, 5, run.output)
+    XCTAssertTrue(run.output.contains("\(module.path): cannot read it"), run.output)
   }
 }
