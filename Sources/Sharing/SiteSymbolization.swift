@@ -64,22 +64,61 @@ public enum SiteSymbolization {
     }
   }
 
+  /// Why a trace was left as it was; the caller names the trace.
+  public struct Failure: Error, Sendable, CustomStringConvertible {
+    public let description: String
+
+    /// Another process truncated or rewrote the trace while it was read.
+    static let changed = Failure(
+      description:
+        "the file changed while it was read (another process truncated or rewrote it); it is left as it is"
+    )
+  }
+
   /// Resolves the code-address sites of the trace at `path`, writing it back atomically when
   /// any changed; source paths under `directory` are written relative to it.
+  ///
+  /// - Throws: ``Failure`` when the trace is not a regular file or changes while it is read
+  ///   (it is then left as it is); `OutputFile`'s failure when it cannot be written back; the
+  ///   tools' when they cannot be run.
   public static func symbolize(path: String, tools: Tools, relativeTo directory: String?) throws
     -> Outcome
   {
     // Mapped, not read: a trace of hundreds of megabytes is copied to its new file in pieces.
-    let data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
+    // The mapping is the trace reader's, guarded as its is: a file another process truncates
+    // meanwhile (an app restarting on the same path) reads as zeros past its new end, where a
+    // plain mapping killed `record` with SIGBUS, and is then left alone.
+    guard let mapped = MappedTraceFile(path: path) else {
+      // It maps no empty file, which has no sites either.
+      var status = stat()
+      if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size == 0 {
+        return Outcome()
+      }
+      throw Failure(description: "not a regular file, or it cannot be read")
+    }
+    return try mapped.withBytes { bytes in
+      try symbolize(bytes, path: path, tools: tools, relativeTo: directory) { mapped.changed }
+    }
+  }
+
+  /// ``symbolize(path:tools:relativeTo:)`` on the trace's mapped `bytes`; `changed` says
+  /// whether the file lost bytes since it was mapped.
+  private static func symbolize(
+    _ bytes: UnsafeBufferPointer<UInt8>, path: String, tools: Tools, relativeTo directory: String?,
+    changed: () -> Bool
+  ) throws -> Outcome {
     // Site lines are few in a file of millions: they are found by searching the bytes, not by
     // splitting every line.
     var pending: [(lines: Range<Int>, time: Int64, record: CallSiteRecord, code: CodeLocation)] =
       []
-    for range in codeSiteLines(in: data) {
-      if let (time, record) = parseSite(data[range]), let code = record.code {
+    for range in codeSiteLines(in: bytes) {
+      if let (time, record) = parseSite(bytes[range]), let code = record.code {
         pending.append((range, time, record, code))
       }
     }
+    // Truncated under the search, the file read as zeros from there: what was found is part of
+    // another file's worth.
+    guard !changed() else { throw Failure.changed }
     var outcome = Outcome()
     guard !pending.isEmpty else { return outcome }
     let byModule = Dictionary(grouping: pending.indices) { pending[$0].code.module }
@@ -135,24 +174,24 @@ public enum SiteSymbolization {
     }
     guard !replacements.isEmpty else { return outcome }
     let file = try OutputFile(path: path)
-    let written: OutputFile.Failure? = data.withUnsafeBytes { all in
-      do throws(OutputFile.Failure) {
-        var copied = 0
-        for replacement in replacements.sorted(by: { $0.lines.lowerBound < $1.lines.lowerBound }) {
-          let start = replacement.lines.lowerBound - data.startIndex
-          try file.write(UnsafeRawBufferPointer(rebasing: all[copied..<start]))
-          try file.write(replacement.bytes)
-          copied = replacement.lines.upperBound - data.startIndex
-        }
-        try file.write(UnsafeRawBufferPointer(rebasing: all[copied...]))
-        return nil
-      } catch {
-        return error
+    let all = UnsafeRawBufferPointer(bytes)
+    do throws(OutputFile.Failure) {
+      var copied = 0
+      for replacement in replacements.sorted(by: { $0.lines.lowerBound < $1.lines.lowerBound }) {
+        try file.write(
+          UnsafeRawBufferPointer(rebasing: all[copied..<replacement.lines.lowerBound]))
+        try file.write(replacement.bytes)
+        copied = replacement.lines.upperBound
       }
-    }
-    if let written {
+      try file.write(UnsafeRawBufferPointer(rebasing: all[copied...]))
+    } catch {
       file.abandon()
-      throw written
+      throw error
+    }
+    // Truncated while it was copied, the copy holds zeros for what was lost: it replaces nothing.
+    guard !changed() else {
+      file.abandon()
+      throw Failure.changed
     }
     try file.commit()
     return outcome
@@ -161,26 +200,23 @@ public enum SiteSymbolization {
   // MARK: - Reading site lines
 
   /// The byte ranges (without their newlines) of the `site` lines that carry a `module`.
-  private static func codeSiteLines(in data: Data) -> [Range<Int>] {
+  private static func codeSiteLines(in bytes: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
     let marker = Array(#""e":"site""#.utf8)
     let module = Array(#""module":"#.utf8)
-    return data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> [Range<Int>] in
-      guard let base = buffer.baseAddress else { return [] }
-      var found: [Range<Int>] = []
-      var from = 0
-      while from < buffer.count, let at = find(marker, in: buffer, from: from, to: buffer.count) {
-        var start = at
-        while start > 0, buffer[start - 1] != UInt8(ascii: "\n") { start -= 1 }
-        let end =
-          memchr(base + at, Int32(UInt8(ascii: "\n")), buffer.count - at)
-          .map { base.distance(to: UnsafeRawPointer($0)) } ?? buffer.count
-        if find(module, in: buffer, from: start, to: end) != nil {
-          found.append(data.startIndex + start..<data.startIndex + end)
-        }
-        from = end + 1
-      }
-      return found
+    let buffer = UnsafeRawBufferPointer(bytes)
+    guard let base = buffer.baseAddress else { return [] }
+    var found: [Range<Int>] = []
+    var from = 0
+    while from < buffer.count, let at = find(marker, in: buffer, from: from, to: buffer.count) {
+      var start = at
+      while start > 0, buffer[start - 1] != UInt8(ascii: "\n") { start -= 1 }
+      let end =
+        memchr(base + at, Int32(UInt8(ascii: "\n")), buffer.count - at)
+        .map { base.distance(to: UnsafeRawPointer($0)) } ?? buffer.count
+      if find(module, in: buffer, from: start, to: end) != nil { found.append(start..<end) }
+      from = end + 1
     }
+    return found
   }
 
   /// Where `needle` first occurs in `buffer[from..<to]`: memchr finds each candidate for its
@@ -203,7 +239,9 @@ public enum SiteSymbolization {
 
   /// A site line as the trace reader reads it (its checks of every field included), with its
   /// time, which the writer puts first (`{"t":N,`): a line written otherwise is left alone.
-  private static func parseSite(_ line: Data.SubSequence) -> (Int64, CallSiteRecord)? {
+  private static func parseSite(_ line: Slice<UnsafeBufferPointer<UInt8>>) -> (
+    Int64, CallSiteRecord
+  )? {
     let prefix = Array(#"{"t":"#.utf8)
     guard line.starts(with: prefix),
       let time = Int64(

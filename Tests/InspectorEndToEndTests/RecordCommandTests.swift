@@ -156,4 +156,74 @@ final class RecordCommandTests: XCTestCase {
     XCTAssertEqual(run.status, 5, run.output)
     XCTAssertTrue(run.output.contains("\(module.path): cannot read it"), run.output)
   }
+
+  /// Whether process `pid` has `path` mapped.
+  private func maps(_ pid: Int32, _ path: String) -> Bool {
+    guard let maps = try? String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8) else {
+      return false
+    }
+    return maps.contains(path)
+  }
+
+  func testATraceTruncatedWhileItIsSymbolizedLeavesTheStatusAsItWas() throws {
+    #if os(Linux)
+      // `record` mapped the trace to symbolize it: a truncation under it was a SIGBUS (status
+      // 135), whatever the program's status.
+      let folder = try temporaryFolder("record-truncated")
+      let line = Array(
+        (#"{"t":2,"e":"schedule","a":1,"q":1,"mode":"async","due":2,"th":1,"site":1}"# + "\n")
+          .utf8)
+      var bytes: [UInt8] = []
+      bytes.reserveCapacity(line.count << 20)
+      for _ in 0..<(1 << 20) { bytes += line }
+      let body = folder.appendingPathComponent("body")
+      try Data(bytes).write(to: body)
+      let site =
+        #"{"t":1,"e":"site","site":1,"file":"m","line":0,"func":"0x10","module":"/nonexistent/m","offset":16,"build-id":"ab"}"#
+      let program = try traceWritingProgram(in: folder, lines: [site], body: body, status: 3)
+      var truncatedWhileMapped = 0
+      for _ in 0..<3 {
+        let process = Process()
+        process.executableURL = try ProductsDirectory.executable("chronoscope")
+        process.arguments = [
+          "record", "-o", folder.appendingPathComponent("t-%p.trace").path, "--", program.path,
+        ]
+        process.environment = ProcessInfo.processInfo.environment.merging([
+          "SWIFT_BACKTRACE": "enable=no"
+        ]) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        // The trace is found once the program has ended, then mapped: it is truncated as soon
+        // as `record` maps it (a wait on the child's state, not on the clock).
+        var trace: String?
+        while process.isRunning {
+          let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+          if let name = names.first(where: { $0.hasPrefix("t-") && $0.hasSuffix(".trace") }) {
+            let path = folder.appendingPathComponent(name).path
+            if maps(process.processIdentifier, path) {
+              trace = path
+              XCTAssertEqual(truncate(path, 4096), 0)
+              break
+            }
+          }
+          sched_yield()
+        }
+        let text = String(
+          decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationReason, .exit, "died of \(process.terminationStatus)")
+        XCTAssertEqual(process.terminationStatus, 3, text)
+        if trace != nil { truncatedWhileMapped += 1 }
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        where name.hasPrefix("t-") {
+          try FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        }
+      }
+      XCTAssertGreaterThan(truncatedWhileMapped, 0, "no trace was truncated while mapped")
+    #else
+      throw XCTSkip("reads /proc to see when record has mapped the trace")
+    #endif
+  }
 }
