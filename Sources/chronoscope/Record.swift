@@ -20,7 +20,8 @@ struct Record: ParsableCommand {
       The program runs unchanged: the preload library (found beside chronoscope) records what it \
       asks of Dispatch and of Swift's executors. Each process of its tree that loads the library \
       writes its own trace (%p in the path becomes its process id). The exit status is the \
-      program's (128+N when signal N ended it); SIGINT and SIGTERM are passed on to it.
+      program's (128+N when signal N ended it; 127 when there is no such program, 126 when it \
+      cannot run); SIGINT and SIGTERM are passed on to it.
       """
   )
 
@@ -251,9 +252,10 @@ enum RecordingLaunch {
     return nil
   }
 
-  /// Runs `command` (through `/usr/bin/env`, which finds it on `PATH`) with `environment`, and
-  /// returns the status to exit with: its own, 128+N after signal N, 127 when it cannot be
-  /// started. The status is kept for `symbolize(_:)`, which exits with it if it crashes.
+  /// Runs `command` with `environment`, spawned directly (found on `PATH` as a shell finds it),
+  /// and returns the status to exit with: its own, 128+N after signal N, 127 when there is no
+  /// such program, 126 when it cannot run (not executable, a folder). The status is kept for
+  /// `symbolize(_:)`, which exits with it if it crashes.
   static func run(_ command: [String], environment: [String: String]) -> Int32 {
     let status = spawnAndWait(command, environment: environment)
     programStatus.store(status, ordering: .relaxed)
@@ -303,17 +305,29 @@ enum RecordingLaunch {
     posix_spawnattr_setsigdefault(&attributes, &handled)
     posix_spawnattr_setflags(
       &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-    let arguments = ["env"] + command
     let variables = environment.map { "\($0.key)=\($0.value)" }
     var child: pid_t = 0
-    let spawned = withCStrings(arguments) { argv in
+    // Spawned directly, found on PATH as a shell finds it (a name with a slash is a path):
+    // through `env`, a path holding `=` (`./build=debug/app`) was a variable to set, and the
+    // program never ran.
+    var spawned = withCStrings(command) { argv in
       withCStrings(variables) { envp in
-        posix_spawn(&child, "/usr/bin/env", nil, &attributes, argv, envp)
+        posix_spawnp(&child, command[0], nil, &attributes, argv, envp)
+      }
+    }
+    // A file the kernel cannot run (a script without a `#!` line) is run by the shell, as
+    // shells and `execvp` (and so `env`) run it.
+    if spawned == ENOEXEC, let path = executable(command[0], path: environment["PATH"]) {
+      spawned = withCStrings(["/bin/sh", path] + command.dropFirst()) { argv in
+        withCStrings(variables) { envp in
+          posix_spawn(&child, "/bin/sh", nil, &attributes, argv, envp)
+        }
       }
     }
     guard spawned == 0 else {
       standardError("chronoscope: cannot run \(command[0]): \(String(cString: strerror(spawned)))")
-      return 127
+      // As a shell says it: 127 when there is no such program, 126 when it cannot run.
+      return spawned == ENOENT || spawned == ENOTDIR ? 127 : 126
     }
     runningChild.store(child, ordering: .sequentiallyConsistent)
     // A signal that came before the program's id was known (it can print and be interrupted
@@ -328,6 +342,24 @@ enum RecordingLaunch {
     // The wait status: the signal in the low seven bits, else the exit status above them.
     let signal = status & 0x7F
     return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+  }
+
+  /// The file `name` names: itself when it holds a slash, else the first executable regular
+  /// file of that name in a folder of `path` (an empty entry is the working directory), as
+  /// `posix_spawnp` searches; glibc's default when there is no `PATH`.
+  private static func executable(_ name: String, path: String?) -> String? {
+    if name.contains("/") { return name }
+    for folder in (path ?? "/bin:/usr/bin").split(separator: ":", omittingEmptySubsequences: false)
+    {
+      let candidate = (folder.isEmpty ? "." : String(folder)) + "/" + name
+      var status = stat()
+      if stat(candidate, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+        access(candidate, X_OK) == 0
+      {
+        return candidate
+      }
+    }
+    return nil
   }
 
   /// `strings` as a NULL-terminated array of C strings, for `body`.

@@ -120,6 +120,52 @@ final class RecordCommandTests: XCTestCase {
     XCTAssertEqual(chmod(path.path, 0o755), 0)
   }
 
+  func testAProgramUnderAFolderWhoseNameHasAnEqualsSignRunsAndItsStatusPassesThrough() throws {
+    // `env` took `build=debug/app` for a variable to set: the program never ran.
+    let folder = try temporaryFolder("record-equals")
+    let build = folder.appendingPathComponent("build=debug")
+    try FileManager.default.createDirectory(at: build, withIntermediateDirectories: true)
+    try script(build.appendingPathComponent("app"), "#!/bin/sh\necho \"ran with $1\"\nexit 7\n")
+    let template = folder.appendingPathComponent("t-%p.trace").path
+    for program in [build.appendingPathComponent("app").path, "./build=debug/app"] {
+      let run = try CommandRun.chronoscope(
+        ["record", "-o", template, "--", program, "x=1"], in: folder)
+      XCTAssertEqual(run.status, 7, "\(program): \(run.output)")
+      XCTAssertTrue(run.output.contains("ran with x=1"), "\(program): \(run.output)")
+    }
+  }
+
+  func testAProgramThatCannotRunExits126AndOneNotFound127AsFromAShell() throws {
+    let folder = try temporaryFolder("record-cannot-run")
+    let template = folder.appendingPathComponent("t-%p.trace").path
+    let notExecutable = folder.appendingPathComponent("data")
+    try Data("exit 0\n".utf8).write(to: notExecutable)
+    for (program, status, reason) in [
+      (notExecutable.path, Int32(126), "Permission denied"),
+      (folder.path, 126, "Permission denied"),
+      (folder.appendingPathComponent("missing").path, 127, "No such file or directory"),
+      ("no-such-program-for-chronoscope", 127, "No such file or directory"),
+    ] {
+      let run = try CommandRun.chronoscope(["record", "-o", template, "--", program])
+      XCTAssertEqual(run.status, status, "\(program): \(run.output)")
+      XCTAssertTrue(run.output.contains(reason), "\(program): \(run.output)")
+      XCTAssertTrue(run.output.contains(program), "\(program): \(run.output)")
+    }
+  }
+
+  func testAScriptWithoutAnInterpreterLineRunsAsAShellWouldRunIt() throws {
+    let folder = try temporaryFolder("record-no-shebang")
+    try script(folder.appendingPathComponent("plain"), "echo \"plain ran\"\nexit 4\n")
+    let run = try CommandRun.chronoscope(
+      ["record", "-o", folder.appendingPathComponent("t-%p.trace").path, "--", "./plain"],
+      in: folder)
+    XCTAssertEqual(run.status, 4, run.output)
+    XCTAssertTrue(run.output.contains("plain ran"), run.output)
+  }
+
+  /// A program (a shell script) that writes a trace of this `record` run itself, as the preload
+  /// library would — its header, then `header` lines, then `body`'s file — and exits with
+  /// `status`.
   private func traceWritingProgram(
     in folder: URL, lines: [String], body: URL? = nil, status: Int32
   ) throws -> URL {
