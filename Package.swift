@@ -135,7 +135,7 @@ let package = Package(
       dependencies: [
         "CoreAlgorithms", "TraceFormat", "Replay", "Analysis", "Screen", "Inspector", "Terminal",
         "Sharing", "CZlib",
-        "CShims",
+        "CShims", "FatalSignals",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

@@ -64,22 +64,61 @@ public enum SiteSymbolization {
     }
   }
 
+  /// Why a trace was left as it was; the caller names the trace.
+  public struct Failure: Error, Sendable, CustomStringConvertible {
+    public let description: String
+
+    /// Another process truncated or rewrote the trace while it was read.
+    static let changed = Failure(
+      description:
+        "the file changed while it was read (another process truncated or rewrote it); it is left as it is"
+    )
+  }
+
   /// Resolves the code-address sites of the trace at `path`, writing it back atomically when
   /// any changed; source paths under `directory` are written relative to it.
+  ///
+  /// - Throws: ``Failure`` when the trace is not a regular file or changes while it is read
+  ///   (it is then left as it is); `OutputFile`'s failure when it cannot be written back; the
+  ///   tools' when they cannot be run.
   public static func symbolize(path: String, tools: Tools, relativeTo directory: String?) throws
     -> Outcome
   {
     // Mapped, not read: a trace of hundreds of megabytes is copied to its new file in pieces.
-    let data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
+    // The mapping is the trace reader's, guarded as its is: a file another process truncates
+    // meanwhile (an app restarting on the same path) reads as zeros past its new end, where a
+    // plain mapping killed `record` with SIGBUS, and is then left alone.
+    guard let mapped = MappedTraceFile(path: path) else {
+      // It maps no empty file, which has no sites either.
+      var status = stat()
+      if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size == 0 {
+        return Outcome()
+      }
+      throw Failure(description: "not a regular file, or it cannot be read")
+    }
+    return try mapped.withBytes { bytes in
+      try symbolize(bytes, path: path, tools: tools, relativeTo: directory) { mapped.changed }
+    }
+  }
+
+  /// ``symbolize(path:tools:relativeTo:)`` on the trace's mapped `bytes`; `changed` says
+  /// whether the file lost bytes since it was mapped.
+  private static func symbolize(
+    _ bytes: UnsafeBufferPointer<UInt8>, path: String, tools: Tools, relativeTo directory: String?,
+    changed: () -> Bool
+  ) throws -> Outcome {
     // Site lines are few in a file of millions: they are found by searching the bytes, not by
     // splitting every line.
     var pending: [(lines: Range<Int>, time: Int64, record: CallSiteRecord, code: CodeLocation)] =
       []
-    for range in codeSiteLines(in: data) {
-      if let (time, record) = parseSite(data[range]), let code = record.code {
+    for range in codeSiteLines(in: bytes) {
+      if let (time, record) = parseSite(bytes[range]), let code = record.code {
         pending.append((range, time, record, code))
       }
     }
+    // Truncated under the search, the file read as zeros from there: what was found is part of
+    // another file's worth.
+    guard !changed() else { throw Failure.changed }
     var outcome = Outcome()
     guard !pending.isEmpty else { return outcome }
     let byModule = Dictionary(grouping: pending.indices) { pending[$0].code.module }
@@ -135,24 +174,24 @@ public enum SiteSymbolization {
     }
     guard !replacements.isEmpty else { return outcome }
     let file = try OutputFile(path: path)
-    let written: OutputFile.Failure? = data.withUnsafeBytes { all in
-      do throws(OutputFile.Failure) {
-        var copied = 0
-        for replacement in replacements.sorted(by: { $0.lines.lowerBound < $1.lines.lowerBound }) {
-          let start = replacement.lines.lowerBound - data.startIndex
-          try file.write(UnsafeRawBufferPointer(rebasing: all[copied..<start]))
-          try file.write(replacement.bytes)
-          copied = replacement.lines.upperBound - data.startIndex
-        }
-        try file.write(UnsafeRawBufferPointer(rebasing: all[copied...]))
-        return nil
-      } catch {
-        return error
+    let all = UnsafeRawBufferPointer(bytes)
+    do throws(OutputFile.Failure) {
+      var copied = 0
+      for replacement in replacements.sorted(by: { $0.lines.lowerBound < $1.lines.lowerBound }) {
+        try file.write(
+          UnsafeRawBufferPointer(rebasing: all[copied..<replacement.lines.lowerBound]))
+        try file.write(replacement.bytes)
+        copied = replacement.lines.upperBound
       }
-    }
-    if let written {
+      try file.write(UnsafeRawBufferPointer(rebasing: all[copied...]))
+    } catch {
       file.abandon()
-      throw written
+      throw error
+    }
+    // Truncated while it was copied, the copy holds zeros for what was lost: it replaces nothing.
+    guard !changed() else {
+      file.abandon()
+      throw Failure.changed
     }
     try file.commit()
     return outcome
@@ -161,26 +200,23 @@ public enum SiteSymbolization {
   // MARK: - Reading site lines
 
   /// The byte ranges (without their newlines) of the `site` lines that carry a `module`.
-  private static func codeSiteLines(in data: Data) -> [Range<Int>] {
+  private static func codeSiteLines(in bytes: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
     let marker = Array(#""e":"site""#.utf8)
     let module = Array(#""module":"#.utf8)
-    return data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> [Range<Int>] in
-      guard let base = buffer.baseAddress else { return [] }
-      var found: [Range<Int>] = []
-      var from = 0
-      while from < buffer.count, let at = find(marker, in: buffer, from: from, to: buffer.count) {
-        var start = at
-        while start > 0, buffer[start - 1] != UInt8(ascii: "\n") { start -= 1 }
-        let end =
-          memchr(base + at, Int32(UInt8(ascii: "\n")), buffer.count - at)
-          .map { base.distance(to: UnsafeRawPointer($0)) } ?? buffer.count
-        if find(module, in: buffer, from: start, to: end) != nil {
-          found.append(data.startIndex + start..<data.startIndex + end)
-        }
-        from = end + 1
-      }
-      return found
+    let buffer = UnsafeRawBufferPointer(bytes)
+    guard let base = buffer.baseAddress else { return [] }
+    var found: [Range<Int>] = []
+    var from = 0
+    while from < buffer.count, let at = find(marker, in: buffer, from: from, to: buffer.count) {
+      var start = at
+      while start > 0, buffer[start - 1] != UInt8(ascii: "\n") { start -= 1 }
+      let end =
+        memchr(base + at, Int32(UInt8(ascii: "\n")), buffer.count - at)
+        .map { base.distance(to: UnsafeRawPointer($0)) } ?? buffer.count
+      if find(module, in: buffer, from: start, to: end) != nil { found.append(start..<end) }
+      from = end + 1
     }
+    return found
   }
 
   /// Where `needle` first occurs in `buffer[from..<to]`: memchr finds each candidate for its
@@ -203,7 +239,9 @@ public enum SiteSymbolization {
 
   /// A site line as the trace reader reads it (its checks of every field included), with its
   /// time, which the writer puts first (`{"t":N,`): a line written otherwise is left alone.
-  private static func parseSite(_ line: Data.SubSequence) -> (Int64, CallSiteRecord)? {
+  private static func parseSite(_ line: Slice<UnsafeBufferPointer<UInt8>>) -> (
+    Int64, CallSiteRecord
+  )? {
     let prefix = Array(#"{"t":"#.utf8)
     guard line.starts(with: prefix),
       let time = Int64(
@@ -301,65 +339,118 @@ public enum SiteSymbolization {
 }
 
 /// The GNU build id of an ELF file on disk, read from its program headers' notes.
-enum ELFBuildID {
-  /// The id in hex, "" for an ELF file without one, nil for a file that cannot be read as ELF.
-  static func read(path: String) -> String? {
-    // A module is a regular file: a FIFO or a device named in a trace would block the read.
-    guard
-      (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
-        == .typeRegular,
-      let handle = FileHandle(forReadingAtPath: path)
+///
+/// A trace names any path as a module, so every byte of the file is hostile: each offset, size
+/// and count read from it is checked against the file's size, with arithmetic that cannot
+/// overflow, before anything is read or allocated. No file makes this trap, wait (a FIFO), or
+/// read past its end.
+package enum ELFBuildID {
+  /// The id in hex, "" for an ELF file without one, nil for a file that cannot be read as ELF:
+  /// not a regular file, not 64-bit little-endian ELF, or headers and notes that point outside
+  /// the file or contradict themselves.
+  package static func read(path: String) -> String? {
+    // Without waiting: a FIFO named as a module would hold open() until written.
+    let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+      let size = UInt64(exactly: status.st_size)
     else { return nil }
-    defer { try? handle.close() }
-    guard let header = try? handle.read(upToCount: 64), header.count == 64,
+    let file = ModuleFile(descriptor: descriptor, size: size)
+    guard let header = file.read(at: 0, count: 64),
       header.starts(with: [0x7F, 0x45, 0x4C, 0x46]), header[4] == 2, header[5] == 1
     else { return nil }
-    let bytes = [UInt8](header)
-    let programHeaders = word(bytes, 0x20, 8)
-    let entrySize = word(bytes, 0x36, 2)
-    let count = word(bytes, 0x38, 2)
-    guard entrySize >= 56, count < 4096, programHeaders < 1 << 40 else { return nil }
-    guard (try? handle.seek(toOffset: programHeaders)) != nil,
-      let table = try? handle.read(upToCount: Int(entrySize * count)),
-      table.count == Int(entrySize * count)
+    let programHeaders = word(header, 0x20, 8)
+    let entrySize = word(header, 0x36, 2)
+    let count = word(header, 0x38, 2)
+    // Both at most 2^16 - 1: their product cannot overflow.
+    guard entrySize >= 56, entrySize * count <= maximumRead,
+      let table = file.read(at: programHeaders, count: entrySize * count)
     else { return nil }
-    let entries = [UInt8](table)
     for index in 0..<Int(count) {
       let base = index * Int(entrySize)
-      guard word(entries, base, 4) == 4 else { continue }  // PT_NOTE
-      let offset = word(entries, base + 8, 8)
-      let size = word(entries, base + 32, 8)
-      guard size < 1 << 20, (try? handle.seek(toOffset: offset)) != nil,
-        let notes = try? handle.read(upToCount: Int(size)), notes.count == Int(size)
-      else { continue }
-      if let id = buildID(in: [UInt8](notes)) { return id }
+      guard word(table, base, 4) == 4 else { continue }  // PT_NOTE
+      let offset = word(table, base + 8, 8)
+      let size = word(table, base + 32, 8)
+      guard size <= maximumRead, let notes = file.read(at: offset, count: size) else {
+        return nil
+      }
+      switch buildID(in: notes) {
+      case .found(let id): return id
+      case .absent: continue
+      case .malformed: return nil
+      }
     }
     return ""
   }
 
-  private static func buildID(in notes: [UInt8]) -> String? {
+  /// The most bytes read at once: a program header table or a note segment is a few hundred
+  /// bytes in any real module.
+  private static let maximumRead: UInt64 = 1 << 20
+
+  /// A module file open for reading, and its size when opened.
+  private struct ModuleFile {
+    let descriptor: Int32
+    let size: UInt64
+
+    /// The `count` bytes at `offset`, or nil when they are not all inside the file (or it
+    /// shrank since it was opened).
+    func read(at offset: UInt64, count: UInt64) -> [UInt8]? {
+      guard offset <= size, count <= size - offset, let start = off_t(exactly: offset),
+        let length = Int(exactly: count)
+      else { return nil }
+      var bytes = [UInt8](repeating: 0, count: length)
+      var done = 0
+      while done < length {
+        let got = bytes.withUnsafeMutableBytes { buffer -> Int in
+          guard let base = buffer.baseAddress else { return 0 }
+          return pread(descriptor, base + done, length - done, start + off_t(done))
+        }
+        if got < 0, errno == EINTR { continue }
+        guard got > 0 else { return nil }
+        done += got
+      }
+      return bytes
+    }
+  }
+
+  /// What a note segment holds.
+  private enum Notes {
+    case found(String)
+    case absent
+    /// A note whose sizes run past the segment: nothing in it can be trusted.
+    case malformed
+  }
+
+  private static func buildID(in notes: [UInt8]) -> Notes {
     var at = 0
-    while at + 12 <= notes.count {
+    // Sizes are 32-bit and the segment at most `maximumRead`: no sum here overflows an Int.
+    while notes.count - at >= 12 {
       let nameSize = Int(word(notes, at, 4))
       let descriptionSize = Int(word(notes, at + 4, 4))
       let type = word(notes, at + 8, 4)
       let name = at + 12
-      let description = name + (nameSize + 3) & ~3
-      guard nameSize < 1 << 16, descriptionSize < 1 << 16,
-        description + descriptionSize <= notes.count
-      else { return nil }
-      if type == 3, nameSize == 4, Array(notes[name..<name + 4]) == [0x47, 0x4E, 0x55, 0] {
-        return notes[description..<description + descriptionSize]
-          .map { String(format: "%02x", $0) }.joined()
+      let description = name + aligned(nameSize)
+      guard description <= notes.count, descriptionSize <= notes.count - description else {
+        return .malformed
       }
-      at = description + (descriptionSize + 3) & ~3
+      if type == 3, nameSize == 4, Array(notes[name..<name + 4]) == [0x47, 0x4E, 0x55, 0] {
+        return .found(
+          notes[description..<description + descriptionSize]
+            .map { String(format: "%02x", $0) }.joined())
+      }
+      at = description + aligned(descriptionSize)
     }
-    return nil
+    return .absent
   }
 
-  /// The little-endian unsigned number of `size` bytes at `offset`.
+  /// `size` rounded up to a multiple of 4, as notes are laid out.
+  private static func aligned(_ size: Int) -> Int { (size + 3) & ~3 }
+
+  /// The little-endian unsigned number of `size` bytes at `offset`; 0 past the end.
   private static func word(_ bytes: [UInt8], _ offset: Int, _ size: Int) -> UInt64 {
-    guard offset >= 0, offset + size <= bytes.count else { return 0 }
+    guard offset >= 0, size <= bytes.count, offset <= bytes.count - size else { return 0 }
     var value: UInt64 = 0
     for index in (0..<size).reversed() { value = value << 8 | UInt64(bytes[offset + index]) }
     return value

@@ -17,7 +17,8 @@
 /// not crash the reader: the mapping is guarded by ``MappedFileFaults`` (a fault past the new end
 /// reads zeros) and ``changed`` says so afterwards, as it does for a file that shrank within its
 /// last page. Appending, what recorders do, changes nothing: the mapping covers what was there.
-struct MappedTraceFile: ~Copyable {
+/// `SiteSymbolization` maps the trace it rewrites with it too, for the same reason.
+package struct MappedTraceFile: ~Copyable {
   private let bytes: UnsafeBufferPointer<UInt8>
   private let descriptor: Int32
   /// The ``MappedFileFaults`` slot guarding the mapping (nil when none was free).
@@ -25,8 +26,9 @@ struct MappedTraceFile: ~Copyable {
 
   /// Maps the regular file at `path`, or returns nil (not a regular file, empty, or any call
   /// failing), for the caller to read it another way.
-  init?(path: String) {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+  package init?(path: String) {
+    // Without waiting: a FIFO that took a regular file's place would hold open() until written.
+    let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
     guard descriptor >= 0 else { return nil }
     var status = stat()
     guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
@@ -53,7 +55,7 @@ struct MappedTraceFile: ~Copyable {
 
   /// Whether the file lost bytes the mapping covers since it was mapped: a read of them faulted
   /// (and read zeros), or the file is now shorter. What was read from it then mixes two files.
-  var changed: Bool {
+  package var changed: Bool {
     if let guardSlot, MappedFileFaults.faulted(guardSlot) { return true }
     var status = stat()
     guard fstat(descriptor, &status) == 0 else { return true }
@@ -61,7 +63,11 @@ struct MappedTraceFile: ~Copyable {
   }
 
   /// Runs `body` with the file's bytes, mapped until it returns.
-  func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R { body(bytes) }
+  package func withBytes<R, E: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R)
+    throws(E) -> R
+  {
+    try body(bytes)
+  }
 }
 
 /// Hands back the whole pages of memory that a pass over it has left behind, a chunk at a time:

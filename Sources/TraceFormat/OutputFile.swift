@@ -10,7 +10,8 @@
 /// changing nothing but that file:
 /// - a regular file, or a path where nothing is yet, is written atomically: into a new file
 ///   beside it, flushed, then renamed over it, so a reader sees the old file or the whole new
-///   one and a failure leaves it untouched;
+///   one and a failure leaves it untouched; the new file has the mode and, where it may, the
+///   owner of the one it replaces;
 /// - a character or block device, a FIFO or a socket (`/dev/null`, `/dev/stdout`, a pipe made
 ///   with `mkfifo`) is written in place — renaming over it would replace the device itself with a
 ///   regular file, for every program on the machine;
@@ -63,8 +64,9 @@ package final class OutputFile {
       if descriptor < 0, errno == ENXIO {
         throw Failure(path: path, reason: "it is a FIFO nobody reads")
       }
-    case .atomic(_, let temporary):
+    case .atomic(let target, let temporary):
       descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+      if descriptor >= 0 { Self.keepOwnerAndMode(of: target, on: descriptor) }
     }
     guard descriptor >= 0 else { throw Failure(path: path, reason: Self.reason()) }
     self.descriptor = descriptor
@@ -155,6 +157,22 @@ package final class OutputFile {
       close(descriptor)
       unlink(temporary)
     }
+  }
+
+  /// Gives the new file the owner and mode of the regular file at `target` it is to replace,
+  /// before a byte is written: a trace kept private (0600) is not readable by all once replaced,
+  /// nor meanwhile in its temporary. The owner is kept where this process may give it (root; the
+  /// group for one of its members), else the file is this process's, as a new file is. Where
+  /// nothing is yet, the new file keeps 0644 less the umask.
+  private static func keepOwnerAndMode(of target: String, on descriptor: Int32) {
+    var status = stat()
+    guard stat(target, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return }
+    // The owner first: giving a file away clears its set-user-id and set-group-id bits, which
+    // the mode then puts back.
+    if fchown(descriptor, status.st_uid, status.st_gid) != 0 {
+      _ = fchown(descriptor, uid_t(bitPattern: -1), status.st_gid)
+    }
+    _ = fchmod(descriptor, status.st_mode & 0o7777)
   }
 
   /// `path` with symbolic links followed: the file a write should change. A link to nowhere

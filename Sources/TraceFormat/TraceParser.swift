@@ -38,6 +38,12 @@ struct TraceParser {
   private var lastDropTime: Int64?
   /// Why the recorder stopped writing, from a `dropped` line's `failed`.
   private var writeFailure: String?
+  /// The warning for a final line cut off mid-write, kept past ``TraceReader/maximumDiagnostics``
+  /// (see ``TraceReading/fate``).
+  private var cutOffLine: TraceDiagnostic?
+  /// The warnings for `dropped` lines, as many as ``TraceReader/maximumDiagnostics``, kept past
+  /// it too.
+  private var drops: [TraceDiagnostic] = []
   private var checks = SemanticChecks()
   /// The latest `t` so far: lines are written in time order, so an earlier one is suspect.
   private var latestTime: Int64 = 0
@@ -68,6 +74,7 @@ struct TraceParser {
 
   func result() -> TraceReading {
     var diagnostics = self.diagnostics
+    var ending: TraceDiagnostic?
     if header != nil, closing == nil {
       let failed = writeFailure.map {
         "writing the trace failed (\($0)): the recorder stopped here and the app went on; what came after is missing"
@@ -76,10 +83,12 @@ struct TraceParser {
         crash.map {
           "the process \($0.ending); the trace holds what the recorder had buffered"
         } ?? failed ?? Self.notClosed
-      diagnostics.append(
-        TraceDiagnostic(
-          severity: .warning, file: file, line: lastLine, column: 1, message: message))
+      let diagnostic = TraceDiagnostic(
+        severity: .warning, file: file, line: lastLine, column: 1, message: message)
+      diagnostics.append(diagnostic)
+      ending = diagnostic
     }
+    let fate = [ending, cutOffLine].compactMap { $0 } + drops
     var counts = (
       errors: suppressedErrors + diagnostics.count { $0.severity == .error },
       warnings: suppressedWarnings + diagnostics.count { $0.severity == .warning }
@@ -103,9 +112,11 @@ struct TraceParser {
       } else if notATrace == nil, firstLineHasNoFormat {
         notATrace = "the first line has no \"format\":\"chronoscope-trace\""
       }
-      return TraceReading(
+      var reading = TraceReading(
         trace: nil, diagnostics: diagnostics, notATrace: notATrace, errorCount: counts.errors,
         warningCount: counts.warnings)
+      reading.fate = fate
+      return reading
     }
     var trace = Trace(
       header: header, events: events, schedulers: schedulers, callSites: callSites,
@@ -117,9 +128,11 @@ struct TraceParser {
     trace.taskNames = taskNames
     trace.crash = crash
     trace.closedAt = closedAt
-    return TraceReading(
+    var reading = TraceReading(
       trace: trace, diagnostics: diagnostics, errorCount: counts.errors,
       warningCount: counts.warnings)
+    reading.fate = fate
+    return reading
   }
 
   /// The warning for a trace without its end marker.
@@ -518,8 +531,10 @@ struct TraceParser {
       return
     }
     var scanner = JSONLineScanner(bytes: bytes, lineStart: start, lineEnd: end)
-    // Past the diagnostics shown, a bad line is only counted: its message is not made.
-    scanner.describing = diagnostics.count < TraceReader.maximumDiagnostics
+    // Past the diagnostics shown, a bad line is only counted: its message is not made. A cut-off
+    // last line's is: it says how the recording ended.
+    scanner.describing =
+      isLastWithoutNewline || diagnostics.count < TraceReader.maximumDiagnostics
     scanner.skipWhitespace()
     if scanner.position == end { return }  // blank line
     let isFirstLine = lastLine == 0
@@ -555,9 +570,11 @@ struct TraceParser {
     _ error: JSONLineScanner.Failure, _ line: Int, isLastWithoutNewline: Bool
   ) {
     if isLastWithoutNewline {
-      report(
-        .warning, line, error.column,
-        "truncated final line (the recording was cut off mid-write) ignored: \(error.message)")
+      let message =
+        "truncated final line (the recording was cut off mid-write) ignored: \(error.message)"
+      cutOffLine = TraceDiagnostic(
+        severity: .warning, file: file, line: line, column: error.column, message: message)
+      report(.warning, line, error.column, message)
     } else {
       report(.error, line, error.column, error.message)
     }
@@ -717,8 +734,13 @@ struct TraceParser {
       if count > 0 { lastDropTime = time }
       if let failure = try fields.optionalString(.failed) { writeFailure = failure }
       if count > 0 || writeFailure == nil {
-        report(
-          .warning, line, 1, "the recorder dropped \(count) event(s) here: the trace is incomplete")
+        let message = "the recorder dropped \(count) event(s) here: the trace is incomplete"
+        if drops.count < TraceReader.maximumDiagnostics {
+          drops.append(
+            TraceDiagnostic(severity: .warning, file: file, line: line, column: 1, message: message)
+          )
+        }
+        report(.warning, line, 1, message)
       }
     case .crash:
       crash = Trace.Crash(

@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// Reads trace files strictly and fast: a hand-written streaming parser for the schema.
 ///
 /// Trace files come from bug reports, so nothing in one is trusted:
@@ -12,6 +18,8 @@ import Foundation
 ///   stops the read with an error;
 /// - a file another process truncates while it is read is one error, "the file changed while it
 ///   was read", never a crash (see `MappedFileFaults`);
+/// - a FIFO, a socket or a device is refused at once, never waited on: traces are read from
+///   regular files;
 /// - unknown fields and unknown event types are ignored, so newer writers stay readable;
 /// - semantic oddities are warnings: an action that begins without being scheduled or after
 ///   being cancelled, an end without its begin, a run that begins with run numbers missing
@@ -47,6 +55,14 @@ public enum TraceReader {
     path: String, workers: Int? = nil, pageChunk: Int, streamingTo stream: TraceEventStream? = nil,
     progress: ((Double) -> Void)? = nil, afterMapping: (() -> Void)? = nil
   ) -> TraceReading {
+    if let kind = streamKind(of: path) {
+      return TraceReading(
+        trace: nil,
+        diagnostics: [
+          TraceDiagnostic(
+            severity: .error, file: path, line: 0, column: 0, message: "\(kind), \(streamRefusal)")
+        ])
+    }
     // Mapped, not copied: a 700 MB trace costs no 700 MB buffer and no time filling it, and
     // the pages read are handed back as the reader passes them (see `MappedTraceFile`).
     if let file = MappedTraceFile(path: path) {
@@ -59,8 +75,7 @@ public enum TraceReader {
       guard !file.changed else { return changedWhileRead(path) }
       return reading
     }
-    // Pipes and other files that cannot be mapped are read whole, into memory (not mapped: a
-    // file that shrinks under a mapping faults).
+    // A regular file that cannot be mapped (an empty one, or mmap failing) is read whole.
     guard let data = FileManager.default.contents(atPath: path) else {
       var isDirectory: ObjCBool = false
       let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
@@ -78,6 +93,29 @@ public enum TraceReader {
       parse(raw.bindMemory(to: UInt8.self), file: path, progress: progress)
     }
   }
+
+  /// What `path` names when it is a FIFO, a socket or a device ("a FIFO"), else nil: a regular
+  /// file, a directory or nothing, which reading reports its own way. Found with `stat`, which
+  /// never waits.
+  ///
+  /// Traces are read from regular files only, and a stream is refused at once, with
+  /// ``streamRefusal``: opening a FIFO nobody writes waits for a writer, and reading any stream
+  /// waits for its end, so a reader (every command, `RecordedSchedule`) would hang on one.
+  package static func streamKind(of path: String) -> String? {
+    var status = stat()
+    guard stat(path, &status) == 0 else { return nil }
+    switch status.st_mode & S_IFMT {
+    case S_IFIFO: return "a FIFO"
+    case S_IFSOCK: return "a socket"
+    case S_IFCHR: return "a character device"
+    case S_IFBLK: return "a block device"
+    default: return nil
+    }
+  }
+
+  /// Why a stream is not read, said after its kind (see ``streamKind(of:)``).
+  package static let streamRefusal =
+    "not a trace file: traces are read from regular files; save the stream to one first"
 
   /// The reading of a file another process truncated or rewrote while it was read: one error,
   /// since what was parsed mixes two files.

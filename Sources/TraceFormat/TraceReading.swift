@@ -10,6 +10,13 @@ public struct TraceReading: Sendable {
   /// Why the file is not a chronoscope trace at all, when it is not ("the first line is not a
   /// JSON object (…)"): better said once than as an error per line. ``diagnostics`` says it too.
   public var notATrace: String?
+  /// How the recording ended, when that is worth a warning, whatever the number of other
+  /// diagnostics (also in ``diagnostics`` while they are within their limit): first the missing
+  /// end marker, or what explains it — a crash, a stop by a signal, a failed write — then a final
+  /// line cut off mid-write, then the recorder's `dropped` lines in line order. Empty for a
+  /// trace that closed with nothing dropped. A report shows these first: they say whether the
+  /// rest can be trusted.
+  package var fate: [TraceDiagnostic] = []
   /// How many errors were found, those beyond ``diagnostics`` included.
   public var errorCount: Int
   /// How many warnings were found, those beyond ``diagnostics`` included.

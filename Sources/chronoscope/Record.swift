@@ -1,4 +1,5 @@
 import ArgumentParser
+import FatalSignals
 import Foundation
 import Sharing
 import Synchronization
@@ -19,7 +20,8 @@ struct Record: ParsableCommand {
       The program runs unchanged: the preload library (found beside chronoscope) records what it \
       asks of Dispatch and of Swift's executors. Each process of its tree that loads the library \
       writes its own trace (%p in the path becomes its process id). The exit status is the \
-      program's (128+N when signal N ended it); SIGINT and SIGTERM are passed on to it.
+      program's (128+N when signal N ended it; 127 when there is no such program, 126 when it \
+      cannot run); SIGINT and SIGTERM are passed on to it.
       """
   )
 
@@ -238,9 +240,17 @@ enum RecordingLaunch {
   }
 
   /// Gives the traces' call sites functions and source lines (see `SiteSymbolization`), saying
-  /// once what could not be done.
+  /// once what could not be done. Nothing here changes `record`'s status: a failure is a note,
+  /// and a crash (a trap, a fault the trace reader's guard does not mend) ends `record` with the
+  /// status of the program `run` ran, and a note (see `ExitOnCrash`).
   static func symbolize(_ traces: [String]) {
     guard !traces.isEmpty else { return }
+    ExitOnCrash.while(status: programStatus.load(ordering: .relaxed)) {
+      symbolizeEach(traces)
+    }
+  }
+
+  private static func symbolizeEach(_ traces: [String]) {
     guard let tools = SiteSymbolization.Tools.find() else {
       standardError(
         "chronoscope: llvm-symbolizer is not on PATH: call sites stay as module and offset")
@@ -275,16 +285,24 @@ enum RecordingLaunch {
     return nil
   }
 
-  /// Runs `command` (through `/usr/bin/env`, which finds it on `PATH`) with `environment`, and
-  /// returns the status to exit with: its own, 128+N after signal N, 127 when it cannot be
-  /// started.
+  /// Runs `command` with `environment`, spawned directly (found on `PATH` as a shell finds it),
+  /// and returns the status to exit with: its own, 128+N after signal N, 127 when there is no
+  /// such program, 126 when it cannot run (not executable, a folder). The status is kept for
+  /// `symbolize(_:)`, which exits with it if it crashes.
+  static func run(_ command: [String], environment: [String: String]) -> Int32 {
+    let status = spawnAndWait(command, environment: environment)
+    programStatus.store(status, ordering: .relaxed)
+    return status
+  }
+
+  /// Spawns `command` and waits for it: `run(_:environment:)`, but for keeping the status.
   ///
   /// The program runs in this process's group, as it would from the shell: it stays in the
   /// terminal's foreground (a program reading the terminal reads it), and Ctrl-C, Ctrl-\ and a
   /// hangup reach it from the terminal itself. Those signals do not end `record` meanwhile, and
   /// are passed on only when another process sent them to `record` alone (`kill PID`):
   /// forwarding one the terminal sent to the whole group would deliver it twice.
-  static func run(_ command: [String], environment: [String: String]) -> Int32 {
+  private static func spawnAndWait(_ command: [String], environment: [String: String]) -> Int32 {
     let passedOn = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
     var previous: [Int32: sigaction] = [:]
     for number in passedOn {
@@ -320,17 +338,29 @@ enum RecordingLaunch {
     posix_spawnattr_setsigdefault(&attributes, &handled)
     posix_spawnattr_setflags(
       &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-    let arguments = ["env"] + command
     let variables = environment.map { "\($0.key)=\($0.value)" }
     var child: pid_t = 0
-    let spawned = withCStrings(arguments) { argv in
+    // Spawned directly, found on PATH as a shell finds it (a name with a slash is a path):
+    // through `env`, a path holding `=` (`./build=debug/app`) was a variable to set, and the
+    // program never ran.
+    var spawned = withCStrings(command) { argv in
       withCStrings(variables) { envp in
-        posix_spawn(&child, "/usr/bin/env", nil, &attributes, argv, envp)
+        posix_spawnp(&child, command[0], nil, &attributes, argv, envp)
+      }
+    }
+    // A file the kernel cannot run (a script without a `#!` line) is run by the shell, as
+    // shells and `execvp` (and so `env`) run it.
+    if spawned == ENOEXEC, let path = executable(command[0], path: environment["PATH"]) {
+      spawned = withCStrings(["/bin/sh", path] + command.dropFirst()) { argv in
+        withCStrings(variables) { envp in
+          posix_spawn(&child, "/bin/sh", nil, &attributes, argv, envp)
+        }
       }
     }
     guard spawned == 0 else {
       standardError("chronoscope: cannot run \(command[0]): \(String(cString: strerror(spawned)))")
-      return 127
+      // As a shell says it: 127 when there is no such program, 126 when it cannot run.
+      return spawned == ENOENT || spawned == ENOTDIR ? 127 : 126
     }
     runningChild.store(child, ordering: .sequentiallyConsistent)
     // A signal that came before the program's id was known (it can print and be interrupted
@@ -347,6 +377,24 @@ enum RecordingLaunch {
     return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
   }
 
+  /// The file `name` names: itself when it holds a slash, else the first executable regular
+  /// file of that name in a folder of `path` (an empty entry is the working directory), as
+  /// `posix_spawnp` searches; glibc's default when there is no `PATH`.
+  private static func executable(_ name: String, path: String?) -> String? {
+    if name.contains("/") { return name }
+    for folder in (path ?? "/bin:/usr/bin").split(separator: ":", omittingEmptySubsequences: false)
+    {
+      let candidate = (folder.isEmpty ? "." : String(folder)) + "/" + name
+      var status = stat()
+      if stat(candidate, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+        access(candidate, X_OK) == 0
+      {
+        return candidate
+      }
+    }
+    return nil
+  }
+
   /// `strings` as a NULL-terminated array of C strings, for `body`.
   private static func withCStrings<R>(
     _ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R
@@ -360,6 +408,10 @@ enum RecordingLaunch {
     }
   }
 }
+
+/// The status the program `record` ran ended with, once it has: what a crash while symbolizing
+/// exits with.
+private let programStatus = Atomic<Int32>(0)
 
 /// The program `record` runs, while it runs (0 otherwise), and a signal to pass on to it not
 /// passed on yet: the signal handler's state.
@@ -381,3 +433,50 @@ private let passOn:
         kill(child, number)
       }
     }
+
+/// Ends `record` with the program's status, and a note, when it crashes while it symbolizes:
+/// symbolizing is extra work on files that may be hostile or truncated under it, and must not
+/// turn the program's status into a crash's. What was being written is left in its temporary
+/// file beside the trace, and the trace as it was.
+///
+/// A callback in the process's one chain of crash handlers (`FatalSignals`): async-signal-safe,
+/// the note made before anything can crash.
+private enum ExitOnCrash {
+  /// What the callback writes and exits with; made before registering, never freed while
+  /// registered.
+  private struct Context {
+    var status: Int32
+    var before: UnsafeRawBufferPointer
+    var after: UnsafeRawBufferPointer
+  }
+
+  private static let before = StaticString("chronoscope: symbolizing call sites crashed (")
+  private static let after = StaticString(
+    "); the trace being rewritten is left as it was, and the status is the program's\n")
+
+  /// Runs `body`; a crash in it exits with `status`.
+  static func `while`(status: Int32, _ body: () -> Void) {
+    let context = UnsafeMutablePointer<Context>.allocate(capacity: 1)
+    context.initialize(
+      to: Context(
+        status: status,
+        before: UnsafeRawBufferPointer(start: before.utf8Start, count: before.utf8CodeUnitCount),
+        after: UnsafeRawBufferPointer(start: after.utf8Start, count: after.utf8CodeUnitCount)))
+    let registration = FatalSignals.register(context: UnsafeMutableRawPointer(context), exit)
+    defer {
+      FatalSignals.unregister(registration)
+      context.deallocate()
+    }
+    body()
+  }
+
+  /// Writes the note naming the signal and exits with the program's status.
+  private static let exit: FatalSignals.Callback = { signal, raw in
+    let context = raw.assumingMemoryBound(to: Context.self).pointee
+    let name = FatalSignals.name(of: signal)
+    _ = write(2, context.before.baseAddress, context.before.count)
+    _ = write(2, name.utf8Start, name.utf8CodeUnitCount)
+    _ = write(2, context.after.baseAddress, context.after.count)
+    _exit(context.status)
+  }
+}

@@ -41,10 +41,19 @@ enum TraceLoading {
   /// The most diagnostics printed for one file before the rest are only counted.
   static let diagnosticsShown = 20
 
-  /// Why `path` cannot be read as a file at all — missing, a directory, unreadable — as the line
-  /// to print (no position: the whole file is concerned), or nil when it can be read.
+  /// Why `path` cannot be read as a file at all — missing, a directory, a stream, unreadable —
+  /// as the line to print (no position: the whole file is concerned), or nil when it can be
+  /// read. Found without opening it: a FIFO nobody writes would hold `open()` for ever.
   static func fileProblem(_ path: String) -> String? {
     let name = TextWidth.sanitized(path)
+    // What `-` means to other tools; read as a stream, it would wait for its end (see
+    // `TraceReader.streamKind(of:)`). A file of that name is `./-`.
+    if path == "-" {
+      return "chronoscope: - (standard input) is not read: \(TraceReader.streamRefusal)"
+    }
+    if let kind = TraceReader.streamKind(of: path) {
+      return "chronoscope: \(name) is \(kind), \(TraceReader.streamRefusal)"
+    }
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
       return "chronoscope: no such file: \(name)"
@@ -58,7 +67,9 @@ enum TraceLoading {
 
   /// The lines that report `reading`'s problems with `path`: one line for a file that is not a
   /// trace at all; else its diagnostics of `severities`, at most ``diagnosticsShown``, then how
-  /// many more there were.
+  /// many more there were. How the recording ended (`TraceReading.fate`: not closed, cut off,
+  /// crashed or stopped, a failed write, dropped events) comes first, whatever the number of
+  /// the others: it says whether they, and the trace, can be trusted.
   static func report(
     _ reading: TraceReading, of path: String,
     severities: Set<TraceDiagnostic.Severity> = [.error, .warning]
@@ -67,12 +78,13 @@ enum TraceLoading {
     if let reason = reading.notATrace {
       return ["\(name): not a chronoscope trace: \(TextWidth.sanitized(reason))"]
     }
+    let fate = reading.fate.filter { severities.contains($0.severity) }.prefix(diagnosticsShown)
     // The reader's own "more problems not shown" line has column 0; the counts say it better.
     // One about the whole file (line 0: it changed while it was read) is shown without a place.
-    let shown = reading.diagnostics.filter {
-      severities.contains($0.severity) && ($0.column > 0 || $0.line == 0)
+    let others = reading.diagnostics.filter {
+      severities.contains($0.severity) && ($0.column > 0 || $0.line == 0) && !fate.contains($0)
     }
-    .prefix(diagnosticsShown)
+    let shown = fate + others.prefix(diagnosticsShown - fate.count)
     var lines = shown.map {
       TextWidth.sanitized(
         $0.line == 0 ? "\(path): \($0.severity.rawValue): \($0.message)" : $0.description)

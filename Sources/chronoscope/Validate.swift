@@ -10,7 +10,9 @@ struct Validate: ParsableCommand {
     abstract: "Check trace files and report problems as file:line:column: message.",
     discussion: """
       Prints at most 20 problems per file, then how many more there were; a file that is not a \
-      trace at all is reported once. Exit status: 0 when every file is clean, 1 when there are \
+      trace at all is reported once. How the recording ended, when it did not close cleanly (not \
+      closed, its last line cut off, crashed or stopped by a signal, a failed write, dropped \
+      events), comes first, whatever else there is. Exit status: 0 when every file is clean, 1 when there are \
       warnings only (an unclosed recording, say), 2 when there are errors or a file cannot be read.
       """
   )

@@ -105,6 +105,55 @@ final class CommandLineTests: XCTestCase {
     XCTAssertEqual(output, "\(path):3:1: \(notClosed)\n")
   }
 
+  /// `lines` as a file whose last line has no newline: a recording cut off mid-write.
+  private func cutOffTrace(_ lines: [String]) throws -> String {
+    let path = try temporaryTrace([])
+    try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+  }
+
+  /// Begin lines of actions never scheduled, at times and ids `range`: a warning each.
+  private func neverScheduled(_ range: ClosedRange<Int>) -> [String] {
+    range.map { #"{"t":\#($0),"e":"begin","a":\#($0),"th":1}"# }
+  }
+
+  func testValidateSaysFirstHowARecordingEndedWhateverTheOtherWarnings() throws {
+    // The fate at the end, and a drop in the middle, behind 30 warnings of the 20 shown.
+    let path = try cutOffTrace(
+      [header] + neverScheduled(1...30) + [#"{"t":31,"e":"dropped","count":5}"#]
+        + neverScheduled(32...61) + [
+          #"{"t":90,"e":"crash","signal":"SIGTERM","th":1}"#, #"{"t":91,"e":"begin","a":"#,
+        ])
+    let (status, output) = try run(["validate", path])
+    XCTAssertEqual(status, 1, "warnings only: \(output)")
+    let lines = output.split(separator: "\n").map(String.init)
+    XCTAssertEqual(lines.count, 21, output)
+    XCTAssertEqual(
+      lines.prefix(3).map { $0.replacingOccurrences(of: path, with: "T") },
+      [
+        "T:64:1: warning: the process was stopped by SIGTERM (on thread 1); the trace holds what the recorder had buffered",
+        "T:64:25: warning: truncated final line (the recording was cut off mid-write) ignored: expected a value, found the end of the line",
+        "T:32:1: warning: the recorder dropped 5 event(s) here: the trace is incomplete",
+      ], output)
+    XCTAssertEqual(lines[3], "\(path):2:1: warning: action 1 begins but was never scheduled")
+    XCTAssertEqual(lines.last, "\(path): … and 43 more warnings")
+  }
+
+  func testValidateSaysARecordingDidNotCloseEvenPastTheReadersOwnLimit() throws {
+    // 300 warnings: more than the reader keeps (200), with a cut-off end after them.
+    let path = try cutOffTrace(
+      [header] + neverScheduled(1...300) + [#"{"t":301,"e":"begin","a":"#])
+    let (status, output) = try run(["validate", path])
+    XCTAssertEqual(status, 1, "warnings only: \(output)")
+    let lines = output.split(separator: "\n").map(String.init)
+    XCTAssertEqual(lines.count, 21, output)
+    XCTAssertEqual(lines.first, "\(path):302:1: \(notClosed)")
+    XCTAssertTrue(
+      lines.dropFirst().first?.hasPrefix("\(path):302:") ?? false
+        && lines[1].contains("warning: truncated final line"), output)
+    XCTAssertEqual(lines.last, "\(path): … and 282 more warnings")
+  }
+
   func testMissingFilesAndDirectoriesAreNamedWithoutAPosition() throws {
     let directory = Self.recordings.path
     for command in ["validate", "show", "view"] {

@@ -153,6 +153,23 @@ final class RedactSliceCommandTests: XCTestCase {
     XCTAssertFalse(FileManager.default.fileExists(atPath: output("bad.trace")))
   }
 
+  func testWritingOverAPrivateFileKeepsItPrivate() throws {
+    let input = Recordings.path("busy-app")
+    for arguments in [
+      ["redact", input], ["slice", input, "--to", "e10"], ["export", input, "--format", "chrome"],
+    ] {
+      let out = output("private-\(arguments[0])")
+      try Data("old".utf8).write(to: URL(fileURLWithPath: out))
+      XCTAssertEqual(chmod(out, 0o600), 0)
+      let (status, summary) = try CommandRun.chronoscope(arguments + ["-o", out])
+      XCTAssertEqual(status, 0, summary)
+      let attributes = try FileManager.default.attributesOfItem(atPath: out)
+      XCTAssertEqual(
+        (attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600, "\(arguments[0])")
+      XCTAssertNotEqual(attributes[.size] as? NSNumber, 3, "\(arguments[0]) wrote its output")
+    }
+  }
+
   // MARK: - slice
 
   func testSlicingEveryRecordingWritesATraceThatValidates() throws {

@@ -5,6 +5,12 @@ import Scheduling
 import TestSupport
 import XCTest
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 final class ReplayingSchedulerFactoryTests: XCTestCase {
   private typealias F = ReplayFixtures
   private let ms = ReplayFixtures.ms
@@ -306,6 +312,25 @@ final class ReplayingSchedulerFactoryTests: XCTestCase {
       XCTAssertEqual(
         "\(error)", "\(path): cannot replay: the trace has errors\n\(path): error: no such file")
     }
+  }
+
+  func testAFIFOIsRefusedAtOnceWithTheReason() throws {
+    let fifo = try temporaryFolder("replay-fifo").appendingPathComponent("t.trace").path
+    XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+
+    let outcome = FIFOWatchdog.run(reading: fifo, within: 10) { () -> String in
+      do {
+        _ = try RecordedSchedule(contentsOf: fifo)
+        return "read"
+      } catch {
+        return "\(error)"
+      }
+    }
+
+    XCTAssertEqual(
+      outcome,
+      "\(fifo): cannot replay: the trace has errors\n\(fifo): error: a FIFO, not a trace file: traces are read from regular files; save the stream to one first"
+    )
   }
 
   func testAFileThatIsNotATraceSaysSo() throws {

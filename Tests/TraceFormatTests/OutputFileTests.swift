@@ -55,6 +55,39 @@ final class OutputFileTests: XCTestCase {
     XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder), ["out.json"])
   }
 
+  private func status(_ path: String) -> stat {
+    var status = stat()
+    XCTAssertEqual(stat(path, &status), 0, path)
+    return status
+  }
+
+  func testAReplacedFileKeepsItsModeAndOwner() throws {
+    // A trace kept private (0600) stays private once redacted or exported over.
+    let path = folder + "/private.trace"
+    try save("old", to: path)
+    XCTAssertEqual(chmod(path, 0o600), 0)
+    // Only root can give a file away: the owner is checked where the test can set it.
+    let owner: (uid_t, gid_t) = getuid() == 0 ? (4321, 8765) : (getuid(), getgid())
+    XCTAssertEqual(chown(path, owner.0, owner.1), 0)
+
+    try save("new", to: path)
+
+    XCTAssertEqual(contents(path), "new")
+    XCTAssertEqual(status(path).st_mode & 0o7777, 0o600)
+    XCTAssertEqual(status(path).st_uid, owner.0)
+    XCTAssertEqual(status(path).st_gid, owner.1)
+  }
+
+  func testANewFileIsReadableByAllAsTheUmaskAllows() throws {
+    let path = folder + "/new.trace"
+    let mask = umask(0o027)
+    defer { umask(mask) }
+
+    try save("new", to: path)
+
+    XCTAssertEqual(status(path).st_mode & 0o7777, 0o640)
+  }
+
   func testASymbolicLinkStaysAndItsTargetIsWritten() throws {
     let target = folder + "/target.trace"
     let link = folder + "/link.trace"

@@ -1,5 +1,13 @@
+import Foundation
+import TestSupport
 import TraceFormat
 import XCTest
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// The reader on good and bad input. Trace files come from bug reports: every bad line must
 /// give a clear error with its position, and nothing may crash.
@@ -380,6 +388,22 @@ final class TraceReaderTests: XCTestCase {
     XCTAssertEqual(reading.diagnostics.first?.message, "no such file")
   }
 
+  func testAFIFOIsRefusedAtOnceWithoutWaitingForAWriter() throws {
+    // Reading a FIFO waits in open() for a writer, then for its end: a trace is read from a
+    // regular file only.
+    let fifo = try temporaryFolder("reader-fifo").appendingPathComponent("t.trace").path
+    XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+    let reading = FIFOWatchdog.run(reading: fifo, within: 10) { TraceReader.read(path: fifo) }
+    let diagnostics = try XCTUnwrap(reading, "the read waited for a writer").diagnostics
+    XCTAssertNil(reading?.trace)
+    XCTAssertEqual(
+      diagnostics.map(\.message),
+      [
+        "a FIFO, not a trace file: traces are read from regular files; save the stream to one first"
+      ])
+    XCTAssertEqual(diagnostics.first?.severity, .error)
+  }
+
   // MARK: Semantic warnings
 
   func testSemanticOdditiesAreWarnings() {
@@ -416,6 +440,25 @@ final class TraceReaderTests: XCTestCase {
     )
     XCTAssertNil(reading.trace?.closing)
     XCTAssertEqual(reading.trace?.events.count, 1, "everything recorded is still read")
+  }
+
+  func testHowARecordingEndedIsKeptWhateverTheNumberOfOtherProblems() {
+    // 300 warnings, more than the reader keeps, before a drop, a crash and a cut-off last line.
+    let neverScheduled = (1...300).map { #"{"t":\#($0),"e":"begin","a":\#($0),"th":1}"# }
+    let reading = read(
+      [header] + neverScheduled + [
+        #"{"t":301,"e":"dropped","count":2}"#, #"{"t":302,"e":"crash","signal":"SIGSEGV","th":3}"#,
+        #"{"t":303,"e":"begin","a":"#,
+      ], finalNewline: false)
+    XCTAssertEqual(reading.diagnostics.count, TraceReader.maximumDiagnostics + 2)
+    XCTAssertEqual(
+      reading.fate.map { "\($0.line):\($0.column): \($0.message)" },
+      [
+        "304:1: the process crashed (SIGSEGV on thread 3); the trace holds what the recorder had buffered",
+        "304:26: truncated final line (the recording was cut off mid-write) ignored: expected a value, found the end of the line",
+        "302:1: the recorder dropped 2 event(s) here: the trace is incomplete",
+      ])
+    XCTAssertEqual(read([header, scheduler, schedule]).fate, [], "closed, nothing dropped")
   }
 
   func testADefinitionDatedBeforeThePreviousLineIsAWarningAcrossThreads() {
