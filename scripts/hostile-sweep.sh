@@ -2,7 +2,7 @@
 # Runs every command that reads traces over hostile inputs — the fuzzers' corpora (Fuzz/run.sh)
 # and the bundled recordings — and reports any run that does not end with status 0, 1 or 2 (a
 # trap or a crash), export JSON that does not parse, a redaction that does not validate or is not
-# idempotent, and control bytes in `show` output.
+# idempotent, and control bytes in `show` output; then `record`'s surfaces (scripts/hostile-record.sh).
 #
 #   scripts/hostile-sweep.sh [FILES_PER_CORPUS]     # default 100; a release build is used
 set -uo pipefail
@@ -52,4 +52,6 @@ for file in $inputs; do
   previous=$file
 done
 echo "$runs runs, $failures failures"
+# `record`'s own surfaces: output kinds, rotation, signals, FIFOs, links, odd program paths.
+scripts/hostile-record.sh || failures=$((failures + 1))
 [ "$failures" -eq 0 ]

@@ -103,7 +103,7 @@ struct Record: ParsableCommand {
     let traces = RecordingLaunch.traces(matching: template, session: session)
     if let stream {
       standardError(
-        "chronoscope: the trace went to \(template), \(stream): nothing there to check or symbolize"
+        "chronoscope: \(template) is \(stream): what the recorder wrote there is not checked or symbolized (it says above if it could not write)"
       )
     } else if traces.isEmpty {
       standardError(
