@@ -52,7 +52,7 @@ final class RecorderCore: Sendable {
   /// Tells the module and offset of a code address, or nil when no module holds it.
   typealias CodeDescriber = @Sendable (UInt) -> CodeLocation?
 
-  /// A recorder writing to the file at `path`, which it creates or truncates.
+  /// A recorder writing to the file at `path`, opened by the recorder's rules (`TraceOutputFile`).
   convenience init(
     path: String, clock: TraceClock, metadata: [String: String], bufferCapacity: Int,
     onError: @escaping @Sendable (String) -> Void, reproducible: Bool = false,

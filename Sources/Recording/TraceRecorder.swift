@@ -50,17 +50,26 @@ public final class TraceRecorder: Sendable {
 
   /// Opens (creating or truncating) `path` and writes the header.
   ///
+  /// The recorder keeps the rules the kernel keeps for core dumps: it makes a new file without
+  /// following a link put there meanwhile; writes over a regular file only when it is the
+  /// user's own and no other recorder is writing it (an advisory `flock`, so two processes given
+  /// one path never interleave their lines); writes a device, FIFO or socket in place, never
+  /// truncating, renaming or deleting it (and never rotating it); and follows a symbolic link
+  /// only to such a stream (`/dev/stdout`), refusing one to a regular file or to nothing.
+  ///
   /// - Parameters:
   ///   - path: Where the trace goes.
   ///   - clock: Host time, or a virtual clock for traces of tests.
   ///   - metadata: Free-form key/values for the header (app version, test name…).
   ///   - bufferCapacity: The most events one thread buffers between flushes before dropping.
   ///   - rotation: Keeps the file under a size: past it, the file is closed and renamed
-  ///     (`app.trace` → `app.1.trace`), and a new one starts; nil to let it grow.
+  ///     (`app.trace` → `app.1.trace`), and a new one starts; nil to let it grow. Needs a
+  ///     regular file at `path`.
   ///   - onError: Called once, from the writer's thread (or the thread calling `flush()` or
   ///     `close()`), if a write fails after the header; the events that did not reach the file
   ///     are counted as dropped.
-  /// - Throws: ``TraceRecorderError`` if the file cannot be opened or its header written.
+  /// - Throws: ``TraceRecorderError`` if the file cannot be opened by those rules, or its header
+  ///   written.
   public convenience init(
     path: String, clock: TraceClock = .host, metadata: [String: String] = [:],
     bufferCapacity: Int = 1 << 16, rotation: TraceRotation? = nil,
@@ -159,8 +168,9 @@ public enum TraceRecorderError: Error, CustomStringConvertible {
 /// Each file is a trace of its own that validates and replays: it opens with the definitions
 /// and the live work it refers to (as a ``FlightRecorder``'s dump does), and its header marks
 /// it as a window (`slice_from_ns` to `slice_to_ns`), so that a file rotated out does not claim
-/// that the app stopped where it ends. A file may pass `maxBytes` by what one flush writes (the
-/// check comes after each), and action ids are the recorder's own rather than renumbered.
+/// that the app stopped where it ends. A file rotates as soon as a line takes it past
+/// `maxBytes`, inside a flush if need be: it holds at most `maxBytes`, that line and its end
+/// marker. Action ids are the recorder's own rather than renumbered.
 public struct TraceRotation: Sendable, Equatable {
   /// The size past which the file is rotated.
   public var maxBytes: Int
