@@ -83,6 +83,10 @@ extension CrashFlush {
 // `stopping` flag (see `RecorderCore.writeAfterCrash(signal:)`); the rest are atomics.
 final class LastResort: @unchecked Sendable {
   private let descriptor = Atomic<Int32>(-1)
+  /// The file's device and inode when noted: a descriptor the writer has closed since (a
+  /// rotation part way through a flush) may be the program's own file by now.
+  private let device = Atomic<UInt64>(0)
+  private let inode = Atomic<UInt64>(0)
   private let lastTime = Atomic<Int64>(0)
   private var encoder = TraceEncoder()
 
@@ -90,15 +94,24 @@ final class LastResort: @unchecked Sendable {
 
   /// After a flush: the file written now (or -1) and the `t` of its last line.
   func note(descriptor: Int32, time: Int64) {
-    self.descriptor.store(descriptor, ordering: .relaxed)
+    var status = stat()
+    let known = descriptor >= 0 && fstat(descriptor, &status) == 0
+    self.descriptor.store(-1, ordering: .releasing)
+    device.store(UInt64(status.st_dev), ordering: .relaxed)
+    inode.store(UInt64(status.st_ino), ordering: .relaxed)
     lastTime.store(time, ordering: .relaxed)
+    self.descriptor.store(known ? descriptor : -1, ordering: .releasing)
   }
 
-  /// Writes the `dropped` line (when `buffered` is above 0) and the `crash` line. Allocates
-  /// nothing.
+  /// Writes the `dropped` line (when `buffered` is above 0) and the `crash` line, if the file
+  /// noted is still open at its descriptor. Allocates nothing.
   func write(signal: StaticString, thread: UInt32, time: Int64, buffered: Int64) {
-    let file = descriptor.load(ordering: .relaxed)
+    let file = descriptor.load(ordering: .acquiring)
     guard file >= 0 else { return }
+    var status = stat()
+    guard fstat(file, &status) == 0, UInt64(status.st_dev) == device.load(ordering: .relaxed),
+      UInt64(status.st_ino) == inode.load(ordering: .relaxed)
+    else { return }
     let time = max(time, lastTime.load(ordering: .relaxed))
     encoder.bytes.removeAll(keepingCapacity: true)
     if buffered > 0 { encoder.dropped(time: time, count: buffered) }

@@ -169,8 +169,9 @@ public enum TraceRecorderError: Error, CustomStringConvertible {
 /// and the live work it refers to (as a ``FlightRecorder``'s dump does), and its header marks
 /// it as a window (`slice_from_ns` to `slice_to_ns`), so that a file rotated out does not claim
 /// that the app stopped where it ends. A file rotates as soon as a line takes it past
-/// `maxBytes`, inside a flush if need be: it holds at most `maxBytes`, that line and its end
-/// marker. Action ids are the recorder's own rather than renumbered.
+/// `maxBytes`, inside a flush if need be: past the live work it opens with, it holds at most
+/// `maxBytes`, that line and its end marker. Action ids are the recorder's own rather than
+/// renumbered.
 public struct TraceRotation: Sendable, Equatable {
   /// The size past which the file is rotated.
   public var maxBytes: Int

@@ -66,7 +66,9 @@ final class RecordEdgesTests: XCTestCase {
       let file = folder.appendingPathComponent(name).path
       XCTAssertTrue(run.output.contains("trace written to \(file)"), "\(name): \(run.output)")
       let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
-      XCTAssertLessThanOrEqual(size, 8_192 + 1_024, "\(name): the cap, a line and the end")
+      // The cap, a line and the end, past the live work a file opens with (200 items queued at
+      // once take about 19 KiB); a cap checked only between flushes made files of megabytes.
+      XCTAssertLessThanOrEqual(size, 32 << 10, name)
       let trace = try XCTUnwrap(TraceReader.read(path: file).trace, name)
       XCTAssertFalse(
         trace.callSites.values.contains { $0.function.hasPrefix("0x") }, "\(name) symbolized")
