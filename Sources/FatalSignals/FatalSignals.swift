@@ -394,6 +394,17 @@ private enum SignalWorker {
   static let finished = Atomic<Bool>(false)
   /// The pipe's write end, which a handler writes one byte to; -1 before it is made.
   static let wakeUp = Atomic<Int32>(-1)
+  /// The pipe's read end, which the worker waits on.
+  private static let readEnd = Atomic<Int32>(-1)
+
+  /// A thread as a number to compare (`pthread_t` is a number on Linux, a pointer on Darwin).
+  private static func identity(of thread: pthread_t) -> UInt {
+    #if canImport(Darwin)
+      UInt(bitPattern: thread)
+    #else
+      UInt(thread)
+    #endif
+  }
 
   /// The longest a crashing thread waits for the worker: longer than a recorder waits for its
   /// writer and then for a stalled reader together.
@@ -437,15 +448,22 @@ private enum SignalWorker {
     pthread_attr_init(&attributes)
     defer { pthread_attr_destroy(&attributes) }
     pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-    var worker = pthread_t()
-    // The read end travels as the argument, plus one so that descriptor 0 is not a nil pointer.
-    let readEnd = UnsafeMutableRawPointer(bitPattern: UInt(ends[0]) + 1)
-    guard pthread_create(&worker, &attributes, run, readEnd) == 0 else {
+    readEnd.store(ends[0], ordering: .releasing)
+    // The start routine's argument differs in optionality between Glibc and Darwin; none is
+    // needed (the worker reads `readEnd`, and notes its own thread).
+    #if canImport(Darwin)
+      var worker: pthread_t?
+      let made = pthread_create(
+        &worker, &attributes, { _ in SignalWorker.body() }, UnsafeMutableRawPointer(bitPattern: 1))
+    #else
+      var worker = pthread_t()
+      let made = pthread_create(&worker, &attributes, { _ in SignalWorker.body() }, nil)
+    #endif
+    guard made == 0 else {
       close(ends[0])
       close(ends[1])
       return
     }
-    thread.store(UInt(bitPattern: Int(bitPattern: UInt(worker))), ordering: .releasing)
     wakeUp.store(ends[1], ordering: .releasing)
     owner.store(me, ordering: .releasing)
   }
@@ -454,7 +472,7 @@ private enum SignalWorker {
   /// `pthread_self`, `write`).
   static func handOff(_ signal: Int32) -> HandOff {
     guard owner.load(ordering: .acquiring) == getpid() else { return .none }
-    if UInt(pthread_self()) == thread.load(ordering: .acquiring) { return .isTheWorker }
+    if identity(of: pthread_self()) == thread.load(ordering: .acquiring) { return .isTheWorker }
     let pipe = wakeUp.load(ordering: .acquiring)
     guard pipe >= 0 else { return .none }
     guard
@@ -486,11 +504,11 @@ private enum SignalWorker {
 
   /// The worker's body: waits for a signal, runs the callbacks; for a stop signal, ends the
   /// process by it.
-  private static let run: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = {
-    argument in
-    let readEnd = Int32(truncatingIfNeeded: UInt(bitPattern: argument) &- 1)
+  fileprivate static func body() -> UnsafeMutableRawPointer? {
+    thread.store(identity(of: pthread_self()), ordering: .releasing)
+    let pipe = readEnd.load(ordering: .acquiring)
     var byte: UInt8 = 0
-    while read(readEnd, &byte, 1) != 1 {
+    while read(pipe, &byte, 1) != 1 {
       if errno != EINTR { return nil }
     }
     let number = request.load(ordering: .acquiring)
