@@ -75,8 +75,9 @@ struct TraceFileSink {
   }
 
   /// Opens a new, empty file at ``path`` in place of the one rotated out, by the recorder's rules
-  /// (see ``TraceOutputFile``): a file someone put there meanwhile is not written over; false
-  /// if it cannot be, with the reason in ``openRefusal``.
+  /// (see ``TraceOutputFile``): a link, a stream or another user's file put there meanwhile is
+  /// neither written through nor over; false if it cannot be, with the reason in
+  /// ``openRefusal``.
   mutating func reopen() -> Bool {
     let opened = path.withCString { TraceOutputFile.open($0) }
     descriptor = opened.descriptor

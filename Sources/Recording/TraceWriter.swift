@@ -74,6 +74,8 @@ package struct TraceWriter {
     keepsIDs = sink.keepsIDs
     encoder.bytes.reserveCapacity((1 << 20) + (1 << 16))
     eventEnds.reserveCapacity(1 << 16)
+    // A crash before the first flush merges up to 64 threads' buffers.
+    crashCursors = [Int](repeating: 0, count: 2 * 64)
   }
 
   /// A plain file's writer.
