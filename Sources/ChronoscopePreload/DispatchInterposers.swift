@@ -81,7 +81,7 @@ private func recordSchedule(
       != 0
   {
     // The runtime hands Dispatch a job as the context of one of its own functions.
-    let id = jobTaskID(context)
+    let id = jobTaskID(UnsafeRawPointer(context))
     taskID = id == 0 ? nil : id
   }
   let action = recorder.schedule(
@@ -182,8 +182,11 @@ func nanoseconds(until when: UInt64) -> Int64 {
   return delay.overflow ? Int64.max : max(delay.partialValue, 0)
 }
 
+// The same signature as Recording's declaration of this symbol (TaskIdentity.swift): under -O the
+// optimizer links both into one module's SIL, and two types for one name crash the compiler
+// ("SILFunction type mismatch for 'swift_task_getJobTaskId'", `swift test -c release`).
 @_silgen_name("swift_task_getJobTaskId")
-private func jobTaskID(_ job: UnsafeMutableRawPointer) -> UInt64
+private func jobTaskID(_ job: UnsafeRawPointer) -> UInt64
 
 // MARK: - Interposers
 
