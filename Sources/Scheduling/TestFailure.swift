@@ -32,7 +32,33 @@ package enum TestFailure {
   /// Where failures of the code running in this task — and the tasks it starts — go: set by a
   /// test host's integration (the Swift Testing trait `.virtualTime` records them as issues of
   /// its test), which XCTest's `XCTFail` would not reach.
-  @TaskLocal package static var reporter: (@Sendable (String, StaticString, UInt) -> Void)?
+  ///
+  /// ```swift
+  /// try await TestFailure.$reporter.withValue(TestFailure.Reporter { message, file, line in … }) {
+  ///   try await body()
+  /// }
+  /// ```
+  // A class holding the closure, not the closure itself: with Swift 6.3.1 on Linux, under -O,
+  // binding a closure-typed task-local with `withValue` segfaults in
+  // `swift_task_localValuePush` (`swift test -c release` crashed every `.virtualTime` test).
+  // Reduced without Chronoscope (`swiftc -O -parse-as-library`, exit 139; boxed, it prints):
+  //
+  //   enum Holder { @TaskLocal static var reporter: (@Sendable (String) -> Void)? }
+  //   @main struct M {
+  //     static func main() async {
+  //       await Holder.$reporter.withValue({ print("reported", $0) }) { Holder.reporter?("hi") }
+  //     }
+  //   }
+  @TaskLocal package static var reporter: Reporter?
+
+  /// What ``reporter`` holds: the function a failure goes to.
+  package final class Reporter: Sendable {
+    package let report: @Sendable (String, StaticString, UInt) -> Void
+
+    package init(_ report: @escaping @Sendable (String, StaticString, UInt) -> Void) {
+      self.report = report
+    }
+  }
 
   /// Fails the running test at `file`:`line` with `message`: the task's ``reporter`` if set,
   /// else XCTest's `XCTFail` when XCTest is loaded, else a line on standard error.
@@ -40,7 +66,7 @@ package enum TestFailure {
     if let override = override.withLock({ $0 }) {
       override(message, file, line)
     } else if let reporter {
-      reporter(message, file, line)
+      reporter.report(message, file, line)
     } else if let xctFail {
       xctFail(message, file, line)
     } else {

@@ -79,7 +79,7 @@ public struct VirtualTimeTrait: TestTrait, SuiteTrait, TestScoping {
     try await keeping.provideScope(for: test, testCase: testCase) {
       do {
         try await clock.withCurrent {
-          try await TestFailure.$reporter.withValue(reporter) {
+          try await TestFailure.$reporter.withValue(TestFailure.Reporter(reporter)) {
             try await TestTraceRecorder.$current.withValue(trace) {
               try await function()
             }

@@ -119,11 +119,13 @@ final class VirtualAsyncClockTests: XCTestCase {
     let reporter: @Sendable (String, StaticString, UInt) -> Void = { message, file, line in
       reports.withLock { $0.append("\(file):\(line): \(message)") }
     }
-    let line = #line + 1
-    TestFailure.$reporter.withValue(reporter) { clock.advance(by: .seconds(Int64.max)) }
+    let line = #line + 2
+    TestFailure.$reporter.withValue(TestFailure.Reporter(reporter)) {
+      clock.advance(by: .seconds(Int64.max))
+    }
     // A lower limit: the async move lets the main actor run after each step, so a million of
     // them take minutes.
-    await TestFailure.$reporter.withValue(reporter) {
+    await TestFailure.$reporter.withValue(TestFailure.Reporter(reporter)) {
       await clock.advance(by: .seconds(Int64.max), maxSteps: 1_000)
     }
     let file = "VirtualTimeTests/VirtualAsyncClockTests.swift"
@@ -132,7 +134,7 @@ final class VirtualAsyncClockTests: XCTestCase {
       reports.value.map { $0.components(separatedBy: "\n").first ?? "" },
       [
         "\(file):\(line): virtual clock stopped after 1000000 \(stopped)",
-        "\(file):\(line + 4): virtual clock stopped after 1000 \(stopped)",
+        "\(file):\(line + 5): virtual clock stopped after 1000 \(stopped)",
       ])
     XCTAssertEqual(clock.now.offset, .nanoseconds(1_001_000), "where the last action ran")
     task.cancel()

@@ -253,8 +253,10 @@ final class VirtualClockTests: XCTestCase {
     let reporter: @Sendable (String, StaticString, UInt) -> Void = { message, file, line in
       reports.withLock { $0.append("\(file):\(line): \(message)") }
     }
-    let line = #line + 1
-    TestFailure.$reporter.withValue(reporter) { clock.advance(by: .seconds(Int64.max)) }
+    let line = #line + 2
+    TestFailure.$reporter.withValue(TestFailure.Reporter(reporter)) {
+      clock.advance(by: .seconds(Int64.max))
+    }
     XCTAssertEqual(reports.value.count, 1, "\(reports.value)")
     let report = reports.value.first ?? ""
     XCTAssertTrue(
@@ -272,7 +274,7 @@ final class VirtualClockTests: XCTestCase {
       reports.withLock { $0.append(message) }
     }
     let checked = Locked(0)
-    TestFailure.$reporter.withValue(reporter) {
+    TestFailure.$reporter.withValue(TestFailure.Reporter(reporter)) {
       clock.advance(to: .microseconds(100), maxSteps: 1_000)
       clock.advance(to: .microseconds(200), maxSteps: 10)
       clock.travel(
