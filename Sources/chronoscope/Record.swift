@@ -194,16 +194,7 @@ enum RecordingLaunch {
   /// recorder writes in place, possibly through a link (`/dev/stdout`); nil for a regular file,
   /// nothing, or a template with `%p`.
   static func streamKind(at path: String) -> String? {
-    guard !path.contains("%p") else { return nil }
-    var status = stat()
-    guard stat(path, &status) == 0 else { return nil }
-    switch status.st_mode & S_IFMT {
-    case S_IFCHR: return "a character device"
-    case S_IFBLK: return "a block device"
-    case S_IFIFO: return "a FIFO"
-    case S_IFSOCK: return "a socket"
-    default: return nil
-    }
+    path.contains("%p") ? nil : TraceReader.streamKind(of: path)
   }
 
   /// The header of the trace at `path`, as the trace reader reads its first line (at most 64 KiB

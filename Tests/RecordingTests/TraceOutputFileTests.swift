@@ -21,6 +21,19 @@ final class TraceOutputFileTests: XCTestCase {
     return folder
   }
 
+  /// A FIFO made in `folder`, with a reader holding it open (non-blocking) until the test ends,
+  /// so that it opens for writing; returns its path and the reader's descriptor.
+  private func fifoWithReader(_ name: String, in folder: URL) throws -> (
+    path: String, reader: Int32
+  ) {
+    let fifo = folder.appendingPathComponent(name).path
+    XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+    let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+    XCTAssertGreaterThanOrEqual(reader, 0)
+    addTeardownBlock { close(reader) }
+    return (fifo, reader)
+  }
+
   private func fileType(_ path: String) -> mode_t? {
     var status = stat()
     return lstat(path, &status) == 0 ? status.st_mode & S_IFMT : nil
@@ -41,11 +54,8 @@ final class TraceOutputFileTests: XCTestCase {
 
   func testRotationOntoAFIFOOrADeviceIsRefusedAndTheNodeStays() throws {
     let folder = try folder()
-    let fifo = folder.appendingPathComponent("pipe.trace").path
-    XCTAssertEqual(mkfifo(fifo, 0o600), 0)
-    // A reader, so that the FIFO itself would open.
-    let reader = open(fifo, O_RDONLY | O_NONBLOCK)
-    defer { close(reader) }
+    // With a reader, so that the FIFO itself would open.
+    let fifo = try fifoWithReader("pipe.trace", in: folder).path
     var nodes = [fifo]
     // A character device like /dev/null (1, 3), made here: only as root.
     let device = folder.appendingPathComponent("null.trace").path
@@ -144,10 +154,7 @@ final class TraceOutputFileTests: XCTestCase {
 
   func testALinkToAStreamIsWrittenInPlace() throws {
     let folder = try folder()
-    let fifo = folder.appendingPathComponent("fifo").path
-    XCTAssertEqual(mkfifo(fifo, 0o600), 0)
-    let reader = open(fifo, O_RDONLY | O_NONBLOCK)
-    defer { close(reader) }
+    let (fifo, reader) = try fifoWithReader("fifo", in: folder)
     let link = folder.appendingPathComponent("stdout-like").path
     try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: fifo)
     let recorder = try TraceRecorder(path: link)
