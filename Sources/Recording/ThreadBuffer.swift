@@ -224,6 +224,10 @@ final class ThreadBuffer: @unchecked Sendable {
     return start..<max(start, tail.load(ordering: .acquiring))
   }
 
+  /// The events dropped since the last drain, counted as taken: for the crash path, which
+  /// reads the ring in place and writes how many it lost.
+  func takeDropped() -> Int64 { dropped.exchange(0, ordering: .relaxed) }
+
   /// The event at a position from ``publishedPositions()``.
   func event(at position: Int) -> TraceEvent { slots[position & mask] }
 

@@ -271,6 +271,18 @@ package struct TraceWriter {
         cursors[2 * best] = position + 1
       }
     }
+    // Events a full ring turned away since the last flush (a writer that fell behind): after
+    // what the rings held, as they came after it, so the trace says what it lost.
+    var lost: Int64 = 0
+    var index = 0
+    while index < buffers.count {
+      lost &+= buffers[index].takeDropped()
+      index += 1
+    }
+    if lost > 0 {
+      encoder.dropped(time: lastTime, count: lost)
+      dropped &+= lost
+    }
     encoder.crash(time: max(time, lastTime), signal: signal, thread: thread)
     emit(reporting: false)
     sink.endCrash()  // nothing more: the process is going down
