@@ -77,7 +77,9 @@ extension InspectorApp {
         : counted == 0 ? nil : "⚑ \(counted) finding\(counted == 1 ? "" : "s")",
       ending: following && !replay.isClosed
         ? nil
-        : replay.crash.map { "⚠ crashed: \($0.signal)" } ?? (replay.isClosed ? nil : "⚠ not closed")
+        // Ctrl-C or `kill` stopped a process; it did not crash (validate and check say the same).
+        : replay.crash.map { "⚠ \($0.isStop ? "stopped" : "crashed"): \($0.signal)" }
+          ?? (replay.isClosed ? nil : "⚠ not closed")
     )
     // Whole parts give way, least telling first: the brand, the clock's kind and a paused state
     // while the name does not fit, the rest while it cannot keep 16 columns. Then the name is cut
