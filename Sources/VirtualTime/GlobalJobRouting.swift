@@ -29,35 +29,41 @@ package enum GlobalJobRouting {
 
   private typealias JobTaskID = @convention(c) (UnsafeMutableRawPointer) -> UInt64
   private typealias CurrentTask = @convention(c) () -> UnsafeMutableRawPointer?
+  private typealias TaskIsCancelled = @convention(c) (UnsafeMutableRawPointer) -> Bool
 
   private struct Runtime: @unchecked Sendable {
     // @unchecked Sendable: addresses in the runtime, never changed.
     let hook: UnsafeMutablePointer<Hook?>
     let jobTaskID: JobTaskID
     let currentTask: CurrentTask
+    let isCancelled: TaskIsCancelled
   }
 
-  /// The runtime's hook and the two functions that name a job's task and the running task, or
-  /// what is missing. `swift_task_getJobTaskId` and `swift_task_getCurrent` are the runtime's
-  /// exported entry points (`ExecutorJob`'s description and `withUnsafeCurrentTask` call them);
-  /// their Swift calling convention matches C's for one pointer in and one word out.
+  /// The runtime's hook and the functions that name a job's task and the running task and say
+  /// whether a task is cancelled, or what is missing. `swift_task_getJobTaskId`,
+  /// `swift_task_getCurrent` and `swift_task_isCancelled` are the runtime's exported entry points
+  /// (`ExecutorJob`'s description, `withUnsafeCurrentTask` and `UnsafeCurrentTask.isCancelled`
+  /// call them); their Swift calling convention matches C's for one pointer in and one word out.
   private static let runtime: Result<Runtime, RuntimeMissing> = {
     let process = dlopen(nil, RTLD_NOW)
     var missing: [String] = []
     let hook = dlsym(process, "swift_task_enqueueGlobal_hook")
     let jobTaskID = dlsym(process, "swift_task_getJobTaskId")
     let currentTask = dlsym(process, "swift_task_getCurrent")
+    let isCancelled = dlsym(process, "swift_task_isCancelled")
     if hook == nil { missing.append("swift_task_enqueueGlobal_hook") }
     if jobTaskID == nil { missing.append("swift_task_getJobTaskId") }
     if currentTask == nil { missing.append("swift_task_getCurrent") }
-    guard let hook, let jobTaskID, let currentTask else {
+    if isCancelled == nil { missing.append("swift_task_isCancelled") }
+    guard let hook, let jobTaskID, let currentTask, let isCancelled else {
       return .failure(RuntimeMissing(symbols: missing))
     }
     return .success(
       Runtime(
         hook: hook.assumingMemoryBound(to: Hook?.self),
         jobTaskID: unsafeBitCast(jobTaskID, to: JobTaskID.self),
-        currentTask: unsafeBitCast(currentTask, to: CurrentTask.self)))
+        currentTask: unsafeBitCast(currentTask, to: CurrentTask.self),
+        isCancelled: unsafeBitCast(isCancelled, to: TaskIsCancelled.self)))
   }()
 
   /// What this runtime lacks for routing jobs, if anything.
@@ -69,6 +75,15 @@ package enum GlobalJobRouting {
   static func currentTaskID() -> UInt64 {
     guard case .success(let runtime) = runtime, let task = runtime.currentTask() else { return 0 }
     return runtime.jobTaskID(task)
+  }
+
+  /// Whether `job` is a task's (its resumption) and that task is cancelled. A job of a task is the
+  /// task itself in the runtime (`AsyncTask` is a `Job`): what `swift_task_getJobTaskId` tells
+  /// apart from other jobs by a nonzero id.
+  static func isCancelled(_ job: UnownedJob) -> Bool {
+    guard case .success(let runtime) = runtime else { return false }
+    let pointer = unsafeBitCast(job, to: UnsafeMutableRawPointer.self)
+    return runtime.jobTaskID(pointer) != 0 && runtime.isCancelled(pointer)
   }
 
   /// The id of the task `job` runs for, 0 if none (an actor's job) or unknown.
@@ -317,7 +332,7 @@ package enum GlobalJobRouting {
       // The task whose job the router runs now, enqueuing itself: it hopped to the generic
       // executor (off the router's identity, which its jobs run on), where the runtime would
       // have run on without a break (see `JobRouter.push(_:continuing:)`).
-      router.push(job, continuing: task != 0 && router.runningTask == task)
+      router.push(job, continuing: task != 0 && router.runningTask == task) != .refused
     {
       return
     } else if let previous = GlobalJobRouting.previousHook {
@@ -378,14 +393,39 @@ package enum GlobalJobRouting {
 
   // MARK: Watchdog
 
+  /// Signalled when a router queues a job while nobody drives its clock: the watchdog then looks
+  /// every millisecond for jobs of tasks cancelled meanwhile.
+  private static let heldUndriven = DispatchSemaphore(value: 0)
+
+  /// Wakes the watchdog: a router holds a job with nobody driving its clock.
+  static func jobsHeldUndriven() {
+    _ = startWatchdog
+    heldUndriven.signal()
+  }
+
   /// A thread that looks, ten times a second, for clocks nobody moves while code waits on them
   /// (``VirtualAsyncClock/idleLimit``) and ends the wait with a message, and for clocks nothing
   /// waits on nor used for as long, which stop routing (a clock kept alive by a reference cycle
-  /// in the code under test does not keep the hook in for ever).
+  /// in the code under test does not keep the hook in for ever). While a clock holds jobs with
+  /// nobody driving it, it also looks every millisecond for jobs of tasks cancelled since they
+  /// were queued, and runs them (``JobRouter/runCancelledIfNobodyDrives()``).
   private static let startWatchdog: Void = {
     let thread = Thread {
+      var ticks = 0
       while true {
-        Thread.sleep(forTimeInterval: 0.1)
+        // A millisecond while a router holds jobs with nobody driving (a task the test started
+        // may be cancelled meanwhile), else a tenth of a second or until a router does.
+        let holding = registry.withLock { $0.routers.values.contains(where: \.holdsJobsUndriven) }
+        if holding {
+          Thread.sleep(forTimeInterval: 0.001)
+        } else {
+          _ = heldUndriven.wait(timeout: .now() + 0.1)
+        }
+        let routers = registry.withLock { Array($0.routers.values) }
+        for router in routers { router.runCancelledIfNobodyDrives() }
+        ticks = holding ? ticks + 1 : 100
+        guard ticks >= 100 else { continue }
+        ticks = 0
         let clocks = registry.withLock { $0.clocks.values.compactMap(\.clock) }
         for clock in clocks {
           clock.endWaitIfNobodyDrives()

@@ -27,6 +27,15 @@ final class JobRouter: SerialExecutor, @unchecked Sendable {
   /// when it stops.
   private let tasks = Mutex<[UInt64]>([])
 
+  /// Drives under way (``VirtualAsyncClock``'s moves and what else runs its jobs): while there is
+  /// none, a job of a cancelled task does not wait here (see ``push(_:continuing:)``).
+  private let drivers = Atomic<Int>(0)
+  /// Jobs of cancelled tasks running on the runtime's threads because nobody drove the clock:
+  /// a drive waits for them before it runs anything.
+  private let cancelledRunning = DispatchGroup()
+  /// How many of them run now: a drive waits only when some do.
+  private let cancelledRunningCount = Atomic<Int>(0)
+
   /// The task whose job runs now (0 between jobs), read on the same thread by the enqueue hook.
   private let running = Atomic<UInt64>(0)
   var runningTask: UInt64 { running.load(ordering: .relaxed) }
@@ -54,30 +63,109 @@ final class JobRouter: SerialExecutor, @unchecked Sendable {
 
   func enqueue(_ job: consuming ExecutorJob) {
     let job = UnownedJob(job)
-    if !push(job) { GlobalJobRouting.handBack(job) }
+    if push(job) == .refused { GlobalJobRouting.handBack(job) }
   }
 
-  /// Queues `job`; false when the router is closed (its clock stopped routing): the caller then
-  /// sends the job where it would have gone, so that no job waits in a router nobody drives.
+  /// What ``push(_:continuing:)`` did with a job.
+  enum Pushed {
+    /// Queued, for the next drive.
+    case queued
+    /// Its task is cancelled and nobody drives the clock: it ran, or runs now, on the runtime's
+    /// threads.
+    case ranCancelled
+    /// The router is closed (its clock stopped routing): the caller sends the job where it would
+    /// have gone, so that no job waits in a router nobody drives.
+    case refused
+  }
+
+  /// Queues `job`, unless its task is cancelled and nobody drives the clock: then it runs at
+  /// once on the runtime's threads, as it would without the clock, and the next drive waits for
+  /// it. A test that cancels a task between moves — or a task it does not know racing it — and
+  /// awaits the task's end, finishes without moving the clock, as with any other clock; within
+  /// a drive a cancelled task's reaction stays in the clock's order.
   ///
   /// A job `continuing` the task that is running (it hopped to the generic executor) runs next,
   /// before anything queued and chosen by no exploration: the runtime would have run on in
   /// place. As a break, it let other jobs run between a task's `lock()` and the
   /// `withUnsafeContinuation` closure that unlocks (swift-async-algorithms' `merge` does this),
   /// and one of them, blocking on that lock, stopped the only thread that runs them for good.
-  func push(_ job: UnownedJob, continuing: Bool = false) -> Bool {
-    let queued = jobs.withLock { queue in
-      guard queue.accepting else { return false }
+  func push(_ job: UnownedJob, continuing: Bool = false) -> Pushed {
+    let pushed = jobs.withLock { queue -> Pushed in
+      guard queue.accepting else { return .refused }
+      if !continuing, drivers.load(ordering: .sequentiallyConsistent) == 0,
+        GlobalJobRouting.isCancelled(job)
+      {
+        enterCancelled()
+        return .ranCancelled
+      }
       if continuing {
         queue.continuing.append(job)
       } else {
         queue.append(job)
       }
-      return true
+      return .queued
     }
-    if queued { pushes.add(1, ordering: .relaxed) }
-    return queued
+    switch pushed {
+    case .queued:
+      pushes.add(1, ordering: .relaxed)
+      if drivers.load(ordering: .relaxed) == 0 { GlobalJobRouting.jobsHeldUndriven() }
+    case .ranCancelled: runCancelled([job])
+    case .refused: break
+    }
+    return pushed
   }
+
+  /// Takes the queued jobs whose tasks were cancelled since they were queued and runs them on the
+  /// runtime's threads, if nobody drives the clock (the watchdog calls it): a task started by the
+  /// test and cancelled before it ever ran ends without a move.
+  func runCancelledIfNobodyDrives() {
+    let cancelled = jobs.withLock { queue -> [UnownedJob] in
+      guard drivers.load(ordering: .sequentiallyConsistent) == 0 else { return [] }
+      let taken = queue.removeAll(where: GlobalJobRouting.isCancelled)
+      for _ in taken { enterCancelled() }
+      return taken
+    }
+    runCancelled(cancelled)
+  }
+
+  /// Counts a cancelled task's job about to run for nobody's drive (under the jobs' lock).
+  private func enterCancelled() {
+    cancelledRunningCount.add(1, ordering: .sequentiallyConsistent)
+    cancelledRunning.enter()
+  }
+
+  private func runCancelled(_ cancelled: [UnownedJob]) {
+    for job in cancelled {
+      DispatchQueue.global().async { [self] in
+        Thread.current.threadDictionary[Self.runsCancelledKey] = true
+        job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor())
+        Thread.current.threadDictionary[Self.runsCancelledKey] = nil
+        cancelledRunningCount.subtract(1, ordering: .sequentiallyConsistent)
+        cancelledRunning.leave()
+      }
+    }
+  }
+
+  /// Whether jobs wait here now: nobody drives, and some are queued.
+  var holdsJobsUndriven: Bool {
+    drivers.load(ordering: .relaxed) == 0 && !isEmpty
+  }
+
+  /// Marks a drive under way from here until ``endDrive()``, once the jobs of cancelled tasks
+  /// that nobody drove have run — on a thread that is not running one of them, whose own drive
+  /// cannot wait for itself; at most `limit`, after which the drive goes on.
+  func beginDrive(waitingAtMost limit: Duration) {
+    drivers.add(1, ordering: .sequentiallyConsistent)
+    // The lock orders this drive after any push or sweep that saw no driver and started a job.
+    jobs.withLock { _ in }
+    guard cancelledRunningCount.load(ordering: .sequentiallyConsistent) > 0,
+      Thread.current.threadDictionary[Self.runsCancelledKey] == nil
+    else { return }
+    let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) * 1e-18
+    _ = cancelledRunning.wait(timeout: .now() + seconds)
+  }
+
+  func endDrive() { drivers.subtract(1, ordering: .sequentiallyConsistent) }
 
   var isEmpty: Bool { jobs.withLock { $0.isEmpty } }
 
@@ -111,6 +199,10 @@ final class JobRouter: SerialExecutor, @unchecked Sendable {
       if isEmpty { return }
     }
   }
+
+  /// Set in the thread dictionary of a thread that runs a cancelled task's job for nobody's
+  /// drive: a drive from inside that job cannot wait for it.
+  private static let runsCancelledKey = "chronoscope.runs-cancelled-job"
 }
 
 extension JobRouter {
@@ -202,6 +294,19 @@ private struct JobQueue {
     guard offset > 0 else { return popFirst() }
     guard head + offset < items.count else { return nil }
     return items.remove(at: head + offset)
+  }
+
+  /// Takes the queued jobs (not those continuing a task) that match, keeping the others' order.
+  mutating func removeAll(where matches: (UnownedJob) -> Bool) -> [UnownedJob] {
+    var taken: [UnownedJob] = []
+    var kept: [UnownedJob] = []
+    for job in items[head...] {
+      if matches(job) { taken.append(job) } else { kept.append(job) }
+    }
+    guard !taken.isEmpty else { return [] }
+    items = kept
+    head = 0
+    return taken
   }
 
   mutating func popFirst() -> UnownedJob? {

@@ -40,7 +40,9 @@ import Synchronization
 ///   `sleep(for: .zero)` — wakes at the next move, not before.
 /// - **Cancellation**: a cancelled task's sleep throws `CancellationError` at the current
 ///   instant and leaves nothing pending. ``VirtualTask/cancel()`` cancels and runs the task's
-///   reaction, from any caller.
+///   reaction, from any caller. A cancelled task needs no move: cancelled while nobody moves the
+///   clock, its jobs run on the runtime's threads, and the next move waits for them — a test can
+///   cancel a plain `Task {}` and await its value.
 /// - **Leftovers**: ``checkNoPendingWork(fileID:line:function:)`` reports sleepers, scheduler
 ///   work and unfinished tasks, and cancels the tasks so that none outlives the test. A clock
 ///   left waiting with nobody moving it for ``idleLimit`` says so on standard error, naming the
@@ -467,11 +469,13 @@ public final class VirtualAsyncClock: Clock, Sendable {
     let task = GlobalJobRouting.currentTaskID()
     if task != 0 { GlobalJobRouting.adoptCreatorIfUnowned(task, for: router) }
     changeActivity { $0.drives += 1 }
+    router.beginDrive(waitingAtMost: idleLimit)
     GlobalJobRouting.driving(router, fromATask: task != 0) {
       router.runUntilIdle()
       body()
       if runningDueWork { settle() } else { router.runUntilIdle() }
     }
+    router.endDrive()
     changeActivity {
       $0.drives -= 1
       $0.idleSince = .now
@@ -516,9 +520,11 @@ public final class VirtualAsyncClock: Clock, Sendable {
     }
     // The whole move counts as a drive: waiting for a busy main actor is not nobody moving it.
     changeActivity { $0.drives += 1 }
+    router.beginDrive(waitingAtMost: idleLimit)
     GlobalJobRouting.asyncMoves.add(1, ordering: .relaxed)
     defer {
       GlobalJobRouting.asyncMoves.subtract(1, ordering: .relaxed)
+      router.endDrive()
       changeActivity {
         $0.drives -= 1
         $0.idleSince = .now
@@ -658,8 +664,14 @@ struct TaskOrigin: Sendable {
 /// readable without `await` once the clock has run it to the end.
 public final class VirtualTask<Success: Sendable>: Sendable {
   private let clock: VirtualAsyncClock
-  private let state = Mutex<(task: Task<Void, Never>?, outcome: Result<Success, any Error>?)>(
-    (nil, nil))
+  private let state = Mutex(State())
+
+  private struct State {
+    var task: Task<Void, Never>?
+    var outcome: Result<Success, any Error>?
+    /// Those awaiting ``value``.
+    var waiters: [CheckedContinuation<Result<Success, any Error>, Never>] = []
+  }
 
   init(clock: VirtualAsyncClock) { self.clock = clock }
 
@@ -668,6 +680,28 @@ public final class VirtualTask<Success: Sendable>: Sendable {
 
   /// Whether the task has finished.
   public var isFinished: Bool { result != nil }
+
+  /// What the task returns, awaited: first the clock runs what can run now, time standing still
+  /// (as ``VirtualAsyncClock/advance(maxSteps:fileID:line:)`` does, but no sleep or action due
+  /// now), then, if the task is still waiting, this waits for it to end — for a move made
+  /// elsewhere, or the task's cancellation. ``result`` reads the outcome without waiting.
+  ///
+  /// - Throws: What the task threw: `CancellationError` when it was cancelled in a sleep.
+  public var value: Success {
+    get async throws {
+      clock.drive(runningDueWork: false) {}
+      let outcome = await withCheckedContinuation {
+        (continuation: CheckedContinuation<Result<Success, any Error>, Never>) in
+        let finished = state.withLock { state -> Result<Success, any Error>? in
+          if let outcome = state.outcome { return outcome }
+          state.waiters.append(continuation)
+          return nil
+        }
+        if let finished { continuation.resume(returning: finished) }
+      }
+      return try outcome.get()
+    }
+  }
 
   /// Cancels the task and runs its reaction on the calling thread, whoever calls — a synchronous
   /// or an `async` test method — without moving time: a sleep it waits in throws
@@ -686,7 +720,14 @@ public final class VirtualTask<Success: Sendable>: Sendable {
 
   func started(_ task: Task<Void, Never>) { state.withLock { $0.task = task } }
 
-  func finish(_ outcome: Result<Success, any Error>) { state.withLock { $0.outcome = outcome } }
+  func finish(_ outcome: Result<Success, any Error>) {
+    let waiters = state.withLock { state in
+      state.outcome = outcome
+      defer { state.waiters = [] }
+      return state.waiters
+    }
+    for waiter in waiters { waiter.resume(returning: outcome) }
+  }
 }
 
 /// One sleep: its continuation and its wake-up on the virtual clock; whichever of waking,
