@@ -25,9 +25,8 @@ final class CancelledSleeperTests: XCTestCase, @unchecked Sendable {
     for attempt in 1...1_000 {
       let task = Task { try await clock.sleep(for: .seconds(1)) }
       Task.detached { task.cancel() }
-      let outcome = await task.result
-      guard case .failure(let error) = outcome, error is CancellationError else {
-        return XCTFail("attempt \(attempt): \(outcome), not a CancellationError")
+      if let failure = await cancellationFailure(of: task) {
+        return XCTFail("attempt \(attempt): \(failure)")
       }
     }
     XCTAssertEqual(clock.now.offset, .zero)
@@ -42,9 +41,8 @@ final class CancelledSleeperTests: XCTestCase, @unchecked Sendable {
     for attempt in 1...1_000 {
       let task = Task { try await clock.sleep(for: .seconds(1)) }
       task.cancel()
-      let outcome = await task.result
-      guard case .failure(let error) = outcome, error is CancellationError else {
-        return XCTFail("attempt \(attempt): \(outcome), not a CancellationError")
+      if let failure = await cancellationFailure(of: task) {
+        return XCTFail("attempt \(attempt): \(failure)")
       }
     }
     XCTAssertEqual(clock.now.offset, .zero)
@@ -60,9 +58,8 @@ final class CancelledSleeperTests: XCTestCase, @unchecked Sendable {
       await clock.advance()
       XCTAssertEqual(clock.waiting.count, 1, "attempt \(attempt): asleep")
       DispatchQueue.global().async { task.cancel() }
-      let outcome = await task.result
-      guard case .failure(let error) = outcome, error is CancellationError else {
-        return XCTFail("attempt \(attempt): \(outcome), not a CancellationError")
+      if let failure = await cancellationFailure(of: task) {
+        return XCTFail("attempt \(attempt): \(failure)")
       }
     }
     XCTAssertEqual(clock.now.offset, .zero)
@@ -124,9 +121,8 @@ final class CancelledSleeperTests: XCTestCase, @unchecked Sendable {
     for _ in 1...1_000 {
       let task = Task { try await clock.sleep(for: .seconds(1)) }
       DispatchQueue.global().async { task.cancel() }
-      let outcome = await task.result
-      guard case .failure(let error) = outcome, error is CancellationError else {
-        Issue.record("\(outcome), not a CancellationError")
+      if let failure = await cancellationFailure(of: task) {
+        Issue.record("\(failure)")
         return
       }
     }
@@ -140,12 +136,18 @@ final class CancelledSleeperTests: XCTestCase, @unchecked Sendable {
     for _ in 1...1_000 {
       let task = Task { try await clock.sleep(for: .seconds(1)) }
       DispatchQueue.global().async { task.cancel() }
-      let outcome = await task.result
-      guard case .failure(let error) = outcome, error is CancellationError else {
-        Issue.record("\(outcome), not a CancellationError")
+      if let failure = await cancellationFailure(of: task) {
+        Issue.record("\(failure)")
         return
       }
     }
     #expect(clock.now.offset == .zero)
   }
+}
+
+/// Nil when `task` ended throwing `CancellationError`; else what it ended with.
+private func cancellationFailure(of task: Task<Void, any Error>) async -> String? {
+  let outcome = await task.result
+  if case .failure(let error) = outcome, error is CancellationError { return nil }
+  return "\(outcome), not a CancellationError"
 }
