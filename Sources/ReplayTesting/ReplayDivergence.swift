@@ -6,6 +6,8 @@ import Sharing
 /// `chronoscope diff` words the first divergence of two traces: A is the recording, B the code
 /// replayed.
 ///
+/// The code's side is what it would have run there: the replay stops before running it.
+///
 /// ```
 /// replay of stale-response.trace stopped: the trace ran work the code did not schedule or cancelled
 /// A: stale-response.trace (times from its first event, at 0.000412s)
@@ -49,11 +51,31 @@ public struct ReplayDivergence: Sendable, Equatable, CustomStringConvertible {
       case .unrecordedWork: "the code scheduled work the trace does not have"
       case .missingWork: "the trace ran work the code did not schedule or cancelled"
       }
-    return [
+    var lines = [
       "replay of \(trace) stopped: \(what)",
       "A: \(trace) (times from its first event, at \(TimeText.seconds(originNanoseconds)))",
       "B: the code under test, on virtual time",
-    ] + DiffReport.lines(of: divergence)
+    ]
+    // `diff`'s wording for the recording; the code's side did not run what it names.
+    lines += DiffReport.lines(of: divergence).dropLast()
+    lines.append("  " + replayedText)
+    if cause == .unrecordedWork {
+      lines.append(
+        "ReplayOptions(allowsExtraWork: true) lets work the trace does not have run, at the time the code asks for"
+      )
+    }
+    return lines
+  }
+
+  /// What the code would have run at the divergence — the replay stopped before running it.
+  private var replayedText: String {
+    guard let replayed else { return "B ran nothing more" }
+    let action = DiffReport.describe(replayed.action)
+    let due = "due at \(TimeText.seconds(replayed.beganNanoseconds))"
+    return switch cause {
+    case .unrecordedWork: "B scheduled \(action), \(due): not run, the trace does not have it"
+    case .missingWork: "B's next was \(action), run \(replayed.run), \(due): not run"
+    }
   }
 
   /// The report, one line each, sanitized for a terminal.
