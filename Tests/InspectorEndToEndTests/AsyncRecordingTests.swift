@@ -30,6 +30,11 @@ final class AsyncRecordingTests: XCTestCase {
     let cancels = trace.events.filter { $0.kind == .cancel }
     XCTAssertGreaterThanOrEqual(cancels.count, 5)
     XCTAssertTrue(cancels.allSatisfy { !$0.started }, "a sleep is cancelled before it wakes")
+    // The recorder closed when the demo ended (its wait woke on the change), not at the wait's
+    // 30 s deadline: zoom-to-fit and play show the run, not 29 s of nothing after it.
+    let last = try XCTUnwrap(trace.events.last?.time)
+    let end = try XCTUnwrap(trace.closedAt)
+    XCTAssertLessThan(end - last, 100_000_000, "closed \(end - last) ns after the last event")
   }
 
   func testTheInspectorShowsSleepsAsPendingWorkOnTheClocksLanes() throws {

@@ -17,6 +17,33 @@ extension SchedulerContractTests {
     XCTAssertLessThan(clock.now - start, .seconds(10))
   }
 
+  /// Async code, a plain thread: no scheduler finishes an action, the `Locked` change wakes the
+  /// wait (the bundled `async-search` recording ran 29 s past its last event waiting for this).
+  func testWaitUntilWakesWhenALockedValueChangesOutsideAScheduler() {
+    for onMainThread in [true, false] {
+      let done = Locked(false)
+      let waited = Locked<Duration?>(nil)
+      let clock = ContinuousClock()
+      Task.detached {
+        try? await Task.sleep(for: .milliseconds(5))
+        done.withLock { $0 = true }
+      }
+      let wait: @Sendable () -> Void = {
+        let start = clock.now
+        XCTAssertEqual(waitUntil(timeout: .seconds(20)) { done.value }, .satisfied)
+        waited.withLock { $0 = clock.now - start }
+      }
+      if onMainThread {
+        wait()
+      } else {
+        let thread = Thread(block: wait)
+        thread.start()
+        while waited.value == nil { usleep(1_000) }
+      }
+      XCTAssertLessThan(waited.value ?? .seconds(99), .seconds(10), "woken by the change")
+    }
+  }
+
   func testWaitUntilTimesOutWithoutBusyLoopingOnTheMainThread() {
     XCTAssertTrue(Thread.isMainThread)
     let checks = Locked(0)
