@@ -136,7 +136,8 @@ final class FirstUseCommandTests: XCTestCase {
     XCTAssertTrue(close.hasPrefix("{\"t\":") && close.contains("\"e\":\"close\""), close)
     let rest = try XCTUnwrap(close.firstIndex(of: ","))
     lines.append("{\"t\":30001051195" + close[rest...])
-    try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    try (lines.joined(separator: "\n") + "\n").write(
+      toFile: path, atomically: true, encoding: .utf8)
     let shown = try CommandRun.chronoscope(["show", path, "--at", "20s"])
     XCTAssertEqual(shown.status, 0, shown.output)
     XCTAssertTrue(shown.output.contains("20.000000s / 30.001051s"), shown.output)
