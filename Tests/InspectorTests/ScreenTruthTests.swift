@@ -293,8 +293,9 @@ final class ScreenTruthTests: XCTestCase {
     XCTAssertTrue(matches("alice").contains("1 matching event"), "mark fields")
     XCTAssertTrue(matches("db-writer").contains("1 matching event"), "thread names")
     XCTAssertEqual(matches("swift"), "no match for \"swift\"", "not every call site")
-    XCTAssertTrue(matches("site:swift").contains("3 matching event"), "site: searches whole paths")
-    XCTAssertTrue(matches("label:network").contains("2 matching event"))
+    // An action matches with every event of its life: #2's schedule, hop and begin.
+    XCTAssertTrue(matches("site:swift").contains("4 matching event"), "site: searches whole paths")
+    XCTAssertTrue(matches("label:network").contains("3 matching event"))
     XCTAssertTrue(matches("mark:login").contains("1 matching event"))
     XCTAssertTrue(matches("loader").contains("1 matching event"), "a file's name")
   }
