@@ -238,6 +238,26 @@ public struct InspectorApp: Sendable {
     return true
   }
 
+  /// Moves the cursor to the instant that tells most about the action with trace id `id`, where
+  /// `show --action` looks unless told otherwise: the begin of its last run; for work that never
+  /// ran, its first finding's instant (where the finding's page puts the cursor), else its
+  /// cancel, else its schedule. False if the trace has no such action.
+  @discardableResult
+  package mutating func seekToMostTellingInstant(of id: ActionID) -> Bool {
+    guard let action = replay.index(of: id) else { return false }
+    if let begin = replay.lastBegin(of: action, before: EventIndex(replay.eventCount)) {
+      seek(index: begin.number)
+    } else if let finding = findings.first(where: { $0.action == action }) {
+      seek(time: finding.time)
+    } else if let cancelled = replay.life(of: action).cancelledAt {
+      seek(time: cancelled)
+    } else {
+      seek(index: replay.scheduleEvent(of: action).number)
+    }
+    showLanes()
+    return true
+  }
+
   private mutating func refreshLanes() {
     // Unless the background has made it (see `startPreparing`).
     if stripIndexes[state.grouping] == nil {
