@@ -134,7 +134,7 @@ public struct InspectorApp: Sendable {
   /// ``follow(_:)`` takes each newer read.
   public mutating func startFollowing() {
     following = true
-    seek(index: replay.eventCount)
+    seek(time: replay.end)
   }
 
   /// Takes a newer read of the trace being followed: the UI state stays; the cursor moves to the
@@ -150,8 +150,9 @@ public struct InspectorApp: Sendable {
     allLanes = [:]
     queueOrdinals = nil
     if live {
+      // The end `G` goes to: the close line's time once the recording has ended.
       replay.seek(to: replay.eventCount)
-      state.clock = replay.now
+      state.clock = replay.end
     } else {
       replay.seek(to: min(position, replay.eventCount))
       state.clock = min(state.clock, replay.end)
@@ -346,7 +347,8 @@ public struct InspectorApp: Sendable {
       }
     case .character(" "):
       state.playing.toggle()
-      if replay.position == replay.eventCount, state.playing { state.playing = false }
+      // Play runs to the trace's end, which may be after its last event (its close line).
+      if state.clock >= replay.end, state.playing { state.playing = false }
     case .character("n") where state.search != nil: jumpToMatch(forward: true)
     case .character("N") where state.search != nil: jumpToMatch(forward: false)
     case .character("n"), .right: step(forward: true)
@@ -368,7 +370,7 @@ public struct InspectorApp: Sendable {
     case .character("t"): seek(time: state.clock.adding(saturating: state.timeStep))
     case .character("T"): seek(time: state.clock.subtracting(saturating: state.timeStep))
     case .character("g"), .home: seek(index: 0)
-    case .character("G"), .end: seek(index: replay.eventCount)
+    case .character("G"), .end: seek(time: replay.end)
     case .character("@"): state.prompt = .seek("")
     case .character("/"): state.prompt = .search("")
     case .character("f"): state.prompt = .filter(state.laneFilter)
@@ -502,7 +504,7 @@ public struct InspectorApp: Sendable {
     let step = advance.isFinite && advance < 9.2e18 ? Int64(max(advance, 0)) : .max
     state.clock = min(state.clock.adding(saturating: step), replay.end)
     replay.seek(toTime: state.clock)
-    if replay.position == replay.eventCount {
+    if state.clock >= replay.end {
       state.playing = false
       state.message = "end of trace"
     }
@@ -622,9 +624,15 @@ public struct InspectorApp: Sendable {
 
   // MARK: - Moving
 
+  /// Steps to the next or previous event; past the last one, `n` leaves the clock where it is
+  /// (it may be at the trace's end, after the last event): it never moves it back.
   private mutating func step(forward: Bool) {
     state.playing = false
     state.selectedEvent = nil
+    if forward, replay.position == replay.eventCount {
+      state.message = "end of trace"
+      return
+    }
     if forward { replay.stepForward() } else { replay.stepBackward() }
     state.clock = replay.now
   }
