@@ -43,22 +43,27 @@ extension TextWidth {
   }
 
   /// Text cut to at most `width` columns in its middle, keeping its start and its end, as a
-  /// file name is best recognised: `busy-app-virtual.trace` cut to 16 is `busy-…-app.trace`…
-  /// without leaving a digit or a `.` beside the `…`.
+  /// file name or a lane's label is best recognised: `busy-app-virtual.trace` cut to 16 is
+  /// `busy-…-app.trace`… without leaving a digit or a `.` beside the `…`.
+  ///
+  /// - Complexity: O(`width`), however long the text: only its ends can show, and a label read
+  ///   from a trace may be 64 KiB, cut on every row of every frame.
   package static func truncatedInMiddle(_ text: some StringProtocol, to width: Int) -> String {
-    let text = sanitized(text)
-    guard columns(of: text) > width else { return text }
-    guard width > 1 else { return width == 1 ? "…" : "" }
+    guard width > 0 else { return "" }
+    // A grapheme takes a column at least: `width + 1` of them from each end hold all that shows.
+    let start = sanitized(text.prefix(width + 1))
+    if text.dropFirst(width + 1).isEmpty, columns(of: start) <= width { return start }
+    guard width > 1 else { return "…" }
     let room = width - 1
     var head = Substring("")
     var used = 0
-    for character in text {
+    for character in start {
       if used + columns(of: character) > (room + 1) / 2 { break }
       head.append(character)
       used += columns(of: character)
     }
     var tail = Substring("")
-    for character in text.reversed() {
+    for character in sanitized(text.suffix(width + 1)).reversed() {
       if used + columns(of: character) > room { break }
       tail.insert(character, at: tail.startIndex)
       used += columns(of: character)

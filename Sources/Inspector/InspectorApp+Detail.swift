@@ -183,8 +183,7 @@ extension InspectorApp {
         PanelColumn(links[index].role, width: 13, priority: 100, fit: .name(minimum: 12)),
         PanelColumn(
           label(of: links[index].action), width: 16, priority: 90, fit: .name(minimum: 15)),
-        PanelColumn(
-          queueLabel(of: links[index].action), width: 20, priority: 80, fit: .name(minimum: 9)),
+        queueColumn(of: links[index].action, width: 20, priority: 80, minimum: 9),
         PanelColumn(
           workName(of: links[index].action), width: workWidth, priority: 75,
           fit: .name(minimum: 9)),
