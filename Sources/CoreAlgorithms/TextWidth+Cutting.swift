@@ -102,3 +102,45 @@ extension TextWidth {
     return kept.isEmpty ? "" : "…/" + kept.reversed().joined(separator: "/")
   }
 }
+
+extension TextWidth {
+  /// Sanitized text in rows of at most `width` columns, broken between words, at most `rows`
+  /// of them: a word wider than a row is cut at its end, and the last row ends in `…` (as
+  /// ``truncatedKeepingNumbers(_:to:)`` cuts, never inside a number) when the text goes on.
+  /// `pending after running 17 times, next due 0.540000s (late 460.000ms)` in rows of 43 is
+  /// `pending after running 17 times, next due` and `0.540000s (late 460.000ms)`.
+  ///
+  /// - Complexity: O(`width` × `rows`), however long the text.
+  package static func wrapped(_ text: some StringProtocol, to width: Int, rows: Int) -> [String] {
+    guard width > 0, rows > 0 else { return [] }
+    // A character takes a column at least: no more than this can show.
+    let limit = width.multiplied(saturating: rows).adding(saturating: 1)
+    let words = sanitized(text.prefix(limit)).split(separator: " ")
+    var lines: [String] = []
+    var line = ""
+    var used = 0
+    for (index, word) in words.enumerated() {
+      let wordColumns = columns(of: word)
+      if !line.isEmpty, used + 1 + wordColumns <= width {
+        line += " " + word
+        used += 1 + wordColumns
+        continue
+      }
+      if !line.isEmpty {
+        guard lines.count + 1 < rows else {
+          // The last row, and words left: they show as a `…`.
+          let rest = words[index...].joined(separator: " ")
+          return lines + [truncatedKeepingNumbers(line + " " + rest, to: width)]
+        }
+        lines.append(line)
+      }
+      line = wordColumns <= width ? String(word) : truncated(word, to: width)
+      used = columns(of: line)
+    }
+    if !line.isEmpty { lines.append(line) }
+    if !text.dropFirst(limit).isEmpty, let last = lines.popLast() {
+      lines.append(truncatedKeepingNumbers(last + " …", to: width))
+    }
+    return lines
+  }
+}

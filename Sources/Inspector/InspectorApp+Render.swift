@@ -126,7 +126,7 @@ extension InspectorApp {
     case .detail, .finding: ["j/k select", "⏎ follow", "w why late", "esc back"]
     case .blame: ["j/k select", "⏎ follow", "esc back"]
     case .findings: ["j/k select", "⏎ open", "i info", "esc back"]
-    case .help: ["esc back"]
+    case .help: ["j/k scroll", "esc back"]
     }
   }
 
@@ -258,9 +258,15 @@ extension InspectorApp {
     let running = runningActions
     let rows = mainRows(
       height: grid.height, pendingCount: pendingCount, runningCount: running.count)
+    let statusWidth =
+      lanes.isEmpty
+      ? 0
+      : visibleLanes(rows: rows.lanes.count).map {
+        TextWidth.columns(of: laneStatus(lanes[$0]).0)
+      }.max() ?? 0
     let strip = StripGeometry(
       width: grid.width, layout: layout, clock: state.clock, span: state.laneSpan,
-      end: replay.end)
+      end: replay.end, statusWidth: statusWidth)
     drawLanesTitle(&grid, theme, row: rows.title(of: .lanes), strip: strip)
     drawLanes(&grid, theme, layout, strip, rows: rows.lanes.count, top: rows.lanes.lowerBound)
     if let marks = rows.marks { drawMarks(&grid, theme, layout, strip, row: marks) }
@@ -368,10 +374,17 @@ extension InspectorApp {
     let windowStart: Int64
     let windowEnd: Int64
     let columnSpan: Int64
-    let countsWidth = 14
+    /// The lanes' statuses' columns at the right, with the gap before them.
+    let countsWidth: Int
 
-    init(width gridWidth: Int, layout: Layout, clock: Int64, span: Int64, end: Int64) {
+    /// - Parameter statusWidth: The widest status of the lanes shown (`busy 358.604ms ×2`):
+    ///   the strips end a column before it.
+    init(
+      width gridWidth: Int, layout: Layout, clock: Int64, span: Int64, end: Int64,
+      statusWidth: Int = 0
+    ) {
       start = layout.label + 3
+      countsWidth = max(14, statusWidth + 1)
       width = max(gridWidth - start - countsWidth - 1, 8)
       let window = Self.window(clock: clock, span: span, end: end)
       windowStart = window.lowerBound

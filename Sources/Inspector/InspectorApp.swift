@@ -320,7 +320,9 @@ public struct InspectorApp: Sendable {
       if handleLinks(key, to: blameLinks(of: action), link: link) { return true }
     case .findings(let selected):
       if handleFindingsList(key, selected: selected) { return true }
-    case .main, .help:
+    case .help:
+      if handleHelp(key) { return true }
+    case .main:
       break
     }
     if key == .character("w") {
@@ -337,7 +339,9 @@ public struct InspectorApp: Sendable {
     }
     switch key {
     case .character("q"): return false
-    case .character("?"): state.mode = state.mode == .help ? .main : .help
+    case .character("?"):
+      state.mode = state.mode == .help ? .main : .help
+      state.helpScroll = 0
     case .escape, .backspace:
       if state.mode != .main {
         state.mode = .main
@@ -410,6 +414,22 @@ public struct InspectorApp: Sendable {
     default:
       return false
     }
+    return true
+  }
+
+  /// Keys the help takes before the main ones: scrolling it.
+  private mutating func handleHelp(_ key: InputKey) -> Bool {
+    let scroll: Int
+    switch key {
+    case .character("j"), .down: scroll = state.helpScroll + 1
+    case .character("k"), .up: scroll = state.helpScroll - 1
+    case .pageDown, .character(" "): scroll = state.helpScroll + 10
+    case .pageUp: scroll = state.helpScroll - 10
+    case .character("g"), .home: scroll = 0
+    case .character("G"), .end: scroll = helpScrollLimit
+    default: return false
+    }
+    state.helpScroll = min(max(scroll, 0), helpScrollLimit)
     return true
   }
 
