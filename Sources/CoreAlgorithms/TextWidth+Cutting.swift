@@ -43,22 +43,27 @@ extension TextWidth {
   }
 
   /// Text cut to at most `width` columns in its middle, keeping its start and its end, as a
-  /// file name is best recognised: `busy-app-virtual.trace` cut to 16 is `busy-…-app.trace`…
-  /// without leaving a digit or a `.` beside the `…`.
+  /// file name or a lane's label is best recognised: `busy-app-virtual.trace` cut to 16 is
+  /// `busy-…-app.trace`… without leaving a digit or a `.` beside the `…`.
+  ///
+  /// - Complexity: O(`width`), however long the text: only its ends can show, and a label read
+  ///   from a trace may be 64 KiB, cut on every row of every frame.
   package static func truncatedInMiddle(_ text: some StringProtocol, to width: Int) -> String {
-    let text = sanitized(text)
-    guard columns(of: text) > width else { return text }
-    guard width > 1 else { return width == 1 ? "…" : "" }
+    guard width > 0 else { return "" }
+    // A grapheme takes a column at least: `width + 1` of them from each end hold all that shows.
+    let start = sanitized(text.prefix(width + 1))
+    if text.dropFirst(width + 1).isEmpty, columns(of: start) <= width { return start }
+    guard width > 1 else { return "…" }
     let room = width - 1
     var head = Substring("")
     var used = 0
-    for character in text {
+    for character in start {
       if used + columns(of: character) > (room + 1) / 2 { break }
       head.append(character)
       used += columns(of: character)
     }
     var tail = Substring("")
-    for character in text.reversed() {
+    for character in sanitized(text.suffix(width + 1)).reversed() {
       if used + columns(of: character) > room { break }
       tail.insert(character, at: tail.startIndex)
       used += columns(of: character)
@@ -95,5 +100,47 @@ extension TextWidth {
       kept.append(component)
     }
     return kept.isEmpty ? "" : "…/" + kept.reversed().joined(separator: "/")
+  }
+}
+
+extension TextWidth {
+  /// Sanitized text in rows of at most `width` columns, broken between words, at most `rows`
+  /// of them: a word wider than a row is cut at its end, and the last row ends in `…` (as
+  /// ``truncatedKeepingNumbers(_:to:)`` cuts, never inside a number) when the text goes on.
+  /// `pending after running 17 times, next due 0.540000s (late 460.000ms)` in rows of 43 is
+  /// `pending after running 17 times, next due` and `0.540000s (late 460.000ms)`.
+  ///
+  /// - Complexity: O(`width` × `rows`), however long the text.
+  package static func wrapped(_ text: some StringProtocol, to width: Int, rows: Int) -> [String] {
+    guard width > 0, rows > 0 else { return [] }
+    // A character takes a column at least: no more than this can show.
+    let limit = width.multiplied(saturating: rows).adding(saturating: 1)
+    let words = sanitized(text.prefix(limit)).split(separator: " ")
+    var lines: [String] = []
+    var line = ""
+    var used = 0
+    for (index, word) in words.enumerated() {
+      let wordColumns = columns(of: word)
+      if !line.isEmpty, used + 1 + wordColumns <= width {
+        line += " " + word
+        used += 1 + wordColumns
+        continue
+      }
+      if !line.isEmpty {
+        guard lines.count + 1 < rows else {
+          // The last row, and words left: they show as a `…`.
+          let rest = words[index...].joined(separator: " ")
+          return lines + [truncatedKeepingNumbers(line + " " + rest, to: width)]
+        }
+        lines.append(line)
+      }
+      line = wordColumns <= width ? String(word) : truncated(word, to: width)
+      used = columns(of: line)
+    }
+    if !line.isEmpty { lines.append(line) }
+    if !text.dropFirst(limit).isEmpty, let last = lines.popLast() {
+      lines.append(truncatedKeepingNumbers(last + " …", to: width))
+    }
+    return lines
   }
 }

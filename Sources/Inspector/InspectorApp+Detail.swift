@@ -74,12 +74,14 @@ extension InspectorApp {
     case .async, .sync: lines.append(("due", TimeText.seconds(info.due)))
     }
     if life.runs.isEmpty { lines.append(("runs", "never ran")) }
-    let shownRuns =
-      life.runs.count > 8 ? Array(life.runs.prefix(4) + life.runs.suffix(4)) : life.runs
-    for (offset, run) in shownRuns.enumerated() {
-      if life.runs.count > 8, offset == 4 {
-        lines.append(("", "… \(life.runs.count - 8) more runs"))
-      }
+    // The first four runs and the last four; fewer where the screen is short (see
+    // `drawDetailLines`).
+    let candidates =
+      life.runs.count > 8
+      ? Array(life.runs.indices.prefix(4)) + Array(life.runs.indices.suffix(4))
+      : Array(life.runs.indices)
+    let runs = candidates.map { index -> (index: Int, line: (String, String)) in
+      let run = life.runs[index]
       let late = run.lateness
       var text =
         "due \(TimeText.seconds(run.due)), began \(TimeText.seconds(run.began)) (\(late >= 0 ? "late \(TimeText.duration(late))" : "early \(TimeText.duration(late.magnitudeSaturated))"))"
@@ -90,16 +92,17 @@ extension InspectorApp {
       }
       text += ", on \(threadTitle(run.thread))"
       if let from = run.hoppedFrom { text += " ← hop from \(threadTitle(from))" }
-      lines.append(("run \(run.number)", text))
+      return (index, ("run \(run.number)", text))
     }
+    var after: [(String, String)] = []
     if let cancelledAt = life.cancelledAt {
-      lines.append(
+      after.append(
         (
           "cancelled",
           "at \(TimeText.seconds(cancelledAt)) (\(life.cancelledAfterStart ? "after it started" : "before it started"))"
         ))
     }
-    lines.append(("now", nowText(of: action)))
+    after.append(("now", nowText(of: action)))
 
     let followed = state.history.compactMap { mode -> ActionIndex? in
       if case .detail(let action, _) = mode { action } else { nil }
@@ -110,12 +113,72 @@ extension InspectorApp {
         + (replay.work(of: action).map { $0.name.isEmpty ? "" : " · \($0.name)" } ?? "")
         + (followed.isEmpty ? "" : "   (\(trail.joined(separator: " → ")))"),
       row: 2, column: 1, style: theme.title)
-    drawLabelled(&grid, theme, lines, from: 4)
+    let bottom = drawDetailLines(
+      &grid, theme, lines, runs: runs, of: life.runs.count, after: after, from: 4)
     let links = detailLinks(of: action)
     drawLinks(
       &grid, theme, links.map { ($0.role, $0.action) }, selected: link,
       title: "Related (\(links.count)) · j/k select · ⏎ follow · esc back",
-      from: 4 + lines.count + 1)
+      from: bottom + 1)
+  }
+
+  /// The detail page's labelled lines from row `top`: `lines`, the runs, then `after` (the state
+  /// now), each value in words over up to three rows, so that no time is cut short. `after`
+  /// always shows; where the screen is short the runs give way first, the first and the last
+  /// longest, a row saying how many are left out; then the lines before them, from the last.
+  /// Returns the row after them.
+  ///
+  /// - Parameters:
+  ///   - runs: The runs that may show, each with its place among the action's `total` runs.
+  func drawDetailLines(
+    _ grid: inout ScreenGrid, _ theme: Theme, _ lines: [(String, String)],
+    runs: [(index: Int, line: (String, String))], of total: Int, after: [(String, String)],
+    from top: Int
+  ) -> Int {
+    typealias Shown = (label: String, rows: [String])
+    let width = grid.width - 17
+    func shown(_ line: (String, String)) -> Shown {
+      (line.0, TextWidth.wrapped(line.1, to: width, rows: 3))
+    }
+    func height(_ lines: [Shown]) -> Int { lines.reduce(0) { $0 + max($1.rows.count, 1) } }
+    let room = grid.height - 1 - top
+    let afterLines = after.map(shown)
+    var before = lines.map(shown)
+    while !before.isEmpty, height(before) + height(afterLines) > room { before.removeLast() }
+    let runRoom = room - height(before) - height(afterLines)
+    // Runs give way from the middle out: those nearest the gap first, the first and the last
+    // last of all.
+    let runLines = runs.map { shown($0.line) }
+    var kept = Set(runs.indices)
+    func runHeight() -> Int {
+      height(kept.sorted().map { runLines[$0] }) + (kept.count < total ? 1 : 0)
+    }
+    let order = runs.indices.sorted {
+      (-min($0, runs.count - 1 - $0), $0) < (-min($1, runs.count - 1 - $1), $1)
+    }
+    for index in order where runHeight() > runRoom { kept.remove(index) }
+    var middle: [Shown] = []
+    var next = 0
+    for position in kept.sorted() {
+      if runs[position].index > next {
+        middle.append(("", ["… \(total - kept.count) more runs"]))
+      }
+      middle.append(runLines[position])
+      next = runs[position].index + 1
+    }
+    if next < total, kept.count < total, runHeight() <= runRoom {
+      middle.append(("", ["… \(total - kept.count) more runs"]))
+    }
+    var row = top
+    for line in before + middle + afterLines where row < grid.height - 1 {
+      grid.write(line.label, row: row, column: 3, style: theme.dim)
+      for text in line.rows where row < grid.height - 1 {
+        grid.write(text, row: row, column: 16)
+        row += 1
+      }
+      if line.rows.isEmpty { row += 1 }
+    }
+    return row
   }
 
   /// Where `action` stands at the cursor, dated by its own events (never by the cursor's time).
@@ -183,8 +246,7 @@ extension InspectorApp {
         PanelColumn(links[index].role, width: 13, priority: 100, fit: .name(minimum: 12)),
         PanelColumn(
           label(of: links[index].action), width: 16, priority: 90, fit: .name(minimum: 15)),
-        PanelColumn(
-          queueLabel(of: links[index].action), width: 20, priority: 80, fit: .name(minimum: 9)),
+        queueColumn(of: links[index].action, width: 20, priority: 80, minimum: 9),
         PanelColumn(
           workName(of: links[index].action), width: workWidth, priority: 75,
           fit: .name(minimum: 9)),
@@ -206,8 +268,10 @@ extension InspectorApp {
     }
   }
 
-  /// The keys, the notation and what the glyphs mean.
-  func drawHelp(_ grid: inout ScreenGrid, _ theme: Theme) {
+  /// The help's rows at a width: the keys, the notation and what the glyphs mean, each
+  /// explanation in words over as many rows as it needs (`key` empty on the rows after its
+  /// first; `isTitle` for a section's title).
+  func helpRows(width: Int) -> [(key: String, text: String, isTitle: Bool)] {
     let clock =
       replay.header.clock == .virtual
       ? "play / pause: virtual time runs at speed × wall time"
@@ -249,22 +313,38 @@ extension InspectorApp {
         "due in/late", "when pending work is due, counted from now; repeating work keeps its rhythm"
       ),
     ]
-    grid.write(" Keys", row: 2, column: 1, style: theme.title)
-    var row = 3
-    for (key, text) in keys where row < grid.height - 1 {
-      grid.write(key, row: row, column: 3, style: theme.title)
-      grid.write(text, row: row, column: 16)
-      row += 1
+    var rows: [(key: String, text: String, isTitle: Bool)] = [(" Keys", "", true)]
+    for (title, section) in [("", keys), (" Reading the screen", legend)] {
+      if !title.isEmpty { rows += [("", "", false), (title, "", true)] }
+      for (key, text) in section {
+        for (offset, line) in TextWidth.wrapped(text, to: width - 17, rows: 4).enumerated() {
+          rows.append((offset == 0 ? key : "", line, false))
+        }
+      }
     }
-    row += 1
-    if row < grid.height - 1 {
-      grid.write(" Reading the screen", row: row, column: 1, style: theme.title)
-      row += 1
+    return rows
+  }
+
+  /// The help from row 2 down to the status bar, from its row ``InspectorState/helpScroll``.
+  func drawHelp(_ grid: inout ScreenGrid, _ theme: Theme) {
+    let rows = helpRows(width: grid.width)
+    let room = grid.height - 3
+    let first = min(max(state.helpScroll, 0), max(rows.count - room, 0))
+    for (offset, line) in rows.dropFirst(first).prefix(room).enumerated() {
+      let row = 2 + offset
+      if line.isTitle {
+        grid.write(line.key, row: row, column: 1, style: theme.title)
+        continue
+      }
+      grid.write(line.key, row: row, column: 3, style: theme.title)
+      grid.write(line.text, row: row, column: 16)
     }
-    for (key, text) in legend where row < grid.height - 1 {
-      grid.write(key, row: row, column: 3, style: theme.title)
-      grid.write(text, row: row, column: 16)
-      row += 1
-    }
+  }
+
+  /// The most the help scrolls at the screen's size (the smallest screen's when none is known
+  /// yet): so that `k` after many `j` moves it at once.
+  var helpScrollLimit: Int {
+    let size = screenSize ?? (Self.minimumWidth, Self.minimumHeight)
+    return max(helpRows(width: size.width).count - (size.height - 3), 0)
   }
 }

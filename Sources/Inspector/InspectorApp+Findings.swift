@@ -37,8 +37,10 @@ extension InspectorApp {
       let name =
         replay.hasNamedWork
         ? TextWidth.truncated(workName(of: finding.action), to: 20).padded(to: 21) : ""
+      let lane = queueLane(of: finding.action)
+      let queue = Lane.fitted(title: lane.title, ordinal: lane.ordinal, to: 20)
       let text =
-        "\(TimeText.seconds(finding.time).leftPadded(to: 12))  \(finding.severity.rawValue.padded(to: 8))\(finding.kind.rawValue.padded(to: 22))\(label(of: finding.action).padded(to: 17))\(name)\(TextWidth.truncated(queueLabel(of: finding.action), to: 20).padded(to: 21))\(finding.message)"
+        "\(TimeText.seconds(finding.time).leftPadded(to: 12))  \(finding.severity.rawValue.padded(to: 8))\(finding.kind.rawValue.padded(to: 22))\(label(of: finding.action).padded(to: 17))\(name)\(queue.padded(to: 21))\(finding.message)"
       grid.write(index == selected ? "▸" : " ", row: row, column: 1, style: theme.title)
       grid.write(
         TextWidth.truncatedKeepingNumbers(text, to: grid.width - 4), row: row, column: 3,

@@ -126,7 +126,7 @@ extension InspectorApp {
     case .detail, .finding: ["j/k select", "⏎ follow", "w why late", "esc back"]
     case .blame: ["j/k select", "⏎ follow", "esc back"]
     case .findings: ["j/k select", "⏎ open", "i info", "esc back"]
-    case .help: ["esc back"]
+    case .help: ["j/k scroll", "esc back"]
     }
   }
 
@@ -258,9 +258,15 @@ extension InspectorApp {
     let running = runningActions
     let rows = mainRows(
       height: grid.height, pendingCount: pendingCount, runningCount: running.count)
+    let statusWidth =
+      lanes.isEmpty
+      ? 0
+      : visibleLanes(rows: rows.lanes.count).map {
+        TextWidth.columns(of: laneStatus(lanes[$0]).0)
+      }.max() ?? 0
     let strip = StripGeometry(
       width: grid.width, layout: layout, clock: state.clock, span: state.laneSpan,
-      end: replay.end)
+      end: replay.end, statusWidth: statusWidth)
     drawLanesTitle(&grid, theme, row: rows.title(of: .lanes), strip: strip)
     drawLanes(&grid, theme, layout, strip, rows: rows.lanes.count, top: rows.lanes.lowerBound)
     if let marks = rows.marks { drawMarks(&grid, theme, layout, strip, row: marks) }
@@ -316,12 +322,29 @@ extension InspectorApp {
     return "\(info.id) \(info.mode.name)"
   }
 
-  /// The queue's label, or `queue N` when the trace did not define it.
+  /// The queue's label, or `queue N` when the trace did not define it, numbered as its lane is
+  /// where labels repeat: `app.request.2 ·10`.
   func queueLabel(of action: ActionIndex) -> String {
+    let lane = queueLane(of: action)
+    return lane.ordinal.map { "\(lane.title) ·\($0)" } ?? lane.title
+  }
+
+  /// The title and number of the lane of `action`'s queue.
+  func queueLane(of action: ActionIndex) -> (title: String, ordinal: Int?) {
     let queue = replay.action(action).queue
-    guard let label = replay.queue(queue)?.label else { return "queue \(queue.rawValue)" }
-    // Numbered as its lane is where labels repeat.
-    return queueOrdinals?[queue].map { "\(label) ·\($0)" } ?? label
+    guard let label = replay.queue(queue)?.label else { return ("queue \(queue.rawValue)", nil) }
+    return (label, queueOrdinals?[queue])
+  }
+
+  /// A panel's column of the queues' lanes, fitted as the lanes panel fits them: a row always
+  /// says which lane it is on.
+  func queueColumn(of action: ActionIndex, width: Int, priority: Int, minimum: Int)
+    -> PanelColumn
+  {
+    let lane = queueLane(of: action)
+    return PanelColumn(
+      lane.title, width: width, priority: priority,
+      fit: .label(ordinal: lane.ordinal, minimum: minimum))
   }
 
   /// A thread's title (`main`, `worker 4`, `app.io`).
@@ -351,10 +374,17 @@ extension InspectorApp {
     let windowStart: Int64
     let windowEnd: Int64
     let columnSpan: Int64
-    let countsWidth = 14
+    /// The lanes' statuses' columns at the right, with the gap before them.
+    let countsWidth: Int
 
-    init(width gridWidth: Int, layout: Layout, clock: Int64, span: Int64, end: Int64) {
+    /// - Parameter statusWidth: The widest status of the lanes shown (`busy 358.604ms ×2`):
+    ///   the strips end a column before it.
+    init(
+      width gridWidth: Int, layout: Layout, clock: Int64, span: Int64, end: Int64,
+      statusWidth: Int = 0
+    ) {
       start = layout.label + 3
+      countsWidth = max(14, statusWidth + 1)
       width = max(gridWidth - start - countsWidth - 1, 8)
       let window = Self.window(clock: clock, span: span, end: end)
       windowStart = window.lowerBound
@@ -616,8 +646,7 @@ extension InspectorApp {
       PanelColumn(
         workName(of: action), width: workWidth(layout), priority: 75,
         fit: .name(minimum: 9)),
-      PanelColumn(
-        queueLabel(of: action), width: layout.label + 1, priority: 90, fit: .name(minimum: 9)),
+      queueColumn(of: action, width: layout.label + 1, priority: 90, minimum: 9),
     ]
   }
 
@@ -648,7 +677,8 @@ extension InspectorApp {
       let cancelled = replay.state(of: action) == .runningCancelled ? "cancelled" : ""
       let columns =
         actionColumns(action, layout) + [
-          PanelColumn(thread, width: layout.label + 4, priority: 70, fit: .name(minimum: 8)),
+          PanelColumn(
+            thread, width: layout.label + 4, priority: 70, fit: .label(ordinal: nil, minimum: 8)),
           PanelColumn(elapsed, width: 16, priority: 85),
           PanelColumn(number, width: number.isEmpty ? 0 : 10, priority: 60),
           PanelColumn(cancelled, width: 12, style: theme.cancel, priority: 80),
@@ -706,7 +736,8 @@ extension InspectorApp {
         PanelColumn(event.kind.name, width: 9, priority: 90),
       ]
       let thread = PanelColumn(
-        threadTitle(event.thread), width: layout.label + 1, priority: 60, fit: .name(minimum: 8))
+        threadTitle(event.thread), width: layout.label + 1, priority: 60,
+        fit: .label(ordinal: nil, minimum: 8))
       if event.kind == .mark {
         let mark = replay.mark(of: event)
         var text = "\"\(mark?.name ?? "")\""
@@ -736,8 +767,7 @@ extension InspectorApp {
             fit: .name(minimum: layout.action - 1)),
           PanelColumn(
             workName(of: action), width: workWidth(layout), priority: 70, fit: .name(minimum: 9)),
-          PanelColumn(
-            queueLabel(of: action), width: layout.label + 1, priority: 75, fit: .name(minimum: 8)),
+          queueColumn(of: action, width: layout.label + 1, priority: 75, minimum: 8),
           thread, PanelColumn(extra, width: layout.label + 4, priority: 50),
         ]
       }

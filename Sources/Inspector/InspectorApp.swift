@@ -134,7 +134,7 @@ public struct InspectorApp: Sendable {
   /// ``follow(_:)`` takes each newer read.
   public mutating func startFollowing() {
     following = true
-    seek(index: replay.eventCount)
+    seek(time: replay.end)
   }
 
   /// Takes a newer read of the trace being followed: the UI state stays; the cursor moves to the
@@ -150,8 +150,9 @@ public struct InspectorApp: Sendable {
     allLanes = [:]
     queueOrdinals = nil
     if live {
+      // The end `G` goes to: the close line's time once the recording has ended.
       replay.seek(to: replay.eventCount)
-      state.clock = replay.now
+      state.clock = replay.end
     } else {
       replay.seek(to: min(position, replay.eventCount))
       state.clock = min(state.clock, replay.end)
@@ -238,6 +239,26 @@ public struct InspectorApp: Sendable {
     return true
   }
 
+  /// Moves the cursor to the instant that tells most about the action with trace id `id`, where
+  /// `show --action` looks unless told otherwise: the begin of its last run; for work that never
+  /// ran, its first finding's instant (where the finding's page puts the cursor), else its
+  /// cancel, else its schedule. False if the trace has no such action.
+  @discardableResult
+  package mutating func seekToMostTellingInstant(of id: ActionID) -> Bool {
+    guard let action = replay.index(of: id) else { return false }
+    if let begin = replay.lastBegin(of: action, before: EventIndex(replay.eventCount)) {
+      seek(index: begin.number)
+    } else if let finding = findings.first(where: { $0.action == action }) {
+      seek(time: finding.time)
+    } else if let cancelled = replay.life(of: action).cancelledAt {
+      seek(time: cancelled)
+    } else {
+      seek(index: replay.scheduleEvent(of: action).number)
+    }
+    showLanes()
+    return true
+  }
+
   private mutating func refreshLanes() {
     // Unless the background has made it (see `startPreparing`).
     if stripIndexes[state.grouping] == nil {
@@ -299,7 +320,9 @@ public struct InspectorApp: Sendable {
       if handleLinks(key, to: blameLinks(of: action), link: link) { return true }
     case .findings(let selected):
       if handleFindingsList(key, selected: selected) { return true }
-    case .main, .help:
+    case .help:
+      if handleHelp(key) { return true }
+    case .main:
       break
     }
     if key == .character("w") {
@@ -316,7 +339,9 @@ public struct InspectorApp: Sendable {
     }
     switch key {
     case .character("q"): return false
-    case .character("?"): state.mode = state.mode == .help ? .main : .help
+    case .character("?"):
+      state.mode = state.mode == .help ? .main : .help
+      state.helpScroll = 0
     case .escape, .backspace:
       if state.mode != .main {
         state.mode = .main
@@ -326,7 +351,8 @@ public struct InspectorApp: Sendable {
       }
     case .character(" "):
       state.playing.toggle()
-      if replay.position == replay.eventCount, state.playing { state.playing = false }
+      // Play runs to the trace's end, which may be after its last event (its close line).
+      if state.clock >= replay.end, state.playing { state.playing = false }
     case .character("n") where state.search != nil: jumpToMatch(forward: true)
     case .character("N") where state.search != nil: jumpToMatch(forward: false)
     case .character("n"), .right: step(forward: true)
@@ -348,7 +374,7 @@ public struct InspectorApp: Sendable {
     case .character("t"): seek(time: state.clock.adding(saturating: state.timeStep))
     case .character("T"): seek(time: state.clock.subtracting(saturating: state.timeStep))
     case .character("g"), .home: seek(index: 0)
-    case .character("G"), .end: seek(index: replay.eventCount)
+    case .character("G"), .end: seek(time: replay.end)
     case .character("@"): state.prompt = .seek("")
     case .character("/"): state.prompt = .search("")
     case .character("f"): state.prompt = .filter(state.laneFilter)
@@ -388,6 +414,22 @@ public struct InspectorApp: Sendable {
     default:
       return false
     }
+    return true
+  }
+
+  /// Keys the help takes before the main ones: scrolling it.
+  private mutating func handleHelp(_ key: InputKey) -> Bool {
+    let scroll: Int
+    switch key {
+    case .character("j"), .down: scroll = state.helpScroll + 1
+    case .character("k"), .up: scroll = state.helpScroll - 1
+    case .pageDown, .character(" "): scroll = state.helpScroll + 10
+    case .pageUp: scroll = state.helpScroll - 10
+    case .character("g"), .home: scroll = 0
+    case .character("G"), .end: scroll = helpScrollLimit
+    default: return false
+    }
+    state.helpScroll = min(max(scroll, 0), helpScrollLimit)
     return true
   }
 
@@ -482,7 +524,7 @@ public struct InspectorApp: Sendable {
     let step = advance.isFinite && advance < 9.2e18 ? Int64(max(advance, 0)) : .max
     state.clock = min(state.clock.adding(saturating: step), replay.end)
     replay.seek(toTime: state.clock)
-    if replay.position == replay.eventCount {
+    if state.clock >= replay.end {
       state.playing = false
       state.message = "end of trace"
     }
@@ -602,9 +644,15 @@ public struct InspectorApp: Sendable {
 
   // MARK: - Moving
 
+  /// Steps to the next or previous event; past the last one, `n` leaves the clock where it is
+  /// (it may be at the trace's end, after the last event): it never moves it back.
   private mutating func step(forward: Bool) {
     state.playing = false
     state.selectedEvent = nil
+    if forward, replay.position == replay.eventCount {
+      state.message = "end of trace"
+      return
+    }
     if forward { replay.stepForward() } else { replay.stepBackward() }
     state.clock = replay.now
   }

@@ -112,6 +112,9 @@ public struct InspectorState: Sendable, Equatable {
   /// Whether the findings list, `x`/`X` and the lanes' marks take in info findings too (what
   /// is true but not wrong, such as a cancel of a timer that already fired); `i` in the list.
   public var showsInfoFindings = false
+  /// The help's first row on screen: `j`/`k` and the page keys scroll it where the screen is
+  /// shorter than the help.
+  package var helpScroll = 0
 
   /// Makes the initial state.
   public init(timeStep: Int64) {

@@ -20,14 +20,32 @@ struct Lane: Equatable, Sendable {
   /// The title, numbered where it repeats: `search.state ·2`.
   var name: String { ordinal.map { "\(title) ·\($0)" } ?? title }
 
-  /// ``name`` in `width` columns: where it does not fit, the number loses its space
-  /// (`app.request.4·15`), then the title is cut; the number is always kept.
+  /// ``name`` in `width` columns, as ``fitted(title:ordinal:to:)`` fits it.
   func name(fitting width: Int) -> String {
-    guard let ordinal else { return TextWidth.truncatedName(title, to: width) }
-    if TextWidth.columns(of: name) <= width { return name }
+    Self.fitted(title: title, ordinal: ordinal, to: width)
+  }
+
+  /// A lane's label — its title, and its number where titles repeat — in at most `width`
+  /// columns, as every panel shows it, so that a row always says which lane it is on: whole
+  /// where it fits (`app.request.2 ·10`); else the number loses its space
+  /// (`app.request.2·10`); else the title is cut in its middle, which keeps the end that tells
+  /// lanes apart (`Swift gl…queue #2`, `r:4185…3c (4)` for threads that share a name); the
+  /// number is always kept. Widths are display columns (a wide character takes two).
+  ///
+  /// - Complexity: O(`width`), however long the title.
+  static func fitted(title: some StringProtocol, ordinal: Int?, to width: Int) -> String {
+    guard let ordinal else { return TextWidth.truncatedInMiddle(title, to: width) }
     let number = "·\(ordinal)"
-    return TextWidth.truncatedName(title, to: max(width - TextWidth.columns(of: number), 1))
-      + number
+    let numberWidth = number.count  // `·` and digits: a column each
+    /// Whether the whole title fits in `columns`.
+    func fits(_ columns: Int) -> Bool {
+      columns > 0 && title.dropFirst(columns).isEmpty
+        && TextWidth.columns(of: TextWidth.sanitized(title)) <= columns
+    }
+    if fits(width - numberWidth - 1) { return TextWidth.sanitized(title) + " " + number }
+    if fits(width - numberWidth) { return TextWidth.sanitized(title) + number }
+    guard width > numberWidth else { return TextWidth.truncated(number, to: width) }
+    return TextWidth.truncatedInMiddle(title, to: width - numberWidth) + number
   }
 }
 

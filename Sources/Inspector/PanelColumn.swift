@@ -14,6 +14,10 @@ struct PanelColumn {
     case name(minimum: Int)
     /// A call site, `dir/File.swift:93`: cut at its front, never below its file name and line.
     case path
+    /// A lane's label (the text its title, `ordinal` its number where titles repeat): cut in its
+    /// middle down to `minimum` columns and the number, which is always kept (see
+    /// `Lane.fitted(title:ordinal:to:)`).
+    case label(ordinal: Int?, minimum: Int)
   }
 
   let text: String
@@ -43,6 +47,9 @@ struct PanelColumn {
     case .name(let minimum):
       // Whether it is narrower than `minimum`: its start tells.
       return min(TextWidth.columns(of: text.prefix(minimum + 1)), minimum) + 1
+    case .label(let ordinal, let minimum):
+      let number = ordinal.map { "·\($0)".count } ?? 0
+      return min(TextWidth.columns(of: text.prefix(minimum + 1)), minimum) + number + 1
     case .path:
       let file = text.lastIndex(of: "/").map { text[text.index(after: $0)...] } ?? text[...]
       let fileColumns = TextWidth.columns(of: file)
@@ -55,7 +62,7 @@ struct PanelColumn {
   var preferred: Int {
     switch fit {
     case .whole: max(width, minimum)
-    case .name, .path: width
+    case .name, .path, .label: width
     }
   }
 
@@ -65,6 +72,7 @@ struct PanelColumn {
     case .whole: text
     case .name: TextWidth.truncatedName(text, to: width - 1)
     case .path: TextWidth.truncatedPath(text, to: width - 1)
+    case .label(let ordinal, _): Lane.fitted(title: text, ordinal: ordinal, to: width - 1)
     }
   }
 

@@ -39,7 +39,8 @@ struct SearchQuery: Equatable, Sendable {
 
   private func wants(_ candidate: Field) -> Bool { field == .any || field == candidate }
 
-  /// The events that match, in order.
+  /// The events that match, in order: every event of an action whose label, call site or named
+  /// work matches, the marks that match, and the marks made and runs begun on a matching thread.
   ///
   /// - Complexity: O(events + queues + call sites + marks + threads + named work).
   func matches(in replay: ReplayEngine) -> [EventIndex] {
@@ -68,29 +69,31 @@ struct SearchQuery: Equatable, Sendable {
       } : []
     let named = wants(.name) && replay.hasNamedWork
     var works: [WorkRecord: Bool] = [:]
+    // Every event of a matching action, so that `n` steps through its whole life (its hops,
+    // ends and cancels too), as `#12` does; a thread matches where work began on it.
+    var actions: [ActionIndex: Bool] = [:]
+    func matches(_ action: ActionIndex) -> Bool {
+      if let known = actions[action] { return known }
+      var found = labels.contains(replay.action(action).queue)
+      if !found, named, let work = replay.work(of: action) {
+        found = works[work] ?? Self.matches(work, text)
+        works[work] = found
+      }
+      if !found, wants(.site), let site = replay.callSite(of: action) {
+        found = sites[site.id] ?? self.matches(site)
+        sites[site.id] = found
+      }
+      actions[action] = found
+      return found
+    }
     return replay.eventIndices.filter { index in
       let event = replay.event(index)
-      switch event.kind {
-      case .mark:
+      if event.kind == .mark {
         if let mark = event.markIndex, marks.indices.contains(mark), marks[mark] { return true }
         return threads.contains(event.thread)
-      case .schedule, .begin:
-        guard let action = event.action else { return false }
-        if labels.contains(replay.action(action).queue) { return true }
-        if event.kind == .begin, threads.contains(event.thread) { return true }
-        if named, let work = replay.work(of: action) {
-          let found = works[work] ?? Self.matches(work, text)
-          works[work] = found
-          if found { return true }
-        }
-        guard wants(.site), let site = replay.callSite(of: action) else { return false }
-        if let known = sites[site.id] { return known }
-        let found = matches(site)
-        sites[site.id] = found
-        return found
-      case .end, .hop, .cancel, .task, .work:
-        return false
       }
+      if event.kind == .begin, threads.contains(event.thread) { return true }
+      return event.action.map(matches) ?? false
     }
   }
 

@@ -127,7 +127,9 @@ struct StripIndex: Sendable {
   /// the events in the window, and a run whose begin the trace does not hold (cut off by a
   /// slice or a flight recorder) shows before its end once the cursor is past that end; with
   /// the cursor before it, the replay does not count it as running, and neither does the
-  /// strip. Nothing is drawn after the last event: the trace says nothing of then.
+  /// strip. Runs are drawn up to the trace's end (its close line, or a crash, which may come
+  /// after its last event: work that began and never ended still ran then, as the Running panel
+  /// says), and nothing after it: the trace says nothing of then.
   ///
   /// - Complexity: O(w log n) for w columns and n runs of the lane.
   func fillRuns(
@@ -148,7 +150,7 @@ struct StripIndex: Sendable {
         time: { Int64(events[$0]) })
     }
     let (beginsApplied, endsApplied) = (applied(begins), applied(ends))
-    let end = replay.span
+    let end = replay.end
     var (begin, ended) = (begins.startIndex, ends.startIndex)
     for column in cells.indices where cells[column].priority < 0 {
       let from = strip.windowStart.adding(

@@ -11,7 +11,7 @@ struct Check: ParsableCommand {
     abstract: "Point at what looks like a bug: lost work, late timers, blocked queues, hangs.",
     discussion: """
       Prints one line per finding: FILE: TIME: SEVERITY: KIND: #ID QUEUE (SITE): MESSAGE, the \
-      warnings and errors (info too with --fail-on info). Kinds (the rules): \
+      warnings and errors (info too with --fail-on info, and those of the rules --only names). Kinds (the rules): \
       \(Finding.Kind.allCases.map(\.rawValue).joined(separator: ", ")). Exit status: 0 when no \
       finding is as severe as --fail-on, 1 when one is, 2 for unreadable input or bad options. \
       --json prints one document with every finding of the rules chosen, and for late ones why \
@@ -60,7 +60,7 @@ struct Check: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "Check only these rules (kinds), comma-separated or repeated: --only late,lost-work.",
+      "Check only these rules (kinds), comma-separated or repeated: --only late,lost-work; their info findings are listed too.",
       valueName: "rules"))
   var only: [String] = []
 
@@ -102,8 +102,9 @@ struct Check: ParsableCommand {
       FindingsReport.writeJSON(reports, to: standardOutput)
       print("")
     } else {
-      // Info findings say what is true but not wrong: listed only when they would fail.
-      let listed = min(failLevel, .warning)
+      // Info findings say what is true but not wrong: listed only when they would fail, or
+      // when `--only` names their rule.
+      let listed = only.isEmpty ? min(failLevel, .warning) : .info
       var unlisted = 0
       for report in reports {
         for finding in report.findings {

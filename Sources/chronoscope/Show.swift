@@ -24,8 +24,12 @@ struct Show: ParsableCommand {
   // Unconditional, so that `--at -1s` reaches the check that explains it.
   @Option(
     parsing: .unconditional,
-    help: "Where to look: a time (1.25s, 300ms), an event (e120) or an action (#12).")
-  var at: String = "e0"
+    help: ArgumentHelp(
+      "Where to look: a time (1.25s, 300ms), an event (e120) or an action (#12).",
+      discussion:
+        "By default the start (e0); with --action, the begin of the action's last run (for work that never ran, its finding's instant, else its cancel, else its schedule)."
+    ))
+  var at: String?
 
   @Option(
     help: ArgumentHelp(
@@ -85,13 +89,16 @@ struct Show: ParsableCommand {
     let target: TimeText.Target
     do {
       size = try Self.parseSize(self.size).get()
-      target = try TimeText.target(at).mapError { ValidationError("--at: \($0.description)") }.get()
+      target = try TimeText.target(at ?? "e0").mapError {
+        ValidationError("--at: \($0.description)")
+      }
+      .get()
     } catch {
       throw UsageFailure(error.message)
     }
     var app: InspectorApp
     do { app = try TraceLoading.load(files) } catch { throw ExitCode(2) }
-    try Self.check(target, in: app.replay, text: at)
+    try Self.check(target, in: app.replay, text: at ?? "e0")
     app.seek(to: target)
     if byThread, byTask { throw UsageFailure("--by-thread and --by-task: choose one") }
     if byThread { app.group(by: .byThread) }
@@ -110,6 +117,7 @@ struct Show: ParsableCommand {
       guard let raw = UInt32(digits), app.showDetail(of: ActionID(rawValue: raw)) else {
         throw UsageFailure("--action: the trace has no action \(TextWidth.sanitized(action))")
       }
+      if at == nil { app.seekToMostTellingInstant(of: ActionID(rawValue: raw)) }
       detail = ActionID(rawValue: raw)
     }
     print(

@@ -63,6 +63,15 @@ final class CheckCommandTests: XCTestCase {
       strict.output.components(separatedBy: ": info: no-op-cancel: ").count - 1, 10, strict.output)
   }
 
+  func testARuleAskedForByNameListsItsInfoFindingsWithoutFailing() throws {
+    let run = try CommandRun.chronoscope(["check", "--only", "no-op-cancel", recording("busy-app")])
+    XCTAssertEqual(run.status, 0, "info does not fail: \(run.output)")
+    let lines = run.output.split(separator: "\n")
+    XCTAssertGreaterThan(lines.count, 10, "every timeout of the busy app: \(run.output)")
+    XCTAssertTrue(lines.allSatisfy { $0.contains(": info: no-op-cancel: ") }, run.output)
+    XCTAssertFalse(run.output.contains("not listed"), run.output)
+  }
+
   func testFailOnOnlyAndIgnoreChooseWhatFails() throws {
     let demo = recording("findings-demo")
     let errors = try CommandRun.chronoscope(["check", "--fail-on", "error", demo])

@@ -65,6 +65,24 @@ final class ShowCommandTests: XCTestCase {
     XCTAssertTrue(finished.output.contains("now          finished at 0.000140s"), finished.output)
   }
 
+  func testAnActionWithoutAtIsShownAtItsMostTellingInstant() throws {
+    // The README's example: #5 never ran; it was cancelled.
+    let readme = try show(["--action", "5"], recording: "busy-app")
+    XCTAssertEqual(readme.status, 0, readme.output)
+    XCTAssertFalse(readme.output.contains("not scheduled yet"), readme.output)
+    XCTAssertTrue(readme.output.contains("now          cancelled before it ran"), readme.output)
+    // #10 hangs: its last run, still running at the end.
+    let stuck = try show(["--action", "10"], recording: "findings-demo-virtual")
+    XCTAssertTrue(stuck.output.contains("now          running run 1 since 0.800000s"), stuck.output)
+    XCTAssertTrue(stuck.output.contains(" 0.800000s / 1.200000s "), stuck.output)
+    // Repeating work: the begin of its last run.
+    let repeating = try show(["--action", "1"], recording: "findings-demo-virtual")
+    XCTAssertTrue(repeating.output.contains(" 0.780000s / 1.200000s "), repeating.output)
+    // --at still chooses.
+    let atStart = try show(["--action", "10", "--at", "e0"], recording: "findings-demo-virtual")
+    XCTAssertTrue(atStart.output.contains("not scheduled yet"), atStart.output)
+  }
+
   func testAnActionsDetailSaysWhyItWasLate() throws {
     let (status, output) = try show(["--action", "6"], recording: "findings-demo-virtual")
     XCTAssertEqual(status, 0, output)

@@ -130,6 +130,29 @@ final class LaneStripTests: XCTestCase {
     }
   }
 
+  /// The virtual findings demo's #10 begins at 0.8 s, its last event, and never ends; the trace
+  /// closes at 1.2 s. Past its last event the Running panel says it runs: so does its lane.
+  func testARunStillGoingAtTheLastEventShowsUpToTheTracesEnd() throws {
+    var app = try GoldenScreenTests.app("findings-demo-virtual")
+    app.seek(to: .time(1_018_022_000))
+    let grid = app.render(width: 100, height: 30)
+    XCTAssertTrue(grid.plainText.contains("for 218.022ms"), grid.plainText)
+    let lane = try row(grid, startingWith: " demo.stuck")
+    let strip = (19..<(grid.width - 16)).map { grid[lane, $0].text }
+    XCTAssertFalse(strip.contains("·"), "every column runs:\n\(grid.plainText)")
+    XCTAssertEqual(strip.filter { $0 == "━" }.count, strip.count - 1, grid.plainText)
+  }
+
+  func testNothingRunsAfterTheTracesEnd() throws {
+    var app = try GoldenScreenTests.app("findings-demo-virtual")
+    app.seek(to: .time(1_200_000_000))
+    let grid = app.render(width: 100, height: 30)
+    let lane = try row(grid, startingWith: " demo.stuck")
+    let cursor = try column(of: "│", in: grid, row: lane)
+    XCTAssertEqual(grid[lane, cursor - 1].text, "━", grid.plainText)
+    XCTAssertEqual(grid[lane, cursor + 2].text, "·", "nothing after the end:\n\(grid.plainText)")
+  }
+
   func testTheMarksRowShowsMarksThatNoQueueLaneHolds() throws {
     var app = try requestApp()
     app.seek(to: .time(200 * Self.ms))

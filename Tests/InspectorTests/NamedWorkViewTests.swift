@@ -46,4 +46,24 @@ final class NamedWorkViewTests: XCTestCase {
     }
     XCTAssertEqual(found, actions, "every action named request 12, and no other")
   }
+
+  func testSearchingByNameStepsThroughEveryEventOfTheRequestCancelsIncluded() throws {
+    var app = try app()
+    for key in [InputKey.character("/")] + "name:request 12".map({ .character($0) }) + [.enter] {
+      _ = app.handle(key)
+    }
+    let replay = app.replay
+    let events = replay.eventIndices.filter { index in
+      replay.event(index).action.map { replay.work(of: $0)?.name == "request 12" } ?? false
+    }
+    XCTAssertTrue(events.contains { replay.event($0).kind == .cancel }, "the request cancels")
+    let status = app.render(width: 200, height: 30).plainText.split(separator: "\n").last ?? ""
+    XCTAssertTrue(status.contains("1/\(events.count) matching events"), String(status))
+    var stepped: [EventIndex] = []
+    for _ in events {
+      stepped.append(EventIndex(app.replay.position - 1))
+      _ = app.handle(.character("n"))
+    }
+    XCTAssertEqual(stepped, events, "n steps through each of the request's events in order")
+  }
 }

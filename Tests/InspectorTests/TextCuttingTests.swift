@@ -53,4 +53,18 @@ final class TextCuttingTests: XCTestCase {
     let deep = String(repeating: "a/", count: 32_000) + "File.swift:93"
     XCTAssertEqual(TextWidth.truncatedPath(deep, to: 24), "…/a/a/a/a/File.swift:93")
   }
+
+  func testWrappingBreaksBetweenWordsAndMarksWhatDoesNotFit() {
+    let state = "pending after running 17 times, next due 0.540000s (late 460.000ms)"
+    XCTAssertEqual(
+      TextWidth.wrapped(state, to: 43, rows: 3),
+      ["pending after running 17 times, next due", "0.540000s (late 460.000ms)"])
+    XCTAssertEqual(
+      TextWidth.wrapped(state, to: 43, rows: 1), ["pending after running 17 times, next due …"])
+    XCTAssertEqual(TextWidth.wrapped("検索キャッシュ キュー", to: 10, rows: 2), ["検索キャ…", "キュー"])
+    XCTAssertEqual(TextWidth.wrapped("a\u{1b}[2J b", to: 20, rows: 1), ["a\\u{1b}[2J b"])
+    // A megabyte of text costs what a row of it does.
+    let long = String(repeating: "word ", count: 200_000)
+    XCTAssertEqual(TextWidth.wrapped(long, to: 10, rows: 2), ["word word", "word word…"])
+  }
 }
