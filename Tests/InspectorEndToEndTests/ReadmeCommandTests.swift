@@ -160,6 +160,10 @@ final class ReadmeCommandTests: XCTestCase {
       "the same differences, redacted:\n\(plain)\n\(redacted)")
     XCTAssertTrue(plain.contains("first divergence"), plain)
 
+    // "one action's detail as text": at an instant that tells about it, not before it existed.
+    let detail = try output(of: "swift run chronoscope show Recordings/busy-app.trace --action 5")
+    XCTAssertFalse(detail.contains("not scheduled yet"), detail)
+
     let frame = try String(contentsOf: folder.appendingPathComponent("frame.txt"), encoding: .utf8)
     XCTAssertTrue(frame.contains("cancel"), "the timeout fired in the window:\n\(frame)")
     XCTAssertTrue(frame.contains("Findings"), frame)
