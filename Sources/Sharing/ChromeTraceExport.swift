@@ -20,10 +20,10 @@ import TraceFormat
 ///   action in `id2.local` and `args`, so that a viewer draws them on a few tracks per queue;
 /// - a flow arrow goes from the run that scheduled an action to the action's first run, placed
 ///   where a viewer binds its ends to those two slices;
-/// - the recording's start, cancels, marks, findings and the points where the recorder dropped
-///   events are process-scoped instants, off the queues' tracks, so that no arrow binds to them;
-///   past ``FindingWindows/instantLimit`` findings, each kind's are windows (async slices) that
-///   count them;
+/// - the recording's start, cancels, marks and findings are process-scoped instants, off the
+///   queues' tracks, so that no arrow binds to them; past ``FindingWindows/instantLimit``
+///   findings, each kind's are windows (async slices) that count them;
+/// - each hole the recorder's dropped events left is an async slice `dropped events`;
 /// - a run of a Swift task's work is named by the task (`#3 typist (task 2)`).
 ///
 /// Times are microseconds with the nanoseconds kept as three decimals, written from integers.
@@ -644,19 +644,7 @@ private struct ProcessExport {
         break
       }
     }
-    for drop in replay.drops {
-      out.eventStart(phase: "i", category: "dropped")
-      out.raw("\"dropped ")
-      out.integer(drop.count)
-      out.raw(drop.count == 1 ? " event\"" : " events\"")
-      writeInstantPlace(at: drop.time, into: out)
-      out.member("count", first: true)
-      out.integer(drop.count)
-      out.raw(
-        ",\"meaning\":\"the recorder dropped these events after this time, before its next write: runs, waits and arrows there may be missing or cut\"}}"
-      )
-      count += 1
-    }
+    for (number, drop) in replay.drops.enumerated() { writeDrop(drop, number: number, into: out) }
     let findings = FindingsAnalysis.findings(in: replay)
     guard let windows = FindingWindows.windows(of: findings, end: traceEnd) else {
       for finding in findings { writeFinding(finding, into: out) }
@@ -673,6 +661,34 @@ private struct ProcessExport {
       }
     }
     return (count, windowCount)
+  }
+
+  /// Where a `dropped` line's events were lost: an async slice `dropped events` (all of them
+  /// on one track) over the recorder's write interval before the line (``TraceDrop``), from the
+  /// previous drop at the earliest, so that the hole it left — runs missing, work whose
+  /// schedule is gone — lies under it.
+  private func writeDrop(_ drop: TraceDrop, number: Int, into out: JSONWriter) {
+    let previous = number > 0 ? replay.drops[number - 1].time : 0
+    let start = min(
+      max(drop.time.subtracting(saturating: TraceDrop.writeInterval), previous, 0), drop.time)
+    let end = max(drop.time, start.adding(saturating: 1))
+    for phase in [0, 1] {
+      out.eventStart(phase: phase == 0 ? "b" : "e", category: "dropped")
+      out.raw("\"dropped events\",\"id2\":{\"local\":\"dropped ")
+      out.integer(Int64(number))
+      out.raw("\"}")
+      out.field("ts", microseconds: time(phase == 0 ? start : end))
+      out.field("pid", pid)
+      out.field("tid", 0)
+      if phase == 0 {
+        out.raw(",\"args\":{\"count\":")
+        out.integer(drop.count)
+        out.raw(
+          ",\"meaning\":\"the recorder dropped this many events since its previous write, most often in the 100 ms before this slice ends: runs, waits and arrows here may be missing or cut\"}"
+        )
+      }
+      out.raw("}")
+    }
   }
 
   private mutating func writeFinding(_ finding: Finding, into out: JSONWriter) {

@@ -147,10 +147,10 @@ final class ExportCommandTests: XCTestCase {
     XCTAssertTrue(run.output.contains("to \(named).gz:"), "the summary names it: \(run.output)")
   }
 
-  /// Events the recorder dropped are marked on the timeline (an instant per `dropped` line) and
-  /// counted on standard error in one line, with the runs they cost: a begin lost (its end
-  /// alone), an end lost (a run to the end of the trace), work whose schedule was lost (its runs
-  /// cannot be placed on a queue).
+  /// Events the recorder dropped are marked on the timeline (a slice over the write interval
+  /// before each `dropped` line, where they were lost) and counted on standard error in one line, with the runs they cost:
+  /// a begin lost (its end alone), an end lost (a run to the end of the trace), work whose
+  /// schedule was lost (its runs cannot be placed on a queue).
   func testDroppedEventsAreMarkedOnTheTimelineAndCountedOnStandardError() throws {
     let lines = [
       #"{"format":"chronoscope-trace","version":1,"clock":"host","start":"","process":"app","pid":9,"metadata":{}}"#,
@@ -174,10 +174,12 @@ final class ExportCommandTests: XCTestCase {
     let root = try XCTUnwrap(
       JSONSerialization.jsonObject(with: Data(run.output[..<json].utf8)) as? [String: Any])
     let events = root["traceEvents"] as? [[String: Any]] ?? []
+    // The write interval before the line (100 ms), from the trace's start at the earliest.
     let drops = events.filter { $0["cat"] as? String == "dropped" }
-    XCTAssertEqual(drops.count, 1, "\(drops)")
-    XCTAssertEqual(drops.first?["name"] as? String, "dropped 7 events")
-    XCTAssertEqual(drops.first?["ts"] as? Double, 0.002)
+    XCTAssertEqual(drops.map { $0["ph"] as? String }, ["b", "e"], "\(drops)")
+    XCTAssertEqual(drops.first?["name"] as? String, "dropped events")
+    XCTAssertEqual((drops.first?["args"] as? [String: Any])?["count"] as? Int, 7)
+    XCTAssertEqual(drops.map { $0["ts"] as? Double }, [0, 0.002])
     let said = run.output[json...].split(separator: "\n").filter { $0.contains("dropped") }
     XCTAssertEqual(said.count, 1, run.output)
     XCTAssertTrue(

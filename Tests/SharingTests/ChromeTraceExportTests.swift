@@ -61,9 +61,9 @@ final class ChromeTraceExportTests: XCTestCase {
             (event["name"] as? String)?.hasPrefix("wait · ") ?? false,
             "waits are named by queue, not by action: \(event)", file: file, line: line)
         } else {
-          XCTAssertEqual(
-            event["cat"] as? String, "finding", "async slices are waits or findings: \(event)",
-            file: file, line: line)
+          XCTAssert(
+            ["finding", "dropped"].contains(event["cat"] as? String),
+            "async slices are waits, findings or dropped events: \(event)", file: file, line: line)
         }
       }
       if phase == "i" {
@@ -506,8 +506,8 @@ final class ChromeTraceExportTests: XCTestCase {
   }
 
   /// A process with more findings than a viewer takes in quickly shows each kind's findings as
-  /// windows — an async slice per stretch of findings close together, counting them — rather
-  /// than an instant each; a few findings stay an instant each.
+  /// windows — an async slice per 1/2000 of the trace at most, counting them — rather than an
+  /// instant each; a few findings stay an instant each.
   func testManyFindingsBecomeOneSlicePerWindowThatCountsThem() throws {
     let count = 12_000
     let events = (1...count).map { Self.schedule(UInt32($0), at: Int64($0) * 1_000) }
@@ -515,7 +515,7 @@ final class ChromeTraceExportTests: XCTestCase {
     let (exported, _) = try Self.export([(trace, "t.trace")])
     Self.checkRules(exported, trace: trace)
     let findings = exported.filter { $0["cat"] as? String == "finding" }
-    XCTAssertLessThan(findings.count, 100, "windows, not an event per finding")
+    XCTAssertLessThanOrEqual(findings.count, 2 * 2_001, "windows, not an event per finding")
     let starts = findings.filter { $0["ph"] as? String == "b" || $0["ph"] as? String == "i" }
     XCTAssertEqual(
       starts.reduce(0) { $0 + (Self.args($1)["count"] as? Int ?? 1) }, count,
