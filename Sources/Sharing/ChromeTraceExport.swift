@@ -671,21 +671,39 @@ private struct ProcessExport {
     let previous = number > 0 ? replay.drops[number - 1].time : 0
     let start = min(
       max(drop.time.subtracting(saturating: TraceDrop.writeInterval), previous, 0), drop.time)
-    let end = max(drop.time, start.adding(saturating: 1))
+    writeProcessSlice(
+      "dropped events", category: "dropped", number: number, from: start,
+      to: max(drop.time, start.adding(saturating: 1)), into: out
+    ) {
+      out.member("count", first: true)
+      out.integer(drop.count)
+      out.raw(
+        ",\"meaning\":\"the recorder dropped this many events since its previous write, most often in the 100 ms before this slice ends: runs, waits and arrows here may be missing or cut\""
+      )
+    }
+  }
+
+  /// An async slice of the process from `start` to `end` named `name` — a viewer puts the
+  /// slices of one name on one track — its id `"<category> <number>"`, `args` written by
+  /// `arguments` (between the braces).
+  private func writeProcessSlice(
+    _ name: String, category: StaticString, number: Int, from start: Int64, to end: Int64,
+    into out: JSONWriter, arguments: () -> Void
+  ) {
     for phase in [0, 1] {
-      out.eventStart(phase: phase == 0 ? "b" : "e", category: "dropped")
-      out.raw("\"dropped events\",\"id2\":{\"local\":\"dropped ")
+      out.eventStart(phase: phase == 0 ? "b" : "e", name: name, category: category)
+      out.raw(",\"id2\":{\"local\":\"")
+      out.raw(category)
+      out.raw(" ")
       out.integer(Int64(number))
       out.raw("\"}")
       out.field("ts", microseconds: time(phase == 0 ? start : end))
       out.field("pid", pid)
       out.field("tid", 0)
       if phase == 0 {
-        out.raw(",\"args\":{\"count\":")
-        out.integer(drop.count)
-        out.raw(
-          ",\"meaning\":\"the recorder dropped this many events since its previous write, most often in the 100 ms before this slice ends: runs, waits and arrows here may be missing or cut\"}"
-        )
+        out.raw(",\"args\":{")
+        arguments()
+        out.raw("}")
       }
       out.raw("}")
     }
@@ -710,29 +728,18 @@ private struct ProcessExport {
     _ window: FindingWindows.Window, number: Int, into out: JSONWriter
   ) {
     let start = window.first.time
-    let end = max(window.last.time, start.adding(saturating: 1))
-    for phase in [0, 1] {
-      out.eventStart(phase: phase == 0 ? "b" : "e", name: window.kind.rawValue, category: "finding")
-      out.raw(",\"id2\":{\"local\":\"finding ")
-      out.integer(Int64(number))
-      out.raw("\"}")
-      out.field("ts", microseconds: time(phase == 0 ? start : end))
-      out.field("pid", pid)
-      out.field("tid", 0)
-      if phase == 0 {
-        out.member("args")
-        out.raw("{")
-        out.member("count", first: true)
-        out.integer(Int64(window.count))
-        out.member("severity")
-        out.string(window.severity.rawValue)
-        out.member("first")
-        out.string("\(replay.action(window.first.action).id): \(window.first.message)")
-        out.member("last_action")
-        out.integer(Int64(replay.action(window.last.action).id.rawValue))
-        out.raw("}")
-      }
-      out.raw("}")
+    writeProcessSlice(
+      window.kind.rawValue, category: "finding", number: number, from: start,
+      to: max(window.last.time, start.adding(saturating: 1)), into: out
+    ) {
+      out.member("count", first: true)
+      out.integer(Int64(window.count))
+      out.member("severity")
+      out.string(window.severity.rawValue)
+      out.member("first")
+      out.string("\(replay.action(window.first.action).id): \(window.first.message)")
+      out.member("last_action")
+      out.integer(Int64(replay.action(window.last.action).id.rawValue))
     }
   }
 }
