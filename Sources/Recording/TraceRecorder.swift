@@ -41,8 +41,9 @@ import TraceFormat
 ///   after that — say, the end of an action still running on another thread — are not written:
 ///   close once the work you want recorded has finished.
 public final class TraceRecorder: Sendable {
-  /// How often the background writer flushes.
-  public static let flushInterval: Duration = .milliseconds(100)
+  /// How often the background writer flushes (``TraceDrop/writeInterval``, which readers of a
+  /// `dropped` line go by).
+  public static let flushInterval: Duration = .nanoseconds(TraceDrop.writeInterval)
 
   /// The state shared with the writer thread and the schedulers. Nothing holds the recorder
   /// weakly, so retaining it stays on the runtime's fast path.

@@ -191,10 +191,16 @@ extension ReplayEngine {
   public var hasNamedWork: Bool { !workOfAction.isEmpty }
 
   /// The task `action` is work of, if the trace says.
-  public func task(of action: ActionIndex) -> TaskID? {
+  public func task(of action: ActionIndex) -> TaskID? { taskInfo(of: action)?.id }
+
+  /// The task `action` is work of, if the trace names one: what the inspector's lanes by task
+  /// and the export call its runs by (``TaskInfo/title``, `typist (task 2)`).
+  ///
+  /// - Complexity: O(1).
+  package func taskInfo(of action: ActionIndex) -> TaskInfo? {
     guard !taskSlots.isEmpty else { return nil }
     let slot = taskSlots[action.int]
-    return slot == Self.none ? nil : tasks[Int(slot)].id
+    return slot == Self.none ? nil : tasks[Int(slot)]
   }
 
   private func isWork(_ slot: UInt32, of tasks: Set<TaskID>) -> Bool {

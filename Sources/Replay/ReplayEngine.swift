@@ -40,6 +40,11 @@ public struct ReplayEngine: Sendable {
   public var crash: Trace.Crash? { prepared.crash }
   /// When the recorder last said it dropped events (``Trace/lastDropTime``), if it did.
   public var lastDropTime: Int64? { prepared.lastDropTime }
+  /// Each `dropped` line that counted events (``Trace/drops``).
+  package var drops: [TraceDrop] { prepared.drops }
+  /// How many runs were left out because the trace never scheduled their work (its `schedule`
+  /// dropped, or before a slice's window): their `begin`s.
+  package var unscheduledRuns: Int { prepared.unscheduledRuns }
   /// When the recording closed, if the trace says (its `close` line).
   public var closedAt: Int64? { prepared.closedAt }
   /// The queues (schedulers), by id.
@@ -87,6 +92,8 @@ public struct ReplayEngine: Sendable {
     let crash: Trace.Crash?
     let closedAt: Int64?
     let lastDropTime: Int64?
+    let drops: [TraceDrop]
+    let unscheduledRuns: Int
     let queues: [SchedulerRecord]
     let threads: [ThreadInfo]
     let marks: [MarkRecord]
@@ -176,6 +183,7 @@ public struct ReplayEngine: Sendable {
       crash = trace.crash
       closedAt = trace.closing == nil ? nil : trace.closedAt
       lastDropTime = trace.lastDropTime
+      drops = trace.drops
       marks = trace.marks
       works = trace.works
       callSites = trace.callSites
@@ -188,6 +196,7 @@ public struct ReplayEngine: Sendable {
       var events = tables.events
       tables.events = []
       actions = tables.actions
+      unscheduledRuns = tables.unscheduledBegins
       let ascending = zip(actions, actions.dropFirst()).allSatisfy {
         $0.id.rawValue < $1.id.rawValue
       }

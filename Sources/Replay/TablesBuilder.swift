@@ -19,6 +19,9 @@ final class TablesBuilder: TraceEventStream {
     var taskOfAction: [UInt32: UInt64] = [:]
     /// Action slot → the index in ``Trace/works`` of what the app named it (its `work` line).
     var workOfAction: [UInt32: UInt32] = [:]
+    /// How many `begin`s were left out as work never scheduled: runs whose schedule the
+    /// recorder dropped, or that a slice or flight recorder's window cut off.
+    var unscheduledBegins = 0
   }
 
   /// What the pass keeps from one event to the next. A struct the pass works on as a local:
@@ -139,7 +142,10 @@ final class TablesBuilder: TraceEventStream {
       }
       return
     case .begin, .end, .hop, .cancel:
-      guard let known = pass.tables.actionIndices[id.rawValue] else { return }  // never scheduled
+      guard let known = pass.tables.actionIndices[id.rawValue] else {  // never scheduled
+        if event.kind == .begin { pass.tables.unscheduledBegins += 1 }
+        return
+      }
       index = ActionIndex(known)
     }
     if event.thread != pass.lastThread {

@@ -21,7 +21,10 @@ import TraceFormat
 /// - a flow arrow goes from the run that scheduled an action to the action's first run, placed
 ///   where a viewer binds its ends to those two slices;
 /// - the recording's start, cancels, marks and findings are process-scoped instants, off the
-///   queues' tracks, so that no arrow binds to them.
+///   queues' tracks, so that no arrow binds to them; past ``FindingWindows/instantLimit``
+///   findings, each kind's are windows (async slices) that count them;
+/// - each hole the recorder's dropped events left is an async slice `dropped events`;
+/// - a run of a Swift task's work is named by the task (`#3 typist (task 2)`).
 ///
 /// Times are microseconds with the nanoseconds kept as three decimals, written from integers.
 ///
@@ -37,6 +40,28 @@ public enum ChromeTraceExport {
     public var waits = 0
     public var flows = 0
     public var instants = 0
+    /// Windows of findings, each an async slice that counts them (``FindingWindows``).
+    package var findingWindows = 0
+    /// What each trace whose recorder dropped events lost, in the order of the traces.
+    package var losses: [Losses] = []
+  }
+
+  /// What a trace lost to its recorder's drops (its `dropped` lines), and what that cost the
+  /// export.
+  package struct Losses: Sendable, Equatable {
+    /// The trace's file name, as given to the export.
+    package var file: String
+    /// The events the recorder said it dropped, in total.
+    package var droppedEvents: Int64 = 0
+    /// Its `dropped` lines, each marked on the timeline.
+    package var dropPoints = 0
+    /// Ends whose begin was dropped: runs not exported.
+    package var runsWithoutBegin = 0
+    /// Begins of work whose schedule was dropped: runs not exported (no queue to put them on).
+    package var unscheduledRuns = 0
+    /// Runs that had not ended when the trace ended but began before a drop: their end may be
+    /// among what was dropped. Exported to the trace's end.
+    package var runsWithoutEnd = 0
   }
 
   /// The JSON for `traces` (a replay and the name of its file each), one process per trace.
@@ -129,6 +154,7 @@ private struct ProcessExport {
   /// JSON bytes made once per call site, thread and queue rather than once per event.
   private var siteBytes: [UInt32: (name: [UInt8], site: [UInt8])] = [:]
   private var threadBytes: [UInt32: [UInt8]] = [:]
+  private var taskBytes: [TaskID: (string: [UInt8], inName: [UInt8])] = [:]
   private var queueBytes: [[UInt8]?]
   private var waitNameBytes: [[UInt8]?]
 
@@ -164,7 +190,16 @@ private struct ProcessExport {
     into out: JSONWriter, takenPids: inout Set<Int>, summary: inout ProcessExportSummary,
     progress: (Int) -> Void
   ) {
-    var runs = collectRuns()
+    var (runs, runsWithoutBegin) = collectRuns()
+    if !replay.drops.isEmpty {
+      var losses = ChromeTraceExport.Losses(file: file)
+      losses.dropPoints = replay.drops.count
+      losses.droppedEvents = replay.drops.reduce(0) { $0.adding(saturating: $1.count) }
+      losses.runsWithoutBegin = runsWithoutBegin
+      losses.unscheduledRuns = replay.unscheduledRuns
+      losses.runsWithoutEnd = runs.count { endMayBeDropped($0) }
+      summary.losses.append(losses)
+    }
     var tracks = TrackTable(replay: replay)
     // Each run's successor on its track: what a viewer finds on top of the track after it.
     var nextOnTrack = [Int32](repeating: -1, count: runs.count)
@@ -215,14 +250,19 @@ private struct ProcessExport {
         summary.flows += 1
       }
     }
-    summary.instants += writeInstants(into: out, tracks: tracks)
+    let marked = writeInstants(into: out, tracks: tracks)
+    summary.instants += marked.instants
+    summary.findingWindows += marked.windows
     progress(replay.eventCount)
   }
 
   // MARK: - Runs and tracks
 
-  private func collectRuns() -> [Run] {
+  /// The runs in begin order, and how many ends had no begin (dropped, or before a slice's
+  /// window).
+  private func collectRuns() -> (runs: [Run], endsWithoutBegin: Int) {
     var runs: [Run] = []
+    var endsWithoutBegin = 0
     var open = [Int32](repeating: -1, count: replay.actionCount)
     for position in replay.eventIndices {
       let event = replay.event(position)
@@ -236,7 +276,10 @@ private struct ProcessExport {
             end: traceEnd, finished: false))
       case .end:
         let index = open[action.int]
-        guard index >= 0 else { continue }
+        guard index >= 0 else {
+          endsWithoutBegin += 1
+          continue
+        }
         runs[Int(index)].end = max(event.time, runs[Int(index)].begin)
         runs[Int(index)].finished = true
         open[action.int] = -1
@@ -244,7 +287,14 @@ private struct ProcessExport {
         break
       }
     }
-    return runs
+    return (runs, endsWithoutBegin)
+  }
+
+  /// Whether `run` had not ended when the trace ended but began before the recorder dropped
+  /// events: its end may be among them.
+  private func endMayBeDropped(_ run: Run) -> Bool {
+    guard !run.finished, let last = replay.drops.last else { return false }
+    return last.time >= run.begin
   }
 
   /// The process id to write. A viewer shows it after the process's name, so it is the recorded
@@ -356,18 +406,39 @@ private struct ProcessExport {
     return bytes
   }
 
-  /// A slice's name: `"#12 File.swift:40"`, or `"#12 async"` without a call site.
+  /// A slice's name: `"#12 File.swift:40"`, or `"#12 async"` without a call site; the work of
+  /// a Swift task is named by the task too: `"#12 typist (task 2) File.swift:40"`,
+  /// `"#12 typist (task 2)"`.
   private mutating func writeName(_ action: ActionIndex, into out: JSONWriter) {
     let info = replay.action(action)
     out.raw("\"#")
     out.integer(Int64(info.id.rawValue))
+    let task = taskTitle(of: action)
+    if let task {
+      out.raw(" ")
+      out.append(task.inName)
+    }
     if let site = site(of: action) {
       out.append(site.name)
-    } else {
+    } else if task == nil {
       out.raw(" ")
       out.raw(info.mode.staticName)
       out.raw("\"")
+    } else {
+      out.raw("\"")
     }
+  }
+
+  /// The title of the task `action` is work of, as the inspector's lanes by task show it
+  /// (``TaskInfo/title``): as a JSON string, and escaped as in one but without its quotes, for
+  /// a name; nil for work of no task the trace names.
+  private mutating func taskTitle(of action: ActionIndex) -> (string: [UInt8], inName: [UInt8])? {
+    guard let task = replay.taskInfo(of: action) else { return nil }
+    if let cached = taskBytes[task.id] { return cached }
+    let string = JSONWriter.encoded(task.title)
+    let bytes = (string, Array(string.dropFirst().dropLast()))
+    taskBytes[task.id] = bytes
+    return bytes
   }
 
   private mutating func writeSlice(_ run: Run, into out: JSONWriter, tracks: TrackTable) {
@@ -385,6 +456,10 @@ private struct ProcessExport {
     out.raw(info.mode.staticName)
     out.raw("\",\"run\":")
     out.integer(Int64(run.number))
+    if let task = taskTitle(of: run.action) {
+      out.raw(",\"task\":")
+      out.append(task.string)
+    }
     if let site = site(of: run.action) {
       out.raw(",\"site\":")
       out.append(site.site)
@@ -399,6 +474,10 @@ private struct ProcessExport {
     }
     if !run.finished {
       out.member("unfinished")
+      out.raw("true")
+    }
+    if endMayBeDropped(run) {
+      out.member("end_may_be_dropped")
       out.raw("true")
     }
     out.raw("}}")
@@ -524,7 +603,11 @@ private struct ProcessExport {
     return true
   }
 
-  private mutating func writeInstants(into out: JSONWriter, tracks: TrackTable) -> Int {
+  /// The instants, and the windows of findings when there are too many for an instant each
+  /// (``FindingWindows``): how many of each were written.
+  private mutating func writeInstants(into out: JSONWriter, tracks: TrackTable) -> (
+    instants: Int, windows: Int
+  ) {
     var count = 0
     // Every instant is process-scoped: on a queue's track a viewer would take it for the slice
     // an arrow starts from.
@@ -561,20 +644,103 @@ private struct ProcessExport {
         break
       }
     }
-    for finding in FindingsAnalysis.findings(in: replay) {
-      let info = replay.action(finding.action)
-      out.eventStart(phase: "i", name: "\(finding.kind.rawValue) \(info.id)", category: "finding")
-      writeInstantPlace(at: finding.time, into: out)
-      out.member("severity", first: true)
-      out.string(finding.severity.rawValue)
-      out.member("message")
-      out.string(finding.message)
-      out.raw(",\"queue\":")
-      out.append(queueName(slot: replay.queueSlot(of: finding.action)))
-      out.raw("}}")
-      count += 1
+    for (number, drop) in replay.drops.enumerated() { writeDrop(drop, number: number, into: out) }
+    let findings = FindingsAnalysis.findings(in: replay)
+    guard let windows = FindingWindows.windows(of: findings, end: traceEnd) else {
+      for finding in findings { writeFinding(finding, into: out) }
+      return (count + findings.count, 0)
     }
-    return count
+    var windowCount = 0
+    for (number, window) in windows.enumerated() {
+      if window.count == 1 {
+        writeFinding(window.first, into: out)
+        count += 1
+      } else {
+        writeFindingWindow(window, number: number, into: out)
+        windowCount += 1
+      }
+    }
+    return (count, windowCount)
+  }
+
+  /// Where a `dropped` line's events were lost: an async slice `dropped events` (all of them
+  /// on one track) over the recorder's write interval before the line (``TraceDrop``), from the
+  /// previous drop at the earliest, so that the hole it left — runs missing, work whose
+  /// schedule is gone — lies under it.
+  private func writeDrop(_ drop: TraceDrop, number: Int, into out: JSONWriter) {
+    let previous = number > 0 ? replay.drops[number - 1].time : 0
+    let start = min(
+      max(drop.time.subtracting(saturating: TraceDrop.writeInterval), previous, 0), drop.time)
+    writeProcessSlice(
+      "dropped events", category: "dropped", number: number, from: start,
+      to: max(drop.time, start.adding(saturating: 1)), into: out
+    ) {
+      out.member("count", first: true)
+      out.integer(drop.count)
+      out.raw(
+        ",\"meaning\":\"the recorder dropped this many events since its previous write, most often in the 100 ms before this slice ends: runs, waits and arrows here may be missing or cut\""
+      )
+    }
+  }
+
+  /// An async slice of the process from `start` to `end` named `name` — a viewer puts the
+  /// slices of one name on one track — its id `"<category> <number>"`, `args` written by
+  /// `arguments` (between the braces).
+  private func writeProcessSlice(
+    _ name: String, category: StaticString, number: Int, from start: Int64, to end: Int64,
+    into out: JSONWriter, arguments: () -> Void
+  ) {
+    for phase in [0, 1] {
+      out.eventStart(phase: phase == 0 ? "b" : "e", name: name, category: category)
+      out.raw(",\"id2\":{\"local\":\"")
+      out.raw(category)
+      out.raw(" ")
+      out.integer(Int64(number))
+      out.raw("\"}")
+      out.field("ts", microseconds: time(phase == 0 ? start : end))
+      out.field("pid", pid)
+      out.field("tid", 0)
+      if phase == 0 {
+        out.raw(",\"args\":{")
+        arguments()
+        out.raw("}")
+      }
+      out.raw("}")
+    }
+  }
+
+  private mutating func writeFinding(_ finding: Finding, into out: JSONWriter) {
+    let info = replay.action(finding.action)
+    out.eventStart(phase: "i", name: "\(finding.kind.rawValue) \(info.id)", category: "finding")
+    writeInstantPlace(at: finding.time, into: out)
+    out.member("severity", first: true)
+    out.string(finding.severity.rawValue)
+    out.member("message")
+    out.string(finding.message)
+    out.raw(",\"queue\":")
+    out.append(queueName(slot: replay.queueSlot(of: finding.action)))
+    out.raw("}}")
+  }
+
+  /// An async slice from the window's first finding to its last, named by their kind (so a
+  /// viewer puts a kind's windows on one track), its `args` counting them and quoting the first.
+  private func writeFindingWindow(
+    _ window: FindingWindows.Window, number: Int, into out: JSONWriter
+  ) {
+    let start = window.first.time
+    writeProcessSlice(
+      window.kind.rawValue, category: "finding", number: number, from: start,
+      to: max(window.last.time, start.adding(saturating: 1)), into: out
+    ) {
+      out.member("count", first: true)
+      out.integer(Int64(window.count))
+      out.member("severity")
+      out.string(window.severity.rawValue)
+      out.member("first")
+      out.string("\(replay.action(window.first.action).id): \(window.first.message)")
+      out.member("last_action")
+      out.integer(Int64(replay.action(window.last.action).id.rawValue))
+    }
   }
 }
 

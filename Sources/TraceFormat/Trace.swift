@@ -29,6 +29,8 @@ public struct Trace: Sendable {
   /// The time of the last `dropped` line that counted events: what was recorded before it may
   /// have lost events after it (a run's begin, say).
   public var lastDropTime: Int64?
+  /// Each `dropped` line that counted events, in line order: where the trace has holes.
+  package var drops: [TraceDrop] = []
   /// Why the recorder stopped writing (a full disk, say), when its last line says so.
   public var writeFailure: String?
 

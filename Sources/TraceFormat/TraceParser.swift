@@ -36,6 +36,7 @@ struct TraceParser {
   private var closedAt: Int64?
   private var droppedEvents: Int64 = 0
   private var lastDropTime: Int64?
+  private var dropList: [TraceDrop] = []
   /// Why the recorder stopped writing, from a `dropped` line's `failed`.
   private var writeFailure: String?
   /// The warning for a final line cut off mid-write, kept past ``TraceReader/maximumDiagnostics``
@@ -88,7 +89,8 @@ struct TraceParser {
       diagnostics.append(diagnostic)
       ending = diagnostic
     }
-    let fate = [ending, cutOffLine].compactMap { $0 } + drops
+    let endingFate = [ending, cutOffLine].compactMap { $0 }
+    let fate = endingFate + drops
     var counts = (
       errors: suppressedErrors + diagnostics.count { $0.severity == .error },
       warnings: suppressedWarnings + diagnostics.count { $0.severity == .warning }
@@ -116,6 +118,7 @@ struct TraceParser {
         trace: nil, diagnostics: diagnostics, notATrace: notATrace, errorCount: counts.errors,
         warningCount: counts.warnings)
       reading.fate = fate
+      reading.ending = endingFate
       return reading
     }
     var trace = Trace(
@@ -123,6 +126,7 @@ struct TraceParser {
       threadNames: threadNames, marks: marks, closing: closing)
     trace.droppedEvents = droppedEvents
     trace.lastDropTime = lastDropTime
+    trace.drops = dropList
     trace.writeFailure = writeFailure
     trace.works = works
     trace.taskNames = taskNames
@@ -132,6 +136,7 @@ struct TraceParser {
       trace: trace, diagnostics: diagnostics, errorCount: counts.errors,
       warningCount: counts.warnings)
     reading.fate = fate
+    reading.ending = endingFate
     return reading
   }
 
@@ -731,7 +736,10 @@ struct TraceParser {
       let count = try fields.count(.count, in: "dropped")
       // Each count is bounded, their sum is not: it stops at the largest count.
       droppedEvents = min(droppedEvents + count, TraceLimits.maximumCount)
-      if count > 0 { lastDropTime = time }
+      if count > 0 {
+        lastDropTime = time
+        dropList.append(TraceDrop(time: time, count: count))
+      }
       if let failure = try fields.optionalString(.failed) { writeFailure = failure }
       if count > 0 || writeFailure == nil {
         let message = "the recorder dropped \(count) event(s) here: the trace is incomplete"

@@ -17,6 +17,10 @@ public struct TraceReading: Sendable {
   /// trace that closed with nothing dropped. A report shows these first: they say whether the
   /// rest can be trusted.
   package var fate: [TraceDiagnostic] = []
+  /// ``fate`` without the recorder's `dropped` lines: the missing end marker or what explains
+  /// it, and a final line cut off mid-write — what a command that counts the drops itself
+  /// (`export`) repeats.
+  package var ending: [TraceDiagnostic] = []
   /// How many errors were found, those beyond ``diagnostics`` included.
   public var errorCount: Int
   /// How many warnings were found, those beyond ``diagnostics`` included.

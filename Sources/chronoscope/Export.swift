@@ -15,8 +15,11 @@ struct Export: ParsableCommand {
     discussion: """
       Each file is a process, lined up with the others by the recordings' wall-clock starts; \
       each queue a track; each run a slice; waits, flows from schedule to begin, cancels, marks \
-      and findings too (docs/Export.md). Exit status: 0 when written, 2 for unreadable input, a \
-      bad option or an output that cannot be written.
+      and findings too (docs/Export.md). A trace cut short exports what it has, with the \
+      warnings validate gives about how it ended; where the recorder dropped events is marked on \
+      the timeline, and a line on stderr counts the runs that cost. With --gzip, an output not \
+      named .gz gets .gz added. Exit status: 0 when written, 2 for unreadable input, a bad option \
+      or an output that cannot be written.
       """
   )
 
@@ -33,10 +36,18 @@ struct Export: ParsableCommand {
   @Option(name: .shortAndLong, help: "Where to write the JSON (- for standard output).")
   var output: String
 
-  @Flag(help: "Compress the output with gzip (Perfetto UI opens .json.gz as it is).")
+  @Flag(
+    help:
+      "Compress the output with gzip, adding .gz to its name if it has none (Perfetto UI opens .json.gz as it is)."
+  )
   var gzip = false
 
   func run() throws {
+    let output = gzipName(of: self.output)
+    if output != self.output {
+      standardError(
+        "chronoscope: --gzip: writing \(TextWidth.sanitized(output)) (gzip data, named as such)")
+    }
     if output != "-", let input = files.first(where: { TraceFileWriter.sameFile($0, output) }) {
       standardError(
         "chronoscope: the output \(TextWidth.sanitized(output)) is the input \(TextWidth.sanitized(input)): choose another -o"
@@ -45,7 +56,12 @@ struct Export: ParsableCommand {
     }
     var replays: [(replay: ReplayEngine, file: String)] = []
     for file in files {
-      guard let replay = try? TraceLoading.loadReplay(file) else { throw ExitCode(2) }
+      guard let (replay, reading) = try? TraceLoading.loadReplayAndReading(file) else {
+        throw ExitCode(2)
+      }
+      // A trace cut short, crashed or not closed exports what it has, saying so as `validate`
+      // does; the recorder's drops are counted below, with what they cost the export.
+      for diagnostic in reading.ending { standardError(TraceLoading.line(diagnostic, of: file)) }
       replays.append((replay, URL(fileURLWithPath: file).lastPathComponent))
     }
     let progress = isatty(2) != 0 ? ProgressBar(title: "exporting") : nil
@@ -90,9 +106,43 @@ struct Export: ParsableCommand {
       standardError("chronoscope: cannot write \(TextWidth.sanitized(output)): \(reason)")
       throw ExitCode(2)
     }
+    for losses in summary.losses { standardError(Self.describe(losses)) }
+    let windows =
+      summary.findingWindows > 0 ? ", \(summary.findingWindows) windows of findings" : ""
     standardError(
-      "chronoscope: exported \(summary.processes) process(es) to \(TextWidth.sanitized(output)): \(summary.tracks) tracks, \(summary.slices) runs, \(summary.waits) waits, \(summary.flows) flows, \(summary.instants) instants, \(written) bytes"
+      "chronoscope: exported \(summary.processes) process(es) to \(TextWidth.sanitized(output)): \(summary.tracks) tracks, \(summary.slices) runs, \(summary.waits) waits, \(summary.flows) flows, \(summary.instants) instants\(windows), \(written) bytes"
     )
+  }
+
+  /// Where `--gzip` writes: `path` with `.gz` added, unless it has it, is `-`, or names a
+  /// device, FIFO or socket (written in place, whatever its name).
+  private func gzipName(of path: String) -> String {
+    guard gzip, path != "-", !path.hasSuffix(".gz"), TraceReader.streamKind(of: path) == nil
+    else { return path }
+    return path + ".gz"
+  }
+
+  /// The line that says what the recorder's drops cost a trace's export: `chronoscope:
+  /// app.trace: the recorder dropped 7 events at 1 point (marked on the timeline): not
+  /// exported, 1 run whose begin was lost and …`.
+  static func describe(_ losses: ChromeTraceExport.Losses) -> String {
+    func runs(_ count: Int, _ what: String) -> String? {
+      count > 0 ? "\(count) run\(count == 1 ? "" : "s") \(what)" : nil
+    }
+    let points = losses.dropPoints == 1 ? "1 point" : "\(losses.dropPoints) points"
+    var line =
+      "chronoscope: \(TextWidth.sanitized(losses.file)): the recorder dropped \(losses.droppedEvents) event\(losses.droppedEvents == 1 ? "" : "s") at \(points) (marked on the timeline)"
+    let missing = [
+      runs(losses.runsWithoutBegin, "whose begin was lost"),
+      runs(losses.unscheduledRuns, "of work whose schedule was lost"),
+    ].compactMap { $0 }
+    line +=
+      missing.isEmpty
+      ? "; every run exported" : ": not exported, " + missing.joined(separator: " and ")
+    if let cut = runs(losses.runsWithoutEnd, "whose end may be lost") {
+      line += "; \(cut) last\(losses.runsWithoutEnd == 1 ? "s" : "") to the trace's end"
+    }
+    return line
   }
 }
 

@@ -85,10 +85,7 @@ enum TraceLoading {
       severities.contains($0.severity) && ($0.column > 0 || $0.line == 0) && !fate.contains($0)
     }
     let shown = fate + others.prefix(diagnosticsShown - fate.count)
-    var lines = shown.map {
-      TextWidth.sanitized(
-        $0.line == 0 ? "\(path): \($0.severity.rawValue): \($0.message)" : $0.description)
-    }
+    var lines = shown.map { line($0, of: path) }
     var more: [String] = []
     let errors = severities.contains(.error) ? reading.errorCount : 0
     let warnings = severities.contains(.warning) ? reading.warningCount : 0
@@ -100,6 +97,15 @@ enum TraceLoading {
     }
     if !more.isEmpty { lines.append("\(name): … and \(more.joined(separator: " and "))") }
     return lines
+  }
+
+  /// `diagnostic` as a report prints it: `file:line:column: severity: message`, or without a
+  /// place for one about the whole file.
+  static func line(_ diagnostic: TraceDiagnostic, of path: String) -> String {
+    TextWidth.sanitized(
+      diagnostic.line == 0
+        ? "\(path): \(diagnostic.severity.rawValue): \(diagnostic.message)"
+        : diagnostic.description)
   }
 
   /// Reads and prepares `path`; on errors prints them (file:line:column: message) to stderr and
@@ -183,6 +189,14 @@ enum TraceLoading {
   /// `ReplayEngine.read(path:…)`), without keyframes (see ``prepare(_:)``); errors as for
   /// ``load(_:timeStep:)``.
   static func loadReplay(_ path: String) throws -> ReplayEngine {
+    try loadReplayAndReading(path).replay
+  }
+
+  /// `loadReplay` of one file, and what reading found: its warnings, which a command that
+  /// goes on with what it could read may repeat.
+  static func loadReplayAndReading(_ path: String) throws -> (
+    replay: ReplayEngine, reading: TraceReading
+  ) {
     try checkFile(path)
     let bars = progressBars(for: path)
     let (reading, replay) = ReplayEngine.read(
@@ -190,7 +204,7 @@ enum TraceLoading {
       preparing: { bars.preparing?.update($0) })
     bars.preparing?.finish()
     guard let replay else { throw unreadable(reading, path) }
-    return replay
+    return (replay, reading)
   }
 
   /// Reads `path`; errors as for ``load(_:timeStep:)``.

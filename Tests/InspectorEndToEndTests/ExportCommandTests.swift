@@ -129,4 +129,81 @@ final class ExportCommandTests: XCTestCase {
     }.compactMap { ($0["args"] as? [String: Any])?["name"] as? String }
     XCTAssertEqual(names, ["evil\u{9b}31m\u{202e}\u{2066}\u{2028}\u{2029}\u{7f}\u{1b}[2J"])
   }
+
+  /// `--gzip` with an output named as plain JSON writes the gzip data under that name and `.gz`
+  /// (what Perfetto UI and `gzip -d` take it for) and says so, rather than gzip data under a
+  /// `.json` name.
+  func testGzipOntoAJSONNameWritesItUnderTheGzNameAndSaysSo() throws {
+    let folder = try temporaryFolder("export-gzip")
+    let named = folder.appendingPathComponent("out.json").path
+    let run = try CommandRun.chronoscope([
+      "export", Recordings.path("retry"), "--gzip", "-o", named,
+    ])
+    XCTAssertEqual(run.status, 0, run.output)
+    XCTAssertFalse(FileManager.default.fileExists(atPath: named), "nothing under the .json name")
+    let written = try Data(contentsOf: URL(fileURLWithPath: named + ".gz"))
+    XCTAssertEqual(Array(written.prefix(2)), [0x1F, 0x8B], "gzip data")
+    XCTAssertTrue(run.output.contains("writing \(named).gz"), run.output)
+    XCTAssertTrue(run.output.contains("to \(named).gz:"), "the summary names it: \(run.output)")
+  }
+
+  /// Events the recorder dropped are marked on the timeline (a slice over the write interval
+  /// before each `dropped` line, where they were lost) and counted on standard error in one line, with the runs they cost:
+  /// a begin lost (its end alone), an end lost (a run to the end of the trace), work whose
+  /// schedule was lost (its runs cannot be placed on a queue).
+  func testDroppedEventsAreMarkedOnTheTimelineAndCountedOnStandardError() throws {
+    let lines = [
+      #"{"format":"chronoscope-trace","version":1,"clock":"host","start":"","process":"app","pid":9,"metadata":{}}"#,
+      #"{"t":1,"e":"scheduler","q":1,"label":"net","kind":"concurrent","family":"d"}"#,
+      #"{"t":1,"e":"thread","th":1,"name":"main"}"#,
+      #"{"t":1,"e":"schedule","a":1,"q":1,"mode":"async","due":1,"th":1}"#,
+      #"{"t":1,"e":"schedule","a":2,"q":1,"mode":"async","due":1,"th":1}"#,
+      #"{"t":2,"e":"begin","a":1,"th":1,"run":1}"#,
+      #"{"t":2,"e":"dropped","count":7}"#,
+      #"{"t":5,"e":"end","a":2,"th":1,"run":1,"dur":1}"#,
+      #"{"t":6,"e":"begin","a":3,"th":1,"run":1}"#,
+      #"{"t":7,"e":"end","a":3,"th":1,"run":1,"dur":1}"#,
+      #"{"t":10,"e":"close","events":8,"dropped":7}"#,
+    ]
+    let path = try temporaryFolder("export-dropped").appendingPathComponent("d.trace").path
+    try (lines.joined(separator: "\n") + "\n").write(
+      toFile: path, atomically: true, encoding: .utf8)
+    let run = try CommandRun.chronoscope(["export", path, "-o", "-"])
+    XCTAssertEqual(run.status, 0, run.output)
+    let json = try XCTUnwrap(run.output.range(of: "]}\n")).upperBound
+    let root = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(run.output[..<json].utf8)) as? [String: Any])
+    let events = root["traceEvents"] as? [[String: Any]] ?? []
+    // The write interval before the line (100 ms), from the trace's start at the earliest.
+    let drops = events.filter { $0["cat"] as? String == "dropped" }
+    XCTAssertEqual(drops.map { $0["ph"] as? String }, ["b", "e"], "\(drops)")
+    XCTAssertEqual(drops.first?["name"] as? String, "dropped events")
+    XCTAssertEqual((drops.first?["args"] as? [String: Any])?["count"] as? Int, 7)
+    XCTAssertEqual(drops.map { $0["ts"] as? Double }, [0, 0.002])
+    let said = run.output[json...].split(separator: "\n").filter { $0.contains("dropped") }
+    XCTAssertEqual(said.count, 1, run.output)
+    XCTAssertTrue(
+      said.first?.contains(
+        "d.trace: the recorder dropped 7 events at 1 point (marked on the timeline): not exported, 1 run whose begin was lost and 1 run of work whose schedule was lost; 1 run whose end may be lost lasts to the trace's end"
+      ) ?? false, run.output)
+  }
+
+  /// A trace cut short (its last line cut off, no `close`) exports what it can, with the
+  /// warnings `validate` gives about how it ended, and exit status 0.
+  func testATraceCutShortExportsWhatItCanWithValidatesWarnings() throws {
+    let whole = try Data(contentsOf: URL(fileURLWithPath: Recordings.path("busy-app")))
+    let path = try temporaryFolder("export-cut").appendingPathComponent("cut.trace").path
+    try whole.prefix(100_000).write(to: URL(fileURLWithPath: path))
+    let validate = try CommandRun.chronoscope(["validate", path])
+    let warnings = validate.output.split(separator: "\n").filter {
+      $0.contains("did not close") || $0.contains("cut off")
+    }
+    XCTAssertEqual(warnings.count, 2, validate.output)
+    let run = try CommandRun.chronoscope(["export", path, "-o", "/dev/null"])
+    XCTAssertEqual(run.status, 0, run.output)
+    for warning in warnings {
+      XCTAssertTrue(run.output.contains(warning), "\(warning) in \(run.output)")
+    }
+    XCTAssertTrue(run.output.contains("exported 1 process(es)"), run.output)
+  }
 }

@@ -56,9 +56,15 @@ final class ChromeTraceExportTests: XCTestCase {
         XCTAssertNotNil(
           (event["id2"] as? [String: Any])?["local"] as? String, "a process-local wait id",
           file: file, line: line)
-        XCTAssert(
-          (event["name"] as? String)?.hasPrefix("wait · ") ?? false,
-          "waits are named by queue, not by action: \(event)", file: file, line: line)
+        if event["cat"] as? String == "wait" {
+          XCTAssert(
+            (event["name"] as? String)?.hasPrefix("wait · ") ?? false,
+            "waits are named by queue, not by action: \(event)", file: file, line: line)
+        } else {
+          XCTAssert(
+            ["finding", "dropped"].contains(event["cat"] as? String),
+            "async slices are waits, findings or dropped events: \(event)", file: file, line: line)
+        }
       }
       if phase == "i" {
         XCTAssertEqual(
@@ -469,5 +475,59 @@ final class ChromeTraceExportTests: XCTestCase {
     let process = try XCTUnwrap(clash.first { $0["name"] as? String == "process_name" })
     XCTAssertEqual(Self.args(process)["name"] as? String, "t.trace — app (pid 5)")
     XCTAssertEqual(process["pid"] as? Int, 6)
+  }
+
+  /// Runs of a Swift task's work are named by the task, as the inspector's lanes by task are
+  /// (`typist (task 2)`), and say it in `args.task`; the rest are named as before.
+  func testAsyncRunsAreNamedByTheirTaskAsTheInspectorNamesThem() throws {
+    let trace = try XCTUnwrap(TraceReader.read(path: Recordings.path("async-search")).trace)
+    var taskOf: [Int: UInt64] = [:]
+    for event in trace.events where event.kind == .task {
+      if let task = event.task { taskOf[Int(event.action)] = task }
+    }
+    let (events, _) = try Self.export([(trace, "async-search.trace")])
+    Self.checkRules(events, trace: trace)
+    let slices = events.filter { $0["ph"] as? String == "X" }
+    XCTAssertFalse(slices.isEmpty)
+    var typist = 0
+    for slice in slices {
+      let action = try XCTUnwrap(Self.args(slice)["action"] as? Int)
+      let name = slice["name"] as? String ?? ""
+      guard let task = taskOf[action] else {
+        XCTAssertNil(Self.args(slice)["task"], name)
+        continue
+      }
+      let title = trace.taskNames[task].map { "\($0) (task \(task))" } ?? "task \(task)"
+      XCTAssertEqual(name, "#\(action) \(title)")
+      XCTAssertEqual(Self.args(slice)["task"] as? String, title)
+      if title.hasPrefix("typist ") { typist += 1 }
+    }
+    XCTAssertGreaterThan(typist, 0, "the typist task's runs")
+  }
+
+  /// A process with more findings than a viewer takes in quickly shows each kind's findings as
+  /// windows — an async slice per 1/2000 of the trace at most, counting them — rather than an
+  /// instant each; a few findings stay an instant each.
+  func testManyFindingsBecomeOneSlicePerWindowThatCountsThem() throws {
+    let count = 12_000
+    let events = (1...count).map { Self.schedule(UInt32($0), at: Int64($0) * 1_000) }
+    let trace = Self.trace(events, kind: "serial", closedAt: Int64(count + 1) * 1_000)
+    let (exported, _) = try Self.export([(trace, "t.trace")])
+    Self.checkRules(exported, trace: trace)
+    let findings = exported.filter { $0["cat"] as? String == "finding" }
+    XCTAssertLessThanOrEqual(findings.count, 2 * 2_001, "windows, not an event per finding")
+    let starts = findings.filter { $0["ph"] as? String == "b" || $0["ph"] as? String == "i" }
+    XCTAssertEqual(
+      starts.reduce(0) { $0 + (Self.args($1)["count"] as? Int ?? 1) }, count,
+      "every finding counted in a window")
+    XCTAssertTrue(
+      starts.allSatisfy { ($0["name"] as? String)?.hasPrefix("lost-work") ?? false },
+      "\(starts.prefix(3))")
+
+    let few = Self.trace(Array(events.prefix(3)), kind: "serial", closedAt: 10_000)
+    let (small, _) = try Self.export([(few, "t.trace")])
+    XCTAssertEqual(
+      small.filter { $0["cat"] as? String == "finding" }.map { $0["ph"] as? String },
+      ["i", "i", "i"], "an instant each")
   }
 }
