@@ -35,15 +35,25 @@ public struct KeptTrace: Sendable, Equatable {
   /// trace could not be kept.
   public var message: String {
     guard let path, let viewCommand, let showCommand else {
-      return "chronoscope could not keep this test's trace: \(problem ?? "no file was written")"
+      return "\(Self.notKept) \(problem ?? "no file was written")"
     }
     var lines = [
-      "chronoscope kept this test's trace: \(path)",
+      "\(Self.kept) \(path)",
       "  open it:  \(viewCommand)",
       "  at the failure:  \(showCommand)",
     ]
     if let frame { lines.append(frame) }
     return lines.joined(separator: "\n")
+  }
+
+  /// How ``message`` begins.
+  private static let kept = "chronoscope kept this test's trace:"
+  private static let notKept = "chronoscope could not keep this test's trace:"
+
+  /// Whether `text` is a ``message``: a comment a test host adds to a failure, not part of what
+  /// the failure says.
+  package static func isMessage(_ text: String) -> Bool {
+    text.hasPrefix(kept) || text.hasPrefix(notKept)
   }
 
   /// `at` as `--at` reads it, exactly: `5s`, `300ms`, `40us` or `500ns`.
