@@ -10,7 +10,7 @@ import VirtualTime
 /// ``TestTraceRecorder`` (``TestTraceRecorder/current``), as the `.virtualTime` trait gives them —
 /// with the same checks at the run's end — and every ``VirtualClock`` the test makes explores
 /// with the run's seed. The failing run's trace is kept, as `.virtualTime` keeps a failing
-/// test's: its first issue says where, and shows the inspector at the failing instant.
+/// test's: its first issue says where, and shows the inspector at the last work before the failure.
 ///
 /// ```swift
 /// @Test(.exploring(iterations: 200)) func withdrawalsNeverOverdraw() async throws {
