@@ -54,8 +54,9 @@ final class InspectorEndToEndTests: XCTestCase {
   func testViewAtAnEventOpensWithTheCursorOnIt() throws {
     let session = try start(["view", recording("virtual-timeout"), "--at", "e5"])
     defer { session.kill() }
-    let screen = try session.waitFor("event 5/45", timeout: .seconds(30))
-    XCTAssertTrue(screen.contains("▸ e5 "), screen)
+    // The cursor's line is drawn after the header: waiting for it waits for the whole frame.
+    let screen = try session.waitFor("▸ e5 ", timeout: .seconds(30))
+    XCTAssertTrue(screen.contains("event 5/45"), screen)
     session.sendKeys("q")
     XCTAssertEqual(try session.waitForExit(), 0)
     // An --at outside the trace is refused before the terminal is taken, as show refuses it.
