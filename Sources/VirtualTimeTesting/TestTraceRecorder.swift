@@ -142,7 +142,7 @@ public final class TestTraceRecorder: Sendable {
     let path: String
     do {
       path = try settings.path(for: testName)
-      recorder.mark(Self.failureMark, ["reason": reason])
+      recorder.mark("failure", ["reason": reason])
       try flight.dump(to: path)
     } catch {
       return KeptTrace(path: nil, at: at, event: nil, frame: nil, problem: "\(error)")
@@ -157,19 +157,16 @@ public final class TestTraceRecorder: Sendable {
       problem: nil)
   }
 
-  /// The event (from 1) at which the last piece of work before the failure began: the last
-  /// `begin` before the last `failure` mark (a check inside work that is still running finds
-  /// that work). Nil when no work began.
+  /// The event (from 1) at which the last piece of work before the failure began: the trace's
+  /// last `begin`, as the trace ends where the failure was kept (a check inside work that is
+  /// still running finds that work). Not the last before the `failure` mark: events of one
+  /// instant recorded on several threads are merged in no order of their own, and the mark,
+  /// recorded last, can come before the work it follows (seen under `-O`). Nil when no work
+  /// began.
   ///
-  /// - Complexity: O(events).
+  /// - Complexity: O(events after the last begin).
   private static func lastWork(in replay: ReplayEngine) -> Int? {
-    let events = replay.eventIndices
-    let failure = events.last { index in
-      let event = replay.event(index)
-      return event.kind == .mark && replay.mark(of: event)?.name == Self.failureMark
-    }
-    return events[..<(failure ?? events.upperBound)]
-      .last { replay.event($0).kind == .begin }?.number
+    replay.eventIndices.last { replay.event($0).kind == .begin }?.number
   }
 
   /// What `chronoscope show PATH --at TARGET` prints: the inspector's main view there.
@@ -186,7 +183,4 @@ public final class TestTraceRecorder: Sendable {
       width: KeptTrace.frameWidth, height: KeptTrace.frameHeight, colors: false, keyHints: false
     ).plainText
   }
-
-  /// The mark a kept trace's failure is written as.
-  private static let failureMark = "failure"
 }
