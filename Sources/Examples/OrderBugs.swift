@@ -50,8 +50,18 @@ actor Approvals {
 
 /// A customer who looks the price up (a hop to another actor) before withdrawing it.
 public actor PriceList {
+  /// How many prices were looked up. A lookup touches the actor's state, so it is a hop to the
+  /// actor in every build: one that touched none was optimized into a plain call under `-O`, the
+  /// second customer then reached the account before the first was approved, and the bug showed
+  /// first in, first out.
+  public private(set) var lookups = 0
+
   public init() {}
-  public func price(of item: String) -> Int { item.isEmpty ? 0 : 80 }
+
+  public func price(of item: String) -> Int {
+    lookups += 1
+    return item.isEmpty ? 0 : 80
+  }
 }
 
 // MARK: - A lost update between two queues

@@ -17,7 +17,7 @@ import Synchronization
 /// ``explore(iterations:seed:strategy:_:)`` runs a test body under many seeds.
 public struct Exploration: Sendable {
   /// How an exploration picks among the work that could run next.
-  public enum Strategy: Sendable, Equatable, CustomStringConvertible {
+  public enum Strategy: Sendable, Hashable, CustomStringConvertible {
     /// Each choice takes one of the enabled pieces of work, each as likely.
     case random
     /// Probabilistic concurrency testing (Burckhardt et al., ASPLOS 2010): every queue, task
@@ -37,7 +37,10 @@ public struct Exploration: Sendable {
     /// The choices of a schedule a failure printed (``ExplorationFailure/schedule``): each
     /// `chosen/enabled`, one-based, separated by spaces (`"2/2 1/3"`). Unlike a seed, a schedule
     /// knows how many pieces of work could run at each choice: a run whose work does not fit it
-    /// (the test changed since) fails with a ``ScheduleMisfit`` saying where.
+    /// (the test changed since) fails with a ``ScheduleMisfit`` saying where, as does a schedule
+    /// that cannot be read. After the schedule's last choice the run takes the first enabled, as
+    /// first in, first out would: a shortest form (``ExplorationFailure/shortest``) ends at its
+    /// last choice away from it.
     case replaying(schedule: String)
 
     public var description: String {
@@ -51,7 +54,7 @@ public struct Exploration: Sendable {
   }
 
   /// One choice of a run: how many pieces of work could run, and which did (from 0).
-  public struct Choice: Sendable, Equatable, CustomStringConvertible {
+  public struct Choice: Sendable, Hashable, CustomStringConvertible {
     public let enabled: Int
     public let chosen: Int
 
@@ -122,7 +125,9 @@ public struct Exploration: Sendable {
         return .failure(
           ScheduleMisfit(
             choice: index,
-            reason: "\"\(word)\" is not a choice (chosen/enabled, as in 2/3, from 1)"))
+            reason: "\"\(word)\" is not a choice: write chosen/enabled, as in 2/3, 2 or more "
+              + "enabled and 1 to that many chosen",
+            unreadable: true))
       }
       choices.append(Choice(enabled: enabled, chosen: chosen - 1))
     }
@@ -181,12 +186,8 @@ public struct Exploration: Sendable {
     if leniently {
       return index < schedule.count && schedule[index].chosen < count ? schedule[index].chosen : 0
     }
-    guard index < schedule.count else {
-      misfit = ScheduleMisfit(
-        choice: index,
-        reason: "the run makes more choices than the schedule's \(schedule.count)")
-      return 0
-    }
+    // After the schedule's end, first in, first out.
+    guard index < schedule.count else { return 0 }
     guard schedule[index].enabled == count else {
       misfit = ScheduleMisfit(
         choice: index,
@@ -217,15 +218,28 @@ public struct Exploration: Sendable {
 }
 
 /// Where a run stopped fitting the schedule it replays (``Exploration/Strategy/replaying(schedule:)``):
-/// the schedule came from another version of the test, or the body is not deterministic.
+/// the schedule came from another version of the test, or the body is not deterministic; or
+/// where the schedule could not be read.
 public struct ScheduleMisfit: Error, Sendable, Equatable, CustomStringConvertible {
-  /// The choice (from 0) that did not fit.
+  /// The choice (from 0) that did not fit, or could not be read.
   public let choice: Int
   /// How it did not.
   public let reason: String
+  /// Whether the schedule could not be read at ``choice`` (it is no schedule ``Exploration``
+  /// writes), rather than not fitting the run's work.
+  public let unreadable: Bool
+
+  init(choice: Int, reason: String, unreadable: Bool = false) {
+    self.choice = choice
+    self.reason = reason
+    self.unreadable = unreadable
+  }
 
   public var description: String {
-    "the schedule does not fit this test's work at choice \(choice + 1): \(reason) — was it written by another version of the test?"
+    unreadable
+      ? "the schedule cannot be read at choice \(choice + 1): \(reason)"
+      : "the schedule does not fit this test's work at choice \(choice + 1): \(reason) — was "
+        + "it written by another version of the test?"
   }
 }
 

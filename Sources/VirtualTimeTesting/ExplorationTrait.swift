@@ -10,7 +10,7 @@ import VirtualTime
 /// ``TestTraceRecorder`` (``TestTraceRecorder/current``), as the `.virtualTime` trait gives them —
 /// with the same checks at the run's end — and every ``VirtualClock`` the test makes explores
 /// with the run's seed. The failing run's trace is kept, as `.virtualTime` keeps a failing
-/// test's: its first issue says where, and shows the inspector at the failing instant.
+/// test's: its first issue says where, and shows the inspector at the last work before the failure.
 ///
 /// ```swift
 /// @Test(.exploring(iterations: 200)) func withdrawalsNeverOverdraw() async throws {
@@ -26,9 +26,11 @@ import VirtualTime
 /// }
 /// ```
 ///
-/// A failing run is run once more with its seed, its issues set aside: when it chooses
-/// differently the test is not deterministic (it reads the wall clock or a random source, or
-/// waits for work on threads the clock does not run), and an issue says so.
+/// A failing run is run again with its seed, its issues set aside: when a rerun chooses
+/// differently, passes, or records other issues (other messages, or at other places), the test
+/// is not deterministic (it reads the wall clock or a random source, keeps state from run to
+/// run, or waits for work on threads the clock does not run), and an issue says so instead of
+/// how to rerun it. Its schedule is shrunk keeping only runs that record the same issues.
 public struct ExplorationTrait: TestTrait, SuiteTrait, TestScoping {
   /// How many runs, the first run's seed (run i has `seed + i`), and the strategy.
   public let iterations: Int
@@ -62,12 +64,12 @@ public struct ExplorationTrait: TestTrait, SuiteTrait, TestScoping {
         rerunning: { !($0 is CancellationError) }
       ) {
         let quiet = failed.load(ordering: .acquiring)
-        let issues = Atomic<Int>(0)
+        let issues = Mutex<[String]>([])
         let run = Exploration.runSeed.map { "explored run with seed \($0)" } ?? "explored run"
         let handling = IssueHandlingTrait.compactMapIssues { issue in
           // A known issue (`withKnownIssue` in the test) fails no run.
           guard issue.isFailure || Self.countsKnownIssues else { return issue }
-          issues.add(1, ordering: .relaxed)
+          issues.withLock { $0.append(Self.identity(of: issue)) }
           guard !quiet else { return nil }
           var issue = issue
           issue.comments.append(Comment(rawValue: "in the \(run)"))
@@ -84,10 +86,10 @@ public struct ExplorationTrait: TestTrait, SuiteTrait, TestScoping {
         } catch {
           thrown = error
         }
-        let count = issues.load(ordering: .relaxed)
-        guard thrown == nil, count == 0 else {
+        let recorded = issues.withLock { $0 }
+        guard thrown == nil, recorded.isEmpty else {
           failed.store(true, ordering: .releasing)
-          throw thrown ?? IssuesRecorded(count: count)
+          throw thrown ?? IssuesRecorded(identities: recorded)
         }
       }
     } catch  where error.error is CancellationError {
@@ -101,13 +103,28 @@ public struct ExplorationTrait: TestTrait, SuiteTrait, TestScoping {
   /// Whether known issues fail a run: for the trait's own tests, which can only see its issues
   /// as known ones.
   @TaskLocal package static var countsKnownIssues = false
+
+  /// Which failure `issue` is: what it says (its kind, with the values an expectation saw, and
+  /// the test's comments) and where it was recorded — not the comments runs add (the kept
+  /// trace's), which differ from one run of the same failure to the next.
+  private static func identity(of issue: Issue) -> String {
+    let comments = issue.comments.map(\.rawValue).filter { !KeptTrace.isMessage($0) }
+    let location = issue.sourceLocation.map { "\($0)" } ?? "unknown location"
+    return ([location, "\(issue.kind)"] + comments).joined(separator: "\n")
+  }
 }
 
 /// A run that recorded issues (they were recorded already; this only stops the exploration).
-struct IssuesRecorded: Error, CustomStringConvertible {
-  let count: Int
+/// Two runs fail the same way when they recorded the same issues at the same places.
+struct IssuesRecorded: IdentifiedFailure, CustomStringConvertible {
+  /// Each issue's identity, in the order recorded.
+  let identities: [String]
+
+  var failureIdentity: String { identities.joined(separator: "\n\n") }
+
   var description: String {
-    count == 1 ? "an issue was recorded (above)" : "\(count) issues were recorded (above)"
+    identities.count == 1
+      ? "an issue was recorded (above)" : "\(identities.count) issues were recorded (above)"
   }
 }
 

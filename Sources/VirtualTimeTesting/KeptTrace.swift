@@ -1,7 +1,8 @@
 import Foundation
 
 /// The trace of a failing test, written to a file: where it is, how to look at it, and the
-/// inspector's frame at the failing instant — or why it could not be written.
+/// inspector's frame at the last piece of work that ran before the failure — or why it could not
+/// be written.
 ///
 /// ```swift
 /// let kept = trace.keep(reason: "\(issue)")
@@ -16,34 +17,58 @@ public struct KeptTrace: Sendable, Equatable {
   public let path: String?
   /// The failing instant: the virtual clock's time, in nanoseconds, when the trace was kept.
   public let at: Int64
-  /// What `chronoscope show PATH --at TIME` prints; nil when no trace was written, or it could
-  /// not be read back.
+  /// The event (numbered from 1, as `--at e12` reads it) at which the last piece of work that ran
+  /// before the failure began: where a race shows, while at ``at`` the test has often moved the
+  /// clock on and nothing is left. Nil when no work ran, or the trace could not be read back;
+  /// the frame and ``showCommand`` are then at ``at``.
+  public let event: Int?
+  /// What ``showCommand`` prints: the inspector's main view with its cursor (`▸`) on ``event``;
+  /// nil when no trace was written, or it could not be read back.
   public let frame: String?
   /// Why the trace could not be written (a folder that cannot be made, a full disk); nil when
   /// it was.
   public let problem: String?
 
-  /// `chronoscope view PATH`: the inspector on the trace.
-  public var viewCommand: String? { path.map { "chronoscope view \(Self.quoted($0))" } }
-
-  /// `chronoscope show PATH --at TIME`: the frame at the failing instant, as text.
-  public var showCommand: String? {
-    path.map { "chronoscope show \(Self.quoted($0)) --at \(Self.timeText(at))" }
+  /// `chronoscope view PATH --at e12`: the inspector on the trace, its cursor on the last work
+  /// that ran before the failure (``event``); without `--at` when no work ran.
+  public var viewCommand: String? {
+    path.map { "chronoscope view \(Self.quoted($0))" + (event.map { " --at e\($0)" } ?? "") }
   }
+
+  /// `chronoscope show PATH --at e12`: the frame at the last work that ran before the failure
+  /// (``event``), as text; `--at TIME`, the failing instant, when no work ran.
+  public var showCommand: String? {
+    path.map { "chronoscope show \(Self.quoted($0)) --at \(target)" }
+  }
+
+  /// Where ``showCommand`` looks: `e12`, or the failing instant.
+  private var target: String { event.map { "e\($0)" } ?? Self.timeText(at) }
 
   /// What a failure message adds: the file, the two commands and the frame; or, once, why the
   /// trace could not be kept.
   public var message: String {
     guard let path, let viewCommand, let showCommand else {
-      return "chronoscope could not keep this test's trace: \(problem ?? "no file was written")"
+      return "\(Self.notKept) \(problem ?? "no file was written")"
     }
     var lines = [
-      "chronoscope kept this test's trace: \(path)",
+      "\(Self.kept) \(path)",
       "  open it:  \(viewCommand)",
-      "  at the failure:  \(showCommand)",
+      event == nil
+        ? "  at the failure:  \(showCommand)"
+        : "  the last work before the failure (▸):  \(showCommand)",
     ]
     if let frame { lines.append(frame) }
     return lines.joined(separator: "\n")
+  }
+
+  /// How ``message`` begins.
+  private static let kept = "chronoscope kept this test's trace:"
+  private static let notKept = "chronoscope could not keep this test's trace:"
+
+  /// Whether `text` is a ``message``: a comment a test host adds to a failure, not part of what
+  /// the failure says.
+  package static func isMessage(_ text: String) -> Bool {
+    text.hasPrefix(kept) || text.hasPrefix(notKept)
   }
 
   /// `at` as `--at` reads it, exactly: `5s`, `300ms`, `40us` or `500ns`.

@@ -19,7 +19,7 @@ import VirtualTime
 /// let model = SearchModel(factory: trace.factory)   // recorded, on `clock`'s time
 /// // … the run fails:
 /// let kept = trace.keep(reason: "two searches went out")
-/// print(kept.message)   // the file, `chronoscope view FILE`, and the frame at the failing instant
+/// print(kept.message)   // the file, `chronoscope view FILE --at e…`, and the frame there
 /// ```
 ///
 /// Recording costs what a ``FlightRecorder``'s does: events go to per-thread buffers and a
@@ -145,16 +145,40 @@ public final class TestTraceRecorder: Sendable {
       recorder.mark("failure", ["reason": reason])
       try flight.dump(to: path)
     } catch {
-      return KeptTrace(path: nil, at: at, frame: nil, problem: "\(error)")
+      return KeptTrace(path: nil, at: at, event: nil, frame: nil, problem: "\(error)")
     }
-    return KeptTrace(path: path, at: at, frame: Self.frame(of: path, at: at), problem: nil)
+    guard let replay = ReplayEngine.read(path: path).replay else {
+      return KeptTrace(path: path, at: at, event: nil, frame: nil, problem: nil)
+    }
+    let event = Self.lastWork(in: replay)
+    return KeptTrace(
+      path: path, at: at, event: event,
+      frame: Self.frame(of: replay, path: path, at: event.map { .event($0) } ?? .time(at)),
+      problem: nil)
   }
 
-  /// What `chronoscope show PATH --at TIME` prints: the inspector's main view at `at`.
-  private static func frame(of path: String, at: Int64) -> String? {
-    guard let replay = ReplayEngine.read(path: path).replay else { return nil }
+  /// The event (from 1) at which the last piece of work before the failure began: the trace's
+  /// last `begin`, as the trace ends where the failure was kept (a check inside work that is
+  /// still running finds that work). Not the last before the `failure` mark: events of one
+  /// instant recorded on several threads are merged in no order of their own, and the mark,
+  /// recorded last, can come before the work it follows (seen under `-O`). Nil when no work
+  /// began.
+  ///
+  /// - Complexity: O(events after the last begin).
+  private static func lastWork(in replay: ReplayEngine) -> Int? {
+    replay.eventIndices.last { replay.event($0).kind == .begin }?.number
+  }
+
+  /// What `chronoscope show PATH --at TARGET` prints: the inspector's main view there.
+  private static func frame(of replay: ReplayEngine, path: String, at target: TimeText.Target)
+    -> String
+  {
     var app = InspectorApp(replay: replay, name: URL(fileURLWithPath: path).lastPathComponent)
-    app.seek(to: .time(min(at, replay.end)))
+    if case .time(let time) = target {
+      app.seek(to: .time(min(time, replay.end)))
+    } else {
+      app.seek(to: target)
+    }
     return app.render(
       width: KeptTrace.frameWidth, height: KeptTrace.frameHeight, colors: false, keyHints: false
     ).plainText

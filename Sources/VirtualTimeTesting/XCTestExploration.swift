@@ -19,12 +19,16 @@
     /// }
     /// ```
     ///
-    /// A run that threw is run once more with its seed to check that the body is deterministic
+    /// A run that threw is run again with its seed to check that the body is deterministic
     /// (see `explore(iterations:seed:strategy:_:)`); one whose assertions failed is not, since
     /// XCTest cannot take back the failures a second run would report.
     ///
     /// `iterations` below 1 runs the body not at all and fails the test, saying so: a test that
     /// runs nothing must not pass.
+    ///
+    /// In an async test it gives way to the form for a ``VirtualTime/VirtualAsyncClock``, even
+    /// for a body that awaits nothing.
+    @_disfavoredOverload
     public func exploreOrders(
       iterations: Int, seed: UInt64 = 0, strategy: Exploration.Strategy = .random,
       file: StaticString = #filePath, line: UInt = #line,

@@ -11,10 +11,7 @@ enum SharingCommand {
   /// cannot be read (already reported).
   static func run(_ body: () throws -> Void) throws {
     do {
-      try body()
-    } catch let failure as UsageFailure {
-      standardError("chronoscope: \(TextWidth.sanitized(failure.description))")
-      throw ExitCode(2)
+      try UsageFailure.reporting(body)
     } catch is AlreadyReported {
       throw ExitCode(2)
     }

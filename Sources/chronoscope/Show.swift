@@ -75,27 +75,16 @@ struct Show: ParsableCommand {
     return .success((width, height))
   }
 
-  func run() throws {
-    do {
-      try show()
-    } catch let failure as UsageFailure {
-      standardError("chronoscope: \(TextWidth.sanitized(failure.description))")
-      throw ExitCode(2)
-    }
-  }
+  func run() throws { try UsageFailure.reporting(show) }
 
   private func show() throws {
     let size: (width: Int, height: Int)
-    let target: TimeText.Target
     do {
       size = try Self.parseSize(self.size).get()
-      target = try TimeText.target(at ?? "e0").mapError {
-        ValidationError("--at: \($0.description)")
-      }
-      .get()
     } catch {
       throw UsageFailure(error.message)
     }
+    let target = try Self.target(at ?? "e0")
     var app: InspectorApp
     do { app = try TraceLoading.load(files) } catch { throw ExitCode(2) }
     try Self.check(target, in: app.replay, text: at ?? "e0")
@@ -137,6 +126,15 @@ struct Show: ParsableCommand {
     }
   }
 
+  /// What `--at TEXT` asks for, or a usage failure saying what is wrong with it (`view --at`
+  /// reads it the same way).
+  static func target(_ text: String) throws(UsageFailure) -> TimeText.Target {
+    switch TimeText.target(text) {
+    case .success(let target): return target
+    case .failure(let problem): throw UsageFailure("--at: \(problem.description)")
+    }
+  }
+
   /// A target outside the trace is an error that names the trace's extent, not a silent clamp
   /// (the inspector's `@` prompt says the same).
   static func check(_ target: TimeText.Target, in replay: ReplayEngine, text: String) throws {
@@ -151,4 +149,15 @@ struct UsageFailure: Error, CustomStringConvertible {
   let description: String
 
   init(_ message: String) { description = message }
+
+  /// Runs `body`; a usage failure it throws is printed as `chronoscope: …` and exits with
+  /// status 2.
+  static func reporting(_ body: () throws -> Void) throws {
+    do {
+      try body()
+    } catch let failure as UsageFailure {
+      standardError("chronoscope: \(TextWidth.sanitized(failure.description))")
+      throw ExitCode(2)
+    }
+  }
 }

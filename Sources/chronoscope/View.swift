@@ -24,6 +24,12 @@ struct View: ParsableCommand {
   @Option(help: "How far t / T step, e.g. 10ms (default: a fiftieth of the trace).")
   var step: String?
 
+  // Unconditional, so that `--at -1s` reaches the check that explains it (as in `show`).
+  @Option(
+    parsing: .unconditional,
+    help: "Where to open: a time (1.25s, 300ms), an event (e120) or an action (#12), as show --at.")
+  var at: String?
+
   @Flag(help: "Draw without colours (also when NO_COLOR is set).")
   var noColor = false
 
@@ -33,7 +39,9 @@ struct View: ParsableCommand {
   )
   var follow = false
 
-  func run() throws {
+  func run() throws { try UsageFailure.reporting(view) }
+
+  private func view() throws {
     guard let paths = files.isEmpty ? TraceLoading.bundledPath().map({ [$0] }) : files else {
       // An installed binary run bare, outside the checkout: a request for orientation, not an
       // error, so status 0, as for --help.
@@ -50,6 +58,7 @@ struct View: ParsableCommand {
     if follow, paths.count != 1 {
       throw ValidationError("--follow follows one file")
     }
+    let target = try at.map(Show.target)
     // The file's state is taken before it is read, so that what is written meanwhile is read
     // at the first poll.
     let followed = follow ? FollowedFile(path: paths[0]) : nil
@@ -58,6 +67,10 @@ struct View: ParsableCommand {
       app = try TraceLoading.load(paths, timeStep: timeStep, opening: true)
     } catch {
       throw ExitCode(2)
+    }
+    if let target, let at {
+      try Show.check(target, in: app.replay, text: at)
+      app.seek(to: target)
     }
     // The inspector lives on after preparing, whose freed tables glibc would partly keep
     // (measured: 3 bytes an event on ten million): handed back now, as the library never does.

@@ -51,6 +51,22 @@ final class InspectorEndToEndTests: XCTestCase {
     XCTAssertEqual(try session.waitForExit(), 0)
   }
 
+  func testViewAtAnEventOpensWithTheCursorOnIt() throws {
+    let session = try start(["view", recording("virtual-timeout"), "--at", "e5"])
+    defer { session.kill() }
+    // The cursor's line is drawn after the header: waiting for it waits for the whole frame.
+    let screen = try session.waitFor("▸ e5 ", timeout: .seconds(30))
+    XCTAssertTrue(screen.contains("event 5/45"), screen)
+    session.sendKeys("q")
+    XCTAssertEqual(try session.waitForExit(), 0)
+    // An --at outside the trace is refused before the terminal is taken, as show refuses it.
+    let refused = try CommandRun.chronoscope(["view", recording("virtual-timeout"), "--at", "e99"])
+    XCTAssertEqual(refused.status, 2, refused.output)
+    XCTAssertTrue(
+      refused.output.contains("--at e99 is past the last event: the trace has events e1 to e45"),
+      refused.output)
+  }
+
   func testHomeAndEndGoToTheEndsOfTheTrace() throws {
     let session = try start(["view", recording("virtual-timeout")])
     defer { session.kill() }

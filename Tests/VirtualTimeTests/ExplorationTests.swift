@@ -98,6 +98,69 @@ final class ExplorationTests: XCTestCase {
     }
   }
 
+  /// A body whose failure a counter kept from run to run decides, not the order: its every
+  /// fifth run throws `error(n)`.
+  private func failsEveryFifthRun(
+    counter: Locked<Int>, _ error: @escaping (Int) -> any Error = { _ in StaleResponseShown() }
+  ) -> (VirtualClock) throws -> Void {
+    { clock in
+      let network = VirtualSchedulerFactory(clock: clock).makeConcurrent(label: "network")
+      for _ in 0..<3 { network.async {} }
+      clock.advance()
+      let run = counter.withLock { count in
+        count += 1
+        return count
+      }
+      if run % 5 == 0 { throw error(run) }
+    }
+  }
+
+  func testABodyWhoseRerunPassesIsSaidNotToBeDeterministicAndOffersNoRerun() {
+    let counter = Locked(0)
+    do {
+      try explore(iterations: 40, failsEveryFifthRun(counter: counter))
+      XCTFail("the fifth run fails")
+    } catch {
+      XCTAssertEqual(error.nondeterminism, .passed, error.description)
+      XCTAssertTrue(
+        error.description.contains(
+          "but the body is not deterministic: a second run with the same seed made the same "
+            + "choices and passed"), error.description)
+      XCTAssertFalse(error.description.contains("rerun it alone"), error.description)
+      XCTAssertFalse(error.description.contains("replaying"), error.description)
+      XCTAssertFalse(error.description.contains("shortest form"), error.description)
+    }
+  }
+
+  func testABodyWhoseRerunFailsAnotherWayIsSaidNotToBeDeterministic() {
+    struct Wrong: Error, CustomStringConvertible { let description: String }
+    // Every fifth run fails, and every run after a failure fails otherwise.
+    let counter = Locked(0)
+    let failed = Locked(false)
+    let body: (VirtualClock) throws -> Void = { clock in
+      let failedBefore = failed.value
+      do {
+        try self.failsEveryFifthRun(counter: counter) { Wrong(description: "run \($0)") }(clock)
+      } catch {
+        failed.withLock { $0 = true }
+        throw error
+      }
+      if failedBefore { throw Wrong(description: "after a failure") }
+    }
+    do {
+      try explore(iterations: 40, body)
+      XCTFail("the fifth run fails")
+    } catch {
+      XCTAssertEqual(error.nondeterminism, .failedDifferently("after a failure"), error.description)
+      XCTAssertTrue(
+        error.description.contains("made the same choices and failed another way: after a failure"),
+        error.description)
+      XCTAssertFalse(error.description.contains("rerun it alone"), error.description)
+    }
+  }
+
+  // MARK: Schedules
+
   // MARK: Schedules
 
   private func failingRun() throws -> ExplorationFailure {
@@ -150,30 +213,89 @@ final class ExplorationTests: XCTestCase {
         ), error.description)
     }
     // Or it makes fewer choices than the schedule holds.
+    let leftOver = failureReplaying("2/2 1/2 1/2 1/2 1/2")?.description ?? "passed"
+    XCTAssertTrue(leftOver.contains("the run ended after 2 choices; the schedule has 5"), leftOver)
+  }
+
+  /// What replaying `schedule` on the two responses reports; nil when the run passed.
+  private func failureReplaying(_ schedule: String) -> ExplorationFailure? {
+    failure(replaying: schedule) { clock in _ = shownAfterTwoResponses(on: clock) }
+  }
+
+  /// What replaying `schedule` on `body` reports; nil when the run passed.
+  private func failure(replaying schedule: String, _ body: (VirtualClock) throws -> Void)
+    -> ExplorationFailure?
+  {
     do {
-      try explore(iterations: 1, strategy: .replaying(schedule: "2/2 1/2 1/2 1/2 1/2")) { clock in
-        _ = shownAfterTwoResponses(on: clock)
-      }
-      XCTFail("a schedule with choices left over fails the run")
+      try explore(iterations: 1, strategy: .replaying(schedule: schedule), body)
+      return nil
     } catch {
-      XCTAssertTrue(
-        error.description.contains("the run ended after 2 choices; the schedule has 5"),
-        error.description)
+      return error
     }
   }
 
   func testAScheduleThatIsNotOneIsSaidToBeWrong() {
     for text in ["2/x", "3/2", "0/2", "1/1", "2-2", "/"] {
-      do {
-        try explore(iterations: 1, strategy: .replaying(schedule: "1/2 \(text)")) { clock in
-          _ = shownAfterTwoResponses(on: clock)
-        }
-        XCTFail("\(text) is no choice")
-      } catch {
-        XCTAssertEqual(error.misfit?.choice, 1, text)
-        XCTAssertTrue(error.description.contains("is not a choice"), error.description)
-      }
+      let failure = failureReplaying("1/2 \(text)")
+      XCTAssertEqual(failure?.misfit?.choice, 1, text)
+      XCTAssertTrue(failure?.description.contains("is not a choice") == true, text)
     }
+  }
+
+  func testAScheduleThatCannotBeReadIsSaidSoOnceWithoutBlamingAnotherVersion() {
+    for text in ["two/2", "0/2"] {
+      XCTAssertEqual(
+        failureReplaying(text)?.description,
+        "run 1 of 1: the schedule cannot be read at choice 1: \"\(text)\" is not a choice: "
+          + "write chosen/enabled, as in 2/3, 2 or more enabled and 1 to that many chosen")
+    }
+  }
+
+  func testAScheduleThatDoesNotFitIsSaidOnceAndNoScheduleOfTheFallbackRunIsOffered() {
+    XCTAssertEqual(
+      failureReplaying("2/3")?.description,
+      "run 1 of 1: the schedule does not fit this test's work at choice 1: 2 pieces of work "
+        + "could run where the schedule says 3 — was it written by another version of the test?")
+  }
+
+  func testARunOfOneChoiceIsSaidInTheSingular() {
+    do {
+      try explore(iterations: 20) { clock in
+        let network = VirtualSchedulerFactory(clock: clock).makeConcurrent(label: "network")
+        let order = Locked<[Int]>([])
+        for request in 0..<2 { network.async { order.withLock { $0.append(request) } } }
+        clock.advance()
+        if order.value != [0, 1] { throw StaleResponseShown() }
+      }
+      XCTFail("some run runs the second request first")
+    } catch {
+      XCTAssertTrue(
+        error.description.contains("or by its schedule (1 choice): "), error.description)
+    }
+  }
+
+  func testAScheduleEndingEarlyRunsTheRestFirstInFirstOut() throws {
+    // The responses' order is the first choice; the rest are first in, first out.
+    try explore(iterations: 1, strategy: .replaying(schedule: "1/2")) { clock in
+      XCTAssertEqual(shownAfterTwoResponses(on: clock), 2)
+      XCTAssertEqual(clock.exploration?.choices.count, 2, "it made its second choice too")
+    }
+  }
+
+  func testStrategiesAreHashable() {
+    let strategies: Set<Exploration.Strategy> = [
+      .random, .pct(depth: 2), .pct(depth: 2, steps: 3), .replaying(schedule: "2/2"), .random,
+    ]
+    XCTAssertEqual(strategies.count, 4)
+  }
+
+  func testInAnAsyncFunctionABodyThatAwaitsNothingExploresAnAsyncClock() async throws {
+    var clocks: [String] = []
+    try await explore(iterations: 2) { clock in
+      clock.advance()
+      clocks.append("\(type(of: clock))")
+    }
+    XCTAssertEqual(clocks, ["VirtualAsyncClock", "VirtualAsyncClock"])
   }
 
   // MARK: PCT
@@ -306,15 +428,55 @@ final class ExplorationTests: XCTestCase {
     XCTAssertLessThanOrEqual(away(shortest), 2, "the second response first, then its main work")
     XCTAssertTrue(failure.description.contains("shortest form found"), failure.description)
     // The shortest form is a schedule of its own: replayed strictly, it fails the same way.
-    do {
-      try explore(
-        iterations: 1, strategy: .replaying(schedule: Exploration.schedule(of: shortest))
-      ) { clock in try staleResponseAmongNoise(on: clock) }
-      XCTFail("the shortest form fails")
-    } catch {
-      XCTAssertTrue(error.error is StaleResponseShown, error.description)
-      XCTAssertNil(error.misfit)
+    let replayed = self.failure(replaying: Exploration.schedule(of: shortest)) { clock in
+      try staleResponseAmongNoise(on: clock)
     }
+    XCTAssertTrue(replayed?.error is StaleResponseShown, "\(String(describing: replayed))")
+    XCTAssertNil(replayed?.misfit)
+  }
+
+  /// Two bugs that throw one error type, saying different things: a stale response, and a log
+  /// that starts with the wrong entry, among noise.
+  private func twoBugsAmongNoise(on clock: VirtualClock) throws {
+    struct Wrong: Error, CustomStringConvertible { let description: String }
+    let factory = VirtualSchedulerFactory(clock: clock)
+    let noise = factory.makeConcurrent(label: "noise")
+    for _ in 0..<6 { noise.after(.milliseconds(100)) {} }
+    let log = Locked<[String]>([])
+    let other = factory.makeConcurrent(label: "other")
+    for name in ["a", "b", "c"] {
+      other.after(.milliseconds(100)) { log.withLock { $0.append(name) } }
+    }
+    if shownAfterTwoResponses(on: clock) != 2 {
+      throw Wrong(description: "the stale response is shown")
+    }
+    if let first = log.value.first, first != "a" {
+      throw Wrong(description: "the log starts with \(first)")
+    }
+  }
+
+  func testEveryShortestFormFailsAsItsRunFailedAndEndsAtItsLastChoiceAwayFromFirstInFirstOut()
+    throws
+  {
+    var shortestForms = 0
+    for seed in stride(from: UInt64(0), to: 40_000, by: 1_000) {
+      do {
+        try explore(iterations: 200, seed: seed) { clock in try twoBugsAmongNoise(on: clock) }
+        XCTFail("seed \(seed): 200 runs find a bug")
+      } catch let failure {
+        guard let shortest = failure.shortest else { continue }
+        shortestForms += 1
+        XCTAssertNotEqual(shortest.last?.chosen, 0, "no first-in-first-out padding: \(failure)")
+        XCTAssertLessThanOrEqual(shortest.count, failure.choices.count, failure.description)
+        let replayed = self.failure(replaying: Exploration.schedule(of: shortest)) { clock in
+          try twoBugsAmongNoise(on: clock)
+        }
+        XCTAssertEqual(
+          replayed.map { "\($0.error)" }, "\(failure.error)", "seed \(seed): \(failure)")
+        XCTAssertNil(replayed?.misfit)
+      }
+    }
+    XCTAssertGreaterThan(shortestForms, 20)
   }
 
   func testEveryClockABodyMakesExploresWithItsRunsSeed() throws {

@@ -127,6 +127,33 @@ private func balanceAfterTwoWithdrawals(on clock: VirtualAsyncClock, fixed: Bool
     #expect(said.withLock { $0 })
   }
 
+  @Test func aRerunThatRecordsAnotherIssueIsSaidNotToBeDeterministic() async throws {
+    let test = try #require(Test.current)
+    let runs = Mutex(0)
+    let said = Mutex<[String]>([])
+    try await ExplorationTrait.$countsKnownIssues.withValue(true) {
+      try await withKnownIssue("the fifth run fails, and every run after it otherwise") {
+        try await ExplorationTrait.exploring(iterations: 40).provideScope(
+          for: test, testCase: Test.Case.current
+        ) {
+          // State kept between runs decides which expectation fails, not the order.
+          let run = runs.withLock { runs in
+            runs += 1
+            return runs
+          }
+          #expect(run < 5, "the fifth run")
+          #expect(run <= 5, "a run after the fifth")
+        }
+      } matching: { issue in
+        said.withLock { $0.append("\(issue)") }
+        return true
+      }
+    }
+    let summary = try #require(said.withLock { $0 }.first { $0.contains("run 5 of 40") })
+    #expect(summary.contains("made the same choices and failed another way"), "\(summary)")
+    #expect(!summary.contains("rerun it alone"), "\(summary)")
+  }
+
   @Test func theFailingRunsTraceIsKeptAndTheRerunKeepsNone() async throws {
     let test = try #require(Test.current)
     let folder = FileManager.default.temporaryDirectory

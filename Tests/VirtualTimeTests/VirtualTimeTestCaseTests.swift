@@ -51,13 +51,42 @@ final class VirtualTimeTestCaseTests: VirtualTimeTestCase {
     XCTAssert(message.hasPrefix("failed - two searches went out\n"), message)
     XCTAssert(message.contains("chronoscope kept this test's trace: \(path)"), message)
     XCTAssert(message.contains("chronoscope view \(path)"), message)
-    XCTAssert(message.contains("chronoscope show \(path) --at 5s"), message)
-    // The frame: the inspector's header line and the queue's lane, at the failing instant.
+    let event = try XCTUnwrap(trace.keptTrace?.event)
+    XCTAssert(message.contains("chronoscope show \(path) --at e\(event)"), message)
+    // The frame: the inspector's header line and the queue's lane, at the last work.
     XCTAssert(message.contains("5.000000s"), message)
     XCTAssert(message.contains("search"), message)
-    let shown = try CommandRun.chronoscope(["show", path, "--at", "5s"])
+    let shown = try CommandRun.chronoscope(["show", path, "--at", "e\(event)"])
     XCTAssertEqual(shown.status, 0, shown.output)
     XCTAssert(message.contains(shown.output.trimmingCharacters(in: .newlines)), shown.output)
+  }
+
+  func testAKeptTraceOpensAtTheLastWorkThatRanBeforeTheFailureNotAtTheClocksLastInstant() throws {
+    let folder = try temporaryFolder()
+    let clock = VirtualClock()
+    let trace = recordTrace(of: clock, settings: TestTraceSettings(folder: folder.path))
+    let queue = trace.factory.makeSerial(label: "search")
+    queue.async {}
+    queue.after(.seconds(5)) {}  // the write that races, at 5 s
+    clock.advance(by: .seconds(60))  // the test moves on; the check fails at 60 s, nothing left
+
+    let message = try XCTUnwrap(failing { XCTFail("the stale write won") }.first)
+
+    let path = try XCTUnwrap(trace.keptTrace?.path)
+    let command = try XCTUnwrap(
+      message.split(separator: "\n").first { $0.contains("chronoscope show") }, message)
+    let at = try XCTUnwrap(command.components(separatedBy: " --at ").last, message)
+    XCTAssert(command.hasSuffix("chronoscope show \(path) --at \(at)"), message)
+    XCTAssert(message.contains("open it:  chronoscope view \(path) --at \(at)\n"), message)
+    let shown = try CommandRun.chronoscope(["show", path, "--at", at])
+    XCTAssertEqual(shown.status, 0, shown.output)
+    XCTAssert(message.contains(shown.output.trimmingCharacters(in: .newlines)), shown.output)
+    // The frame is at 5 s, the cursor (▸) on the second search's begin.
+    let cursor = try XCTUnwrap(
+      shown.output.split(separator: "\n").first { $0.hasPrefix("▸") && $0.contains("#2") },
+      shown.output)
+    XCTAssert(cursor.contains("5.000000s  begin    #2"), shown.output)
+    XCTAssert(shown.output.contains("5.000000s / 60.000000s"), shown.output)
   }
 
   func testAKeptTraceValidatesWithTheVirtualClocksTimes() throws {
@@ -87,7 +116,9 @@ final class VirtualTimeTestCaseTests: VirtualTimeTestCase {
     let kept = trace.keep(reason: "at 7 s")
 
     XCTAssertEqual(kept.at, 7_000_000_000)
-    XCTAssertEqual(kept.showCommand, "chronoscope show \(try XCTUnwrap(kept.path)) --at 7s")
+    let event = try XCTUnwrap(kept.event)
+    XCTAssertEqual(kept.showCommand, "chronoscope show \(try XCTUnwrap(kept.path)) --at e\(event)")
+    XCTAssert(kept.frame?.contains("7.000000s  begin") == true, kept.frame ?? "no frame")
     let read = try XCTUnwrap(TraceReader.read(path: try XCTUnwrap(kept.path)).trace)
     XCTAssertEqual(read.events.filter { $0.kind == .begin }.map(\.time), [7_000_000_000])
   }

@@ -73,8 +73,10 @@ import VirtualTimeTesting
     let message = try #require(said.first)
     #expect(message.contains("the search went out twice"))
     #expect(message.contains("chronoscope view \(path)"))
-    #expect(message.contains("chronoscope show \(path) --at 5s"))
-    #expect(message.contains("5.000000s"), "the frame, at the failing instant")
+    // The frame, at the sleeper's wake-up: the last work before the failure.
+    #expect(
+      message.contains("the last work before the failure (▸):  chronoscope show \(path) --at e"))
+    #expect(message.contains("5.000000s  begin"), "\(message)")
     let reading = TraceReader.read(path: path)
     let trace = try #require(reading.trace)
     #expect(!reading.hasErrors)
@@ -92,7 +94,7 @@ import VirtualTimeTesting
     }
 
     #expect(said.count == 1)
-    #expect(said.first?.contains("--at 5s") == true)
+    #expect(said.first?.contains("--at e") == true)
     #expect(Self.files(in: folder).count == 1)
   }
 
