@@ -313,8 +313,11 @@ final class RecorderCore: Sendable {
     if !stopping.exchange(true, ordering: .acquiringAndReleasing) { wakeUp.signal() }
     writer.withLock { writer in
       guard !writer.isClosed else { return }
-      drain(into: &writer, final: true)
-      writer.close(time: now())
+      // The close line's time is the last cut: what threads still running stamp after it is
+      // after the trace's end, and left out whole (a begin never without its schedule).
+      let end = now()
+      drain(into: &writer, upTo: end)
+      writer.close(time: end)
     }
     RecorderRegistry.shared.remove(self)
   }
@@ -373,9 +376,9 @@ final class RecorderCore: Sendable {
   /// everything past the cut keeps causes before effects in the file; waiting for each thread's
   /// stamp in progress keeps anything at or before the cut from arriving late. So every flush
   /// writes exactly the events stamped in (previous cut, this cut], and `t` never decreases.
-  private func drain(into writer: inout TraceWriter, final: Bool = false) {
+  private func drain(into writer: inout TraceWriter, upTo end: Int64? = nil) {
     guard writer.isOpen else { return }
-    let cutoff = final ? Int64.max : now()
+    let cutoff = end ?? now()
     // After the cut is read: every stamp flag raised before a clock reading earlier than the
     // cut is now visible (see `ThreadBuffer.stamp`).
     AsymmetricFence.heavy()
@@ -439,8 +442,22 @@ final class RecorderCore: Sendable {
       let written: Bool? = writer.withLockIfAvailable { writer in
         guard let buffers = buffers.withLockIfAvailable({ $0 }) else { return false }
         let pending = definitions.withLockIfAvailable { $0 }
+        // The crash line's time is a cut, as each flush's is: other threads go on recording
+        // while this one writes (a stop signal lets them), and an event stamped after it — the
+        // begin of work whose schedule its thread appended after its ring was read — would be
+        // an effect without its cause. Stamps in progress at the cut are waited for, as a flush
+        // waits (a thread stopped by the crash is given up on after about a second).
+        if clock.isHost {
+          AsymmetricFence.heavy()
+          var index = 0
+          while index < buffers.count {
+            buffers[index].waitForPendingStamp()
+            index += 1
+          }
+        }
         writer.writeAfterCrash(
-          buffers: buffers, definitions: pending, signal: signal, thread: thread, time: time)
+          buffers: buffers, definitions: pending, signal: signal, thread: thread, time: time,
+          cut: clock.isHost ? time : .max)
         return true
       }
       if written == true { return }

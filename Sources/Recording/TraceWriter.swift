@@ -214,7 +214,7 @@ package struct TraceWriter {
   /// the reserved capacities hold (see `init(sink:)`).
   mutating func writeAfterCrash(
     buffers: [ThreadBuffer], definitions: RecorderCore.Definitions?, signal: StaticString,
-    thread: UInt32, time: Int64
+    thread: UInt32, time: Int64, cut: Int64
   ) {
     crashing = true
     crashDefinitions = definitions
@@ -255,6 +255,11 @@ package struct TraceWriter {
           let time =
             source < held
             ? carried[source][position].time : buffers[source - held].event(at: position).time
+          // Past the cut: after the trace's end (each source is in time order).
+          guard time <= cut else {
+            cursors[2 * source + 1] = position
+            continue
+          }
           if best < 0 || time < bestTime {
             best = source
             bestTime = time
