@@ -32,6 +32,10 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+    // HMAC-SHA256 and HKDF for redaction's tokens: keyed hashes a salt guess cannot reverse
+    // without the salt, from the ecosystem's audited implementation rather than a hand-written
+    // one (it adds BoringSSL's C build, about a few minutes of a clean CI build).
+    .package(url: "https://github.com/apple/swift-crypto", "3.12.0"..<"5.0.0"),
     // `swift package generate-documentation` for the DocC catalogs; a plugin, built only when run.
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
   ],
@@ -106,7 +110,11 @@ let package = Package(
     // Sharing traces: export to other tools, redaction, slices, differences, several processes
     // on one timeline. Plain Swift over the reader, the replay model and the findings.
     .target(
-      name: "Sharing", dependencies: ["Analysis", "CoreAlgorithms", "Replay", "TraceFormat"]),
+      name: "Sharing",
+      dependencies: [
+        "Analysis", "CoreAlgorithms", "Replay", "TraceFormat",
+        .product(name: "Crypto", package: "swift-crypto"),
+      ]),
     // Stage 5b: a recorded order replayed on virtual time — the code under test runs each action
     // at its recorded time, matched as `diff` matches actions; a test fails the same way each run.
     .target(
