@@ -1,5 +1,5 @@
+import ChronoscopeTestSupport
 import Foundation
-import TestSupport
 import XCTest
 
 /// `chronoscope diff A B`: exit 0 when the same, 1 when different, 2 for bad input.
