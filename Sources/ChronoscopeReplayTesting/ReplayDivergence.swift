@@ -13,7 +13,7 @@ import ChronoscopeSharing
 /// A: stale-response.trace (times from its first event, at 0.000412s)
 /// B: the code under test, on virtual time
 /// first divergence at run 5 in begin order:
-///   A ran #3 search.network (Examples/StaleResponseSearch.swift:71 search(_:)) occurrence 1, run 1, at 0.023105s
+///   A ran #3 search.network (ChronoscopeExamples/StaleResponseSearch.swift:71 search(_:)) occurrence 1, run 1, at 0.023105s
 ///   B ran nothing more
 /// ```
 public struct ReplayDivergence: Sendable, Equatable, CustomStringConvertible {

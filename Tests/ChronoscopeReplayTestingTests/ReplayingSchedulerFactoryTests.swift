@@ -258,7 +258,7 @@ final class ReplayingSchedulerFactoryTests: XCTestCase {
       XCTAssertEqual(divergence?.recorded?.action.queue, "contacts.load")
       XCTAssertEqual(
         divergence?.lines.dropFirst(5).first,
-        "  B scheduled #1 search.ui (Examples/StaleResponseSearch.swift:63 type(_:gap:)) occurrence 1, due at 0.000000s: not run, the trace does not have it"
+        "  B scheduled #1 search.ui (ChronoscopeExamples/StaleResponseSearch.swift:63 type(_:gap:)) occurrence 1, due at 0.000000s: not run, the trace does not have it"
       )
     }
     XCTAssertNil(search.lastQuery, "the unmatched action did not run")

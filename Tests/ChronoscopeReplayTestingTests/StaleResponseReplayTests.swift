@@ -105,7 +105,7 @@ final class StaleResponseReplayTests: XCTestCase {
         A: \(Self.recording) (times from its first event, at 0.000076s)
         B: the code under test, on virtual time
         first divergence at run 5 in begin order:
-          A ran #3 search.network (Examples/StaleResponseSearch.swift:82 send(_:)) occurrence 1, run 1, at 0.024282s
+          A ran #3 search.network (ChronoscopeExamples/StaleResponseSearch.swift:82 send(_:)) occurrence 1, run 1, at 0.024282s
           B ran nothing more
         """)
     }
