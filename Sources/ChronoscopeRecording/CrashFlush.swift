@@ -11,7 +11,7 @@ import Synchronization
 /// Writes what open recorders hold when the process crashes, then lets the crash go on.
 ///
 /// The moments before a crash are what a bug report needs, and the background writer flushes only
-/// every ``TraceRecorder/flushInterval``. Each open recorder registers with ``ChronoscopeFatalSignals`` (the
+/// every ``TraceRecorder/flushInterval``. Each open recorder registers with ``FatalSignals`` (the
 /// one crash-handler chain, which has no limit on recorders and runs on an alternate signal stack,
 /// so a stack overflow is written too): on SIGSEGV, SIGBUS, SIGILL (Swift's traps), SIGABRT and
 /// SIGTRAP it writes the events its threads have buffered, in time order, mark names included,

@@ -13,7 +13,7 @@ import Synchronization
 /// A Swift trap (SIGILL/SIGTRAP) or a C crash would leave the terminal in the alternate screen with
 /// echo off. ``arm()`` saves the terminal's modes before ncurses changes them and works out the
 /// bytes that leave the alternate screen, show the cursor and stop mouse reports; on a crash, a
-/// callback in the crash-handler chain (``ChronoscopeFatalSignals``) writes those bytes with `write(2)` and
+/// callback in the crash-handler chain (``FatalSignals``) writes those bytes with `write(2)` and
 /// puts the modes back with `tcsetattr` — no `endwin()`, whose stdio buffers and allocation are
 /// not safe in a signal handler.
 enum CrashRestore {

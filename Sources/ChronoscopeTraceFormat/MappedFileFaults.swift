@@ -18,7 +18,7 @@ import Synchronization
 /// what it parsed. No `setjmp`, no C shim, no cost on the reading path: the handler runs only on
 /// a fault.
 ///
-/// The mending is a ``ChronoscopeFatalSignals`` repair: the process's one chain of crash handlers asks it
+/// The mending is a ``FatalSignals`` repair: the process's one chain of crash handlers asks it
 /// first, so a recorder or terminal in the same process keeps its crash path, and a `SIGBUS`
 /// anywhere else goes on to them and then to the handler that was there before (Swift's
 /// backtracer, or the default).
