@@ -8,26 +8,27 @@ let package = Package(
   // `Mutex` and `Atomic` (Synchronization) need these.
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
-    .library(name: "Scheduling", targets: ["Scheduling"]),
-    .library(name: "SchedulingTesting", targets: ["SchedulingTesting"]),
-    .library(name: "VirtualTime", targets: ["VirtualTime"]),
-    .library(name: "VirtualTimeTesting", targets: ["VirtualTimeTesting"]),
-    .library(name: "TraceFormat", targets: ["TraceFormat"]),
-    .library(name: "Recording", targets: ["Recording"]),
-    .library(name: "Replay", targets: ["Replay"]),
-    .library(name: "Analysis", targets: ["Analysis"]),
-    .library(name: "Sharing", targets: ["Sharing"]),
-    .library(name: "ReplayTesting", targets: ["ReplayTesting"]),
-    .library(name: "Screen", targets: ["Screen"]),
-    .library(name: "Terminal", targets: ["Terminal"]),
-    .library(name: "Inspector", targets: ["Inspector"]),
+    .library(name: "ChronoscopeScheduling", targets: ["ChronoscopeScheduling"]),
+    .library(name: "ChronoscopeSchedulingTesting", targets: ["ChronoscopeSchedulingTesting"]),
+    .library(name: "ChronoscopeVirtualTime", targets: ["ChronoscopeVirtualTime"]),
+    .library(name: "ChronoscopeVirtualTimeTesting", targets: ["ChronoscopeVirtualTimeTesting"]),
+    .library(name: "ChronoscopeTraceFormat", targets: ["ChronoscopeTraceFormat"]),
+    .library(name: "ChronoscopeRecording", targets: ["ChronoscopeRecording"]),
+    .library(name: "ChronoscopeReplay", targets: ["ChronoscopeReplay"]),
+    .library(name: "ChronoscopeAnalysis", targets: ["ChronoscopeAnalysis"]),
+    .library(name: "ChronoscopeSharing", targets: ["ChronoscopeSharing"]),
+    .library(name: "ChronoscopeReplayTesting", targets: ["ChronoscopeReplayTesting"]),
+    .library(name: "ChronoscopeScreen", targets: ["ChronoscopeScreen"]),
+    .library(name: "ChronoscopeTerminal", targets: ["ChronoscopeTerminal"]),
+    .library(name: "ChronoscopeInspector", targets: ["ChronoscopeInspector"]),
     // The example apps the documentation and tests use, bugs on purpose included: for the
     // benchmarks (exploration finds their bugs) and for reading.
-    .library(name: "Examples", targets: ["Examples"]),
+    .library(name: "ChronoscopeExamples", targets: ["ChronoscopeExamples"]),
     .executable(name: "chronoscope", targets: ["chronoscope"]),
     // What `chronoscope record` preloads into a program (docs/RecordAnyProgram.md).
     .library(
-      name: "ChronoscopePreload", type: .dynamic, targets: ["ChronoscopePreload", "CPreload"]),
+      name: "ChronoscopePreload", type: .dynamic,
+      targets: ["ChronoscopePreload", "CChronoscopePreload"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -43,97 +44,116 @@ let package = Package(
     // Small algorithms every stage shares: saturating arithmetic (values from files and callers
     // never trap), the one binary search, and display widths and sanitizing of untrusted text
     // (every text output). Package API only; depends on nothing.
-    .target(name: "CoreAlgorithms"),
+    .target(name: "ChronoscopeCore"),
     // What Swift cannot spell or call: membarrier(2), a prefetch hint, malloc_trim. One C target,
-    // a header each (Sources/CShims/include).
-    .target(name: "CShims"),
+    // a header each (Sources/CChronoscopeShims/include).
+    .target(name: "CChronoscopeShims"),
     // Stage 1: the scheduler abstraction and its live and immediate families.
-    .target(name: "Scheduling", dependencies: ["CoreAlgorithms"]),
+    .target(name: "ChronoscopeScheduling", dependencies: ["ChronoscopeCore"]),
     // Test support for live schedulers: `waitUntil` (woken by each finished action, no polling)
     // and `Locked`. Apart, as swift-nio keeps its test helpers, so apps need not link it.
-    .target(name: "SchedulingTesting", dependencies: ["Scheduling"]),
+    .target(name: "ChronoscopeSchedulingTesting", dependencies: ["ChronoscopeScheduling"]),
     // Stage 1b: a simulated clock and its schedulers, for deterministic tests.
     .target(
-      name: "VirtualTime",
-      dependencies: ["CoreAlgorithms", "CShims", "Scheduling"]
+      name: "ChronoscopeVirtualTime",
+      dependencies: ["ChronoscopeCore", "CChronoscopeShims", "ChronoscopeScheduling"]
     ),
     // The Swift Testing trait `.virtualTime`: a clock per test, its failures recorded as issues;
     // and `VirtualTimeTestCase` for XCTest. Both keep a failing test's trace (recorded, with a
     // frame of the inspector in the message). Apart, so that only test targets link Swift
     // Testing and XCTest (the toolchain's own).
     .target(
-      name: "VirtualTimeTesting",
-      dependencies: ["Inspector", "Recording", "Replay", "Scheduling", "VirtualTime"]),
+      name: "ChronoscopeVirtualTimeTesting",
+      dependencies: [
+        "ChronoscopeInspector", "ChronoscopeRecording", "ChronoscopeReplay",
+        "ChronoscopeScheduling", "ChronoscopeVirtualTime",
+      ]),
     // Stage 3: the trace file format — events, encoder, and the strict streaming reader.
-    .target(name: "TraceFormat", dependencies: ["CoreAlgorithms", "FatalSignals"]),
+    .target(
+      name: "ChronoscopeTraceFormat", dependencies: ["ChronoscopeCore", "ChronoscopeFatalSignals"]),
     // Stage 2: the recording decorator and the trace writer.
     .target(
-      name: "Recording",
+      name: "ChronoscopeRecording",
       dependencies: [
-        "CoreAlgorithms", "CShims", "FatalSignals", "Scheduling", "TraceFormat",
+        "ChronoscopeCore", "CChronoscopeShims", "ChronoscopeFatalSignals", "ChronoscopeScheduling",
+        "ChronoscopeTraceFormat",
         .product(name: "HeapModule", package: "swift-collections"),
       ]
     ),
-    // The one chain of crash-signal handlers, on an alternate stack, that Recording and Terminal
+    // The one chain of crash-signal handlers, on an alternate stack, that ChronoscopeRecording and
+    // ChronoscopeTerminal
     // share.
-    .target(name: "FatalSignals"),
+    .target(name: "ChronoscopeFatalSignals"),
     // Stage 5: the replay model — the state of every action and queue at any instant of a trace.
     // `-Xswiftc -DCHRONOSCOPE_INTERNAL_CHECKS` checks its invariants after every step (slow).
     .target(
-      name: "Replay",
+      name: "ChronoscopeReplay",
       dependencies: [
-        "CoreAlgorithms", "TraceFormat",
+        "ChronoscopeCore", "ChronoscopeTraceFormat",
         .product(name: "HeapModule", package: "swift-collections"),
       ]),
     // Stage 6: the screen model — styled cells drawn from replay state; no terminal code.
-    .target(name: "Screen", dependencies: ["CoreAlgorithms"]),
+    .target(name: "ChronoscopeScreen", dependencies: ["ChronoscopeCore"]),
     // Stage 7: the terminal — ncursesw through a system-library shim, and a thin adapter that
     // copies a screen grid to it and turns keys into events. No pkgConfig: see the shim header.
-    .systemLibrary(name: "CNCursesW", path: "Sources/CNCursesW"),
+    .systemLibrary(name: "CChronoscopeNCursesW", path: "Sources/CChronoscopeNCursesW"),
     .target(
-      name: "Terminal", dependencies: ["CNCursesW", "CoreAlgorithms", "FatalSignals", "Screen"]),
+      name: "ChronoscopeTerminal",
+      dependencies: [
+        "CChronoscopeNCursesW", "ChronoscopeCore", "ChronoscopeFatalSignals", "ChronoscopeScreen",
+      ]),
     // zlib, for `chronoscope export --gzip` (a system library: no build cost; Debian's
     // zlib1g-dev, which .ci/run installs when missing).
-    .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
+    .systemLibrary(name: "CChronoscopeZlib", path: "Sources/CChronoscopeZlib"),
     // Findings: what in a replayed trace points at a bug (lost work, late timers, blocked
     // queues, hangs…), for the CLI, the inspector and tests.
     .target(
-      name: "Analysis",
+      name: "ChronoscopeAnalysis",
       dependencies: [
-        "CoreAlgorithms", "Replay", "TraceFormat",
+        "ChronoscopeCore", "ChronoscopeReplay", "ChronoscopeTraceFormat",
         .product(name: "HeapModule", package: "swift-collections"),
       ]),
     // The inspector's logic: UI state, key handling and views, from replay state to a screen.
     .target(
-      name: "Inspector",
-      dependencies: ["Analysis", "CoreAlgorithms", "Replay", "Screen", "TraceFormat"]),
+      name: "ChronoscopeInspector",
+      dependencies: [
+        "ChronoscopeAnalysis", "ChronoscopeCore", "ChronoscopeReplay", "ChronoscopeScreen",
+        "ChronoscopeTraceFormat",
+      ]),
     // Sharing traces: export to other tools, redaction, slices, differences, several processes
     // on one timeline. Plain Swift over the reader, the replay model and the findings.
     .target(
-      name: "Sharing",
+      name: "ChronoscopeSharing",
       dependencies: [
-        "Analysis", "CoreAlgorithms", "Replay", "TraceFormat",
+        "ChronoscopeAnalysis", "ChronoscopeCore", "ChronoscopeReplay", "ChronoscopeTraceFormat",
         .product(name: "Crypto", package: "swift-crypto"),
       ]),
     // Stage 5b: a recorded order replayed on virtual time — the code under test runs each action
     // at its recorded time, matched as `diff` matches actions; a test fails the same way each run.
     .target(
-      name: "ReplayTesting",
+      name: "ChronoscopeReplayTesting",
       dependencies: [
-        "CoreAlgorithms", "Replay", "Scheduling", "Sharing", "TraceFormat", "VirtualTime",
+        "ChronoscopeCore", "ChronoscopeReplay", "ChronoscopeScheduling", "ChronoscopeSharing",
+        "ChronoscopeTraceFormat", "ChronoscopeVirtualTime",
       ]
     ),
     // The seeds' example programs, written against `SchedulerFactory`; used by tests and recordings.
-    .target(name: "Examples", dependencies: ["Scheduling", "SchedulingTesting"]),
+    .target(
+      name: "ChronoscopeExamples",
+      dependencies: ["ChronoscopeScheduling", "ChronoscopeSchedulingTesting"]),
     // The preload library: recording switched on in a program that was not written for it.
     .target(
       name: "ChronoscopePreload",
-      dependencies: ["CPreload", "FatalSignals", "Recording", "Scheduling", "TraceFormat"]),
+      dependencies: [
+        "CChronoscopePreload", "ChronoscopeFatalSignals", "ChronoscopeRecording",
+        "ChronoscopeScheduling", "ChronoscopeTraceFormat",
+      ]),
     // What Swift cannot spell: its constructor, frame-pointer walks, the ELF facts of loaded modules.
     // `_Unwind_Backtrace` for call sites: libgcc_s, which the Swift runtime loads anyway.
     // `_Block_copy`: the blocks runtime, which libdispatch loads anyway.
     .target(
-      name: "CPreload", linkerSettings: [.linkedLibrary("gcc_s"), .linkedLibrary("BlocksRuntime")]),
+      name: "CChronoscopePreload",
+      linkerSettings: [.linkedLibrary("gcc_s"), .linkedLibrary("BlocksRuntime")]),
     // A program written without Chronoscope (it imports only Foundation), with a timing bug,
     // that `chronoscope record` records unchanged: its tests and the bundled recording use it.
     .executableTarget(name: "feed-refresher"),
@@ -141,9 +161,10 @@ let package = Package(
     .executableTarget(
       name: "chronoscope",
       dependencies: [
-        "CoreAlgorithms", "TraceFormat", "Replay", "Analysis", "Screen", "Inspector", "Terminal",
-        "Sharing", "CZlib",
-        "CShims", "FatalSignals",
+        "ChronoscopeCore", "ChronoscopeTraceFormat", "ChronoscopeReplay", "ChronoscopeAnalysis",
+        "ChronoscopeScreen", "ChronoscopeInspector", "ChronoscopeTerminal",
+        "ChronoscopeSharing", "CChronoscopeZlib",
+        "CChronoscopeShims", "ChronoscopeFatalSignals",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -152,58 +173,78 @@ let package = Package(
     .executableTarget(
       name: "chronoscope-examples",
       dependencies: [
-        "Examples", "Recording", "ReplayTesting", "Scheduling", "SchedulingTesting", "Screen",
-        "Terminal", "VirtualTime",
+        "ChronoscopeExamples", "ChronoscopeRecording", "ChronoscopeReplayTesting",
+        "ChronoscopeScheduling", "ChronoscopeSchedulingTesting", "ChronoscopeScreen",
+        "ChronoscopeTerminal", "ChronoscopeVirtualTime",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
     .testTarget(
-      name: "SchedulingTests",
-      dependencies: ["Scheduling", "SchedulingTesting", "VirtualTime", "Recording", "Examples"]),
-    .testTarget(
-      name: "ExamplesTests", dependencies: ["Examples", "Scheduling", "SchedulingTesting"]),
-    .testTarget(name: "CoreAlgorithmsTests", dependencies: ["CoreAlgorithms"]),
-    .testTarget(
-      name: "TraceFormatTests", dependencies: ["FatalSignals", "TraceFormat", "TestSupport"]),
-    .testTarget(name: "ReplayTests", dependencies: ["Replay", "TraceFormat", "TestSupport"]),
-    .testTarget(name: "AnalysisTests", dependencies: ["Analysis", "Replay", "TraceFormat"]),
-    .testTarget(
-      name: "SharingTests",
+      name: "ChronoscopeSchedulingTests",
       dependencies: [
-        "Sharing", "Analysis", "Replay", "TraceFormat", "TestSupport", "Examples", "Recording",
-        "Scheduling", "SchedulingTesting", "VirtualTime",
+        "ChronoscopeScheduling", "ChronoscopeSchedulingTesting", "ChronoscopeVirtualTime",
+        "ChronoscopeRecording", "ChronoscopeExamples",
       ]),
     .testTarget(
-      name: "InspectorTests",
+      name: "ChronoscopeExamplesTests",
       dependencies: [
-        "Analysis", "CoreAlgorithms", "Inspector", "Replay", "Screen", "TraceFormat", "Terminal",
-        "CNCursesW",
+        "ChronoscopeExamples", "ChronoscopeScheduling", "ChronoscopeSchedulingTesting",
+      ]),
+    .testTarget(name: "ChronoscopeCoreTests", dependencies: ["ChronoscopeCore"]),
+    .testTarget(
+      name: "ChronoscopeTraceFormatTests",
+      dependencies: ["ChronoscopeFatalSignals", "ChronoscopeTraceFormat", "ChronoscopeTestSupport"]),
+    .testTarget(
+      name: "ChronoscopeReplayTests",
+      dependencies: ["ChronoscopeReplay", "ChronoscopeTraceFormat", "ChronoscopeTestSupport"]),
+    .testTarget(
+      name: "ChronoscopeAnalysisTests",
+      dependencies: ["ChronoscopeAnalysis", "ChronoscopeReplay", "ChronoscopeTraceFormat"]),
+    .testTarget(
+      name: "ChronoscopeSharingTests",
+      dependencies: [
+        "ChronoscopeSharing", "ChronoscopeAnalysis", "ChronoscopeReplay", "ChronoscopeTraceFormat",
+        "ChronoscopeTestSupport", "ChronoscopeExamples", "ChronoscopeRecording",
+        "ChronoscopeScheduling", "ChronoscopeSchedulingTesting", "ChronoscopeVirtualTime",
+      ]),
+    .testTarget(
+      name: "ChronoscopeInspectorTests",
+      dependencies: [
+        "ChronoscopeAnalysis", "ChronoscopeCore", "ChronoscopeInspector", "ChronoscopeReplay",
+        "ChronoscopeScreen", "ChronoscopeTraceFormat", "ChronoscopeTerminal",
+        "CChronoscopeNCursesW",
       ],
       exclude: ["Golden", "Fixtures"]),
     .testTarget(
-      name: "RecordingTests",
+      name: "ChronoscopeRecordingTests",
       dependencies: [
-        "Recording", "TraceFormat", "Scheduling", "SchedulingTesting", "VirtualTime",
-        "TestSupport", "Replay", "Analysis", "chronoscope-examples",
+        "ChronoscopeRecording", "ChronoscopeTraceFormat", "ChronoscopeScheduling",
+        "ChronoscopeSchedulingTesting", "ChronoscopeVirtualTime",
+        "ChronoscopeTestSupport", "ChronoscopeReplay", "ChronoscopeAnalysis",
+        "chronoscope-examples",
       ]),
     .testTarget(
-      name: "VirtualTimeTests",
+      name: "ChronoscopeVirtualTimeTests",
       dependencies: [
-        "VirtualTime", "VirtualTimeTesting", "Scheduling", "SchedulingTesting", "Examples",
-        "TestSupport", "Recording", "TraceFormat",
+        "ChronoscopeVirtualTime", "ChronoscopeVirtualTimeTesting", "ChronoscopeScheduling",
+        "ChronoscopeSchedulingTesting", "ChronoscopeExamples",
+        "ChronoscopeTestSupport", "ChronoscopeRecording", "ChronoscopeTraceFormat",
       ]),
     .testTarget(
-      name: "ReplayTestingTests",
+      name: "ChronoscopeReplayTestingTests",
       dependencies: [
-        "ReplayTesting", "Examples", "Recording", "Replay", "Scheduling", "SchedulingTesting",
-        "Sharing", "TestSupport", "TraceFormat", "VirtualTime", "VirtualTimeTesting",
+        "ChronoscopeReplayTesting", "ChronoscopeExamples", "ChronoscopeRecording",
+        "ChronoscopeReplay", "ChronoscopeScheduling", "ChronoscopeSchedulingTesting",
+        "ChronoscopeSharing", "ChronoscopeTestSupport", "ChronoscopeTraceFormat",
+        "ChronoscopeVirtualTime", "ChronoscopeVirtualTimeTesting",
         "chronoscope-examples",
       ]),
     // Helpers shared by the test targets that run the built binary.
-    .target(name: "TestSupport", path: "Tests/TestSupport"),
+    .target(name: "ChronoscopeTestSupport", path: "Tests/ChronoscopeTestSupport"),
     // Runs the built `chronoscope` in a private tmux server; skipped when tmux is missing.
     .testTarget(
-      name: "InspectorEndToEndTests", dependencies: ["TestSupport", "chronoscope-examples"]),
+      name: "InspectorEndToEndTests",
+      dependencies: ["ChronoscopeTestSupport", "chronoscope-examples"]),
   ],
   swiftLanguageModes: [.v6]
 )

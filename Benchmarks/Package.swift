@@ -38,10 +38,10 @@ let package = Package(
       dependencies: [
         "BenchmarkSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        .product(name: "Inspector", package: "Chronoscope"),
-        .product(name: "Replay", package: "Chronoscope"),
-        .product(name: "Screen", package: "Chronoscope"),
-        .product(name: "TraceFormat", package: "Chronoscope"),
+        .product(name: "ChronoscopeInspector", package: "Chronoscope"),
+        .product(name: "ChronoscopeReplay", package: "Chronoscope"),
+        .product(name: "ChronoscopeScreen", package: "Chronoscope"),
+        .product(name: "ChronoscopeTraceFormat", package: "Chronoscope"),
       ]
     ),
     .executableTarget(
@@ -49,11 +49,11 @@ let package = Package(
       dependencies: [
         "BenchmarkSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        .product(name: "Inspector", package: "Chronoscope"),
-        .product(name: "Replay", package: "Chronoscope"),
-        .product(name: "Analysis", package: "Chronoscope"),
-        .product(name: "Sharing", package: "Chronoscope"),
-        .product(name: "TraceFormat", package: "Chronoscope"),
+        .product(name: "ChronoscopeInspector", package: "Chronoscope"),
+        .product(name: "ChronoscopeReplay", package: "Chronoscope"),
+        .product(name: "ChronoscopeAnalysis", package: "Chronoscope"),
+        .product(name: "ChronoscopeSharing", package: "Chronoscope"),
+        .product(name: "ChronoscopeTraceFormat", package: "Chronoscope"),
       ]
     ),
     .executableTarget(
@@ -61,10 +61,10 @@ let package = Package(
       dependencies: [
         "BenchmarkSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        .product(name: "Recording", package: "Chronoscope"),
-        .product(name: "Scheduling", package: "Chronoscope"),
-        .product(name: "VirtualTime", package: "Chronoscope"),
-        .product(name: "VirtualTimeTesting", package: "Chronoscope"),
+        .product(name: "ChronoscopeRecording", package: "Chronoscope"),
+        .product(name: "ChronoscopeScheduling", package: "Chronoscope"),
+        .product(name: "ChronoscopeVirtualTime", package: "Chronoscope"),
+        .product(name: "ChronoscopeVirtualTimeTesting", package: "Chronoscope"),
       ]
     ),
     .executableTarget(
@@ -72,9 +72,9 @@ let package = Package(
       dependencies: [
         "BenchmarkSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        .product(name: "VirtualTime", package: "Chronoscope"),
-        .product(name: "Scheduling", package: "Chronoscope"),
-        .product(name: "Examples", package: "Chronoscope"),
+        .product(name: "ChronoscopeVirtualTime", package: "Chronoscope"),
+        .product(name: "ChronoscopeScheduling", package: "Chronoscope"),
+        .product(name: "ChronoscopeExamples", package: "Chronoscope"),
         .product(name: "CombineSchedulers", package: "combine-schedulers"),
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "HeapModule", package: "swift-collections"),
@@ -84,9 +84,9 @@ let package = Package(
       name: "ReportBenchmark",
       dependencies: [
         "BenchmarkSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        .product(name: "Analysis", package: "Chronoscope"),
-        .product(name: "Replay", package: "Chronoscope"),
-        .product(name: "TraceFormat", package: "Chronoscope"),
+        .product(name: "ChronoscopeAnalysis", package: "Chronoscope"),
+        .product(name: "ChronoscopeReplay", package: "Chronoscope"),
+        .product(name: "ChronoscopeTraceFormat", package: "Chronoscope"),
       ]
     ),
     .executableTarget(
@@ -94,10 +94,10 @@ let package = Package(
       dependencies: [
         "BenchmarkSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        .product(name: "Scheduling", package: "Chronoscope"),
-        .product(name: "Recording", package: "Chronoscope"),
-        .product(name: "TraceFormat", package: "Chronoscope"),
-        .product(name: "VirtualTime", package: "Chronoscope"),
+        .product(name: "ChronoscopeScheduling", package: "Chronoscope"),
+        .product(name: "ChronoscopeRecording", package: "Chronoscope"),
+        .product(name: "ChronoscopeTraceFormat", package: "Chronoscope"),
+        .product(name: "ChronoscopeVirtualTime", package: "Chronoscope"),
       ]
     ),
     // What `chronoscope record` costs a program written without Chronoscope: runs
@@ -108,8 +108,8 @@ let package = Package(
       dependencies: [
         "BenchmarkSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        .product(name: "Scheduling", package: "Chronoscope"),
-        .product(name: "Recording", package: "Chronoscope"),
+        .product(name: "ChronoscopeScheduling", package: "Chronoscope"),
+        .product(name: "ChronoscopeRecording", package: "Chronoscope"),
       ]
     ),
     // The unmodified program PreloadBenchmark records: Foundation and Dispatch only, no

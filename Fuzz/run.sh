@@ -14,9 +14,9 @@
 # Why swiftc and not a SwiftPM package: libFuzzer supplies `main`, so every module must be built
 # with -parse-as-library and -sanitize=fuzzer, and only the modules under test should carry the
 # coverage instrumentation. A second package under Fuzz/ would have to re-resolve the remote
-# dependencies into its own scratch path and could not see the Inspector module (no product).
+# dependencies into its own scratch path and could not see the ChronoscopeInspector module (no product).
 # Compiling our modules straight from Sources/ with the package name SwiftPM gives them keeps
-# `package` access working and leaves the main .build untouched; HeapModule, which Replay uses,
+# `package` access working and leaves the main .build untouched; HeapModule, which ChronoscopeReplay uses,
 # is taken already built from the main package's debug build.
 set -euo pipefail
 
@@ -30,13 +30,14 @@ if [[ "$target" == smoke ]]; then seconds="${2:-5}"; else seconds="${2:-60}"; fi
 # Our modules, in dependency order (each imports only modules before it, and HeapModule).
 # Package.swift is the authority: a module a target needs and this list lacks fails the build
 # (it is not on the include path), so a new dependency cannot go unnoticed.
-modules=(CoreAlgorithms FatalSignals TraceFormat Replay Analysis Screen Inspector)
+modules=(ChronoscopeCore ChronoscopeFatalSignals ChronoscopeTraceFormat ChronoscopeReplay
+  ChronoscopeAnalysis ChronoscopeScreen ChronoscopeInspector)
 
 # How many of `modules` a target links: those up to the one it tests.
 module_count() {
   case "$1" in
-    reader) echo 3 ;;     # … TraceFormat
-    replay) echo 4 ;;     # … Replay
+    reader) echo 3 ;;     # … ChronoscopeTraceFormat
+    replay) echo 4 ;;     # … ChronoscopeReplay
     *) echo "${#modules[@]}" ;;
   esac
 }
@@ -111,7 +112,7 @@ build_variant() {
     [[ "$(variant "$name")" == "$kind" ]] || continue
     local objects=()
     for module in "${modules[@]:0:$(module_count "$name")}"; do objects+=("$dir/$module.o"); done
-    (($(module_count "$name") > 3)) && objects+=("${heap[@]}")  # Replay and above use HeapModule
+    (($(module_count "$name") > 3)) && objects+=("${heap[@]}")  # ChronoscopeReplay and above use HeapModule
     local file="Fuzz/Targets/Fuzz${name^}.swift"
     local binary="$dir/fuzz-$name"
     if [[ ! -f "$binary" ]] || [[ "$file" -nt "$binary" ]] || [[ Fuzz/Support/FuzzInput.swift -nt "$binary" ]]; then
@@ -139,7 +140,7 @@ seed() {
   local name="$1" corpus="$out/corpus/$1"
   mkdir -p "$corpus"
   local trace base lines
-  for trace in Recordings/*.trace Tests/InspectorTests/Fixtures/*.trace; do
+  for trace in Recordings/*.trace Tests/ChronoscopeInspectorTests/Fixtures/*.trace; do
     base="$(basename "$trace" .trace)"
     cp "$trace" "$corpus/$base"
     for lines in 2 4 8 16 40; do

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds a package that depends on this checkout as a user's app does, from the Swift samples of
 # README.md and of the DocC catalogs, and fails when a sample does not compile or when building
-# Chronoscope as a dependency prints a warning.
+# Chronoscope as a dependency prints a warning. The consumer has its own `Analysis`, `Screen` and
+# `Replay` targets (module names are global across a package graph: none of Chronoscope's may be
+# a name an app may have).
 #
 #   scripts/consumer-check.sh [folder]    (default: $TMPDIR/chronoscope-consumer, kept for reuse)
 #
@@ -22,12 +24,27 @@ import os, re, shutil, sys
 
 repo, out, identity = sys.argv[1:4]
 products = [
-    "Scheduling", "SchedulingTesting", "VirtualTime", "Recording", "TraceFormat", "Replay", "Analysis",
-    "Sharing", "Screen", "Terminal", "Inspector", "VirtualTimeTesting", "ReplayTesting",
+    "ChronoscopeScheduling", "ChronoscopeSchedulingTesting", "ChronoscopeVirtualTime",
+    "ChronoscopeRecording", "ChronoscopeTraceFormat", "ChronoscopeReplay", "ChronoscopeAnalysis",
+    "ChronoscopeSharing", "ChronoscopeScreen", "ChronoscopeTerminal", "ChronoscopeInspector",
+    "ChronoscopeVirtualTimeTesting", "ChronoscopeReplayTesting",
 ]
+# Targets of the consumer's own with names an app may well have: SwiftPM module names are global
+# across a dependency graph, so one of Chronoscope's named so would stop this package building.
+own = {
+    "Analysis": "public func appAnalysis(_ values: [Int]) -> Int { values.max() ?? 0 }\n",
+    "Screen": "public func appScreenTitle() -> String { \"main\" }\n",
+    "Replay": "public func appReplay(_ steps: [String]) -> Int { steps.count }\n",
+}
+for name, source in own.items():
+    folder = os.path.join(out, "Sources", name)
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    open(os.path.join(folder, f"{name}.swift"), "w").write(f"// The consumer's own {name}.\n" + source)
+
 # The example types the samples use, imported one by one: the module's other names (`Contact`,
 # `withTimeout`) are the reader's own in the samples.
-examples = "".join(f"import {kind} Examples.{name}\n" for kind, name in [
+examples = "".join(f"import {kind} ChronoscopeExamples.{name}\n" for kind, name in [
     ("class", "Stock"), ("class", "StaleResponseSearch"), ("class", "Account")])
 imports = "import Foundation\nimport Testing\nimport XCTest\n" + "".join(f"import {p}\n" for p in products)
 imports += examples
@@ -94,6 +111,13 @@ for root, _, files in sorted(os.walk(os.path.join(repo, "Sources"))):
                          for i, b in enumerate(blocks(path), 1) if usable(b)]
 
 write_target("App", app, """
+import Analysis
+import Replay
+import Screen
+
+/// The app's own modules, beside Chronoscope's.
+public func ownModules() -> (Int, String, Int) { (appAnalysis([1]), appScreenTitle(), appReplay([])) }
+
 /// The reader's own app: what the samples take from it.
 public struct Contact: Sendable {
   public var name: String
@@ -129,7 +153,7 @@ func body(_ factory: any SchedulerFactory, _ clock: VirtualClock) throws {}
 func report(_ message: String) {}
 """)
 
-deps = ", ".join(f'.product(name: "{p}", package: "{identity}")' for p in products + ["Examples"])
+deps = ", ".join(f'.product(name: "{p}", package: "{identity}")' for p in products + ["ChronoscopeExamples"])
 quiet = 'swiftSettings: [.unsafeFlags(["-suppress-warnings"])]'
 open(os.path.join(out, "Package.swift"), "w").write(f"""// swift-tools-version: 6.0
 // Made by scripts/consumer-check.sh: the README's and DocC's samples against Chronoscope.
@@ -140,7 +164,10 @@ let package = Package(
   platforms: [.macOS(.v15)],
   dependencies: [.package(path: "{repo}")],
   targets: [
-    .target(name: "App", dependencies: [{deps}], {quiet}),
+    .target(name: "Analysis"),
+    .target(name: "Screen"),
+    .target(name: "Replay"),
+    .target(name: "App", dependencies: ["Analysis", "Screen", "Replay", {deps}], {quiet}),
     .testTarget(name: "AppTests", dependencies: ["App", {deps}], {quiet}),
     .testTarget(name: "DocSampleTests", dependencies: [{deps}], {quiet}),
   ]

@@ -7,4 +7,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift test -Xswiftc -DCHRONOSCOPE_INTERNAL_CHECKS --scratch-path .build-checks \
-  --filter 'ReplayTests|InspectorTests' "$@"
+  --filter 'ChronoscopeReplayTests|ChronoscopeInspectorTests' "$@"

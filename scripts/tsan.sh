@@ -16,7 +16,7 @@ export CHRONOSCOPE_SANITIZER=thread
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 swift test --sanitize=thread --build-path .build-tsan \
-  --filter 'SchedulingTests|RecordingTests|VirtualTimeTests|ParallelReadingTests|TraceParserTests' "$@" 2>&1 | tee "$log"
+  --filter 'ChronoscopeSchedulingTests|ChronoscopeRecordingTests|ChronoscopeVirtualTimeTests|ParallelReadingTests|TraceParserTests' "$@" 2>&1 | tee "$log"
 races=$(grep -c "WARNING: ThreadSanitizer" "$log" || true)
 echo "ThreadSanitizer reports (after suppressions): $races"
 [ "$races" -eq 0 ]

@@ -1,7 +1,7 @@
-import Inspector
-import Replay
-import Screen
-import TraceFormat
+import ChronoscopeInspector
+import ChronoscopeReplay
+import ChronoscopeScreen
+import ChronoscopeTraceFormat
 
 // Target `inspector`: reader → replay → InspectorApp, driven by keys, ticks and renders at sizes
 // chosen by the input, into a grid (no terminal).

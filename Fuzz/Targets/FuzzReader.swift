@@ -1,4 +1,4 @@
-import TraceFormat
+import ChronoscopeTraceFormat
 
 // Target `reader`: any bytes through the strict reader. Nothing may trap, what it accepts must
 // honour the documented ranges, and reading on several threads must give the same result.

@@ -1,5 +1,5 @@
-import Replay
-import TraceFormat
+import ChronoscopeReplay
+import ChronoscopeTraceFormat
 
 // Target `replay`: reader → ReplayEngine → steps, seeks and queries chosen by the input, with the
 // full invariant check now and then.

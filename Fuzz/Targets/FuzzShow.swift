@@ -1,7 +1,7 @@
-import Inspector
-import Replay
-import Screen
-import TraceFormat
+import ChronoscopeInspector
+import ChronoscopeReplay
+import ChronoscopeScreen
+import ChronoscopeTraceFormat
 
 // Target `show`: what `chronoscope show` does with a file and its options, from load to the
 // printed frame. The options come from the choices: `--at` text, `--size`, `--by-thread`,

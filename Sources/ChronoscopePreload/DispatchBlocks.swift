@@ -1,5 +1,5 @@
-import CPreload
-import Recording
+import CChronoscopePreload
+import ChronoscopeRecording
 import Synchronization
 
 #if canImport(Glibc)

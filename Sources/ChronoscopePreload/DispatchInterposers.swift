@@ -1,6 +1,6 @@
-import CPreload
-import Recording
-import TraceFormat
+import CChronoscopePreload
+import ChronoscopeRecording
+import ChronoscopeTraceFormat
 
 #if canImport(Glibc)
   import Glibc
@@ -182,7 +182,7 @@ func nanoseconds(until when: UInt64) -> Int64 {
   return delay.overflow ? Int64.max : max(delay.partialValue, 0)
 }
 
-// The same signature as Recording's declaration of this symbol (TaskIdentity.swift): under -O the
+// The same signature as ChronoscopeRecording's declaration of this symbol (TaskIdentity.swift): under -O the
 // optimizer links both into one module's SIL, and two types for one name crash the compiler
 // ("SILFunction type mismatch for 'swift_task_getJobTaskId'", `swift test -c release`).
 @_silgen_name("swift_task_getJobTaskId")

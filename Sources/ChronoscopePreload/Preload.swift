@@ -1,9 +1,9 @@
-import CPreload
-import FatalSignals
-import Recording
-import Scheduling
+import CChronoscopePreload
+import ChronoscopeFatalSignals
+import ChronoscopeRecording
+import ChronoscopeScheduling
+import ChronoscopeTraceFormat
 import Synchronization
-import TraceFormat
 
 #if canImport(Glibc)
   import Glibc
@@ -27,7 +27,7 @@ enum Preload {
   static let queues = QueueRegistry()
 }
 
-/// Called once by the constructor in CPreload, before the program's main.
+/// Called once by the constructor in CChronoscopePreload, before the program's main.
 @_cdecl("chronoscope_preload_start")
 public func chronoscopePreloadStart() {
   guard chronoscope_preload_main_program_uses_dispatch() != 0 else { return }

@@ -1,4 +1,4 @@
-import CPreload
+import CChronoscopePreload
 
 #if canImport(Glibc)
   import Glibc

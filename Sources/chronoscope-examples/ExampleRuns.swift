@@ -1,9 +1,9 @@
-import Examples
+import ChronoscopeExamples
+import ChronoscopeRecording
+import ChronoscopeScheduling
+import ChronoscopeSchedulingTesting
+import ChronoscopeVirtualTime
 import Foundation
-import Recording
-import Scheduling
-import SchedulingTesting
-import VirtualTime
 
 /// The bodies of the recordable examples. Live ones run on real queues and wait for their work
 /// with `waitUntil` (keeping the main queue serviced); the virtual one drives its clock.

@@ -1,10 +1,10 @@
 import ArgumentParser
+import ChronoscopeRecording
+import ChronoscopeScheduling
+import ChronoscopeScreen
+import ChronoscopeTerminal
 import Foundation
-import Recording
-import Scheduling
-import Screen
 import Synchronization
-import Terminal
 
 #if canImport(Glibc)
   import Glibc

@@ -1,9 +1,9 @@
 import ArgumentParser
-import Examples
+import ChronoscopeExamples
+import ChronoscopeRecording
+import ChronoscopeScheduling
+import ChronoscopeVirtualTime
 import Foundation
-import Recording
-import Scheduling
-import VirtualTime
 
 /// `chronoscope-examples record NAME --output FILE`: runs one of the project's example programs
 /// under a recorder. The traces in `Recordings/` are made this way.

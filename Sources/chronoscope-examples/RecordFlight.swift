@@ -1,7 +1,7 @@
 import ArgumentParser
+import ChronoscopeRecording
+import ChronoscopeScheduling
 import Foundation
-import Recording
-import Scheduling
 
 #if canImport(Glibc)
   import Glibc

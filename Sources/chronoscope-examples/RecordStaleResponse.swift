@@ -1,9 +1,9 @@
 import ArgumentParser
-import Examples
+import ChronoscopeExamples
+import ChronoscopeRecording
+import ChronoscopeReplayTesting
+import ChronoscopeScheduling
 import Foundation
-import Recording
-import ReplayTesting
-import Scheduling
 
 /// `chronoscope-examples record-stale-response -o FILE`: runs `StaleResponseSearch` on live
 /// Dispatch queues under the recorder, again and again, until a late response overwrites a

@@ -1,7 +1,7 @@
 import ArgumentParser
+import ChronoscopeRecording
+import ChronoscopeScheduling
 import Foundation
-import Recording
-import Scheduling
 
 /// A command for crash-safety tests: records as fast as it can until killed.
 struct RecordStress: ParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
+import ChronoscopeRecording
+import ChronoscopeScheduling
 import Foundation
-import Recording
-import Scheduling
 
 /// A command that runs an example as an app would: on Dispatch, recorded only when
 /// `CHRONOSCOPE_TRACE` names a trace path (for the tests of recording switched on from outside).

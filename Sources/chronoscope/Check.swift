@@ -1,9 +1,9 @@
-import Analysis
 import ArgumentParser
-import CoreAlgorithms
+import ChronoscopeAnalysis
+import ChronoscopeCore
+import ChronoscopeReplay
+import ChronoscopeScreen
 import Foundation
-import Replay
-import Screen
 
 /// `chronoscope check FILE…`: the findings of each trace, one line each, or as JSON.
 struct Check: ParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
-import CoreAlgorithms
+import ChronoscopeCore
+import ChronoscopeScreen
 import Foundation
-import Screen
 
 /// Tells a mistyped command from a trace file for the default command (`view`), which takes
 /// files: `chronoscope sohw x` names no file, so it is a command that does not exist.

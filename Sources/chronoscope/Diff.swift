@@ -1,9 +1,9 @@
 import ArgumentParser
-import CoreAlgorithms
+import ChronoscopeCore
+import ChronoscopeReplay
+import ChronoscopeScreen
+import ChronoscopeSharing
 import Foundation
-import Replay
-import Screen
-import Sharing
 
 /// `chronoscope diff A B`: what differs between an expected and an actual recording.
 struct Diff: ParsableCommand {

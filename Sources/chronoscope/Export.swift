@@ -1,11 +1,11 @@
 import ArgumentParser
-import CZlib
-import CoreAlgorithms
+import CChronoscopeZlib
+import ChronoscopeCore
+import ChronoscopeReplay
+import ChronoscopeScreen
+import ChronoscopeSharing
+import ChronoscopeTraceFormat
 import Foundation
-import Replay
-import Screen
-import Sharing
-import TraceFormat
 
 /// `chronoscope export FILE… --format chrome -o OUT.json`: traces for Perfetto UI and
 /// `chrome://tracing`.

@@ -1,9 +1,9 @@
 import ArgumentParser
-import FatalSignals
+import ChronoscopeFatalSignals
+import ChronoscopeSharing
+import ChronoscopeTraceFormat
 import Foundation
-import Sharing
 import Synchronization
-import TraceFormat
 
 #if canImport(Glibc)
   import Glibc
@@ -430,7 +430,7 @@ private let passOn:
 /// turn the program's status into a crash's. What was being written is left in its temporary
 /// file beside the trace, and the trace as it was.
 ///
-/// A callback in the process's one chain of crash handlers (`FatalSignals`): async-signal-safe,
+/// A callback in the process's one chain of crash handlers (`ChronoscopeFatalSignals`): async-signal-safe,
 /// the note made before anything can crash.
 private enum ExitOnCrash {
   /// What the callback writes and exits with; made before registering, never freed while

@@ -1,9 +1,9 @@
 import ArgumentParser
-import CoreAlgorithms
+import ChronoscopeCore
+import ChronoscopeScreen
+import ChronoscopeSharing
+import ChronoscopeTraceFormat
 import Foundation
-import Screen
-import Sharing
-import TraceFormat
 
 /// `chronoscope redact FILE -o OUT`: the trace with its names replaced by stable hashes, to share.
 struct Redact: ParsableCommand {

@@ -1,8 +1,8 @@
 import ArgumentParser
-import CoreAlgorithms
+import ChronoscopeCore
+import ChronoscopeScreen
+import ChronoscopeSharing
 import Foundation
-import Screen
-import Sharing
 
 /// What `redact` and `slice` share: usage errors, reading the input, and saving the output
 /// atomically and never over the input.

@@ -1,10 +1,10 @@
-import Analysis
 import ArgumentParser
-import CoreAlgorithms
+import ChronoscopeAnalysis
+import ChronoscopeCore
+import ChronoscopeInspector
+import ChronoscopeReplay
+import ChronoscopeScreen
 import Foundation
-import Inspector
-import Replay
-import Screen
 
 /// `chronoscope show FILE --at TIME`: the inspector's frame as plain text, for bug reports and CI.
 struct Show: ParsableCommand {

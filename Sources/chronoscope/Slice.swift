@@ -1,10 +1,10 @@
 import ArgumentParser
-import CoreAlgorithms
+import ChronoscopeCore
+import ChronoscopeReplay
+import ChronoscopeScreen
+import ChronoscopeSharing
+import ChronoscopeTraceFormat
 import Foundation
-import Replay
-import Screen
-import Sharing
-import TraceFormat
 
 /// `chronoscope slice FILE --from T --to T -o OUT`: a time window of a large trace, on its own.
 struct Slice: ParsableCommand {

@@ -1,9 +1,9 @@
-import Analysis
 import ArgumentParser
-import CoreAlgorithms
+import ChronoscopeAnalysis
+import ChronoscopeCore
+import ChronoscopeReplay
+import ChronoscopeScreen
 import Foundation
-import Replay
-import Screen
 
 /// `chronoscope stats FILE…`: per queue and per thread figures, an activity line and a lateness
 /// histogram, in 80 columns, or one JSON document.

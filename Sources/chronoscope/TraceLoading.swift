@@ -1,10 +1,10 @@
-import CoreAlgorithms
+import ChronoscopeCore
+import ChronoscopeInspector
+import ChronoscopeReplay
+import ChronoscopeScreen
+import ChronoscopeSharing
+import ChronoscopeTraceFormat
 import Foundation
-import Inspector
-import Replay
-import Screen
-import Sharing
-import TraceFormat
 
 /// Loads a trace for the inspector, or explains on stderr why it cannot.
 enum TraceLoading {

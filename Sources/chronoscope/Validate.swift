@@ -1,8 +1,8 @@
 import ArgumentParser
-import CoreAlgorithms
+import ChronoscopeCore
+import ChronoscopeScreen
+import ChronoscopeTraceFormat
 import Foundation
-import Screen
-import TraceFormat
 
 /// `chronoscope validate FILE…`: checks trace files and prints every problem.
 struct Validate: ParsableCommand {

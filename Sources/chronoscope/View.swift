@@ -1,8 +1,8 @@
 import ArgumentParser
-import CShims
-import Inspector
-import Replay
-import Terminal
+import CChronoscopeShims
+import ChronoscopeInspector
+import ChronoscopeReplay
+import ChronoscopeTerminal
 
 /// `chronoscope view [FILE]`: the interactive inspector. With no file it opens the bundled
 /// recording, so `swift run chronoscope` shows something real at once.

@@ -1,6 +1,6 @@
+import ChronoscopeTestSupport
+import ChronoscopeTraceFormat
 import Foundation
-import TestSupport
-import TraceFormat
 import XCTest
 
 /// The async search demo, recorded through `RecordingClock`s: live on `ContinuousClock` and on a

@@ -1,5 +1,5 @@
+import ChronoscopeTestSupport
 import Foundation
-import TestSupport
 import XCTest
 
 /// `chronoscope check`: one line per finding, JSON on request, and exit status 0/1/2.

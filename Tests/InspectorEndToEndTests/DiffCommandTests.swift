@@ -1,5 +1,5 @@
+import ChronoscopeTestSupport
 import Foundation
-import TestSupport
 import XCTest
 
 /// `chronoscope diff A B`: exit 0 when the same, 1 when different, 2 for bad input.
@@ -33,7 +33,8 @@ final class DiffCommandTests: XCTestCase {
   func testAFourLineEditThatMovesCallSitesDiffersInNothing() throws {
     // Four lines inserted at line 100 of the program: its call sites below move down.
     let edited = try copy("busy-app-virtual", as: "edited.trace") { line in
-      guard line.contains(#""e":"site""#), line.contains(#""file":"Examples/BusyApp.swift""#)
+      guard line.contains(#""e":"site""#),
+        line.contains(#""file":"ChronoscopeExamples/BusyApp.swift""#)
       else { return line }
       return line.replacing(#/"line":(\d+)/#) { match in
         let number = Int(match.1) ?? 0

@@ -1,5 +1,5 @@
+import ChronoscopeTestSupport
 import Foundation
-import TestSupport
 import XCTest
 
 /// `chronoscope export`: a file Perfetto opens, gzip on request, exit 2 for bad input.

@@ -1,5 +1,5 @@
+import ChronoscopeTestSupport
 import Foundation
-import TestSupport
 import XCTest
 
 /// What a user meets in the first hour with the command line: a mistyped command, the installed

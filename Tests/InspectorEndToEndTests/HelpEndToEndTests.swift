@@ -1,4 +1,4 @@
-import TestSupport
+import ChronoscopeTestSupport
 import XCTest
 
 /// The built `chronoscope` in a real terminal (tmux): the harness itself, on the simplest command.

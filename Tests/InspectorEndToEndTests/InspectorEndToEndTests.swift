@@ -1,5 +1,5 @@
+import ChronoscopeTestSupport
 import Foundation
-import TestSupport
 import XCTest
 
 /// The real `chronoscope` binary in a real terminal (tmux): keys in, screen out.

@@ -1,5 +1,5 @@
+import ChronoscopeTestSupport
 import Foundation
-import TestSupport
 import XCTest
 
 /// Every command in the README's shell blocks, run as a reader would run it — in the README's

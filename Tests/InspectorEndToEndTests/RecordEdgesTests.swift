@@ -1,6 +1,6 @@
+import ChronoscopeTestSupport
+import ChronoscopeTraceFormat
 import Foundation
-import TestSupport
-import TraceFormat
 import XCTest
 
 /// `chronoscope record` at the edges of the process it runs: outputs that are not plain files,

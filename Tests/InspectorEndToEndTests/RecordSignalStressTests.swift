@@ -1,6 +1,6 @@
+import ChronoscopeTestSupport
+import ChronoscopeTraceFormat
 import Foundation
-import TestSupport
-import TraceFormat
 import XCTest
 
 /// A stop or crash signal sent at any moment to a busy program recorded through the preload

@@ -1,6 +1,6 @@
+import ChronoscopeTestSupport
+import ChronoscopeTraceFormat
 import Foundation
-import TestSupport
-import TraceFormat
 import XCTest
 
 /// `chronoscope record -- feed-refresher`: a program written without Chronoscope (it imports only

@@ -1,5 +1,5 @@
+import ChronoscopeTestSupport
 import Foundation
-import TestSupport
 import XCTest
 
 /// `CHRONOSCOPE_TRACE`: an app that builds its factory with `recordingIfRequested` records when

@@ -1,5 +1,5 @@
+import ChronoscopeTestSupport
 import Foundation
-import TestSupport
 import XCTest
 
 /// What a user sees in a real terminal on the bundled live recording: the footer, thread names,

@@ -1,5 +1,5 @@
+import ChronoscopeTestSupport
 import Foundation
-import TestSupport
 import XCTest
 
 /// Several trace files, one per process, on one timeline: `show`, `check --merge`, `stats --merge`.

@@ -1,5 +1,5 @@
+import ChronoscopeTestSupport
 import Foundation
-import TestSupport
 import XCTest
 
 /// `chronoscope show` for bug reports: the frame as text, its options, and bad values as errors.
@@ -54,7 +54,7 @@ final class ShowCommandTests: XCTestCase {
 
   func testTheActionsStateIsDatedByItsOwnEvents() throws {
     let fixture = Self.recordings.deletingLastPathComponent()
-      .appendingPathComponent("Tests/InspectorTests/Fixtures/worker-hops.trace").path
+      .appendingPathComponent("Tests/ChronoscopeInspectorTests/Fixtures/worker-hops.trace").path
     let cancelled = try CommandRun.chronoscope(["show", fixture, "--at", "5ms", "--action", "4"])
     XCTAssertEqual(cancelled.status, 0, cancelled.output)
     XCTAssertTrue(

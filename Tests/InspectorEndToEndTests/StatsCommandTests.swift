@@ -1,5 +1,5 @@
+import ChronoscopeTestSupport
 import Foundation
-import TestSupport
 import XCTest
 
 /// `chronoscope stats` as a user runs it: 80 columns of text, or one JSON document.

@@ -1,5 +1,5 @@
+import ChronoscopeTestSupport
 import Foundation
-import TestSupport
 import XCTest
 
 /// `validate`, `check` and `stats` on a file another process truncates while they read it (an

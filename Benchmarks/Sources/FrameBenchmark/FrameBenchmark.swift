@@ -1,10 +1,10 @@
 import ArgumentParser
 import BenchmarkSupport
+import ChronoscopeInspector
+import ChronoscopeReplay
+import ChronoscopeScreen
+import ChronoscopeTraceFormat
 import Foundation
-import Inspector
-import Replay
-import Screen
-import TraceFormat
 
 /// The inspector's frame against adversarial traces: for each generated trace, the time of every
 /// user-visible operation (a key handled and the frame drawn after it, as `chronoscope view` does)

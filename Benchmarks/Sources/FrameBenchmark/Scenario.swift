@@ -1,5 +1,5 @@
 import BenchmarkSupport
-import TraceFormat
+import ChronoscopeTraceFormat
 
 /// Traces that valid files can be and that once froze the inspector (issue 14), generated in
 /// memory: each is what a file of that shape reads into.

@@ -1,8 +1,8 @@
 import BenchmarkSupport
+import ChronoscopeRecording
+import ChronoscopeScheduling
 import Dispatch
 import Foundation
-import Recording
-import Scheduling
 
 /// The decorator's side of `preload-schedule-cost`, by the same method as DispatchHeavyProgram's
 /// `schedule-cost` mode: four serial Dispatch queues, suspended, each behind a scheduler

@@ -1,7 +1,7 @@
 import BenchmarkSupport
+import ChronoscopeRecording
 import Dispatch
 import Foundation
-import Recording
 
 /// What recording an actor's job costs: one task calls an actor `calls` times, the actor on a
 /// plain serial executor over a Dispatch queue and on a `RecordingSerialExecutor` (the same

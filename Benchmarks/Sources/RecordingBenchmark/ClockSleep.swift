@@ -1,7 +1,7 @@
 import BenchmarkSupport
+import ChronoscopeRecording
+import ChronoscopeVirtualTime
 import Foundation
-import Recording
-import VirtualTime
 
 /// What recording a sleep costs: one task sleeps 1 ns `sleeps` times on a `VirtualAsyncClock`,
 /// bare and through a `RecordingClock` (whose recorder writes to a file under /tmp), and the clock

@@ -1,7 +1,7 @@
 import BenchmarkSupport
+import ChronoscopeRecording
+import ChronoscopeScheduling
 import Foundation
-import Recording
-import Scheduling
 
 /// The cost a recorded action adds on the thread that runs it, per event.
 ///

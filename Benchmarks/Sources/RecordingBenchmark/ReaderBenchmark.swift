@@ -1,6 +1,6 @@
 import BenchmarkSupport
+import ChronoscopeTraceFormat
 import Foundation
-import TraceFormat
 
 #if canImport(Glibc)
   import Glibc

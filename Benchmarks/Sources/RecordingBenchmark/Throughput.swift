@@ -1,7 +1,7 @@
 import BenchmarkSupport
+import ChronoscopeRecording
+import ChronoscopeScheduling
 import Foundation
-import Recording
-import Scheduling
 import Synchronization
 
 /// How much of a serial Dispatch queue's throughput survives recording.

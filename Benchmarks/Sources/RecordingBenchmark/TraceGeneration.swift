@@ -1,7 +1,7 @@
 import BenchmarkSupport
+import ChronoscopeRecording
+import ChronoscopeScheduling
 import Foundation
-import Recording
-import Scheduling
 
 /// Records the trace the reader benchmark reads, by running a workload under a recorder, and
 /// reports its size on disk per event.

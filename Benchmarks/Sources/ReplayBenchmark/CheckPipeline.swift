@@ -1,10 +1,10 @@
-import Analysis
 import ArgumentParser
 import BenchmarkSupport
+import ChronoscopeAnalysis
+import ChronoscopeReplay
+import ChronoscopeSharing
+import ChronoscopeTraceFormat
 import Foundation
-import Replay
-import Sharing
-import TraceFormat
 
 /// `chronoscope check` and `stats` on a trace file, phase by phase, beside the floor of any line
 /// reader: mapping the file and finding its newlines.

@@ -1,9 +1,9 @@
 import ArgumentParser
 import BenchmarkSupport
+import ChronoscopeInspector
+import ChronoscopeReplay
+import ChronoscopeTraceFormat
 import Foundation
-import Inspector
-import Replay
-import TraceFormat
 
 /// The peak memory of opening a trace file as `chronoscope view` does, in a process of its own
 /// (`ReplayBenchmark --child open FILE`): read and prepared in one pass, the lanes indexed for

@@ -1,9 +1,9 @@
-import Analysis
 import ArgumentParser
 import BenchmarkSupport
+import ChronoscopeAnalysis
+import ChronoscopeReplay
+import ChronoscopeTraceFormat
 import Foundation
-import Replay
-import TraceFormat
 
 /// Replay at scale: builds an N-event trace in memory (a busy app's shape: 8 queues, 4 threads,
 /// async, delayed and repeating work, cancels), prepares a ReplayEngine, then measures resident

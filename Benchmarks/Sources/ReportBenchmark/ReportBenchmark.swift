@@ -1,9 +1,9 @@
-import Analysis
 import ArgumentParser
 import BenchmarkSupport
+import ChronoscopeAnalysis
+import ChronoscopeReplay
+import ChronoscopeTraceFormat
 import Foundation
-import Replay
-import TraceFormat
 
 /// The reports of `chronoscope check` and `stats` on a trace with many queues, as text and as
 /// JSON side by side: each rendering in a child process of its own, for its seconds and peak

@@ -1,10 +1,10 @@
 import ArgumentParser
 import BenchmarkSupport
+import ChronoscopeRecording
+import ChronoscopeScheduling
+import ChronoscopeVirtualTime
+import ChronoscopeVirtualTimeTesting
 import Foundation
-import Recording
-import Scheduling
-import VirtualTime
-import VirtualTimeTesting
 
 /// What keeping a failing test's trace costs (issue 31): a test's actions on a `VirtualClock`,
 /// bare, through a `TestTraceRecorder`'s factory, and through a `FlightRecorder` wrapped the

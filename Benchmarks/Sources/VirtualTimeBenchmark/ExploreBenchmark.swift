@@ -1,18 +1,18 @@
 import ArgumentParser
 import BenchmarkSupport
+import ChronoscopeExamples
+import ChronoscopeScheduling
+import ChronoscopeSchedulingTesting
+import ChronoscopeVirtualTime
 import Dispatch
-import Examples
 import Foundation
-import Scheduling
-import SchedulingTesting
-import VirtualTime
 
 /// `VirtualTimeBenchmark explore`: what exploring orders costs and finds, beside what a user would
 /// otherwise do — run the test again and again on live queues, hoping the race shows.
 ///
 /// - `throughput`: explored runs (schedules) per second of a 20-action scenario (four serial
 ///   queues, every action due at one instant), beside the same runs first in, first out.
-/// - `find`: for each order bug of `Examples/OrderBugs.swift` and each strategy, the runs an
+/// - `find`: for each order bug of `ChronoscopeExamples/OrderBugs.swift` and each strategy, the runs an
 ///   exploration needs to find it (the median over seeds), and the time.
 /// - `live`: the scheduler bugs run on live Dispatch queues again and again: how soon the bug
 ///   shows, and how often (a live failure reruns only as often as it happens; a seed, always).
@@ -149,7 +149,7 @@ struct ExploreBenchmark: ParsableCommand {
   }
 }
 
-/// The order bugs of `Examples/OrderBugs.swift` as explore bodies (a failing run throws), and,
+/// The order bugs of `ChronoscopeExamples/OrderBugs.swift` as explore bodies (a failing run throws), and,
 /// for those on schedulers, one live run.
 enum OrderBug: String, CaseIterable {
   case actorReentrancy = "actor-reentrancy"

@@ -1,9 +1,9 @@
 import ArgumentParser
 import BenchmarkSupport
+import ChronoscopeVirtualTime
 import Dispatch
 import Foundation
 import Synchronization
-import VirtualTime
 
 #if canImport(Glibc)
   import Glibc

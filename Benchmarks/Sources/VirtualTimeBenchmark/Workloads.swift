@@ -1,11 +1,11 @@
 import BenchmarkSupport
+import ChronoscopeScheduling
+import ChronoscopeVirtualTime
 import Clocks
 import CombineSchedulers
 import Dispatch
 import HeapModule
-import Scheduling
 import Synchronization
-import VirtualTime
 
 /// A virtual-time implementation under test.
 enum Library: String, CaseIterable, Sendable {

@@ -1,0 +1,191 @@
+import ChronoscopeReplay
+import ChronoscopeTraceFormat
+
+/// The findings of one or more traces as `chronoscope check` reports them: the document
+/// `check --json` prints (schema `chronoscope-findings`, docs/Findings.md) and, line by line,
+/// its text.
+///
+/// Build it in memory, or stream it: ``writeJSON(_:to:)`` writes each finding as it is made,
+/// so a trace with a million findings costs what its text costs, not a tree of the document.
+/// A tool reads a document back with `JSONDecoder`:
+///
+/// ```swift
+/// let report = try JSONDecoder().decode(FindingsReport.self, from: data)
+/// for file in report.files { for entry in file.findings { print(entry.line(file: file.file)) } }
+/// ```
+public struct FindingsReport: Codable, Sendable, Equatable {
+  /// `chronoscope-findings`.
+  public var schema = FindingsReport.schemaName
+  /// The schema's version; a newer version only adds fields.
+  public var version = FindingsReport.currentVersion
+  /// One entry per trace checked, in the order given.
+  public var files: [File]
+
+  /// The value of ``schema``.
+  public static let schemaName = "chronoscope-findings"
+  /// The value of ``version`` this library writes.
+  public static let currentVersion = 1
+
+  /// Makes a report of `files`.
+  public init(files: [File]) { self.files = files }
+
+  /// The findings of one trace (or of the processes of one run, merged).
+  public struct File: Codable, Sendable, Equatable {
+    /// The file's name as given (several joined with `+` when merged).
+    public var file: String
+    /// Its findings, in the order ``FindingsAnalysis`` found them.
+    public var findings: [Entry]
+
+    /// Makes the entry of `file`.
+    public init(file: String, findings: [Entry]) {
+      self.file = file
+      self.findings = findings
+    }
+
+    /// The findings of `replay` that `findings` names, each with its blame when it is late.
+    ///
+    /// - Complexity: O(findings), plus a blame per late finding (``LatenessBlame``).
+    public init(file: String, replay: ReplayEngine, findings: [Finding]) {
+      let blames = LatenessBlame.blames(for: findings, in: replay)
+      self.init(
+        file: file,
+        findings: findings.indices.map {
+          Entry(findings[$0], blame: blames[$0], in: replay)
+        })
+    }
+  }
+
+  /// One finding, with what the trace says of its action (ids, not replay indexes).
+  public struct Entry: Codable, Sendable, Equatable {
+    /// The rule that found it (`late`, `lost-work`…).
+    public var kind: String
+    /// `info`, `warning` or `error`.
+    public var severity: String
+    /// The instant it is reported at (trace time, ns).
+    public var timeNanoseconds: Int64
+    /// The trace's id of the action it is about.
+    public var action: Int
+    /// The ids of other actions involved, in order.
+    public var related: [Int]
+    /// The id of the queue the action was scheduled on.
+    public var queueID: Int
+    /// That queue's label, when the trace defines the queue.
+    public var queue: String?
+    /// Where the action was scheduled, when the trace says.
+    public var site: Site?
+    /// The figure that says how far off it was (ns), when one does.
+    public var durationNanoseconds: Int64?
+    /// What the app called the work, when it named it.
+    public var work: Work?
+    /// Why a late run was late.
+    public var blame: Blame?
+    /// One line saying what happened.
+    public var message: String
+
+    /// Where an action was scheduled.
+    public struct Site: Codable, Sendable, Equatable {
+      public var file: String
+      public var line: Int
+      public var function: String
+    }
+
+    /// A named piece of work: its name and values.
+    public struct Work: Codable, Sendable, Equatable {
+      public var name: String
+      public var values: [String: String]
+    }
+
+    enum CodingKeys: String, CodingKey {
+      case kind, severity, action, related, queue, site, work, blame, message
+      case timeNanoseconds = "time_ns"
+      case queueID = "queue_id"
+      case durationNanoseconds = "duration_ns"
+    }
+
+    /// The entry of `finding` in `replay`, with `blame` when it has one.
+    public init(_ finding: Finding, blame: LatenessBlame?, in replay: ReplayEngine) {
+      let id = { (action: ActionIndex) in Int(replay.action(action).id.rawValue) }
+      kind = finding.kind.rawValue
+      severity = finding.severity.rawValue
+      timeNanoseconds = finding.time
+      action = id(finding.action)
+      related = finding.related.map(id)
+      queueID = Int(finding.queue.rawValue)
+      queue = replay.queue(finding.queue)?.label
+      site = replay.callSite(of: finding.action).map {
+        Site(file: $0.file, line: $0.line, function: $0.function)
+      }
+      durationNanoseconds = finding.duration
+      work = replay.work(of: finding.action).map { Work(name: $0.name, values: $0.fields) }
+      self.blame = blame.map { Blame($0, in: replay) }
+      message = finding.message
+    }
+  }
+
+  /// Why a late finding's run was late: the stretches from its due time to its begin.
+  public struct Blame: Codable, Sendable, Equatable {
+    /// The number of the late run.
+    public var run: Int
+    public var dueNanoseconds: Int64
+    public var beganNanoseconds: Int64
+    public var latenessNanoseconds: Int64
+    /// What it waited for: `queue`, `main-thread` or `threads`.
+    public var waitedFor: String
+    /// The stretches, longest first as ``LatenessBlame`` keeps them.
+    public var shares: [Share]
+    /// How many stretches were left out, and their time (absent when none were).
+    public var omittedShares: Int?
+    public var omittedNanoseconds: Int64?
+
+    /// One stretch and the run that held things up during it.
+    public struct Share: Codable, Sendable, Equatable {
+      public var fromNanoseconds: Int64
+      public var toNanoseconds: Int64
+      public var durationNanoseconds: Int64
+      /// How many runs were under way.
+      public var busy: Int
+      /// The id of the action whose run held things up, and that run's number.
+      public var action: Int?
+      public var run: Int?
+      /// The thread that run ran on.
+      public var thread: Int?
+
+      enum CodingKeys: String, CodingKey {
+        case busy, action, run, thread
+        case fromNanoseconds = "from_ns"
+        case toNanoseconds = "to_ns"
+        case durationNanoseconds = "duration_ns"
+      }
+    }
+
+    enum CodingKeys: String, CodingKey {
+      case run, shares
+      case dueNanoseconds = "due_ns"
+      case beganNanoseconds = "began_ns"
+      case latenessNanoseconds = "lateness_ns"
+      case waitedFor = "waited_for"
+      case omittedShares = "omitted_shares"
+      case omittedNanoseconds = "omitted_ns"
+    }
+
+    /// The blame of `blame`'s run in `replay`, with ids for its actions and threads.
+    public init(_ blame: LatenessBlame, in replay: ReplayEngine) {
+      run = blame.run
+      dueNanoseconds = blame.due
+      beganNanoseconds = blame.began
+      latenessNanoseconds = blame.lateness
+      waitedFor = blame.basis.rawValue
+      shares = blame.shares.map { share in
+        Share(
+          fromNanoseconds: share.from, toNanoseconds: share.to,
+          durationNanoseconds: share.duration, busy: share.busy,
+          action: share.action.map { Int(replay.action($0).id.rawValue) },
+          run: share.action == nil ? nil : share.run, thread: share.thread.map { Int($0.rawValue) })
+      }
+      if blame.omittedShares > 0 {
+        omittedShares = blame.omittedShares
+        omittedNanoseconds = blame.omittedDuration
+      }
+    }
+  }
+}

@@ -1,0 +1,161 @@
+import ChronoscopeReplay
+import ChronoscopeTraceFormat
+
+/// The figures of one or more traces as `chronoscope stats` reports them: the document
+/// `stats --json` prints (schema `chronoscope-stats`, docs/Stats.md), made from
+/// ``TraceStatistics``; its text is ``TraceStatistics/textLines(file:)``.
+///
+/// Stream it with ``writeJSON(_:to:)`` (each queue written as it is reached, never a tree of the
+/// document), or build it and read it back with `JSONDecoder`:
+///
+/// ```swift
+/// let report = try JSONDecoder().decode(StatsReport.self, from: data)
+/// let busiest = report.files.first?.queues.max { $0.utilisation < $1.utilisation }
+/// ```
+public struct StatsReport: Codable, Sendable, Equatable {
+  /// `chronoscope-stats`.
+  public var schema = StatsReport.schemaName
+  /// The schema's version; a newer version only adds fields.
+  public var version = StatsReport.currentVersion
+  /// One entry per trace, in the order given.
+  public var files: [File]
+
+  /// The value of ``schema``.
+  public static let schemaName = "chronoscope-stats"
+  /// The value of ``version`` this library writes.
+  public static let currentVersion = 1
+
+  /// Makes a report of `files`.
+  public init(files: [File]) { self.files = files }
+
+  /// The figures of one trace (or of the processes of one run, merged).
+  public struct File: Codable, Sendable, Equatable {
+    /// The file's name as given.
+    public var file: String
+    /// The trace's end (ns): its `close` or `crash` line's time, else its last event's.
+    public var spanNanoseconds: Int64
+    public var queues: [Queue]
+    public var threads: [Thread]
+    /// Begins in each sixtieth of the trace.
+    public var activity: [Int]
+    /// Timer work by lateness, keyed by ``TraceStatistics/latenessBuckets``.
+    public var latenessHistogram: [String: Int]
+
+    enum CodingKeys: String, CodingKey {
+      case file, queues, threads, activity
+      case spanNanoseconds = "span_ns"
+      case latenessHistogram = "lateness_histogram"
+    }
+
+    /// The entry of `statistics`, the figures of the trace `file`.
+    public init(file: String, statistics: TraceStatistics) {
+      self.file = file
+      spanNanoseconds = statistics.span
+      queues = statistics.queues.map(Queue.init)
+      threads = statistics.threads.map(Thread.init)
+      activity = statistics.activity
+      latenessHistogram = Dictionary(
+        zip(TraceStatistics.latenessBuckets, statistics.latenessHistogram), uniquingKeysWith: +)
+    }
+  }
+
+  /// One queue's counts and figures.
+  public struct Queue: Codable, Sendable, Equatable {
+    public var queueID: Int
+    public var label: String
+    /// `serial`, `concurrent`, `main`…, as the trace's `scheduler` line says.
+    public var kind: String
+    public var scheduled: Int
+    public var ran: Int
+    public var cancelled: Int
+    public var lost: Int
+    public var runs: Int
+    public var peakConcurrency: Int
+    /// Run time over the trace's span (above 1 when runs overlapped).
+    public var utilisation: Double
+    public var latenessNanoseconds: Distribution
+    public var waitNanoseconds: Distribution
+    public var runNanoseconds: Distribution
+    /// The 100 ms window with the most run time; absent for a queue that never ran.
+    public var busiest100ms: Window?
+
+    /// A 100 ms window: where it starts and how much of it the queue ran.
+    public struct Window: Codable, Sendable, Equatable {
+      public var startNanoseconds: Int64
+      public var busyNanoseconds: Int64
+
+      enum CodingKeys: String, CodingKey {
+        case startNanoseconds = "start_ns"
+        case busyNanoseconds = "busy_ns"
+      }
+    }
+
+    enum CodingKeys: String, CodingKey {
+      case label, kind, scheduled, ran, cancelled, lost, runs, utilisation
+      case queueID = "queue_id"
+      case peakConcurrency = "peak_concurrency"
+      case latenessNanoseconds = "lateness_ns"
+      case waitNanoseconds = "wait_ns"
+      case runNanoseconds = "run_ns"
+      case busiest100ms = "busiest_100ms"
+    }
+
+    /// The entry of `queue`.
+    public init(_ queue: TraceStatistics.Queue) {
+      queueID = Int(queue.id.rawValue)
+      label = queue.label
+      kind = queue.kind
+      scheduled = queue.scheduled
+      ran = queue.ran
+      cancelled = queue.cancelled
+      lost = queue.lost
+      runs = queue.runs
+      peakConcurrency = queue.peakConcurrency
+      utilisation = queue.utilisation
+      latenessNanoseconds = Distribution(queue.lateness)
+      waitNanoseconds = Distribution(queue.wait)
+      runNanoseconds = Distribution(queue.duration)
+      busiest100ms = queue.busiestWindow.map {
+        Window(startNanoseconds: $0.start, busyNanoseconds: $0.busy)
+      }
+    }
+  }
+
+  /// How many values, and their percentiles (absent when there are none).
+  public struct Distribution: Codable, Sendable, Equatable {
+    public var count: Int
+    public var p50: Int64?
+    public var p90: Int64?
+    public var p99: Int64?
+    public var max: Int64?
+
+    /// The entry of `values`.
+    public init(_ values: TraceStatistics.Distribution) {
+      count = values.count
+      p50 = values.p50
+      p90 = values.p90
+      p99 = values.p99
+      max = values.max
+    }
+  }
+
+  /// One thread's busy time.
+  public struct Thread: Codable, Sendable, Equatable {
+    public var threadID: Int
+    public var title: String
+    public var busyNanoseconds: Int64
+
+    enum CodingKeys: String, CodingKey {
+      case title
+      case threadID = "thread_id"
+      case busyNanoseconds = "busy_ns"
+    }
+
+    /// The entry of `thread`.
+    public init(_ thread: TraceStatistics.Thread) {
+      threadID = Int(thread.id.rawValue)
+      title = thread.title
+      busyNanoseconds = thread.busy
+    }
+  }
+}

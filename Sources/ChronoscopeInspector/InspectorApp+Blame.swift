@@ -1,0 +1,94 @@
+import ChronoscopeAnalysis
+import ChronoscopeCore
+import ChronoscopeReplay
+import ChronoscopeScreen
+
+extension InspectorApp {
+  /// The action each stretch of `action`'s blame names, in order: nil for a stretch in which
+  /// nothing it waited for ran.
+  func blameLinks(of action: ActionIndex) -> [ActionIndex?] {
+    blame(of: action)?.shares.map(\.action) ?? []
+  }
+
+  /// Why `action`'s worst run began late: the account the page made when it opened, if it is
+  /// this action's, else made now.
+  private func blame(of action: ActionIndex) -> LatenessBlame? {
+    if let shownBlame, shownBlame.action == action { return shownBlame.blame }
+    return LatenessBlame.worstRun(of: action, in: replay)
+  }
+
+  /// Why `action`'s worst run began late: its due time and begin, what it waited for, and the
+  /// stretches that add up to the lateness, each with the run that held it up, selectable.
+  func drawBlame(_ grid: inout ScreenGrid, _ theme: Theme, action: ActionIndex, link: Int) {
+    guard let blame = blame(of: action) else { return }
+    grid.write(" " + blameTitle(blame), row: 2, column: 1, style: theme.title)
+    let top = drawLabelled(&grid, theme, blameLines(blame), from: 4) + 1
+    let bottom = grid.height - 1
+    guard top + 1 < bottom else { return }
+    grid.write(
+      "Held up by (\(blame.shares.count)) · j/k select · ⏎ details · esc back", row: top,
+      column: 3, style: theme.title)
+    let selected = min(max(link, 0), blame.shares.count - 1)
+    var row = top + 1
+    for index in window(count: blame.shares.count, selected: selected, rows: bottom - row) {
+      let text = blameRow(blame.shares[index], of: blame)
+      grid.write(index == selected ? "▸" : " ", row: row, column: 1, style: theme.title)
+      grid.write(
+        TextWidth.truncated(text, to: grid.width - 4), row: row, column: 3,
+        style: blame.shares[index].action == nil ? theme.dim : .plain)
+      if index == selected {
+        grid.paint(row: row, from: 3, to: grid.width - 1, style: theme.selected)
+      }
+      row += 1
+    }
+  }
+
+  /// `show --action`'s account of why the action was late, as plain lines; nil when it never
+  /// began late.
+  public func whyLate(of id: ActionID) -> [String]? {
+    guard let action = replay.index(of: id),
+      let blame = LatenessBlame.worstRun(of: action, in: replay)
+    else { return nil }
+    return [blameTitle(blame)]
+      + blameLines(blame).map { "  \($0.0.padded(to: 13))\($0.1)" }
+      + ["  held up by"] + blame.shares.map { "    " + blameRow($0, of: blame) }
+  }
+
+  private func blameTitle(_ blame: LatenessBlame) -> String {
+    "Why \(replay.action(blame.action).id) was late · run \(blame.run) · \(TimeText.duration(blame.lateness))"
+  }
+
+  private func blameLines(_ blame: LatenessBlame) -> [(String, String)] {
+    let waited =
+      switch blame.basis {
+      case .queue: "its serial queue \(queueLabel(of: blame.action)): the runs ahead of it"
+      case .mainThread: "the main thread: what ran on it"
+      case .threads: "the worker threads: what ran on them, the one busy longest first"
+      }
+    return [
+      ("due", TimeText.seconds(blame.due)),
+      ("began", "\(TimeText.seconds(blame.began)), \(TimeText.duration(blame.lateness)) late"),
+      ("waited for", waited),
+    ]
+  }
+
+  /// One stretch: how long, who held things up (or that nothing did), and when.
+  private func blameRow(_ share: LatenessBlame.Share, of blame: LatenessBlame) -> String {
+    let when = "\(TimeText.seconds(share.from)) → \(TimeText.seconds(share.to))"
+    let length = TimeText.duration(share.duration).padded(to: 12)
+    guard let action = share.action else {
+      let idle =
+        switch blame.basis {
+        case .queue:
+          "nothing ran on \(queueLabel(of: blame.action)) (waiting for a thread, or the scheduler's own delay)"
+        case .mainThread: "nothing ran on the main thread (the scheduler's own delay)"
+        case .threads: "no worker thread ran the trace's work (the scheduler's own delay)"
+        }
+      return "\(length)\(idle), \(when)"
+    }
+    let thread = share.thread.map { " on \(threadTitle($0))" } ?? ""
+    let busy = blame.basis == .threads && share.busy > 1 ? " (\(share.busy) threads busy)" : ""
+    return
+      "\(length)\(label(of: action).padded(to: 16))\(queueLabel(of: action).padded(to: 20))run \(share.run)\(thread), \(when)\(busy) · \(site(of: action))"
+  }
+}

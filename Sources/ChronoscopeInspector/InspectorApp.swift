@@ -1,0 +1,853 @@
+import ChronoscopeAnalysis
+import ChronoscopeCore
+import ChronoscopeReplay
+import ChronoscopeScreen
+import ChronoscopeTraceFormat
+
+/// The terminal inspector without a terminal: replay state plus UI state, driven by keys and
+/// clock ticks, drawn into a ``ScreenGrid``.
+///
+/// ```swift
+/// var app = InspectorApp(replay: ReplayEngine(trace: trace), name: "busy-app.trace")
+/// _ = app.handle(.character("n"))       // next event
+/// print(app.render(width: 100, height: 30).plainText)
+/// ```
+///
+/// Everything testable lives here; the terminal adapter only copies the grid and feeds keys.
+public struct InspectorApp: Sendable {
+  /// The replay.
+  public internal(set) var replay: ReplayEngine
+  /// The UI state.
+  public internal(set) var state: InspectorState
+  /// The trace's name in the header.
+  public let name: String
+  /// Speeds `+`/`-` step through.
+  static let speeds: ClosedRange<Double> = (1.0 / 64)...1024
+  /// How far `z`/`Z` zoom the lane strips.
+  static let laneSpans: ClosedRange<Int64> = 1_000...(Int64.max / 4)
+
+  /// The smallest size the main view is drawn at.
+  public static let minimumWidth = 60
+  /// The smallest size the main view is drawn at.
+  public static let minimumHeight = 16
+
+  /// What the status bar says about a trace without a `close` line.
+  public static let unclosedWarning =
+    "the recording did not close: the process may have crashed or not called close(); the last moments may be missing"
+
+  /// The lanes the panel shows: after grouping, filter and order, less the idle ones while they
+  /// are hidden.
+  var lanes: [Lane] = []
+  /// Every lane of each grouping, numbered where titles repeat; made when first shown.
+  var allLanes: [InspectorState.Grouping: [Lane]] = [:]
+  /// The number each queue whose label repeats has on its lane (`app.request.0 ·2`), which
+  /// every panel's queue column shows too, so that a row can be told to its lane.
+  var queueOrdinals: [QueueID: Int]?
+  /// The lanes after grouping and filter, in the chosen order; recomputed only when one of them
+  /// changes.
+  var orderedLanes: [Lane] = []
+  /// The window and cursor ``lanes`` was last thinned for, while idle lanes are hidden.
+  var thinnedFor: IdleWindow?
+  /// What the lane filter keeps; Pending, Running and Events follow it.
+  private(set) var scope = LaneScope.everything
+  /// The events in scope, when a filter is on: the Events panel's rows.
+  private(set) var scopedEvents: ScopedEvents?
+  /// Each lane's events by kind, for the strips, under each grouping: the one shown first made
+  /// with the inspector, the other of by queue and by thread in the background after the
+  /// findings (so that `v` does not wait once it is taken; asked for sooner, it is made then), by
+  /// task when first asked for; made again when the replay changes.
+  var stripIndexes: [InspectorState.Grouping: StripIndex] = [:]
+  /// The strips' index for the grouping shown.
+  var strips: StripIndex { stripIndexes[state.grouping] ?? .empty }
+  /// Events matching the search, in order; found once when the search is submitted. `n`/`N`
+  /// step through them, and the status bar counts them.
+  private(set) var matches: [EventIndex] = [] {
+    didSet { matchesOwners = Self.owners(of: matches, in: replay) }
+  }
+  /// What the matching events belong to, for the status bar: `4 actions, 1 mark`.
+  private(set) var matchesOwners = ""
+  /// What `FindingsAnalysis` found in the trace, by time, of every severity.
+  public internal(set) var findings: [Finding] {
+    didSet { listFindings() }
+  }
+  /// The findings listed with `!`, jumped to with `x`/`X` and marked on the lanes: the warnings
+  /// and errors, and the info findings too when the user asks (``InspectorState/showsInfoFindings``).
+  private(set) var listedFindings: [Finding] = []
+  /// The blame page's account, made once when it opens: it never depends on the cursor, and
+  /// making it replays the trace up to the run's begin, which no frame or key should repeat.
+  var shownBlame: (action: ActionIndex, blame: LatenessBlame?)?
+  /// Whether the trace is being followed as another process writes it (`view --follow`).
+  public private(set) var following = false
+  /// The terminal's size, from the last ``InputKey/resize(width:height:)``; nil until one arrives
+  /// (then no key is refused as on a too-small screen, and clicks have no place to land).
+  public private(set) var screenSize: (width: Int, height: Int)?
+
+  /// Whether ``findings`` holds every finding of the trace; false while an inspector made by
+  /// ``opening(replay:name:timeStep:)`` is still looking for them.
+  public internal(set) var hasFindings = true
+  /// The keyframes and findings being made on other threads, until they are taken.
+  var preparation: BackgroundPreparation?
+
+  /// Makes an inspector at the start of the trace, with everything it shows made before it
+  /// returns.
+  ///
+  /// - Parameter timeStep: How far `t`/`T` move; by default a fiftieth of the trace. A step
+  ///   below 1 ns is taken as 1 ns.
+  public init(replay: ReplayEngine, name: String, timeStep: Int64? = nil) {
+    self.init(replay: replay, name: name, timeStep: timeStep, inTheBackground: false)
+  }
+
+  init(replay: ReplayEngine, name: String, timeStep: Int64?, inTheBackground: Bool) {
+    self.replay = replay
+    self.name = name
+    findings = []
+    state = InspectorState(timeStep: max(timeStep ?? max(replay.span / 50, 1_000), 1))
+    if let crash = replay.crash {
+      state.message =
+        "the process \(crash.ending): the last events are what the recorder held then"
+    } else if !replay.isClosed {
+      state.message = Self.unclosedWarning
+    }
+    // The keyframes (if the replay has none yet: see `ReplayEngine.makeKeyframes`) and the
+    // findings on other threads, the lanes' indexes on this one.
+    startPreparing()
+    refreshLanes()
+    if !inTheBackground { finishPreparing() }
+  }
+
+  /// Starts making the keyframes and the findings of the replay on other threads; until
+  /// ``takePreparedWork()`` takes the findings, the inspector says it is still looking.
+  private mutating func startPreparing() {
+    // The lanes shown first are indexed on this thread (`refreshLanes`); by queue and by thread,
+    // which a key switches between within a frame, in the background meanwhile.
+    let later = [InspectorState.Grouping.byQueue, .byThread].filter { $0 != state.grouping }
+    preparation = BackgroundPreparation(replay: replay, indexing: later)
+    hasFindings = false
+  }
+
+  // MARK: - Following a trace as it is written
+
+  /// Whether the cursor is at the end of a followed trace, so that new events move it along.
+  public var isLive: Bool { following && replay.position == replay.eventCount }
+
+  /// Starts following the trace as it is written: the cursor goes to its end, and
+  /// ``follow(_:)`` takes each newer read.
+  public mutating func startFollowing() {
+    following = true
+    seek(time: replay.end)
+  }
+
+  /// Takes a newer read of the trace being followed: the UI state stays; the cursor moves to the
+  /// new end when it was at the end (live), else it stays on its event (`G` goes live again).
+  /// Findings, lanes and search matches are redone for the longer trace.
+  public mutating func follow(_ newer: ReplayEngine) {
+    let live = replay.position == replay.eventCount
+    following = true
+    let position = replay.position
+    replay = newer
+    shownBlame = nil
+    stripIndexes = [:]
+    allLanes = [:]
+    queueOrdinals = nil
+    if live {
+      // The end `G` goes to: the close line's time once the recording has ended.
+      replay.seek(to: replay.eventCount)
+      state.clock = replay.end
+    } else {
+      replay.seek(to: min(position, replay.eventCount))
+      state.clock = min(state.clock, replay.end)
+    }
+    // What was being made for the older read no longer applies: made again, for this one.
+    startPreparing()
+    refreshLanes()
+    finishPreparing()
+    if let search = state.search { matches = SearchQuery(search).matches(in: replay) }
+  }
+
+  // MARK: - Settings a command line can make
+
+  /// Groups the lanes by queue, by thread or by task.
+  public mutating func group(by grouping: InspectorState.Grouping) {
+    state.grouping = grouping
+    state.selection[.lanes] = 0
+    refreshLanes()
+  }
+
+  /// Keeps only lanes whose names contain `text`; Pending, Running and Events follow.
+  public mutating func filterLanes(_ text: String) {
+    state.laneFilter = text
+    state.selection[.lanes] = 0
+    refreshLanes()
+  }
+
+  /// Orders the lanes: as the trace numbers them, by name, by activity or by findings. The
+  /// selected lane stays selected.
+  public mutating func orderLanes(by order: InspectorState.LaneOrder) {
+    state.laneOrder = order
+    reorderLanes()
+    state.message =
+      switch order {
+      case .trace: "lanes in the trace's order"
+      case .name: "lanes sorted by name"
+      case .activity: "lanes sorted by activity: the most events in the trace first"
+      case .findings: "lanes sorted by findings: the most first, then by activity"
+      }
+  }
+
+  /// Hides the lanes idle in the strips' window (none of their events in it, and nothing of
+  /// theirs pending or running at the cursor), or shows them again. The selected lane stays
+  /// selected while it is shown.
+  public mutating func hideIdleLanes(_ hide: Bool) {
+    state.hidesIdleLanes = hide
+    showLanes(again: true)
+    state.message =
+      hide
+      ? "idle lanes hidden: no event in the window, nothing pending or running now"
+      : "idle lanes shown"
+  }
+
+  /// Shows ``orderedLanes``, less those idle in the strips' window while idle lanes are hidden:
+  /// thinned again when the window or the cursor has moved since (or `again`), so a frame that
+  /// moved neither costs nothing. The selected lane stays selected while it is shown.
+  ///
+  /// - Complexity: O(n log e) for n lanes of e events each, when thinned.
+  mutating func showLanes(again: Bool = false, keepingSelection: Bool = true) {
+    let window =
+      state.hidesIdleLanes
+      ? IdleWindow(
+        window: StripGeometry.window(clock: state.clock, span: state.laneSpan, end: replay.end),
+        position: replay.position) : nil
+    guard again || window != thinnedFor else { return }
+    thinnedFor = window
+    let selected =
+      keepingSelection && !lanes.isEmpty
+      ? lanes[min(state.selected(.lanes), lanes.count - 1)].key : nil
+    let strips = self.strips  // looked up once, not once a lane
+    lanes =
+      window.map { window in
+        orderedLanes.filter { !isIdle($0, in: window.window, strips: strips) }
+      } ?? orderedLanes
+    if let selected, let row = lanes.firstIndex(where: { $0.key == selected }) {
+      state.selection[.lanes] = row
+    }
+  }
+
+  /// Opens the detail view of the action with trace id `id`; false if the trace has none.
+  public mutating func showDetail(of id: ActionID) -> Bool {
+    guard let action = replay.index(of: id) else { return false }
+    state.mode = .detail(action: action, link: 0)
+    return true
+  }
+
+  /// Moves the cursor to the instant that tells most about the action with trace id `id`, where
+  /// `show --action` looks unless told otherwise: the begin of its last run; for work that never
+  /// ran, its first finding's instant (where the finding's page puts the cursor), else its
+  /// cancel, else its schedule. False if the trace has no such action.
+  @discardableResult
+  package mutating func seekToMostTellingInstant(of id: ActionID) -> Bool {
+    guard let action = replay.index(of: id) else { return false }
+    if let begin = replay.lastBegin(of: action, before: EventIndex(replay.eventCount)) {
+      seek(index: begin.number)
+    } else if let finding = findings.first(where: { $0.action == action }) {
+      seek(time: finding.time)
+    } else if let cancelled = replay.life(of: action).cancelledAt {
+      seek(time: cancelled)
+    } else {
+      seek(index: replay.scheduleEvent(of: action).number)
+    }
+    showLanes()
+    return true
+  }
+
+  private mutating func refreshLanes() {
+    // Unless the background has made it (see `startPreparing`).
+    if stripIndexes[state.grouping] == nil {
+      stripIndexes[state.grouping] = StripIndex(replay, grouping: state.grouping)
+    }
+    state.selectedEvent = nil
+    if allLanes[state.grouping] == nil {
+      allLanes[state.grouping] = Lane.lanes(of: replay, grouping: state.grouping)
+    }
+    if queueOrdinals == nil {
+      let byQueue = allLanes[.byQueue] ?? Lane.lanes(of: replay, grouping: .byQueue)
+      allLanes[.byQueue] = byQueue
+      var ordinals: [QueueID: Int] = [:]
+      for lane in byQueue {
+        if case .queue(let queue) = lane.key, let ordinal = lane.ordinal {
+          ordinals[queue] = ordinal
+        }
+      }
+      queueOrdinals = ordinals
+    }
+    let lanes = Lane.filtered(allLanes[state.grouping] ?? [], by: state.laneFilter)
+    orderedLanes = order(lanes)
+    showLanes(again: true, keepingSelection: false)
+    scope = Lane.scope(of: lanes, grouping: state.grouping, filtered: !state.laneFilter.isEmpty)
+    scopedEvents = scope.isEverything ? nil : strips.events(of: lanes, in: replay)
+  }
+
+  // MARK: - Input
+
+  /// Whether the last known screen size is below the minimum, so the frame says "terminal too
+  /// small" instead of the view.
+  var isTooSmall: Bool {
+    guard let screenSize else { return false }
+    return screenSize.width < Self.minimumWidth || screenSize.height < Self.minimumHeight
+  }
+
+  /// Handles one key; returns false when the user quits.
+  ///
+  /// While the screen is too small to draw (see ``minimumWidth``), only `q` and a resize do
+  /// anything: keys typed at a screen that says "terminal too small" must not move the replay.
+  public mutating func handle(_ key: InputKey) -> Bool {
+    // Whatever the key moved, the lanes shown follow (see `showLanes`).
+    defer { showLanes() }
+    if case .resize(let width, let height) = key {
+      // Keeps the message: the first resize, with the size at the start, comes before any key.
+      screenSize = (width, height)
+      return true
+    }
+    if isTooSmall { return key != .character("q") }
+    state.message = nil
+    if case .mouse(let event) = key { return handleMouse(event) }
+    if let prompt = state.prompt { return handlePrompt(prompt, key) }
+    switch state.mode {
+    case .detail(let action, let link):
+      if handleLinks(key, to: detailLinks(of: action).map(\.action), link: link) { return true }
+    case .finding(let index, let link):
+      if handleLinks(key, to: findingActions(index), link: link) { return true }
+    case .blame(let action, let link):
+      if handleLinks(key, to: blameLinks(of: action), link: link) { return true }
+    case .findings(let selected):
+      if handleFindingsList(key, selected: selected) { return true }
+    case .help:
+      if handleHelp(key) { return true }
+    case .main:
+      break
+    }
+    if key == .character("w") {
+      // Why the action shown, or the finding's, was late.
+      switch state.mode {
+      case .detail(let action, _):
+        showBlame(of: action)
+        return true
+      case .finding(let index, _) where listedFindings.indices.contains(index):
+        showBlame(of: listedFindings[index].action)
+        return true
+      default: break
+      }
+    }
+    switch key {
+    case .character("q"): return false
+    case .character("?"):
+      state.mode = state.mode == .help ? .main : .help
+      state.helpScroll = 0
+    case .escape, .backspace:
+      if state.mode != .main {
+        state.mode = .main
+      } else if key == .escape, state.search != nil {
+        state.search = nil
+        matches = []
+      }
+    case .character(" "):
+      state.playing.toggle()
+      // Play runs to the trace's end, which may be after its last event (its close line).
+      if state.clock >= replay.end, state.playing { state.playing = false }
+    case .character("n") where state.search != nil: jumpToMatch(forward: true)
+    case .character("N") where state.search != nil: jumpToMatch(forward: false)
+    case .character("n"), .right: step(forward: true)
+    case .character("p"), .left: step(forward: false)
+    case .character("]"): stepOnLane(forward: true)
+    case .character("["): stepOnLane(forward: false)
+    case .character("x"): jumpToFinding(forward: true)
+    case .character("X"): jumpToFinding(forward: false)
+    case .character("!"):
+      state.history = []
+      state.mode = .findings(selected: 0)
+    case .character("m"): jumpToMark(forward: true)
+    case .character("M"): jumpToMark(forward: false)
+    case .character("+"), .character("="): setSpeed(state.speed * 2)
+    case .character("-"): setSpeed(state.speed / 2)
+    case .character("z"): zoom(in: true)
+    case .character("Z"): zoom(in: false)
+    case .character("0"): zoomToFit()
+    case .character("t"): seek(time: state.clock.adding(saturating: state.timeStep))
+    case .character("T"): seek(time: state.clock.subtracting(saturating: state.timeStep))
+    case .character("g"), .home: seek(index: 0)
+    case .character("G"), .end: seek(time: replay.end)
+    case .character("@"): state.prompt = .seek("")
+    case .character("/"): state.prompt = .search("")
+    case .character("f"): state.prompt = .filter(state.laneFilter)
+    case .character("v"): group(by: nextGrouping)
+    case .character("o"): orderLanes(by: nextLaneOrder)
+    case .character("h"): hideIdleLanes(!state.hidesIdleLanes)
+    case .character("j"), .down: moveSelection(by: 1)
+    case .character("k"), .up: moveSelection(by: -1)
+    case .pageDown: moveSelection(by: 10)
+    case .pageUp: moveSelection(by: -10)
+    case .tab: cycleFocus(by: 1)
+    case .backTab: cycleFocus(by: -1)
+    case .enter: openDetail()
+    case .resize, .mouse, .character: break
+    }
+    return true
+  }
+
+  /// Keys a view with selectable actions (a detail, a finding) takes before the main ones:
+  /// moving among them, following one, and walking back.
+  private mutating func handleLinks(_ key: InputKey, to links: [ActionIndex?], link: Int) -> Bool {
+    switch key {
+    case .character("j"), .down, .tab:
+      if !links.isEmpty { state.mode = state.mode.selecting(min(link + 1, links.count - 1)) }
+    case .character("k"), .up, .backTab:
+      state.mode = state.mode.selecting(max(link - 1, 0))
+    case .enter:
+      guard links.indices.contains(link), let target = links[link] else {
+        state.message =
+          links.indices.contains(link) ? "no action ran then" : "no related action to follow"
+        return true
+      }
+      state.history.append(state.mode)
+      state.mode = .detail(action: target, link: 0)
+    case .escape, .backspace:
+      goBack()
+    default:
+      return false
+    }
+    return true
+  }
+
+  /// Keys the help takes before the main ones: scrolling it.
+  private mutating func handleHelp(_ key: InputKey) -> Bool {
+    let scroll: Int
+    switch key {
+    case .character("j"), .down: scroll = state.helpScroll + 1
+    case .character("k"), .up: scroll = state.helpScroll - 1
+    case .pageDown, .character(" "): scroll = state.helpScroll + 10
+    case .pageUp: scroll = state.helpScroll - 10
+    case .character("g"), .home: scroll = 0
+    case .character("G"), .end: scroll = helpScrollLimit
+    default: return false
+    }
+    state.helpScroll = min(max(scroll, 0), helpScrollLimit)
+    return true
+  }
+
+  private mutating func handleFindingsList(_ key: InputKey, selected: Int) -> Bool {
+    switch key {
+    case .character("j"), .down:
+      state.mode = .findings(selected: min(selected + 1, max(listedFindings.count - 1, 0)))
+    case .character("k"), .up: state.mode = .findings(selected: max(selected - 1, 0))
+    case .pageDown:
+      state.mode = .findings(selected: min(selected + 10, max(listedFindings.count - 1, 0)))
+    case .pageUp: state.mode = .findings(selected: max(selected - 10, 0))
+    case .character("i"):
+      state.showsInfoFindings.toggle()
+      listFindings()
+      state.mode = .findings(selected: 0)
+    case .enter:
+      guard listedFindings.indices.contains(selected) else { return true }
+      state.history.append(state.mode)
+      openFinding(selected)
+    case .escape, .backspace:
+      goBack()
+    default:
+      return false
+    }
+    return true
+  }
+
+  private mutating func goBack() {
+    state.mode = state.history.popLast() ?? .main
+  }
+
+  /// The actions a listed finding concerns: its own, then the others involved.
+  func findingActions(_ index: Int) -> [ActionIndex] {
+    guard listedFindings.indices.contains(index) else { return [] }
+    return [listedFindings[index].action] + listedFindings[index].related
+  }
+
+  /// Lists the findings shown: warnings and errors, and info ones when asked for.
+  private mutating func listFindings() {
+    listedFindings =
+      state.showsInfoFindings ? findings : findings.filter { $0.severity > .info }
+  }
+
+  /// Shows why `action` was late, or says it never began late.
+  private mutating func showBlame(of action: ActionIndex) {
+    shownBlame = (action, LatenessBlame.worstRun(of: action, in: replay))
+    guard !blameLinks(of: action).isEmpty else {
+      state.message = "\(replay.action(action).id) never began late"
+      return
+    }
+    state.history.append(state.mode)
+    state.mode = .blame(action: action, link: 0)
+  }
+
+  /// Moves the cursor to a listed finding's instant and shows it.
+  private mutating func openFinding(_ index: Int) {
+    seek(time: listedFindings[index].time)
+    state.mode = .finding(index: index, link: 0)
+  }
+
+  private mutating func jumpToFinding(forward: Bool) {
+    guard hasFindings else {
+      state.message = "still looking for findings; try again in a moment"
+      return
+    }
+    guard !listedFindings.isEmpty else {
+      let info = findings.count
+      state.message =
+        info == 0
+        ? "no findings in this trace"
+        : "no warnings or errors in this trace (! then i lists \(info) info finding\(info == 1 ? "" : "s"))"
+      return
+    }
+    let now = state.clock
+    let target =
+      forward
+      ? listedFindings.firstIndex { $0.time > now } : listedFindings.lastIndex { $0.time < now }
+    guard let target else {
+      state.message = "no \(forward ? "later" : "earlier") finding"
+      return
+    }
+    state.history = []
+    openFinding(target)
+  }
+
+  /// Advances playback by `elapsed` nanoseconds of wall time.
+  public mutating func tick(elapsed: Int64) {
+    guard state.playing else { return }
+    state.selectedEvent = nil
+    defer { showLanes() }
+    let advance = Double(elapsed) * state.speed
+    let step = advance.isFinite && advance < 9.2e18 ? Int64(max(advance, 0)) : .max
+    state.clock = min(state.clock.adding(saturating: step), replay.end)
+    replay.seek(toTime: state.clock)
+    if state.clock >= replay.end {
+      state.playing = false
+      state.message = "end of trace"
+    }
+  }
+
+  private mutating func handlePrompt(_ prompt: InspectorState.Prompt, _ key: InputKey) -> Bool {
+    var text: String
+    switch prompt {
+    case .search(let value), .seek(let value), .filter(let value): text = value
+    }
+    switch key {
+    case .escape:
+      state.prompt = nil
+      return true
+    case .enter:
+      state.prompt = nil
+      submit(prompt, text)
+      return true
+    case .backspace:
+      if !text.isEmpty { text.removeLast() }
+    case .character(let character):
+      if text.count < 200 { text.append(character) }
+    default:
+      return true
+    }
+    switch prompt {
+    case .search: state.prompt = .search(text)
+    case .seek: state.prompt = .seek(text)
+    case .filter:
+      state.prompt = .filter(text)
+      filterLanes(text)  // lanes and panels filter as you type
+    }
+    return true
+  }
+
+  private mutating func submit(_ prompt: InspectorState.Prompt, _ text: String) {
+    switch prompt {
+    case .search:
+      guard !text.isEmpty else {
+        state.search = nil
+        matches = []
+        return
+      }
+      state.search = text
+      matches = SearchQuery(text).matches(in: replay)
+      if matches.isEmpty {
+        state.message = "no match for \"\(text)\""
+      } else {
+        jumpToMatch(forward: true)
+      }
+    case .seek:
+      switch TimeText.target(text) {
+      case .success(let target):
+        if let problem = Self.problem(with: target, in: replay) {
+          state.message = "@\(text)\(problem)"
+        } else {
+          seek(to: target)
+        }
+      case .failure(let error): state.message = error.description
+      }
+    case .filter:
+      filterLanes(text)
+    }
+  }
+
+  /// Moves the cursor to a parsed seek target: a time, an event (`e0` is the start), or the
+  /// moment an action was scheduled. False if the trace has no such action.
+  @discardableResult
+  public mutating func seek(to target: TimeText.Target) -> Bool {
+    defer { showLanes() }
+    switch target {
+    case .time(let time): seek(time: time)
+    case .event(let number): seek(index: number)
+    case .action(let id):
+      guard let action = replay.index(of: id) else { return false }
+      seek(index: replay.scheduleEvent(of: action).number)
+    }
+    return true
+  }
+
+  /// What is wrong with a seek target outside the trace, to follow the text the user typed
+  /// (`" is after the trace's end: it spans 0s to 1.2s"`), or nil for one inside it. `show --at`
+  /// and the `@` prompt say the same.
+  public static func problem(with target: TimeText.Target, in replay: ReplayEngine) -> String? {
+    switch target {
+    case .time(let time) where time > replay.end:
+      " is after the trace's end: it spans 0s to \(TimeText.seconds(replay.end))"
+    case .event(let number) where number > replay.eventCount:
+      " is past the last event: the trace has events e1 to e\(replay.eventCount) (e0 is the start)"
+    case .action(let id) where replay.index(of: id) == nil:
+      ": the trace has no action \(id)"
+    default: nil
+    }
+  }
+
+  /// `4 actions, 1 mark`: the distinct actions and the marks among `events`.
+  ///
+  /// - Complexity: O(`events`).
+  static func owners(of events: [EventIndex], in replay: ReplayEngine) -> String {
+    var actions = Set<ActionIndex>()
+    var marks = 0
+    for index in events {
+      let event = replay.event(index)
+      if let action = event.action {
+        actions.insert(action)
+      } else if event.kind == .mark {
+        marks += 1
+      }
+    }
+    var parts: [String] = []
+    if !actions.isEmpty {
+      parts.append(actions.count == 1 ? "1 action" : "\(actions.count) actions")
+    }
+    if marks > 0 { parts.append(marks == 1 ? "1 mark" : "\(marks) marks") }
+    return parts.joined(separator: ", ")
+  }
+
+  // MARK: - Moving
+
+  /// Steps to the next or previous event; past the last one, `n` leaves the clock where it is
+  /// (it may be at the trace's end, after the last event): it never moves it back.
+  private mutating func step(forward: Bool) {
+    state.playing = false
+    state.selectedEvent = nil
+    if forward, replay.position == replay.eventCount {
+      state.message = "end of trace"
+      return
+    }
+    if forward { replay.stepForward() } else { replay.stepBackward() }
+    state.clock = replay.now
+  }
+
+  private mutating func seek(index: Int) {
+    state.playing = false
+    state.selectedEvent = nil
+    replay.seek(to: index)
+    state.clock = replay.now
+  }
+
+  private mutating func seek(time: Int64) {
+    state.playing = false
+    state.selectedEvent = nil
+    state.clock = min(max(time, 0), replay.end)
+    replay.seek(toTime: state.clock)
+  }
+
+  private mutating func setSpeed(_ speed: Double) {
+    state.speed = min(max(speed, Self.speeds.lowerBound), Self.speeds.upperBound)
+  }
+
+  /// Halves or doubles the strips' span; zooming out stops where the whole trace fits.
+  private mutating func zoom(in zoomIn: Bool) {
+    let fit = fittingSpan
+    if !zoomIn, state.laneSpan >= fit {
+      state.message = "the strips show the whole trace"
+      return
+    }
+    let span = zoomIn ? state.laneSpan / 2 : min(state.laneSpan.multiplied(saturating: 2), fit)
+    state.laneSpan = min(max(span, Self.laneSpans.lowerBound), Self.laneSpans.upperBound)
+  }
+
+  /// Zooms the strips out (or in) to show the whole trace.
+  private mutating func zoomToFit() {
+    state.laneSpan = fittingSpan
+  }
+
+  /// The strips' span that shows the whole trace, to its end (one more than that, so that
+  /// halving an odd span does not leave its last nanosecond out).
+  var fittingSpan: Int64 {
+    min(
+      max(replay.end.adding(saturating: 1), Self.laneSpans.lowerBound), Self.laneSpans.upperBound)
+  }
+
+  /// Moves to the next (or previous) of `events` after (before) the current event.
+  ///
+  /// - Complexity: that of two searches of `events`, and the seek.
+  private mutating func jump(forward: Bool, in events: ScopedEvents) -> Bool {
+    state.playing = false
+    let found =
+      forward
+      ? events.first(atOrAfter: replay.position) : events.last(before: replay.position - 1)
+    guard let found else { return false }
+    seek(index: found.offset + 1)
+    return true
+  }
+
+  private mutating func stepOnLane(forward: Bool) {
+    guard !lanes.isEmpty else { return }
+    let lane = lanes[min(state.selected(.lanes), lanes.count - 1)]
+    if !jump(forward: forward, in: strips.events(of: [lane], in: replay)) {
+      state.message = "no \(forward ? "later" : "earlier") event on \(lane.name)"
+    }
+  }
+
+  private mutating func jumpToMark(forward: Bool) {
+    if !jump(forward: forward, in: strips.marks) {
+      state.message = "no \(forward ? "later" : "earlier") mark"
+    }
+  }
+
+  private mutating func jumpToMatch(forward: Bool) {
+    guard !matches.isEmpty else {
+      state.message = "no match for \"\(state.search ?? "")\""
+      return
+    }
+    let current = EventIndex(replay.position - 1)
+    let target =
+      forward
+      ? matches.first { $0 > current } ?? matches[0]
+      : matches.last { $0 < current } ?? matches[matches.count - 1]
+    seek(index: target.number)
+  }
+
+  // MARK: - Selection
+
+  private mutating func moveSelection(by delta: Int) {
+    let count = rowCount(state.focus)
+    guard count > 0 else { return }
+    if state.focus == .events {
+      // From the selected event, or else from the current one (before the first: none yet).
+      let from = state.selectedEvent.map { eventRow(before: $0.offset + 1) } ?? currentEventRow
+      state.selectedEvent = scopedEvent(atRow: min(max(from + delta, 0), count - 1))
+      return
+    }
+    state.selection[state.focus] = min(max(state.selected(state.focus) + delta, 0), count - 1)
+  }
+
+  /// The Events panel's row of its last event before `position` (an offset in the whole trace),
+  /// or -1 when none is.
+  ///
+  /// - Complexity: O(r log events) for r runs of the kept lanes' events (see `ScopedEvents`).
+  func eventRow(before position: Int) -> Int {
+    guard let scopedEvents else { return min(position, replay.eventCount) - 1 }
+    return scopedEvents.count(before: position) - 1
+  }
+
+  /// The Events panel's row of the current event, or of the last event in scope before the
+  /// cursor; -1 before the first.
+  var currentEventRow: Int { eventRow(before: replay.position) }
+
+  /// The event on a row of the Events panel.
+  func scopedEvent(atRow row: Int) -> EventIndex {
+    scopedEvents?.event(atRow: row) ?? EventIndex(row)
+  }
+
+  /// The events on `rows` of the Events panel, each a row of it.
+  func scopedEvents(onRows rows: Range<Int>) -> [EventIndex] {
+    scopedEvents?.events(onRows: rows) ?? rows.map { EventIndex($0) }
+  }
+
+  private mutating func cycleFocus(by delta: Int) {
+    let panels = InspectorState.Panel.allCases
+    let index = (state.focus.rawValue + delta + panels.count) % panels.count
+    state.focus = panels[index]
+  }
+
+  private func rowCount(_ panel: InspectorState.Panel) -> Int {
+    switch panel {
+    case .lanes: lanes.count
+    case .pending: pendingCount
+    case .running: runningActions.count
+    case .events: scopedEvents?.count ?? replay.eventCount
+    }
+  }
+
+  /// Pending actions the panel shows: on the kept queues. Pending work is on no thread yet, so
+  /// grouping by thread keeps all of it.
+  var pendingCount: Int { replay.pendingCount(in: scope.queues, of: scope.tasks) }
+
+  /// The `count` soonest-due pending actions the panel shows.
+  func pendingActions(first count: Int) -> [ActionIndex] {
+    replay.pending(first: count, in: scope.queues, of: scope.tasks)
+  }
+
+  /// Running actions the panel shows: on the kept queues, running on the kept threads, or work
+  /// of the kept tasks.
+  var runningActions: [ActionIndex] {
+    replay.running(in: scope.queues, on: scope.threads, of: scope.tasks)
+  }
+
+  /// What `o` turns to: the trace's order, name, activity, findings, and round again.
+  private var nextLaneOrder: InspectorState.LaneOrder {
+    let orders = InspectorState.LaneOrder.allCases
+    return orders[((orders.firstIndex(of: state.laneOrder) ?? 0) + 1) % orders.count]
+  }
+
+  /// What `v` turns to: queue, thread, then task when the trace names tasks.
+  private var nextGrouping: InspectorState.Grouping {
+    switch state.grouping {
+    case .byQueue: .byThread
+    case .byThread: replay.tasks.isEmpty ? .byQueue : .byTask
+    case .byTask: .byQueue
+    }
+  }
+
+  /// The action the focused panel's selection points at.
+  var selectedAction: ActionIndex? {
+    switch state.focus {
+    case .pending:
+      let count = pendingCount
+      guard count > 0 else { return nil }
+      return pendingActions(first: min(state.selected(.pending), count - 1) + 1).last
+    case .running:
+      let running = runningActions
+      return running.isEmpty ? nil : running[min(state.selected(.running), running.count - 1)]
+    case .events:
+      guard let event = state.selectedEvent else { return replay.currentEvent?.action }
+      return replay.event(event).action
+    case .lanes:
+      return replay.currentEvent?.action
+    }
+  }
+
+  private mutating func openDetail() {
+    guard state.mode == .main else { return }
+    if let action = selectedAction {
+      state.history = []
+      state.mode = .detail(action: action, link: 0)
+    } else if state.focus == .events, let event = state.selectedEvent ?? replay.currentIndex {
+      state.message =
+        "e\(event.number) is a \(replay.event(event).kind.name): it belongs to no action"
+    } else {
+      state.message = "no action selected"
+    }
+  }
+}

@@ -1,0 +1,73 @@
+import ChronoscopeAnalysis
+import ChronoscopeReplay
+import ChronoscopeTraceFormat
+import XCTest
+
+/// The figures of `chronoscope stats` on a trace whose answers are known.
+final class TraceStatisticsTests: XCTestCase {
+  private static let ms: Int64 = 1_000_000
+
+  private static func statistics() -> TraceStatistics {
+    // A serial queue: #1 async runs 0–10 ms; #2 after 5 ms due at 5 ms, begins at 10 ms (5 ms
+    // late), runs 10–40 ms; #3 never runs; #4 is cancelled before it runs. Work hops to thread 4.
+    let events: [TraceEvent] = [
+      .schedule(
+        time: 0, action: 1, scheduler: 2, mode: .async, delay: 0, due: 0, thread: 1, parent: 0,
+        site: 0),
+      .schedule(
+        time: 0, action: 2, scheduler: 2, mode: .after, delay: 5 * ms, due: 5 * ms, thread: 1,
+        parent: 0, site: 0),
+      .schedule(
+        time: 0, action: 3, scheduler: 2, mode: .after, delay: 900 * ms, due: 900 * ms,
+        thread: 1, parent: 0, site: 0),
+      .schedule(
+        time: 0, action: 4, scheduler: 2, mode: .async, delay: 0, due: 0, thread: 1, parent: 0,
+        site: 0),
+      .cancel(time: 1, action: 4, thread: 1, by: 0, started: false),
+      .begin(time: 0, action: 1, thread: 4, run: 1),
+      .end(time: 10 * ms, action: 1, thread: 4, run: 1, duration: 10 * ms),
+      .begin(time: 10 * ms, action: 2, thread: 4, run: 1),
+      .end(time: 40 * ms, action: 2, thread: 4, run: 1, duration: 30 * ms),
+      .mark(time: 200 * ms, thread: 1, mark: 0),
+    ]
+    let trace = Trace(
+      header: TraceHeader(clock: .virtual, start: "", process: "t", pid: 1), events: events,
+      schedulers: [2: SchedulerRecord(id: 2, label: "db", kind: "serial", family: "v", time: 0)],
+      threadNames: [1: "main"], marks: [MarkRecord(name: "end")],
+      closing: .init(written: 10, dropped: 0))
+    return TraceStatistics(ReplayEngine(trace: trace))
+  }
+
+  func testQueueCountsLatenessWaitsAndRunTimes() throws {
+    let stats = Self.statistics()
+    let queue = try XCTUnwrap(stats.queues.first)
+    XCTAssertEqual(queue.label, "db")
+    XCTAssertEqual(queue.scheduled, 4)
+    XCTAssertEqual(queue.ran, 2)
+    XCTAssertEqual(queue.cancelled, 1)
+    XCTAssertEqual(queue.lost, 1)
+    XCTAssertEqual(queue.runs, 2)
+    XCTAssertEqual(queue.lateness.count, 1)
+    XCTAssertEqual(queue.lateness.max, 5 * Self.ms)
+    XCTAssertEqual(queue.wait.max, 0)
+    XCTAssertEqual(queue.duration.p50, 10 * Self.ms)
+    XCTAssertEqual(queue.duration.max, 30 * Self.ms)
+    XCTAssertEqual(queue.peakConcurrency, 1)
+    XCTAssertEqual(queue.utilisation, 0.2, accuracy: 1e-9, "40 ms of runs over 200 ms")
+    XCTAssertEqual(queue.busiestWindow?.start, 0)
+    XCTAssertEqual(queue.busiestWindow?.busy, 40 * Self.ms)
+  }
+
+  func testThreadsAreBusyWhileRunsAreUnderWay() throws {
+    let stats = Self.statistics()
+    XCTAssertEqual(stats.threads.first { $0.id == ThreadID(rawValue: 4) }?.busy, 40 * Self.ms)
+    XCTAssertEqual(stats.threads.first { $0.id == ThreadID(rawValue: 1) }?.busy, 0)
+  }
+
+  func testActivityAndTheLatenessHistogram() {
+    let stats = Self.statistics()
+    XCTAssertEqual(stats.activity.reduce(0, +), 2, "two begins")
+    XCTAssertEqual(stats.activity.count, TraceStatistics.activityBuckets)
+    XCTAssertEqual(stats.latenessHistogram, [0, 1, 0, 0, 0], "5 ms late: the 1–10 ms bucket")
+  }
+}

@@ -1,0 +1,33 @@
+import ChronoscopeReplay
+
+/// Everything the replay answers about one cursor position, for comparing positions reached by
+/// different paths (steps forward, steps back, seeks). Queues and threads are those the trace
+/// names plus every queue an action was scheduled on, so undefined ones are compared too.
+struct ReplaySnapshot: Equatable {
+  var position: Int
+  var now: Int64
+  var pending: [ActionIndex]
+  var running: [ActionIndex]
+  var states: [ActionState]
+  var nextDue: [Int64?]
+  var lastRuns: [ActionLife.Run?]
+  var currentRuns: [CurrentRun?]
+  var queues: [QueueState]
+  var threads: [ThreadState]
+
+  init(_ replay: ReplayEngine) {
+    let actions = replay.actionIndices
+    let queueIDs = Set(replay.queues.map { QueueID(rawValue: $0.id) })
+      .union(actions.map { replay.action($0).queue }).sorted()
+    position = replay.position
+    now = replay.now
+    pending = replay.pending(first: replay.pendingCount())
+    running = replay.running()
+    states = actions.map(replay.state(of:))
+    nextDue = actions.map(replay.nextDue(of:))
+    lastRuns = actions.map(replay.lastRun(of:))
+    currentRuns = actions.map(replay.currentRun(of:))
+    queues = queueIDs.map(replay.queueState)
+    threads = replay.threads.map { replay.threadState($0.id) }
+  }
+}
