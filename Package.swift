@@ -199,7 +199,10 @@ let package = Package(
       dependencies: ["ChronoscopeReplay", "ChronoscopeTraceFormat", "ChronoscopeTestSupport"]),
     .testTarget(
       name: "ChronoscopeAnalysisTests",
-      dependencies: ["ChronoscopeAnalysis", "ChronoscopeReplay", "ChronoscopeTraceFormat"]),
+      dependencies: [
+        "ChronoscopeAnalysis", "ChronoscopeReplay", "ChronoscopeTestSupport",
+        "ChronoscopeTraceFormat",
+      ]),
     .testTarget(
       name: "ChronoscopeSharingTests",
       dependencies: [
@@ -221,7 +224,7 @@ let package = Package(
         "ChronoscopeRecording", "ChronoscopeTraceFormat", "ChronoscopeScheduling",
         "ChronoscopeSchedulingTesting", "ChronoscopeVirtualTime",
         "ChronoscopeTestSupport", "ChronoscopeReplay", "ChronoscopeAnalysis",
-        "chronoscope-examples",
+        "ChronoscopeExamples", "chronoscope-examples",
       ]),
     .testTarget(
       name: "ChronoscopeVirtualTimeTests",
@@ -244,7 +247,7 @@ let package = Package(
     // Runs the built `chronoscope` in a private tmux server; skipped when tmux is missing.
     .testTarget(
       name: "InspectorEndToEndTests",
-      dependencies: ["ChronoscopeTestSupport", "chronoscope-examples"]),
+      dependencies: ["ChronoscopeTestSupport", "ChronoscopeTraceFormat", "chronoscope-examples"]),
   ],
   swiftLanguageModes: [.v6]
 )
