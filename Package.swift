@@ -8,22 +8,27 @@ let package = Package(
   // `Mutex` and `Atomic` (Synchronization) need these.
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
+    // The supported API (README, "Products"; docs/Architecture.md): what an app links to
+    // schedule and record, what its tests import to run on virtual time and replay a recording,
+    // and the trace format a tool reads. Their public declarations are listed in API/ and
+    // compared by APISummaryTests.
     .library(name: "ChronoscopeScheduling", targets: ["ChronoscopeScheduling"]),
     .library(name: "ChronoscopeSchedulingTesting", targets: ["ChronoscopeSchedulingTesting"]),
     .library(name: "ChronoscopeVirtualTime", targets: ["ChronoscopeVirtualTime"]),
     .library(name: "ChronoscopeVirtualTimeTesting", targets: ["ChronoscopeVirtualTimeTesting"]),
-    .library(name: "ChronoscopeTraceFormat", targets: ["ChronoscopeTraceFormat"]),
     .library(name: "ChronoscopeRecording", targets: ["ChronoscopeRecording"]),
-    .library(name: "ChronoscopeReplay", targets: ["ChronoscopeReplay"]),
-    .library(name: "ChronoscopeAnalysis", targets: ["ChronoscopeAnalysis"]),
-    .library(name: "ChronoscopeSharing", targets: ["ChronoscopeSharing"]),
     .library(name: "ChronoscopeReplayTesting", targets: ["ChronoscopeReplayTesting"]),
-    .library(name: "ChronoscopeScreen", targets: ["ChronoscopeScreen"]),
-    .library(name: "ChronoscopeTerminal", targets: ["ChronoscopeTerminal"]),
-    .library(name: "ChronoscopeInspector", targets: ["ChronoscopeInspector"]),
-    // The example apps the documentation and tests use, bugs on purpose included: for the
-    // benchmarks (exploration finds their bugs) and for reading.
-    .library(name: "ChronoscopeExamples", targets: ["ChronoscopeExamples"]),
+    .library(name: "ChronoscopeTraceFormat", targets: ["ChronoscopeTraceFormat"]),
+    // Not API: the stages behind `chronoscope` (replay model, findings, sharing, screens, the
+    // inspector) and the example apps, whose declarations are all `package`. The product exists
+    // only for this repository's Benchmarks package, which compiles its targets as members of
+    // this package (Benchmarks/Package.swift); the underscore says so, as swift-nio's `_NIO…`.
+    .library(
+      name: "_ChronoscopeInternals",
+      targets: [
+        "ChronoscopeReplay", "ChronoscopeAnalysis", "ChronoscopeSharing", "ChronoscopeScreen",
+        "ChronoscopeInspector", "ChronoscopeExamples",
+      ]),
     .executable(name: "chronoscope", targets: ["chronoscope"]),
     // What `chronoscope record` preloads into a program (docs/RecordAnyProgram.md).
     .library(
@@ -59,14 +64,14 @@ let package = Package(
       dependencies: ["ChronoscopeCore", "CChronoscopeShims", "ChronoscopeScheduling"]
     ),
     // The Swift Testing trait `.virtualTime`: a clock per test, its failures recorded as issues;
-    // and `VirtualTimeTestCase` for XCTest. Both keep a failing test's trace (recorded, with a
-    // frame of the inspector in the message). Apart, so that only test targets link Swift
-    // Testing and XCTest (the toolchain's own).
+    // and `VirtualTimeTestCase` for XCTest. Both keep a failing test's trace (recorded; what ran
+    // and waited at the failure, read by the replay model, in the message: no UI linked). Apart,
+    // so that only test targets link Swift Testing and XCTest (the toolchain's own).
     .target(
       name: "ChronoscopeVirtualTimeTesting",
       dependencies: [
-        "ChronoscopeInspector", "ChronoscopeRecording", "ChronoscopeReplay",
-        "ChronoscopeScheduling", "ChronoscopeVirtualTime",
+        "ChronoscopeRecording", "ChronoscopeReplay", "ChronoscopeScheduling",
+        "ChronoscopeVirtualTime",
       ]),
     // Stage 3: the trace file format — events, encoder, and the strict streaming reader.
     .target(
@@ -133,8 +138,8 @@ let package = Package(
     .target(
       name: "ChronoscopeReplayTesting",
       dependencies: [
-        "ChronoscopeCore", "ChronoscopeReplay", "ChronoscopeScheduling", "ChronoscopeSharing",
-        "ChronoscopeTraceFormat", "ChronoscopeVirtualTime",
+        "ChronoscopeCore", "ChronoscopeReplay", "ChronoscopeScheduling", "ChronoscopeTraceFormat",
+        "ChronoscopeVirtualTime",
       ]
     ),
     // The seeds' example programs, written against `SchedulerFactory`; used by tests and recordings.

@@ -10,6 +10,10 @@ import PackageDescription
 //   swift build -c release --product ChronoscopePreload   # from the root, for PreloadBenchmark
 //   swift run -c release --package-path Benchmarks PreloadBenchmark
 //   scripts/benchmarks.sh   # every benchmark with --check, plus callgrind instruction counts
+// The stages behind the inspector and the CLI (replay model, findings, sharing, screens, the
+// inspector) and the example apps are not Chronoscope's public API: their declarations are
+// `package`, and the few the benchmarks measure are also `@_spi(Benchmarks) public`, reached
+// through the underscored product `_ChronoscopeInternals` with `@_spi(Benchmarks) import`.
 let package = Package(
   name: "ChronoscopeBenchmarks",
   platforms: [.macOS(.v15)],
@@ -38,9 +42,7 @@ let package = Package(
       dependencies: [
         "BenchmarkSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        .product(name: "ChronoscopeInspector", package: "Chronoscope"),
-        .product(name: "ChronoscopeReplay", package: "Chronoscope"),
-        .product(name: "ChronoscopeScreen", package: "Chronoscope"),
+        .product(name: "_ChronoscopeInternals", package: "Chronoscope"),
         .product(name: "ChronoscopeTraceFormat", package: "Chronoscope"),
       ]
     ),
@@ -49,10 +51,7 @@ let package = Package(
       dependencies: [
         "BenchmarkSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        .product(name: "ChronoscopeInspector", package: "Chronoscope"),
-        .product(name: "ChronoscopeReplay", package: "Chronoscope"),
-        .product(name: "ChronoscopeAnalysis", package: "Chronoscope"),
-        .product(name: "ChronoscopeSharing", package: "Chronoscope"),
+        .product(name: "_ChronoscopeInternals", package: "Chronoscope"),
         .product(name: "ChronoscopeTraceFormat", package: "Chronoscope"),
       ]
     ),
@@ -74,7 +73,7 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "ChronoscopeVirtualTime", package: "Chronoscope"),
         .product(name: "ChronoscopeScheduling", package: "Chronoscope"),
-        .product(name: "ChronoscopeExamples", package: "Chronoscope"),
+        .product(name: "_ChronoscopeInternals", package: "Chronoscope"),
         .product(name: "CombineSchedulers", package: "combine-schedulers"),
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "HeapModule", package: "swift-collections"),
@@ -84,8 +83,7 @@ let package = Package(
       name: "ReportBenchmark",
       dependencies: [
         "BenchmarkSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        .product(name: "ChronoscopeAnalysis", package: "Chronoscope"),
-        .product(name: "ChronoscopeReplay", package: "Chronoscope"),
+        .product(name: "_ChronoscopeInternals", package: "Chronoscope"),
         .product(name: "ChronoscopeTraceFormat", package: "Chronoscope"),
       ]
     ),

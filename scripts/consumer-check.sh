@@ -23,12 +23,13 @@ python3 - "$repo" "$dir" "$identity" <<'PYTHON'
 import os, re, shutil, sys
 
 repo, out, identity = sys.argv[1:4]
+# The supported products (README, "Products"): all a user can import.
 products = [
     "ChronoscopeScheduling", "ChronoscopeSchedulingTesting", "ChronoscopeVirtualTime",
-    "ChronoscopeRecording", "ChronoscopeTraceFormat", "ChronoscopeReplay", "ChronoscopeAnalysis",
-    "ChronoscopeSharing", "ChronoscopeScreen", "ChronoscopeTerminal", "ChronoscopeInspector",
-    "ChronoscopeVirtualTimeTesting", "ChronoscopeReplayTesting",
+    "ChronoscopeRecording", "ChronoscopeTraceFormat", "ChronoscopeVirtualTimeTesting",
+    "ChronoscopeReplayTesting",
 ]
+supported_catalogs = {f"{p}.docc" for p in products}
 # Targets of the consumer's own with names an app may well have: SwiftPM module names are global
 # across a dependency graph, so one of Chronoscope's named so would stop this package building.
 own = {
@@ -42,9 +43,14 @@ for name, source in own.items():
     os.makedirs(folder)
     open(os.path.join(folder, f"{name}.swift"), "w").write(f"// The consumer's own {name}.\n" + source)
 
-# The example types the samples use, imported one by one: the module's other names (`Contact`,
-# `withTimeout`) are the reader's own in the samples.
-examples = "".join(f"import {kind} ChronoscopeExamples.{name}\n" for kind, name in [
+# The example apps the samples test (`Stock`, `StaleResponseSearch`, `Account`) are the reader's
+# own code there, not Chronoscope's API: the consumer gets a copy of them as a module of its own,
+# `AppModels`, and imports those types one by one (the module's other names, `Contact` or
+# `withTimeout`, are the reader's own in the samples).
+models = os.path.join(out, "Sources", "AppModels")
+shutil.rmtree(models, ignore_errors=True)
+shutil.copytree(os.path.join(repo, "Sources", "ChronoscopeExamples"), models)
+examples = "".join(f"import {kind} AppModels.{name}\n" for kind, name in [
     ("class", "Stock"), ("class", "StaleResponseSearch"), ("class", "Account")])
 imports = "import Foundation\nimport Testing\nimport XCTest\n" + "".join(f"import {p}\n" for p in products)
 imports += examples
@@ -103,7 +109,7 @@ app = [(o, b) for o, b in readme if usable(b) and declaration.match(b.lstrip()) 
 tests = [(o, b) for o, b in readme if usable(b) and (o, b) not in app]
 docc = []
 for root, _, files in sorted(os.walk(os.path.join(repo, "Sources"))):
-    if root.endswith(".docc"):
+    if root.endswith(".docc") and os.path.basename(root) in supported_catalogs:
         for name in sorted(files):
             if name.endswith(".md"):
                 path = os.path.join(root, name)
@@ -153,7 +159,7 @@ func body(_ factory: any SchedulerFactory, _ clock: VirtualClock) throws {}
 func report(_ message: String) {}
 """)
 
-deps = ", ".join(f'.product(name: "{p}", package: "{identity}")' for p in products + ["ChronoscopeExamples"])
+deps = ", ".join(['"AppModels"'] + [f'.product(name: "{p}", package: "{identity}")' for p in products])
 quiet = 'swiftSettings: [.unsafeFlags(["-suppress-warnings"])]'
 open(os.path.join(out, "Package.swift"), "w").write(f"""// swift-tools-version: 6.0
 // Made by scripts/consumer-check.sh: the README's and DocC's samples against Chronoscope.
@@ -167,6 +173,10 @@ let package = Package(
     .target(name: "Analysis"),
     .target(name: "Screen"),
     .target(name: "Replay"),
+    .target(
+      name: "AppModels",
+      dependencies: [{", ".join(f'.product(name: "{p}", package: "{identity}")' for p in ["ChronoscopeScheduling", "ChronoscopeSchedulingTesting"])}],
+      {quiet}),
     .target(name: "App", dependencies: ["Analysis", "Screen", "Replay", {deps}], {quiet}),
     .testTarget(name: "AppTests", dependencies: ["App", {deps}], {quiet}),
     .testTarget(name: "DocSampleTests", dependencies: [{deps}], {quiet}),

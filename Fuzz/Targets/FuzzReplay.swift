@@ -1,4 +1,4 @@
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeTraceFormat
 
 // Target `replay`: reader → ReplayEngine → steps, seeks and queries chosen by the input, with the

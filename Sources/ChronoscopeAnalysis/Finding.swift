@@ -1,11 +1,11 @@
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 
 /// Something in a trace that points at a bug: lost work, a late or drifting timer, a blocked
 /// queue, a hang, a leaked timer, a cancel that did nothing. Findings name the actions, queue and
 /// instants involved, with a one-line explanation.
-public struct Finding: Sendable, Equatable {
+@_spi(Benchmarks) public struct Finding: Sendable, Equatable {
   /// What was found. The raw value is the name `chronoscope check` prints.
-  public enum Kind: String, Sendable, CaseIterable, Comparable {
+  package enum Kind: String, Sendable, CaseIterable, Comparable {
     /// Scheduled, never began and never cancelled.
     case lostWork = "lost-work"
     /// Began more than the late threshold after it was due.
@@ -25,14 +25,14 @@ public struct Finding: Sendable, Equatable {
     /// More threads running the trace's work at once than the threshold.
     case threadExplosion = "thread-explosion"
 
-    public static func < (lhs: Kind, rhs: Kind) -> Bool {
+    package static func < (lhs: Kind, rhs: Kind) -> Bool {
       allCases.firstIndex(of: lhs) ?? 0 < allCases.firstIndex(of: rhs) ?? 0
     }
   }
 
   /// How much it matters. The inspector counts warnings and errors, and `chronoscope check`
   /// fails on a finding as severe as `--fail-on` (by default, a warning).
-  public enum Severity: String, Sendable, Comparable, CaseIterable {
+  @_spi(Benchmarks) public enum Severity: String, Sendable, Comparable, CaseIterable {
     /// True but not wrong: a cancel of a timer that already fired (every debounce and timeout
     /// does one), work pending where a recording, a slice or a window ends.
     case info
@@ -41,26 +41,26 @@ public struct Finding: Sendable, Equatable {
     /// Wrong for the user: a main-thread hang.
     case error
 
-    public static func < (lhs: Severity, rhs: Severity) -> Bool {
+    @_spi(Benchmarks) public static func < (lhs: Severity, rhs: Severity) -> Bool {
       allCases.firstIndex(of: lhs) ?? 0 < allCases.firstIndex(of: rhs) ?? 0
     }
   }
 
   /// What was found.
-  public var kind: Kind
+  package var kind: Kind
   /// How much it matters.
-  public var severity: Severity
+  @_spi(Benchmarks) public var severity: Severity
   /// The instant it is reported at (trace time, ns): where the inspector marks it.
-  public var time: Int64
+  @_spi(Benchmarks) public var time: Int64
   /// The action it is about (the blocker, the late action, the leaked timer…).
-  public var action: ActionIndex
+  package var action: ActionIndex
   /// Other actions involved (the waiters behind a blocker), in order.
-  public var related: [ActionIndex]
+  package var related: [ActionIndex]
   /// The queue the action was scheduled on.
-  public var queue: QueueID
+  @_spi(Benchmarks) public var queue: QueueID
   /// How long the problem lasted or how far off it was, in ns (lateness, run length, wait), if
   /// one figure says it.
-  public var duration: Int64?
+  package var duration: Int64?
   /// One line saying what happened, with the numbers that show it.
-  public var message: String
+  package var message: String
 }

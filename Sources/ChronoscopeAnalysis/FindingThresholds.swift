@@ -3,19 +3,19 @@
 /// The defaults: work that begins 10 ms after it was due is late; a run of 50 ms on a serial or
 /// main queue with others waiting blocks them; a main-queue run of 250 ms is a hang (the
 /// threshold Apple's hang detection uses). A virtual-clock trace uses the same rules.
-public struct FindingThresholds: Sendable, Equatable {
+@_spi(Benchmarks) public struct FindingThresholds: Sendable, Equatable {
   /// Lateness past which a begin is late, in ns.
-  public var late: Int64
+  package var late: Int64
   /// Run length past which a run on a serial or main queue blocks the work waiting behind it.
-  public var block: Int64
+  package var block: Int64
   /// Run length past which a run on the main queue is a hang.
-  public var hang: Int64
+  package var hang: Int64
   /// Threads running the trace's work at once past which there are too many; nil for four times
   /// the cores in the trace's header (and no check when the header has none).
-  public var threads: Int?
+  package var threads: Int?
 
   /// Thresholds in nanoseconds, and a thread count.
-  public init(
+  @_spi(Benchmarks) public init(
     late: Int64 = 10_000_000, block: Int64 = 50_000_000, hang: Int64 = 250_000_000,
     threads: Int? = nil
   ) {

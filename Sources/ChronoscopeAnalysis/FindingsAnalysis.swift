@@ -1,5 +1,5 @@
 import ChronoscopeCore
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeTraceFormat
 
 /// Finds what points at a bug in a replayed trace, in one pass over its events.
@@ -11,9 +11,9 @@ import ChronoscopeTraceFormat
 ///
 /// - Complexity: O(n + a) for n events and a actions, plus, for each run long enough to block a
 ///   queue, the actions pending on that queue.
-public enum FindingsAnalysis {
+@_spi(Benchmarks) public enum FindingsAnalysis {
   /// The findings of `replay`, by time, then kind.
-  public static func findings(
+  @_spi(Benchmarks) public static func findings(
     in replay: ReplayEngine, thresholds: FindingThresholds = FindingThresholds()
   ) -> [Finding] {
     var pass = Pass(replay: replay, thresholds: thresholds)

@@ -1,4 +1,4 @@
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeTraceFormat
 
 extension FindingsReport {
@@ -12,7 +12,7 @@ extension FindingsReport {
   ///   - traces: each trace's name, replay and the findings to report (as ``File/init(file:replay:findings:)``).
   ///   - sink: takes each chunk; the bytes are valid only during the call.
   /// - Complexity: O(findings + their blames); memory O(one chunk).
-  public static func writeJSON(
+  @_spi(Benchmarks) public static func writeJSON(
     _ traces: [(file: String, replay: ReplayEngine, findings: [Finding])],
     to sink: (UnsafeBufferPointer<UInt8>) -> Void
   ) {
@@ -38,7 +38,7 @@ extension FindingsReport {
   }
 
   /// The `check --json` document of this report, as ``writeJSON(_:to:)`` writes it.
-  public func json() -> [UInt8] {
+  package func json() -> [UInt8] {
     var bytes: [UInt8] = []
     let writer = JSONWriter { bytes.append(contentsOf: $0) }
     writer.report(schema: schema, version: version) {

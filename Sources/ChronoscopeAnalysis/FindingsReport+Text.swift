@@ -1,4 +1,4 @@
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeTraceFormat
 
 extension FindingsReport.Entry {
@@ -8,7 +8,7 @@ extension FindingsReport.Entry {
   /// `file: 0.123456s: warning: late: #12 "search swift" app.network (App/Loader.swift:40): began 35.000ms after…`
   ///
   /// The text is the trace's as it is: sanitize it before it reaches a terminal.
-  public func line(file: String) -> String {
+  @_spi(Benchmarks) public func line(file: String) -> String {
     let queue = self.queue ?? "queue \(queueID)"
     let site = self.site.map { " (\($0.file):\($0.line))" } ?? ""
     let work =

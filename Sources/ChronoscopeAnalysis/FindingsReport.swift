@@ -1,4 +1,4 @@
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeTraceFormat
 
 /// The findings of one or more traces as `chronoscope check` reports them: the document
@@ -13,31 +13,31 @@ import ChronoscopeTraceFormat
 /// let report = try JSONDecoder().decode(FindingsReport.self, from: data)
 /// for file in report.files { for entry in file.findings { print(entry.line(file: file.file)) } }
 /// ```
-public struct FindingsReport: Codable, Sendable, Equatable {
+@_spi(Benchmarks) public struct FindingsReport: Codable, Sendable, Equatable {
   /// `chronoscope-findings`.
-  public var schema = FindingsReport.schemaName
+  package var schema = FindingsReport.schemaName
   /// The schema's version; a newer version only adds fields.
-  public var version = FindingsReport.currentVersion
+  package var version = FindingsReport.currentVersion
   /// One entry per trace checked, in the order given.
-  public var files: [File]
+  package var files: [File]
 
   /// The value of ``schema``.
-  public static let schemaName = "chronoscope-findings"
+  package static let schemaName = "chronoscope-findings"
   /// The value of ``version`` this library writes.
-  public static let currentVersion = 1
+  package static let currentVersion = 1
 
   /// Makes a report of `files`.
-  public init(files: [File]) { self.files = files }
+  package init(files: [File]) { self.files = files }
 
   /// The findings of one trace (or of the processes of one run, merged).
-  public struct File: Codable, Sendable, Equatable {
+  package struct File: Codable, Sendable, Equatable {
     /// The file's name as given (several joined with `+` when merged).
-    public var file: String
+    package var file: String
     /// Its findings, in the order ``FindingsAnalysis`` found them.
-    public var findings: [Entry]
+    package var findings: [Entry]
 
     /// Makes the entry of `file`.
-    public init(file: String, findings: [Entry]) {
+    package init(file: String, findings: [Entry]) {
       self.file = file
       self.findings = findings
     }
@@ -45,7 +45,7 @@ public struct FindingsReport: Codable, Sendable, Equatable {
     /// The findings of `replay` that `findings` names, each with its blame when it is late.
     ///
     /// - Complexity: O(findings), plus a blame per late finding (``LatenessBlame``).
-    public init(file: String, replay: ReplayEngine, findings: [Finding]) {
+    package init(file: String, replay: ReplayEngine, findings: [Finding]) {
       let blames = LatenessBlame.blames(for: findings, in: replay)
       self.init(
         file: file,
@@ -56,43 +56,43 @@ public struct FindingsReport: Codable, Sendable, Equatable {
   }
 
   /// One finding, with what the trace says of its action (ids, not replay indexes).
-  public struct Entry: Codable, Sendable, Equatable {
+  @_spi(Benchmarks) public struct Entry: Codable, Sendable, Equatable {
     /// The rule that found it (`late`, `lost-work`…).
-    public var kind: String
+    package var kind: String
     /// `info`, `warning` or `error`.
-    public var severity: String
+    package var severity: String
     /// The instant it is reported at (trace time, ns).
-    public var timeNanoseconds: Int64
+    package var timeNanoseconds: Int64
     /// The trace's id of the action it is about.
-    public var action: Int
+    package var action: Int
     /// The ids of other actions involved, in order.
-    public var related: [Int]
+    package var related: [Int]
     /// The id of the queue the action was scheduled on.
-    public var queueID: Int
+    package var queueID: Int
     /// That queue's label, when the trace defines the queue.
-    public var queue: String?
+    package var queue: String?
     /// Where the action was scheduled, when the trace says.
-    public var site: Site?
+    package var site: Site?
     /// The figure that says how far off it was (ns), when one does.
-    public var durationNanoseconds: Int64?
+    package var durationNanoseconds: Int64?
     /// What the app called the work, when it named it.
-    public var work: Work?
+    package var work: Work?
     /// Why a late run was late.
-    public var blame: Blame?
+    package var blame: Blame?
     /// One line saying what happened.
-    public var message: String
+    package var message: String
 
     /// Where an action was scheduled.
-    public struct Site: Codable, Sendable, Equatable {
-      public var file: String
-      public var line: Int
-      public var function: String
+    package struct Site: Codable, Sendable, Equatable {
+      package var file: String
+      package var line: Int
+      package var function: String
     }
 
     /// A named piece of work: its name and values.
-    public struct Work: Codable, Sendable, Equatable {
-      public var name: String
-      public var values: [String: String]
+    package struct Work: Codable, Sendable, Equatable {
+      package var name: String
+      package var values: [String: String]
     }
 
     enum CodingKeys: String, CodingKey {
@@ -103,7 +103,9 @@ public struct FindingsReport: Codable, Sendable, Equatable {
     }
 
     /// The entry of `finding` in `replay`, with `blame` when it has one.
-    public init(_ finding: Finding, blame: LatenessBlame?, in replay: ReplayEngine) {
+    @_spi(Benchmarks) public init(
+      _ finding: Finding, blame: LatenessBlame?, in replay: ReplayEngine
+    ) {
       let id = { (action: ActionIndex) in Int(replay.action(action).id.rawValue) }
       kind = finding.kind.rawValue
       severity = finding.severity.rawValue
@@ -123,32 +125,32 @@ public struct FindingsReport: Codable, Sendable, Equatable {
   }
 
   /// Why a late finding's run was late: the stretches from its due time to its begin.
-  public struct Blame: Codable, Sendable, Equatable {
+  package struct Blame: Codable, Sendable, Equatable {
     /// The number of the late run.
-    public var run: Int
-    public var dueNanoseconds: Int64
-    public var beganNanoseconds: Int64
-    public var latenessNanoseconds: Int64
+    package var run: Int
+    package var dueNanoseconds: Int64
+    package var beganNanoseconds: Int64
+    package var latenessNanoseconds: Int64
     /// What it waited for: `queue`, `main-thread` or `threads`.
-    public var waitedFor: String
+    package var waitedFor: String
     /// The stretches, longest first as ``LatenessBlame`` keeps them.
-    public var shares: [Share]
+    package var shares: [Share]
     /// How many stretches were left out, and their time (absent when none were).
-    public var omittedShares: Int?
-    public var omittedNanoseconds: Int64?
+    package var omittedShares: Int?
+    package var omittedNanoseconds: Int64?
 
     /// One stretch and the run that held things up during it.
-    public struct Share: Codable, Sendable, Equatable {
-      public var fromNanoseconds: Int64
-      public var toNanoseconds: Int64
-      public var durationNanoseconds: Int64
+    package struct Share: Codable, Sendable, Equatable {
+      package var fromNanoseconds: Int64
+      package var toNanoseconds: Int64
+      package var durationNanoseconds: Int64
       /// How many runs were under way.
-      public var busy: Int
+      package var busy: Int
       /// The id of the action whose run held things up, and that run's number.
-      public var action: Int?
-      public var run: Int?
+      package var action: Int?
+      package var run: Int?
       /// The thread that run ran on.
-      public var thread: Int?
+      package var thread: Int?
 
       enum CodingKeys: String, CodingKey {
         case busy, action, run, thread
@@ -169,7 +171,7 @@ public struct FindingsReport: Codable, Sendable, Equatable {
     }
 
     /// The blame of `blame`'s run in `replay`, with ids for its actions and threads.
-    public init(_ blame: LatenessBlame, in replay: ReplayEngine) {
+    package init(_ blame: LatenessBlame, in replay: ReplayEngine) {
       run = blame.run
       dueNanoseconds = blame.due
       beganNanoseconds = blame.began

@@ -1,5 +1,5 @@
 import ChronoscopeCore
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import HeapModule
 
 extension LatenessBlame {
@@ -13,7 +13,7 @@ extension LatenessBlame {
   /// across their windows: however many late findings overlap, the pass is made once.
   ///
   /// - Complexity: O(n) for n events, plus, per late finding, the stretches in its window.
-  public static func blames(
+  package static func blames(
     for findings: [Finding], in replay: ReplayEngine, maxShares: Int = 10
   ) -> [Int: LatenessBlame] {
     var requests: [(offset: Int, request: Request)] = []

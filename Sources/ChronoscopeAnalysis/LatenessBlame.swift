@@ -1,5 +1,5 @@
 import ChronoscopeCore
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 
 /// Why a run began late: from when it was due to when it began, what held it up, in stretches
 /// whose durations add up to the lateness.
@@ -20,9 +20,9 @@ import ChronoscopeReplay
 ///
 /// - Complexity: a seek to the due time (O(keyframe interval), or from the replay's cursor
 ///   when it has no keyframes), then O(e) for the e events until the begin.
-public struct LatenessBlame: Sendable, Equatable {
+@_spi(Benchmarks) public struct LatenessBlame: Sendable, Equatable {
   /// What the late work waited for.
-  public enum Basis: String, Sendable, Equatable {
+  package enum Basis: String, Sendable, Equatable {
     /// Its serial queue: the runs on it ahead of the late one.
     case queue
     /// The main thread: what ran on it.
@@ -32,50 +32,50 @@ public struct LatenessBlame: Sendable, Equatable {
   }
 
   /// One stretch of the lateness and the run that held things up during it.
-  public struct Share: Sendable, Equatable {
+  package struct Share: Sendable, Equatable {
     /// The action whose run held things up; nil for a stretch in which none of the runs looked
     /// at was under way.
-    public var action: ActionIndex?
+    package var action: ActionIndex?
     /// The number of that run (0 when there is no action).
-    public var run: Int
+    package var run: Int
     /// The thread it ran on (nil when there is no action).
-    public var thread: ThreadID?
+    package var thread: ThreadID?
     /// Where the stretch starts and ends (trace time, ns).
-    public var from: Int64
-    public var to: Int64
+    package var from: Int64
+    package var to: Int64
     /// How many of the runs looked at were under way in the stretch, this one included (for
     /// the threads basis, how many threads were busy): a stretch ends where this changes.
-    public var busy: Int
+    package var busy: Int
 
     /// How long the stretch lasted, in ns.
-    public var duration: Int64 { to.subtracting(saturating: from) }
+    package var duration: Int64 { to.subtracting(saturating: from) }
   }
 
   /// The late action.
-  public var action: ActionIndex
+  package var action: ActionIndex
   /// The number of its late run.
-  public var run: Int
+  package var run: Int
   /// When that run was due and when it began (trace time, ns).
-  public var due: Int64
-  public var began: Int64
+  package var due: Int64
+  package var began: Int64
   /// What it waited for.
-  public var basis: Basis
+  package var basis: Basis
   /// The stretches from `due` to `began`, in time order; their durations, and those of the
   /// stretches left out, add up to the lateness.
-  public var shares: [Share]
+  package var shares: [Share]
   /// How many stretches a limit left out (the shortest), and how long they lasted together, in
   /// ns: 0 unless ``blames(for:in:maxShares:)`` was given a limit the blame passes.
-  public var omittedShares = 0
-  public var omittedDuration: Int64 = 0
+  package var omittedShares = 0
+  package var omittedDuration: Int64 = 0
 
   /// How late the run began, in ns.
-  public var lateness: Int64 { began.subtracting(saturating: due) }
+  package var lateness: Int64 { began.subtracting(saturating: due) }
 
   /// The blame for `action`'s worst run (the one that began furthest behind its due time, the
   /// first of equals), if it began late at all.
   ///
   /// - Complexity: O(events after it was scheduled), plus the blame's.
-  public static func worstRun(of action: ActionIndex, in replay: ReplayEngine) -> LatenessBlame? {
+  package static func worstRun(of action: ActionIndex, in replay: ReplayEngine) -> LatenessBlame? {
     let runs = replay.life(of: action).runs
     guard let worst = runs.max(by: { ($0.lateness, $1.number) < ($1.lateness, $0.number) }),
       worst.lateness > 0

@@ -8,7 +8,7 @@ extension StatsReport {
   /// escaped (`JSONEscaping`). No newline at the end.
   ///
   /// - Complexity: O(queues + threads); memory O(one chunk).
-  public static func writeJSON(
+  @_spi(Benchmarks) public static func writeJSON(
     _ traces: [(file: String, statistics: TraceStatistics)],
     to sink: (UnsafeBufferPointer<UInt8>) -> Void
   ) {
@@ -38,7 +38,7 @@ extension StatsReport {
   }
 
   /// The `stats --json` document of this report, as ``writeJSON(_:to:)`` writes it.
-  public func json() -> [UInt8] {
+  package func json() -> [UInt8] {
     var bytes: [UInt8] = []
     let writer = JSONWriter { bytes.append(contentsOf: $0) }
     writer.report(schema: schema, version: version) {

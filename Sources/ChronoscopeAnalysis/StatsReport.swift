@@ -1,4 +1,4 @@
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeTraceFormat
 
 /// The figures of one or more traces as `chronoscope stats` reports them: the document
@@ -12,34 +12,34 @@ import ChronoscopeTraceFormat
 /// let report = try JSONDecoder().decode(StatsReport.self, from: data)
 /// let busiest = report.files.first?.queues.max { $0.utilisation < $1.utilisation }
 /// ```
-public struct StatsReport: Codable, Sendable, Equatable {
+@_spi(Benchmarks) public struct StatsReport: Codable, Sendable, Equatable {
   /// `chronoscope-stats`.
-  public var schema = StatsReport.schemaName
+  package var schema = StatsReport.schemaName
   /// The schema's version; a newer version only adds fields.
-  public var version = StatsReport.currentVersion
+  package var version = StatsReport.currentVersion
   /// One entry per trace, in the order given.
-  public var files: [File]
+  package var files: [File]
 
   /// The value of ``schema``.
-  public static let schemaName = "chronoscope-stats"
+  package static let schemaName = "chronoscope-stats"
   /// The value of ``version`` this library writes.
-  public static let currentVersion = 1
+  package static let currentVersion = 1
 
   /// Makes a report of `files`.
-  public init(files: [File]) { self.files = files }
+  package init(files: [File]) { self.files = files }
 
   /// The figures of one trace (or of the processes of one run, merged).
-  public struct File: Codable, Sendable, Equatable {
+  package struct File: Codable, Sendable, Equatable {
     /// The file's name as given.
-    public var file: String
+    package var file: String
     /// The trace's end (ns): its `close` or `crash` line's time, else its last event's.
-    public var spanNanoseconds: Int64
-    public var queues: [Queue]
-    public var threads: [Thread]
+    package var spanNanoseconds: Int64
+    package var queues: [Queue]
+    package var threads: [Thread]
     /// Begins in each sixtieth of the trace.
-    public var activity: [Int]
+    package var activity: [Int]
     /// Timer work by lateness, keyed by ``TraceStatistics/latenessBuckets``.
-    public var latenessHistogram: [String: Int]
+    package var latenessHistogram: [String: Int]
 
     enum CodingKeys: String, CodingKey {
       case file, queues, threads, activity
@@ -48,7 +48,7 @@ public struct StatsReport: Codable, Sendable, Equatable {
     }
 
     /// The entry of `statistics`, the figures of the trace `file`.
-    public init(file: String, statistics: TraceStatistics) {
+    package init(file: String, statistics: TraceStatistics) {
       self.file = file
       spanNanoseconds = statistics.span
       queues = statistics.queues.map(Queue.init)
@@ -60,29 +60,29 @@ public struct StatsReport: Codable, Sendable, Equatable {
   }
 
   /// One queue's counts and figures.
-  public struct Queue: Codable, Sendable, Equatable {
-    public var queueID: Int
-    public var label: String
+  @_spi(Benchmarks) public struct Queue: Codable, Sendable, Equatable {
+    package var queueID: Int
+    package var label: String
     /// `serial`, `concurrent`, `main`…, as the trace's `scheduler` line says.
-    public var kind: String
-    public var scheduled: Int
-    public var ran: Int
-    public var cancelled: Int
-    public var lost: Int
-    public var runs: Int
-    public var peakConcurrency: Int
+    package var kind: String
+    package var scheduled: Int
+    package var ran: Int
+    package var cancelled: Int
+    package var lost: Int
+    package var runs: Int
+    package var peakConcurrency: Int
     /// Run time over the trace's span (above 1 when runs overlapped).
-    public var utilisation: Double
-    public var latenessNanoseconds: Distribution
-    public var waitNanoseconds: Distribution
-    public var runNanoseconds: Distribution
+    package var utilisation: Double
+    package var latenessNanoseconds: Distribution
+    package var waitNanoseconds: Distribution
+    package var runNanoseconds: Distribution
     /// The 100 ms window with the most run time; absent for a queue that never ran.
-    public var busiest100ms: Window?
+    package var busiest100ms: Window?
 
     /// A 100 ms window: where it starts and how much of it the queue ran.
-    public struct Window: Codable, Sendable, Equatable {
-      public var startNanoseconds: Int64
-      public var busyNanoseconds: Int64
+    package struct Window: Codable, Sendable, Equatable {
+      package var startNanoseconds: Int64
+      package var busyNanoseconds: Int64
 
       enum CodingKeys: String, CodingKey {
         case startNanoseconds = "start_ns"
@@ -101,7 +101,7 @@ public struct StatsReport: Codable, Sendable, Equatable {
     }
 
     /// The entry of `queue`.
-    public init(_ queue: TraceStatistics.Queue) {
+    package init(_ queue: TraceStatistics.Queue) {
       queueID = Int(queue.id.rawValue)
       label = queue.label
       kind = queue.kind
@@ -122,15 +122,15 @@ public struct StatsReport: Codable, Sendable, Equatable {
   }
 
   /// How many values, and their percentiles (absent when there are none).
-  public struct Distribution: Codable, Sendable, Equatable {
-    public var count: Int
-    public var p50: Int64?
-    public var p90: Int64?
-    public var p99: Int64?
-    public var max: Int64?
+  package struct Distribution: Codable, Sendable, Equatable {
+    package var count: Int
+    package var p50: Int64?
+    package var p90: Int64?
+    package var p99: Int64?
+    package var max: Int64?
 
     /// The entry of `values`.
-    public init(_ values: TraceStatistics.Distribution) {
+    package init(_ values: TraceStatistics.Distribution) {
       count = values.count
       p50 = values.p50
       p90 = values.p90
@@ -140,10 +140,10 @@ public struct StatsReport: Codable, Sendable, Equatable {
   }
 
   /// One thread's busy time.
-  public struct Thread: Codable, Sendable, Equatable {
-    public var threadID: Int
-    public var title: String
-    public var busyNanoseconds: Int64
+  @_spi(Benchmarks) public struct Thread: Codable, Sendable, Equatable {
+    package var threadID: Int
+    package var title: String
+    package var busyNanoseconds: Int64
 
     enum CodingKeys: String, CodingKey {
       case title
@@ -152,7 +152,7 @@ public struct StatsReport: Codable, Sendable, Equatable {
     }
 
     /// The entry of `thread`.
-    public init(_ thread: TraceStatistics.Thread) {
+    package init(_ thread: TraceStatistics.Thread) {
       threadID = Int(thread.id.rawValue)
       title = thread.title
       busyNanoseconds = thread.busy

@@ -1,5 +1,5 @@
 import ChronoscopeCore
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import Foundation
 
 extension TraceStatistics {
@@ -9,7 +9,7 @@ extension TraceStatistics {
   /// terminal.
   ///
   /// - Parameter file: the name the first line shows.
-  public func textLines(file: String) -> [String] {
+  @_spi(Benchmarks) public func textLines(file: String) -> [String] {
     var lines = ["\(TextWidth.truncated(file, to: 60)) · \(TimeText.seconds(span))"]
     for queue in queues {
       lines.append("")

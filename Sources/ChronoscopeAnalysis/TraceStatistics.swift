@@ -1,5 +1,5 @@
 import ChronoscopeCore
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeTraceFormat
 
 /// Per-queue and per-thread figures for a replayed trace: what `chronoscope stats` prints.
@@ -10,14 +10,14 @@ import ChronoscopeTraceFormat
 /// ```
 ///
 /// - Complexity: O(n + q) for n events and q measured values (O(q log q) at worst).
-public struct TraceStatistics: Sendable {
+@_spi(Benchmarks) public struct TraceStatistics: Sendable {
   /// Order statistics of a set of durations, in ns; all nil when there were none.
-  public struct Distribution: Sendable, Equatable {
-    public var count: Int
-    public var p50: Int64?
-    public var p90: Int64?
-    public var p99: Int64?
-    public var max: Int64?
+  package struct Distribution: Sendable, Equatable {
+    package var count: Int
+    package var p50: Int64?
+    package var p90: Int64?
+    package var p99: Int64?
+    package var max: Int64?
 
     init(_ values: [Int64]) {
       var values = values
@@ -42,34 +42,34 @@ public struct TraceStatistics: Sendable {
   }
 
   /// One queue's figures.
-  public struct Queue: Sendable, Equatable {
-    public var id: QueueID
-    public var label: String
-    public var kind: String
+  @_spi(Benchmarks) public struct Queue: Sendable, Equatable {
+    package var id: QueueID
+    package var label: String
+    package var kind: String
     /// Actions scheduled on it.
-    public var scheduled: Int
+    package var scheduled: Int
     /// Actions that began at least once.
-    public var ran: Int
+    package var ran: Int
     /// Actions cancelled.
-    public var cancelled: Int
+    package var cancelled: Int
     /// Actions that never began and were never cancelled.
-    public var lost: Int
+    package var lost: Int
     /// Runs begun.
-    public var runs: Int
+    package var runs: Int
     /// How late timer work (after, repeating) began: begin − due.
-    public var lateness: Distribution
+    package var lateness: Distribution
     /// How long other work (async, sync) waited from due to begin.
-    public var wait: Distribution
+    package var wait: Distribution
     /// How long runs took.
-    public var duration: Distribution
+    package var duration: Distribution
     /// Run time over the trace's span (over 1 for concurrent queues running in parallel).
-    public var utilisation: Double
+    package var utilisation: Double
     /// The most of its actions running at once.
-    public var peakConcurrency: Int
+    package var peakConcurrency: Int
     /// The 100 ms window with the most run time, as its start (ns), and that run time.
-    public var busiestWindow: (start: Int64, busy: Int64)?
+    package var busiestWindow: (start: Int64, busy: Int64)?
 
-    public static func == (lhs: Queue, rhs: Queue) -> Bool {
+    @_spi(Benchmarks) public static func == (lhs: Queue, rhs: Queue) -> Bool {
       lhs.id == rhs.id && lhs.scheduled == rhs.scheduled && lhs.ran == rhs.ran
         && lhs.cancelled == rhs.cancelled && lhs.lost == rhs.lost && lhs.runs == rhs.runs
         && lhs.lateness == rhs.lateness && lhs.wait == rhs.wait && lhs.duration == rhs.duration
@@ -78,34 +78,34 @@ public struct TraceStatistics: Sendable {
   }
 
   /// One thread's figures.
-  public struct Thread: Sendable, Equatable {
-    public var id: ThreadID
-    public var title: String
+  @_spi(Benchmarks) public struct Thread: Sendable, Equatable {
+    package var id: ThreadID
+    package var title: String
     /// Time with at least one run under way on it (nested runs count once).
-    public var busy: Int64
+    package var busy: Int64
   }
 
   /// Queues by id.
-  public var queues: [Queue]
+  @_spi(Benchmarks) public var queues: [Queue]
   /// Threads by id.
-  public var threads: [Thread]
+  package var threads: [Thread]
   /// The trace's end (`ReplayEngine.end`: its `close` line, else its last event), ns.
-  public var span: Int64
+  package var span: Int64
   /// Begins per equal slice of the trace (`activityBuckets` slices).
-  public var activity: [Int]
+  package var activity: [Int]
   /// How many timer begins were late by under 1 ms, 1–10 ms, 10–100 ms, 100 ms–1 s, over 1 s.
-  public var latenessHistogram: [Int]
+  package var latenessHistogram: [Int]
   /// The histogram's bucket names.
-  public static let latenessBuckets = ["<1ms", "1-10ms", "10-100ms", "100ms-1s", ">1s"]
+  package static let latenessBuckets = ["<1ms", "1-10ms", "10-100ms", "100ms-1s", ">1s"]
   /// Slices of the activity line.
-  public static let activityBuckets = 60
+  package static let activityBuckets = 60
 
   /// Measures `replay` in one pass over its events.
   ///
   /// Queues and threads are found by the replay's slots, not hashed on every event (about half
   /// the pass's time, measured on two million events); queues the trace never defined share one
   /// slot there, so they are told apart by id.
-  public init(_ replay: ReplayEngine) {
+  @_spi(Benchmarks) public init(_ replay: ReplayEngine) {
     span = replay.end
     let window: Int64 = 100_000_000
     let definedQueues = replay.queueSlotCount - 1

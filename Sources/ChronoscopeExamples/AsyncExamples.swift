@@ -4,8 +4,8 @@ import ChronoscopeScheduling
 /// `Clock` so that tests run them on a `VirtualAsyncClock` and apps on `ContinuousClock`.
 
 /// Thrown when an operation takes longer than its limit.
-public struct TimedOut: Error, Equatable {
-  public init() {}
+package struct TimedOut: Error, Equatable {
+  package init() {}
 }
 
 /// Runs `operation`, failing with ``TimedOut`` if it has not finished after `limit` on `clock`:
@@ -14,7 +14,7 @@ public struct TimedOut: Error, Equatable {
 /// ```swift
 /// let page = try await withTimeout(.seconds(5), clock: ContinuousClock()) { try await api.page() }
 /// ```
-public func withTimeout<Success: Sendable, C: Clock<Duration>>(
+package func withTimeout<Success: Sendable, C: Clock<Duration>>(
   _ limit: Duration, clock: C, operation: @escaping @Sendable () async throws -> Success
 ) async throws -> Success {
   try await withThrowingTaskGroup(of: Success.self) { group in
@@ -31,19 +31,19 @@ public func withTimeout<Success: Sendable, C: Clock<Duration>>(
 
 /// The "Testing actions over time" timeout example with async/await: one attempt at a time,
 /// each with a time limit; starting again cancels the attempt in flight.
-public actor AsyncTimeoutService<C: Clock<Duration>> {
+package actor AsyncTimeoutService<C: Clock<Duration>> {
   private let clock: C
   private let work: @Sendable () async throws -> String
   private var current: Task<String, any Error>?
 
-  public init(clock: C, work: @escaping @Sendable () async throws -> String) {
+  package init(clock: C, work: @escaping @Sendable () async throws -> String) {
     self.clock = clock
     self.work = work
   }
 
   /// The work's result, or ``TimedOut`` after `timeout`; `CancellationError` if a newer call
   /// replaced this one.
-  public func start(timeout: Duration) async throws -> String {
+  package func start(timeout: Duration) async throws -> String {
     current?.cancel()
     let clock = self.clock
     let work = self.work
@@ -56,7 +56,7 @@ public actor AsyncTimeoutService<C: Clock<Duration>> {
 /// The elements of `input` that were followed by `quiet` of silence, the others dropped: the
 /// classic search-field debounce. Each element cancels the emission waiting for the one before,
 /// and starts its own in an unstructured task — as app code usually writes it.
-public func debounced<Element: Sendable, C: Clock<Duration>>(
+package func debounced<Element: Sendable, C: Clock<Duration>>(
   _ input: AsyncStream<Element>, for quiet: Duration, clock: C
 ) -> AsyncStream<Element> {
   AsyncStream { output in
@@ -81,7 +81,7 @@ public func debounced<Element: Sendable, C: Clock<Duration>>(
 
 /// Calls `operation` until it succeeds, at most `attempts` times, waiting `firstDelay`, then
 /// twice as long each time, between attempts; rethrows the last failure.
-public func retrying<Success: Sendable, C: Clock<Duration>>(
+package func retrying<Success: Sendable, C: Clock<Duration>>(
   attempts: Int, firstDelay: Duration, clock: C,
   operation: @Sendable (_ attempt: Int) async throws -> Success
 ) async throws -> Success {
@@ -100,23 +100,23 @@ public func retrying<Success: Sendable, C: Clock<Duration>>(
 }
 
 /// One side of an actor ping-pong: hits the ball back after `think` until `rallies` hits in all.
-public actor Player<C: Clock<Duration>> {
-  public let name: String
+package actor Player<C: Clock<Duration>> {
+  package let name: String
   private let clock: C
   private let think: Duration
   private var opponent: Player<C>?
 
-  public init(name: String, clock: C, think: Duration) {
+  package init(name: String, clock: C, think: Duration) {
     self.name = name
     self.clock = clock
     self.think = think
   }
 
-  public func face(_ opponent: Player<C>) { self.opponent = opponent }
+  package func face(_ opponent: Player<C>) { self.opponent = opponent }
 
   /// Receives the ball with `remaining` hits left in the rally, and returns every hit made
   /// from here on, in order.
-  public func receive(remaining: Int) async throws -> [(name: String, at: C.Instant)] {
+  package func receive(remaining: Int) async throws -> [(name: String, at: C.Instant)] {
     guard remaining > 0, let opponent else { return [] }
     try await clock.sleep(for: think)
     let hit = (name, clock.now)
@@ -128,15 +128,15 @@ public actor Player<C: Clock<Duration>> {
 /// query that survives is searched with a time limit and retried with backoff against a backend
 /// actor whose first answer for "swift" is too slow. Three clocks (of one kind) time the three
 /// parts, so a recording shows each as a lane of its own.
-public enum AsyncSearchDemo {
+package enum AsyncSearchDemo {
   /// The backend: answers after `latency`, except the first "swift" request, which takes 200 ms.
-  public actor Backend<C: Clock<Duration>> {
+  package actor Backend<C: Clock<Duration>> {
     private let clock: C
     private var slowOnce: Set<String> = ["swift"]
 
-    public init(clock: C) { self.clock = clock }
+    package init(clock: C) { self.clock = clock }
 
-    public func search(_ query: String) async throws -> String {
+    package func search(_ query: String) async throws -> String {
       let slow = slowOnce.remove(query) != nil
       try await clock.sleep(for: slow ? .milliseconds(200) : .milliseconds(40))
       return "\(query): \(query.count * 7) results"
@@ -144,7 +144,7 @@ public enum AsyncSearchDemo {
   }
 
   /// Types, debounces and searches; returns what the field showed, in order.
-  public static func run<C: Clock<Duration>>(typing: C, debounce: C, search: C) async -> [String] {
+  package static func run<C: Clock<Duration>>(typing: C, debounce: C, search: C) async -> [String] {
     let (keystrokes, field) = AsyncStream.makeStream(of: String.self)
     let type: @Sendable () async throws -> Void = {
       for (pause, text) in [

@@ -9,9 +9,9 @@ import ChronoscopeSchedulingTesting
 /// let app = BusyApp(factory: DispatchSchedulerFactory())
 /// try app.runLive()                                  // about two seconds of real work
 /// ```
-public struct BusyApp: Sendable {
+package struct BusyApp: Sendable {
   /// Records a mark with fields, where the host records (a trace recorder's `mark`), or nothing.
-  public typealias Mark = @Sendable (_ name: String, _ fields: [String: String]) -> Void
+  package typealias Mark = @Sendable (_ name: String, _ fields: [String: String]) -> Void
 
   private let factory: any SchedulerFactory
   private let mark: Mark
@@ -19,13 +19,13 @@ public struct BusyApp: Sendable {
   /// - Parameters:
   ///   - factory: Where the app's queues come from.
   ///   - mark: Called at the start of each burst of requests and when they are done.
-  public init(factory: any SchedulerFactory, mark: @escaping Mark = { _, _ in }) {
+  package init(factory: any SchedulerFactory, mark: @escaping Mark = { _, _ in }) {
     self.factory = factory
     self.mark = mark
   }
 
   /// Runs 100 requests on live queues with random latencies, waiting for them as they go.
-  public func runLive() throws(ExampleTimedOut) {
+  package func runLive() throws(ExampleTimedOut) {
     let database = factory.makeSerial(label: "app.database")
     let network = factory.makeConcurrent(label: "app.network")
     let cache = factory.makeSerial(label: "app.cache")
@@ -68,7 +68,7 @@ public struct BusyApp: Sendable {
   /// 25 ms with latencies fixed by their number, one long-labelled queue that syncs in the
   /// background, and one piece of work scheduled and never run nor cancelled (lost work).
   /// `advance` moves the clock by a step and is called 13 times (1.3 s of its time).
-  public func runOnVirtualTime(advance: (Duration) -> Void) {
+  package func runOnVirtualTime(advance: (Duration) -> Void) {
     let database = factory.makeSerial(label: "app.database")
     let network = factory.makeConcurrent(label: "app.network")
     let cache = factory.makeSerial(label: "app.cache")

@@ -1,12 +1,12 @@
 import ChronoscopeScheduling
 
 /// A contact in the address book.
-public struct Contact: Sendable, Equatable {
+package struct Contact: Sendable, Equatable {
   /// The display name.
-  public var name: String
+  package var name: String
 
   /// Makes a contact.
-  public init(name: String) { self.name = name }
+  package init(name: String) { self.name = name }
 }
 
 /// Loads contacts in the background and calls back on its own serial context: the seeds'
@@ -16,13 +16,13 @@ public struct Contact: Sendable, Equatable {
 /// let loader = ContactLoader(factory: ImmediateSchedulerFactory()) { [Contact(name: "Ada")] }
 /// loader.loadContacts { print($0) }  // already printed when this returns
 /// ```
-public final class ContactLoader: Sendable {
+package final class ContactLoader: Sendable {
   private let worker: any Scheduler
   private let callbacks: any Scheduler
   private let source: @Sendable () -> [Contact]
 
   /// Makes a loader that reads contacts from `source`, which may be slow.
-  public init(factory: any SchedulerFactory, source: @escaping @Sendable () -> [Contact]) {
+  package init(factory: any SchedulerFactory, source: @escaping @Sendable () -> [Contact]) {
     worker = factory.makeConcurrent(label: "contacts.load")
     callbacks = factory.makeSerial(label: "contacts.callbacks")
     self.source = source
@@ -30,7 +30,7 @@ public final class ContactLoader: Sendable {
 
   /// Loads the contacts off the caller's thread and passes them, sorted by name, to `completion`
   /// on the loader's callback context.
-  public func loadContacts(completion: @escaping @Sendable ([Contact]) -> Void) {
+  package func loadContacts(completion: @escaping @Sendable ([Contact]) -> Void) {
     let source = self.source
     let callbacks = self.callbacks
     worker.async {

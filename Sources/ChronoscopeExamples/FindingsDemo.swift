@@ -12,7 +12,7 @@ import ChronoscopeSchedulingTesting
 /// let demo = FindingsDemo(factory: DispatchSchedulerFactory()) { Thread.sleep(forTimeInterval: $0.seconds) }
 /// demo.run()          // returns once the demonstrations are under way
 /// ```
-public final class FindingsDemo: Sendable {
+package final class FindingsDemo: Sendable {
   private let factory: any SchedulerFactory
   private let busy: @Sendable (Duration) -> Void
   private let fanOut: Int
@@ -24,7 +24,7 @@ public final class FindingsDemo: Sendable {
   ///   - fanOut: How many serial queues run blocking work at once. Above four times the cores,
   ///     live Dispatch runs more threads than `chronoscope check` allows by default.
   ///   - busy: Work that takes `duration` (a sleep on live schedulers).
-  public init(
+  package init(
     factory: any SchedulerFactory, fanOut: Int = 10,
     busy: @escaping @Sendable (Duration) -> Void
   ) {
@@ -36,7 +36,7 @@ public final class FindingsDemo: Sendable {
   /// Runs the demonstrations to their end on a clock the caller moves: `advance` moves it by a
   /// step (10 ms of virtual time, say) and is called until `finished` has run, at most 1,000
   /// times. `finished` runs inside the last demonstration, as with ``run(finished:)``.
-  public func runToEnd(advance: () -> Void, finished: @escaping @Sendable () -> Void) {
+  package func runToEnd(advance: () -> Void, finished: @escaping @Sendable () -> Void) {
     let done = Locked(false)
     run {
       finished()
@@ -48,7 +48,7 @@ public final class FindingsDemo: Sendable {
   /// Starts every demonstration. `finished` runs inside the last one — a long run on the
   /// `demo.stuck` queue with work due behind it — so a recorder closed there leaves that work
   /// pending for good: lost.
-  public func run(finished: @escaping @Sendable () -> Void) {
+  package func run(finished: @escaping @Sendable () -> Void) {
     let main = factory.main
     let database = factory.makeSerial(label: "demo.database")
     let stuck = factory.makeSerial(label: "demo.stuck")

@@ -5,13 +5,13 @@ import ChronoscopeScheduling
 ///
 /// This is the shape that deadlocks with a naive synchronous test double: delivering with
 /// `sync` onto main while already on main. Chronoscope's schedulers detect that and run inline.
-public final class MessageLoader: Sendable {
+package final class MessageLoader: Sendable {
   private let background: any Scheduler
   private let main: any Scheduler
   private let fetch: @Sendable () -> [String]
 
   /// Makes a loader whose messages come from `fetch`.
-  public init(factory: any SchedulerFactory, fetch: @escaping @Sendable () -> [String]) {
+  package init(factory: any SchedulerFactory, fetch: @escaping @Sendable () -> [String]) {
     background = factory.makeSerial(label: "messages.fetch")
     main = factory.main
     self.fetch = fetch
@@ -19,7 +19,7 @@ public final class MessageLoader: Sendable {
 
   /// Fetches in the background, then calls `completion` on the main scheduler with the messages,
   /// or with a welcome message when there are none.
-  public func load(completion: @escaping @Sendable ([String]) -> Void) {
+  package func load(completion: @escaping @Sendable ([String]) -> Void) {
     let fetch = self.fetch
     let main = self.main
     background.async {

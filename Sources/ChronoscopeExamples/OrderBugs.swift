@@ -10,19 +10,19 @@ import ChronoscopeSchedulingTesting
 /// A bank account on an actor that checks the balance, awaits an approval on another actor, then
 /// debits: across the `await` another withdrawal can run on the actor and pass the same check
 /// (the classic reentrancy bug). `checkingAgain` is the fix: check after the `await` too.
-public actor Account {
-  public private(set) var balance: Int
+@_spi(Benchmarks) public actor Account {
+  @_spi(Benchmarks) public private(set) var balance: Int
   private let approvals = Approvals()
   private let checkingAgain: Bool
 
-  public init(balance: Int, checkingAgain: Bool = false) {
+  @_spi(Benchmarks) public init(balance: Int, checkingAgain: Bool = false) {
     self.balance = balance
     self.checkingAgain = checkingAgain
   }
 
   /// Takes `amount` out if the balance covers it; returns whether it did.
   @discardableResult
-  public func withdraw(_ amount: Int) async -> Bool {
+  package func withdraw(_ amount: Int) async -> Bool {
     guard balance >= amount else { return false }
     await approvals.approve(amount)
     if checkingAgain, balance < amount { return false }
@@ -34,7 +34,7 @@ public actor Account {
 extension Account {
   /// Two customers at once, both for 80: one withdraws straight away, the other once it has
   /// looked the price up (a hop to another actor). Right, the balance ends at 20.
-  public nonisolated func twoCustomersWithdraw() async {
+  @_spi(Benchmarks) public nonisolated func twoCustomersWithdraw() async {
     let prices = PriceList()
     async let first = withdraw(80)
     async let second = withdraw(await prices.price(of: "book"))
@@ -49,16 +49,16 @@ actor Approvals {
 }
 
 /// A customer who looks the price up (a hop to another actor) before withdrawing it.
-public actor PriceList {
+package actor PriceList {
   /// How many prices were looked up. A lookup touches the actor's state, so it is a hop to the
   /// actor in every build: one that touched none was optimized into a plain call under `-O`, the
   /// second customer then reached the account before the first was approved, and the bug showed
   /// first in, first out.
-  public private(set) var lookups = 0
+  package private(set) var lookups = 0
 
-  public init() {}
+  package init() {}
 
-  public func price(of item: String) -> Int {
+  package func price(of item: String) -> Int {
     lookups += 1
     return item.isEmpty ? 0 : 80
   }
@@ -71,16 +71,18 @@ public actor PriceList {
 /// opened from the main queue, so in first-in, first-out order the store has taken the first
 /// sale before the second checks; in another order both check first and the last one is sold
 /// twice. `decidingOnTheStore` is the fix: check and take in one piece of work on the store.
-public final class Stock: Sendable {
+@_spi(Benchmarks) public final class Stock: Sendable {
   private let count: Locked<Int>
   private let store: any Scheduler
   private let checkouts: [any Scheduler]
   private let main: any Scheduler
   private let decidingOnTheStore: Bool
   /// Sales made, in order.
-  public let sales = Locked<[String]>([])
+  @_spi(Benchmarks) public let sales = Locked<[String]>([])
 
-  public init(items: Int, factory: any SchedulerFactory, decidingOnTheStore: Bool = false) {
+  @_spi(Benchmarks) public init(
+    items: Int, factory: any SchedulerFactory, decidingOnTheStore: Bool = false
+  ) {
     count = Locked(items)
     store = factory.makeSerial(label: "store")
     checkouts = [factory.makeSerial(label: "checkout-1"), factory.makeSerial(label: "checkout-2")]
@@ -89,11 +91,11 @@ public final class Stock: Sendable {
   }
 
   /// What is left.
-  public var left: Int { count.value }
+  package var left: Int { count.value }
 
   /// Two customers buy at once: one at the first checkout, one at a second that the main queue
   /// opens.
-  public func twoCustomersBuy() {
+  @_spi(Benchmarks) public func twoCustomersBuy() {
     sell(to: "first", at: checkouts[0])
     main.async { [self] in sell(to: "second", at: checkouts[1]) }
   }
@@ -125,14 +127,14 @@ public final class Stock: Sendable {
 /// both check before either finishes, the completion runs twice — a continuation resumed twice,
 /// which traps. `claimingFirst` is the fix: claim the finish in the same piece of work as the
 /// check, on the callback queue.
-public final class LimitedRequest: Sendable {
+@_spi(Benchmarks) public final class LimitedRequest: Sendable {
   private let network: any Scheduler
   private let timer: any Scheduler
   private let callback: any Scheduler
   private let claimingFirst: Bool
   private let finished = Locked(false)
 
-  public init(factory: any SchedulerFactory, claimingFirst: Bool = false) {
+  @_spi(Benchmarks) public init(factory: any SchedulerFactory, claimingFirst: Bool = false) {
     network = factory.makeSerial(label: "network")
     timer = factory.makeSerial(label: "timer")
     callback = factory.makeSerial(label: "callback")
@@ -141,7 +143,7 @@ public final class LimitedRequest: Sendable {
 
   /// Starts the request, answered after `latency`, given up after `limit`; `completion` gets
   /// "response" or "timeout".
-  public func start(
+  @_spi(Benchmarks) public func start(
     latency: Duration, limit: Duration, completion: @escaping @Sendable (String) -> Void
   ) {
     network.after(latency) { [self] in finish("response", completion) }
@@ -172,7 +174,9 @@ public final class LimitedRequest: Sendable {
 /// A quote fetched with a time limit equal to the server's latency: the result and the limit
 /// fall due at the same instant, and which wins depends on which runs first. First in, first out,
 /// the result does; the bug is the limit nobody thought could lose.
-public func fetchQuote<C: Clock<Duration>>(clock: C, latency: Duration, limit: Duration)
+@_spi(Benchmarks) public func fetchQuote<C: Clock<Duration>>(
+  clock: C, latency: Duration, limit: Duration
+)
   async throws -> Int
 {
   try await withTimeout(limit, clock: clock) {
@@ -190,7 +194,7 @@ public func fetchQuote<C: Clock<Duration>>(clock: C, latency: Duration, limit: D
 /// before the keystroke at that instant two searches go out. `checkingTheLatest` is the fix: a
 /// firing timer hands over on the main queue, behind any keystroke due then, and searches only
 /// for the latest text.
-public final class SearchField: Sendable {
+@_spi(Benchmarks) public final class SearchField: Sendable {
   private let main: any Scheduler
   private let timers: any Scheduler
   private let network: any Scheduler
@@ -198,9 +202,9 @@ public final class SearchField: Sendable {
   private let pending = Locked<SchedulerTask?>(nil)
   private let latest = Locked("")
   /// The searches sent, in order.
-  public let searches = Locked<[String]>([])
+  @_spi(Benchmarks) public let searches = Locked<[String]>([])
 
-  public init(factory: any SchedulerFactory, checkingTheLatest: Bool = false) {
+  @_spi(Benchmarks) public init(factory: any SchedulerFactory, checkingTheLatest: Bool = false) {
     main = factory.main
     timers = factory.makeSerial(label: "debounce")
     network = factory.makeSerial(label: "network")
@@ -208,7 +212,7 @@ public final class SearchField: Sendable {
   }
 
   /// The field's text became `text` (called on the main queue).
-  public func type(_ text: String) {
+  package func type(_ text: String) {
     latest.withLock { $0 = text }
     pending.withLock { $0?.cancel() }
     let task = timers.after(.milliseconds(300)) { [self] in
@@ -225,7 +229,7 @@ public final class SearchField: Sendable {
   }
 
   /// Types `texts` on the main queue, each `gap` after the last.
-  public func typeOverTime(_ texts: [String], gap: Duration) {
+  @_spi(Benchmarks) public func typeOverTime(_ texts: [String], gap: Duration) {
     for (index, text) in texts.enumerated() {
       main.after(gap * index) { [self] in type(text) }
     }
@@ -236,7 +240,7 @@ public final class SearchField: Sendable {
 
 /// Twenty actions on four queues, all due at one instant, each appending its number: the
 /// scenario the exploration benchmark measures schedules per second on.
-public func twentyActions(factory: any SchedulerFactory) -> Locked<[Int]> {
+@_spi(Benchmarks) public func twentyActions(factory: any SchedulerFactory) -> Locked<[Int]> {
   let order = Locked<[Int]>([])
   let queues = (0..<4).map { factory.makeSerial(label: "queue-\($0)") }
   for action in 0..<20 {

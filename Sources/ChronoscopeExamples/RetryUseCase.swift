@@ -6,14 +6,14 @@ import ChronoscopeSchedulingTesting
 ///
 /// The retry is cancelled when the use case is released, so a screen that goes away does not
 /// retry on its behalf.
-public final class RetryUseCase: Sendable {
+package final class RetryUseCase: Sendable {
   private let delay: Duration
   private let scheduler: any Scheduler
   private let onRetry: @Sendable () -> Void
   private let pending = Locked<SchedulerTask?>(nil)
 
   /// Makes a use case that calls `onRetry` on `scheduler`, `delay` after each failure.
-  public init(delay: Duration, scheduler: any Scheduler, onRetry: @escaping @Sendable () -> Void) {
+  package init(delay: Duration, scheduler: any Scheduler, onRetry: @escaping @Sendable () -> Void) {
     self.delay = delay
     self.scheduler = scheduler
     self.onRetry = onRetry
@@ -22,7 +22,7 @@ public final class RetryUseCase: Sendable {
   deinit { pending.value?.cancel() }
 
   /// Reports a failure: schedules a retry, replacing one already scheduled.
-  public func failed() {
+  package func failed() {
     let onRetry = self.onRetry
     let task = scheduler.after(delay) { onRetry() }
     let previous = pending.withLock { pending in

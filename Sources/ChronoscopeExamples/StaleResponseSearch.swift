@@ -17,9 +17,9 @@ import ChronoscopeSchedulingTesting
 /// // … once both responses are shown:
 /// search.showsStaleResults   // true, now and then
 /// ```
-public final class StaleResponseSearch: Sendable {
+package final class StaleResponseSearch: Sendable {
   /// The bug, or its fix.
-  public enum Variant: Sendable {
+  package enum Variant: Sendable {
     /// Shows every response as it arrives, the late one too: the bug.
     case showsEveryResponse
     /// Cancels the request in flight when a new query is sent: the fix.
@@ -46,7 +46,7 @@ public final class StaleResponseSearch: Sendable {
   ///   - factory: Where its queues come from.
   ///   - variant: The bug or the fix.
   ///   - latency: How long the response to a query takes (the network's say).
-  public init(
+  package init(
     factory: any SchedulerFactory, variant: Variant = .showsEveryResponse,
     latency: @escaping @Sendable (String) -> Duration = { _ in .milliseconds(20) }
   ) {
@@ -58,20 +58,20 @@ public final class StaleResponseSearch: Sendable {
 
   /// Types `queries` into the field on its ui queue, the first now and each next one `gap`
   /// later; each is sent as it is typed.
-  public func type(_ queries: [String], gap: Duration) {
+  package func type(_ queries: [String], gap: Duration) {
     for (index, query) in queries.enumerated() {
       ui.after(gap * index) { self.send(query) }
     }
   }
 
   /// The query whose results the field shows, if any.
-  public var shownQuery: String? { state.value.shownQuery }
+  package var shownQuery: String? { state.value.shownQuery }
   /// The query typed last, if any.
-  public var lastQuery: String? { state.value.lastQuery }
+  package var lastQuery: String? { state.value.lastQuery }
   /// How many responses the field has shown.
-  public var responsesShown: Int { state.value.responsesShown }
+  package var responsesShown: Int { state.value.responsesShown }
   /// Whether the field shows results for a query other than the last one typed: the bug.
-  public var showsStaleResults: Bool {
+  package var showsStaleResults: Bool {
     let state = state.value
     return state.shownQuery != nil && state.shownQuery != state.lastQuery
   }

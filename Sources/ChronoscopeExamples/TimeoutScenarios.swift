@@ -2,17 +2,17 @@ import ChronoscopeScheduling
 import ChronoscopeSchedulingTesting
 
 /// An example whose work did not finish before its deadline.
-public struct ExampleTimedOut: Error, CustomStringConvertible {
+package struct ExampleTimedOut: Error, CustomStringConvertible {
   /// Which example gave up.
-  public var example: String
+  package var example: String
   /// Says that `example` gave up waiting.
-  public init(example: String) { self.example = example }
-  public var description: String { "example \(example) did not finish within its deadline" }
+  package init(example: String) { self.example = example }
+  package var description: String { "example \(example) did not finish within its deadline" }
 }
 
 /// Waits (keeping the main queue serviced) until `condition` holds, at most 30 seconds: how the
 /// live examples wait for their own work.
-public func waitForExample(_ example: String, _ condition: () -> Bool) throws(ExampleTimedOut) {
+package func waitForExample(_ example: String, _ condition: () -> Bool) throws(ExampleTimedOut) {
   guard waitUntil(timeout: .seconds(30), condition) == .satisfied else {
     throw ExampleTimedOut(example: example)
   }
@@ -22,7 +22,7 @@ extension TimeoutService {
   /// One attempt on live queues: work that succeeds after `work`, against a `timeout`; waits
   /// for the outcome, then for the losing side's cancellation to settle. Returns "payload" or
   /// "timeout".
-  public static func runOnce(factory: any SchedulerFactory, work: Duration, timeout: Duration)
+  package static func runOnce(factory: any SchedulerFactory, work: Duration, timeout: Duration)
     throws(ExampleTimedOut) -> String
   {
     let service = TimeoutService(context: factory.makeSerial(label: "timeout-service")) {
@@ -44,7 +44,7 @@ extension TimeoutService {
   /// moves: the work finishes first; the timeout fires first; the service is released before
   /// either; it is started again while in flight. `mark` names each scenario as it begins;
   /// `advance` moves the clock by a duration and `settle` runs it until nothing is due.
-  public static func scenarios(
+  package static func scenarios(
     factory: any SchedulerFactory, mark: (String) -> Void, advance: (Duration) -> Void,
     settle: () throws -> Void
   ) rethrows {

@@ -14,18 +14,18 @@ import ChronoscopeSchedulingTesting
 /// }
 /// service.start(timeout: .seconds(1)) { result in … }  // fails with Timeout after one second
 /// ```
-public final class TimeoutService: Sendable {
+package final class TimeoutService: Sendable {
   /// The error delivered when the time limit passes first.
-  public struct Timeout: Error, Equatable {
+  package struct Timeout: Error, Equatable {
     /// Makes the error.
-    public init() {}
+    package init() {}
   }
 
   /// Receives the outcome of one attempt.
-  public typealias ResultHandler = @Sendable (Result<String, any Error>) -> Void
+  package typealias ResultHandler = @Sendable (Result<String, any Error>) -> Void
   /// Starts the underlying work on the given context and reports through the handler; returns
   /// the handle that cancels it.
-  public typealias WorkFunction =
+  package typealias WorkFunction =
     @Sendable (any Scheduler, @escaping ResultHandler) -> SchedulerTask
 
   private let context: any Scheduler
@@ -34,7 +34,7 @@ public final class TimeoutService: Sendable {
 
   /// Makes a service whose bookkeeping, timer and callbacks all run on `context`, which should
   /// be serial.
-  public init(context: any Scheduler, work: @escaping WorkFunction) {
+  package init(context: any Scheduler, work: @escaping WorkFunction) {
     self.context = context
     self.work = work
   }
@@ -42,7 +42,7 @@ public final class TimeoutService: Sendable {
   deinit { current.value?.cancel() }
 
   /// Starts the work with a time limit, cancelling any attempt still in flight.
-  public func start(timeout: Duration, handler: @escaping ResultHandler) {
+  package func start(timeout: Duration, handler: @escaping ResultHandler) {
     let context = self.context
     let work = self.work
     let previous = context.sync {

@@ -1,4 +1,4 @@
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeTraceFormat
 import Dispatch
 import Foundation
@@ -10,17 +10,17 @@ import Foundation
 /// ``interval`` milliseconds; a read with errors (a file being replaced, say) is skipped and the
 /// last good one stays. A final line still being written is left for the next read, as the
 /// reader ignores a cut-off last line.
-public struct FollowedFile: Sendable {
+package struct FollowedFile: Sendable {
   /// The file's path.
-  public let path: String
+  package let path: String
   private var seen: (size: Int64, modified: Date?)?
   private var lastPoll: UInt64 = 0
   /// How often the file is looked at, in milliseconds.
-  public static let interval = 250
+  package static let interval = 250
 
   /// Starts following `path` as it is now: take it before reading the file the first time, so
   /// that what is written meanwhile is read at the first ``poll()``.
-  public init(path: String) {
+  package init(path: String) {
     self.path = path
     seen = Self.state(of: path)
   }
@@ -34,7 +34,7 @@ public struct FollowedFile: Sendable {
 
   /// The replay of the file's current contents if it changed since it was last read, else nil;
   /// nil too within ``interval`` of the last look.
-  public mutating func poll() -> ReplayEngine? {
+  package mutating func poll() -> ReplayEngine? {
     let now = DispatchTime.now().uptimeNanoseconds
     guard lastPoll == 0 || now &- lastPoll >= UInt64(Self.interval) * 1_000_000 else {
       return nil

@@ -1,7 +1,7 @@
-import ChronoscopeAnalysis
+@_spi(Benchmarks) import ChronoscopeAnalysis
 import ChronoscopeCore
-import ChronoscopeReplay
-import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeScreen
 
 extension InspectorApp {
   /// The action each stretch of `action`'s blame names, in order: nil for a stretch in which
@@ -45,7 +45,7 @@ extension InspectorApp {
 
   /// `show --action`'s account of why the action was late, as plain lines; nil when it never
   /// began late.
-  public func whyLate(of id: ActionID) -> [String]? {
+  package func whyLate(of id: ActionID) -> [String]? {
     guard let action = replay.index(of: id),
       let blame = LatenessBlame.worstRun(of: action, in: replay)
     else { return nil }

@@ -1,6 +1,6 @@
 import ChronoscopeCore
-import ChronoscopeReplay
-import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeScreen
 import ChronoscopeTraceFormat
 
 /// An action the detail view links to, and how it is related.

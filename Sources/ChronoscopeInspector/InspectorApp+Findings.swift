@@ -1,7 +1,7 @@
-import ChronoscopeAnalysis
+@_spi(Benchmarks) import ChronoscopeAnalysis
 import ChronoscopeCore
-import ChronoscopeReplay
-import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeScreen
 
 extension InspectorApp {
   /// The listed findings, one a row: when, how bad, what, which action on which queue, and why.

@@ -1,4 +1,5 @@
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeAnalysis
+@_spi(Benchmarks) import ChronoscopeReplay
 
 extension InspectorApp {
   /// What the idle lanes were last found for: the strips' window and the cursor.

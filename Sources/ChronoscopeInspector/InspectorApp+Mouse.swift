@@ -1,5 +1,5 @@
-import ChronoscopeReplay
-import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeScreen
 
 extension InspectorApp {
   /// A click selects the lane or row under it (and focuses its panel); the wheel moves the

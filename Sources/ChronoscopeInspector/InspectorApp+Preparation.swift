@@ -1,5 +1,5 @@
-import ChronoscopeAnalysis
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeAnalysis
+@_spi(Benchmarks) import ChronoscopeReplay
 import Dispatch
 import Synchronization
 
@@ -12,18 +12,20 @@ extension InspectorApp {
   /// Until then everything shown is still true: seeks land exactly (stepping from the cursor,
   /// slower on a large trace), the title says `⚑ finding…`, and the findings list and `x`/`X`
   /// say the pass is not done.
-  public static func opening(replay: ReplayEngine, name: String, timeStep: Int64? = nil)
+  @_spi(Benchmarks) public static func opening(
+    replay: ReplayEngine, name: String, timeStep: Int64? = nil
+  )
     -> InspectorApp
   {
     InspectorApp(replay: replay, name: name, timeStep: timeStep, inTheBackground: true)
   }
 
   /// Whether keyframes or findings are still being made on other threads.
-  public var isPreparing: Bool { preparation != nil }
+  package var isPreparing: Bool { preparation != nil }
 
   /// Takes what the other threads have finished since the last call; returns whether the
   /// screen changes (new findings). Cheap: a loop calls it between keys.
-  public mutating func takePreparedWork() -> Bool {
+  package mutating func takePreparedWork() -> Bool {
     guard let preparation else { return false }
     if let copy = preparation.takeKeyframed() { replay.adoptKeyframes(from: copy) }
     if let indexes = preparation.takeStripIndexes() {
@@ -42,7 +44,7 @@ extension InspectorApp {
   }
 
   /// Waits until the other threads are done, then takes what they made.
-  public mutating func finishPreparing() {
+  @_spi(Benchmarks) public mutating func finishPreparing() {
     preparation?.wait()
     _ = takePreparedWork()
   }

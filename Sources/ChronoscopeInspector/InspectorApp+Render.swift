@@ -1,6 +1,7 @@
+@_spi(Benchmarks) import ChronoscopeAnalysis
 import ChronoscopeCore
-import ChronoscopeReplay
-import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeScreen
 import ChronoscopeTraceFormat
 
 extension InspectorApp {
@@ -10,7 +11,9 @@ extension InspectorApp {
   ///   - colors: False for monochrome (attributes only), as with `NO_COLOR`.
   ///   - keyHints: False to leave out the key hints in the status bar (for `show`'s text, where
   ///     they are noise in a bug report).
-  public func render(width: Int, height: Int, colors: Bool = true, keyHints: Bool = true)
+  @_spi(Benchmarks) public func render(
+    width: Int, height: Int, colors: Bool = true, keyHints: Bool = true
+  )
     -> ScreenGrid
   {
     var grid = ScreenGrid(width: width, height: height)

@@ -1,9 +1,9 @@
-import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeScreen
 import Dispatch
 
 extension InspectorApp {
   /// How a run of the inspector ended.
-  public enum RunEnd: Equatable, Sendable {
+  package enum RunEnd: Equatable, Sendable {
     /// The user quit (`q`).
     case quit
     /// A signal asked the program to end: shells expect the status 128 + `signal`.
@@ -28,7 +28,7 @@ extension InspectorApp {
   /// - Parameter followed: The file to follow (`view --follow`), whose state was taken before
   ///   this inspector's replay was read, so that what was written meanwhile is read at the first
   ///   look.
-  public mutating func run(
+  package mutating func run(
     on display: some InspectorDisplay, following followed: FollowedFile? = nil
   )
     -> RunEnd

@@ -1,7 +1,7 @@
-import ChronoscopeAnalysis
+@_spi(Benchmarks) import ChronoscopeAnalysis
 import ChronoscopeCore
-import ChronoscopeReplay
-import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeScreen
 import ChronoscopeTraceFormat
 
 /// The terminal inspector without a terminal: replay state plus UI state, driven by keys and
@@ -14,25 +14,25 @@ import ChronoscopeTraceFormat
 /// ```
 ///
 /// Everything testable lives here; the terminal adapter only copies the grid and feeds keys.
-public struct InspectorApp: Sendable {
+@_spi(Benchmarks) public struct InspectorApp: Sendable {
   /// The replay.
-  public internal(set) var replay: ReplayEngine
+  package internal(set) var replay: ReplayEngine
   /// The UI state.
-  public internal(set) var state: InspectorState
+  package internal(set) var state: InspectorState
   /// The trace's name in the header.
-  public let name: String
+  package let name: String
   /// Speeds `+`/`-` step through.
   static let speeds: ClosedRange<Double> = (1.0 / 64)...1024
   /// How far `z`/`Z` zoom the lane strips.
   static let laneSpans: ClosedRange<Int64> = 1_000...(Int64.max / 4)
 
   /// The smallest size the main view is drawn at.
-  public static let minimumWidth = 60
+  package static let minimumWidth = 60
   /// The smallest size the main view is drawn at.
-  public static let minimumHeight = 16
+  package static let minimumHeight = 16
 
   /// What the status bar says about a trace without a `close` line.
-  public static let unclosedWarning =
+  package static let unclosedWarning =
     "the recording did not close: the process may have crashed or not called close(); the last moments may be missing"
 
   /// The lanes the panel shows: after grouping, filter and order, less the idle ones while they
@@ -67,7 +67,7 @@ public struct InspectorApp: Sendable {
   /// What the matching events belong to, for the status bar: `4 actions, 1 mark`.
   private(set) var matchesOwners = ""
   /// What `FindingsAnalysis` found in the trace, by time, of every severity.
-  public internal(set) var findings: [Finding] {
+  package internal(set) var findings: [Finding] {
     didSet { listFindings() }
   }
   /// The findings listed with `!`, jumped to with `x`/`X` and marked on the lanes: the warnings
@@ -77,14 +77,14 @@ public struct InspectorApp: Sendable {
   /// making it replays the trace up to the run's begin, which no frame or key should repeat.
   var shownBlame: (action: ActionIndex, blame: LatenessBlame?)?
   /// Whether the trace is being followed as another process writes it (`view --follow`).
-  public private(set) var following = false
+  package private(set) var following = false
   /// The terminal's size, from the last ``InputKey/resize(width:height:)``; nil until one arrives
   /// (then no key is refused as on a too-small screen, and clicks have no place to land).
-  public private(set) var screenSize: (width: Int, height: Int)?
+  package private(set) var screenSize: (width: Int, height: Int)?
 
   /// Whether ``findings`` holds every finding of the trace; false while an inspector made by
   /// ``opening(replay:name:timeStep:)`` is still looking for them.
-  public internal(set) var hasFindings = true
+  package internal(set) var hasFindings = true
   /// The keyframes and findings being made on other threads, until they are taken.
   var preparation: BackgroundPreparation?
 
@@ -93,7 +93,7 @@ public struct InspectorApp: Sendable {
   ///
   /// - Parameter timeStep: How far `t`/`T` move; by default a fiftieth of the trace. A step
   ///   below 1 ns is taken as 1 ns.
-  public init(replay: ReplayEngine, name: String, timeStep: Int64? = nil) {
+  @_spi(Benchmarks) public init(replay: ReplayEngine, name: String, timeStep: Int64? = nil) {
     self.init(replay: replay, name: name, timeStep: timeStep, inTheBackground: false)
   }
 
@@ -128,11 +128,11 @@ public struct InspectorApp: Sendable {
   // MARK: - Following a trace as it is written
 
   /// Whether the cursor is at the end of a followed trace, so that new events move it along.
-  public var isLive: Bool { following && replay.position == replay.eventCount }
+  package var isLive: Bool { following && replay.position == replay.eventCount }
 
   /// Starts following the trace as it is written: the cursor goes to its end, and
   /// ``follow(_:)`` takes each newer read.
-  public mutating func startFollowing() {
+  package mutating func startFollowing() {
     following = true
     seek(time: replay.end)
   }
@@ -140,7 +140,7 @@ public struct InspectorApp: Sendable {
   /// Takes a newer read of the trace being followed: the UI state stays; the cursor moves to the
   /// new end when it was at the end (live), else it stays on its event (`G` goes live again).
   /// Findings, lanes and search matches are redone for the longer trace.
-  public mutating func follow(_ newer: ReplayEngine) {
+  package mutating func follow(_ newer: ReplayEngine) {
     let live = replay.position == replay.eventCount
     following = true
     let position = replay.position
@@ -167,14 +167,14 @@ public struct InspectorApp: Sendable {
   // MARK: - Settings a command line can make
 
   /// Groups the lanes by queue, by thread or by task.
-  public mutating func group(by grouping: InspectorState.Grouping) {
+  package mutating func group(by grouping: InspectorState.Grouping) {
     state.grouping = grouping
     state.selection[.lanes] = 0
     refreshLanes()
   }
 
   /// Keeps only lanes whose names contain `text`; Pending, Running and Events follow.
-  public mutating func filterLanes(_ text: String) {
+  package mutating func filterLanes(_ text: String) {
     state.laneFilter = text
     state.selection[.lanes] = 0
     refreshLanes()
@@ -182,7 +182,7 @@ public struct InspectorApp: Sendable {
 
   /// Orders the lanes: as the trace numbers them, by name, by activity or by findings. The
   /// selected lane stays selected.
-  public mutating func orderLanes(by order: InspectorState.LaneOrder) {
+  package mutating func orderLanes(by order: InspectorState.LaneOrder) {
     state.laneOrder = order
     reorderLanes()
     state.message =
@@ -197,7 +197,7 @@ public struct InspectorApp: Sendable {
   /// Hides the lanes idle in the strips' window (none of their events in it, and nothing of
   /// theirs pending or running at the cursor), or shows them again. The selected lane stays
   /// selected while it is shown.
-  public mutating func hideIdleLanes(_ hide: Bool) {
+  package mutating func hideIdleLanes(_ hide: Bool) {
     state.hidesIdleLanes = hide
     showLanes(again: true)
     state.message =
@@ -233,7 +233,7 @@ public struct InspectorApp: Sendable {
   }
 
   /// Opens the detail view of the action with trace id `id`; false if the trace has none.
-  public mutating func showDetail(of id: ActionID) -> Bool {
+  package mutating func showDetail(of id: ActionID) -> Bool {
     guard let action = replay.index(of: id) else { return false }
     state.mode = .detail(action: action, link: 0)
     return true
@@ -299,7 +299,7 @@ public struct InspectorApp: Sendable {
   ///
   /// While the screen is too small to draw (see ``minimumWidth``), only `q` and a resize do
   /// anything: keys typed at a screen that says "terminal too small" must not move the replay.
-  public mutating func handle(_ key: InputKey) -> Bool {
+  @_spi(Benchmarks) public mutating func handle(_ key: InputKey) -> Bool {
     // Whatever the key moved, the lanes shown follow (see `showLanes`).
     defer { showLanes() }
     if case .resize(let width, let height) = key {
@@ -516,7 +516,7 @@ public struct InspectorApp: Sendable {
   }
 
   /// Advances playback by `elapsed` nanoseconds of wall time.
-  public mutating func tick(elapsed: Int64) {
+  package mutating func tick(elapsed: Int64) {
     guard state.playing else { return }
     state.selectedEvent = nil
     defer { showLanes() }
@@ -593,7 +593,7 @@ public struct InspectorApp: Sendable {
   /// Moves the cursor to a parsed seek target: a time, an event (`e0` is the start), or the
   /// moment an action was scheduled. False if the trace has no such action.
   @discardableResult
-  public mutating func seek(to target: TimeText.Target) -> Bool {
+  @_spi(Benchmarks) public mutating func seek(to target: TimeText.Target) -> Bool {
     defer { showLanes() }
     switch target {
     case .time(let time): seek(time: time)
@@ -608,7 +608,7 @@ public struct InspectorApp: Sendable {
   /// What is wrong with a seek target outside the trace, to follow the text the user typed
   /// (`" is after the trace's end: it spans 0s to 1.2s"`), or nil for one inside it. `show --at`
   /// and the `@` prompt say the same.
-  public static func problem(with target: TimeText.Target, in replay: ReplayEngine) -> String? {
+  package static func problem(with target: TimeText.Target, in replay: ReplayEngine) -> String? {
     switch target {
     case .time(let time) where time > replay.end:
       " is after the trace's end: it spans 0s to \(TimeText.seconds(replay.end))"

@@ -1,11 +1,11 @@
-import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeScreen
 
 /// Where the inspector's run loop draws and reads keys: the terminal (`TerminalSession`, which
 /// the CLI makes conform), or a test's scripted screen.
 ///
 /// The protocol keeps the ChronoscopeInspector library free of terminal code (docs/Architecture.md: the
 /// screen model comes before the terminal): the loop lives here, the ncurses adapter stays thin.
-public protocol InspectorDisplay {
+package protocol InspectorDisplay {
   /// The width in columns.
   var width: Int { get }
   /// The height in rows.

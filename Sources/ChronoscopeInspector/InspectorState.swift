@@ -1,10 +1,10 @@
 import ChronoscopeCore
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 
 /// What the inspector's user has chosen: view, focus, selection, playback, search, filter.
-public struct InspectorState: Sendable, Equatable {
+package struct InspectorState: Sendable, Equatable {
   /// Which screen is showing.
-  public enum Mode: Sendable, Equatable {
+  package enum Mode: Sendable, Equatable {
     /// Lanes, pending, running and the event log.
     case main
     /// One action's whole life; `link` is the selected related action (parent, children…).
@@ -21,12 +21,12 @@ public struct InspectorState: Sendable, Equatable {
   }
 
   /// Which panel `j`/`k` and Enter act on.
-  public enum Panel: Int, Sendable, CaseIterable {
+  package enum Panel: Int, Sendable, CaseIterable {
     case lanes, pending, running, events
   }
 
   /// A line being typed at the bottom of the screen.
-  public enum Prompt: Sendable, Equatable {
+  package enum Prompt: Sendable, Equatable {
     case search(String)
     case seek(String)
     case filter(String)
@@ -34,7 +34,7 @@ public struct InspectorState: Sendable, Equatable {
 
   /// How lanes are grouped: by queue (scheduler, actor, clock), by thread, or by Swift task —
   /// the last only for a trace whose recording named tasks.
-  public enum Grouping: Sendable, Equatable {
+  package enum Grouping: Sendable, Equatable {
     case byQueue, byThread, byTask
 
     /// How the lanes panel's title says it.
@@ -48,7 +48,7 @@ public struct InspectorState: Sendable, Equatable {
   }
 
   /// How the lanes are ordered; `o` turns to the next.
-  public enum LaneOrder: Sendable, Equatable, CaseIterable {
+  package enum LaneOrder: Sendable, Equatable, CaseIterable {
     /// As the trace numbers them: queues, threads and tasks by id.
     case trace
     /// By title, ignoring case; lanes of one title by id.
@@ -72,58 +72,58 @@ public struct InspectorState: Sendable, Equatable {
   }
 
   /// The screen showing.
-  public var mode: Mode = .main
+  package var mode: Mode = .main
   /// The views Esc and Backspace walk back through (details, findings), most recent last.
-  public var history: [Mode] = []
+  package var history: [Mode] = []
   /// The panel that `j`/`k` and Enter act on.
-  public var focus: Panel = .lanes
+  package var focus: Panel = .lanes
   /// The selected row of each panel but Events, which selects ``selectedEvent``.
-  public var selection: [Panel: Int] = [:]
+  package var selection: [Panel: Int] = [:]
   /// The event `j`/`k` (or a click) selected in the Events panel; nil while the panel follows
   /// the cursor, as it does again once the cursor moves.
-  public var selectedEvent: EventIndex?
+  package var selectedEvent: EventIndex?
   /// The line being typed, if any.
-  public var prompt: Prompt?
+  package var prompt: Prompt?
   /// Lanes by queue, by thread or by task.
-  public var grouping: Grouping = .byQueue
+  package var grouping: Grouping = .byQueue
   /// Lanes whose names contain this (case-insensitively); empty for all. Pending, Running and
   /// Events follow it.
-  public var laneFilter = ""
+  package var laneFilter = ""
   /// The lanes' order (`o`).
-  public var laneOrder: LaneOrder = .trace
+  package var laneOrder: LaneOrder = .trace
   /// Whether idle lanes are hidden (`h`): a lane is idle when none of its events falls in the
   /// strips' window and nothing of it is pending or running at the cursor.
-  public var hidesIdleLanes = false
+  package var hidesIdleLanes = false
   /// The active search, if any; `n`/`N` then move between its matches.
-  public var search: String?
+  package var search: String?
   /// Whether the replay is playing.
-  public var playing = false
+  package var playing = false
   /// Playback speed: trace time per wall time.
-  public var speed: Double = 1
+  package var speed: Double = 1
   /// Trace time at the cursor: the current event's time after a step, or any instant between
   /// events after a time seek or during playback.
-  public var clock: Int64 = 0
+  package var clock: Int64 = 0
   /// How far `t`/`T` move, in ns.
-  public var timeStep: Int64
+  package var timeStep: Int64
   /// How much trace time the lane strips show, in ns (`z`/`Z` zoom).
-  public var laneSpan: Int64
+  package var laneSpan: Int64
   /// A one-line message for the status bar.
-  public var message: String?
+  package var message: String?
   /// Whether the findings list, `x`/`X` and the lanes' marks take in info findings too (what
   /// is true but not wrong, such as a cancel of a timer that already fired); `i` in the list.
-  public var showsInfoFindings = false
+  package var showsInfoFindings = false
   /// The help's first row on screen: `j`/`k` and the page keys scroll it where the screen is
   /// shorter than the help.
   package var helpScroll = 0
 
   /// Makes the initial state.
-  public init(timeStep: Int64) {
+  package init(timeStep: Int64) {
     self.timeStep = timeStep
     laneSpan = max(timeStep.multiplied(saturating: 4), 1_000)
   }
 
   /// The selected row of `panel`.
-  public func selected(_ panel: Panel) -> Int { selection[panel] ?? 0 }
+  package func selected(_ panel: Panel) -> Int { selection[panel] ?? 0 }
 }
 
 extension InspectorState.Mode {

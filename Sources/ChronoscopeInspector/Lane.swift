@@ -1,6 +1,6 @@
 import ChronoscopeCore
-import ChronoscopeReplay
-import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeScreen
 import ChronoscopeTraceFormat
 
 /// One row of the lanes panel: a queue, a thread or a Swift task.

@@ -1,5 +1,5 @@
 import ChronoscopeCore
-import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeScreen
 
 /// One cell of a panel's row: text in a slot, and how it gives way when the row is too narrow.
 ///

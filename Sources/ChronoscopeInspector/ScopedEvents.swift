@@ -1,5 +1,5 @@
 import ChronoscopeCore
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 
 /// Some lanes' events in trace order, read through the lanes' index (`LaneEventIndex`) rather
 /// than copied out of the trace: the Events panel's rows under a lane filter, one lane's events

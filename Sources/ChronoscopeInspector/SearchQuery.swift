@@ -1,4 +1,4 @@
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeTraceFormat
 
 /// What `/` searches for: free text, or one field (`label:`, `site:`, `mark:`, `thread:`,

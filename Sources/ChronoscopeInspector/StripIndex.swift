@@ -1,5 +1,5 @@
 import ChronoscopeCore
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeTraceFormat
 
 /// The lanes' events by kind, for the strips (see `LaneEventIndex`): what lets a strip show the

@@ -1,4 +1,4 @@
-import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeScreen
 import ChronoscopeTraceFormat
 
 /// The inspector's styles, in colour or in monochrome (attributes only).

@@ -124,7 +124,7 @@ private let realBlockCancel = nextDefinition(
   "dispatch_block_cancel", as: (@convention(c) (UnsafeRawPointer?) -> Void).self)
 
 @_cdecl("dispatch_block_cancel")
-public func interposedBlockCancel(_ block: UnsafeRawPointer?) {
+package func interposedBlockCancel(_ block: UnsafeRawPointer?) {
   if let block, Preload.isRecording, chronoscope_preload_enter() != 0 {
     DispatchBlocks.cancelled(block)
     chronoscope_preload_leave()

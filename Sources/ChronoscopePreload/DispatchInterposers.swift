@@ -11,8 +11,8 @@ import ChronoscopeTraceFormat
 // ../shared/PRELOAD-NOTES.md). Each records, then calls the real function with the same
 // arguments, the work wrapped so that its run is recorded where and when Dispatch runs it.
 
-public typealias Block = @convention(block) () -> Void
-public typealias WorkFunction = @convention(c) (UnsafeMutableRawPointer?) -> Void
+package typealias Block = @convention(block) () -> Void
+package typealias WorkFunction = @convention(c) (UnsafeMutableRawPointer?) -> Void
 
 private typealias QueueBlockCall = @convention(c) (OpaquePointer?, @escaping Block) -> Void
 private typealias QueueFunctionCall =
@@ -191,7 +191,7 @@ private func jobTaskID(_ job: UnsafeRawPointer) -> UInt64
 // MARK: - Interposers
 
 @_cdecl("dispatch_async")
-public func interposedAsync(_ queue: OpaquePointer?, _ block: @escaping Block) {
+package func interposedAsync(_ queue: OpaquePointer?, _ block: @escaping Block) {
   guard DispatchBlocks.isRecordable(block),
     let (recorder, action) = recordSchedule(on: queue, .async)
   else { return realAsync(queue, block) }
@@ -203,7 +203,7 @@ public func interposedAsync(_ queue: OpaquePointer?, _ block: @escaping Block) {
 }
 
 @_cdecl("dispatch_async_f")
-public func interposedAsyncF(
+package func interposedAsyncF(
   _ queue: OpaquePointer?, _ context: UnsafeMutableRawPointer?, _ function: WorkFunction?
 ) {
   guard let function, let schedule = recordSchedule(on: queue, .async, task: (context, function))
@@ -214,7 +214,7 @@ public func interposedAsyncF(
 }
 
 @_cdecl("dispatch_barrier_async")
-public func interposedBarrierAsync(_ queue: OpaquePointer?, _ block: @escaping Block) {
+package func interposedBarrierAsync(_ queue: OpaquePointer?, _ block: @escaping Block) {
   guard DispatchBlocks.isRecordable(block),
     let (recorder, action) = recordSchedule(on: queue, .async)
   else { return realBarrierAsync(queue, block) }
@@ -226,7 +226,7 @@ public func interposedBarrierAsync(_ queue: OpaquePointer?, _ block: @escaping B
 }
 
 @_cdecl("dispatch_barrier_async_f")
-public func interposedBarrierAsyncF(
+package func interposedBarrierAsyncF(
   _ queue: OpaquePointer?, _ context: UnsafeMutableRawPointer?, _ function: WorkFunction?
 ) {
   guard let function, let schedule = recordSchedule(on: queue, .async) else {
@@ -238,7 +238,7 @@ public func interposedBarrierAsyncF(
 }
 
 @_cdecl("dispatch_sync")
-public func interposedSync(_ queue: OpaquePointer?, _ block: @escaping Block) {
+package func interposedSync(_ queue: OpaquePointer?, _ block: @escaping Block) {
   guard DispatchBlocks.isRecordable(block),
     let (recorder, action) = recordSchedule(on: queue, .sync)
   else { return realSync(queue, block) }
@@ -247,7 +247,7 @@ public func interposedSync(_ queue: OpaquePointer?, _ block: @escaping Block) {
 }
 
 @_cdecl("dispatch_sync_f")
-public func interposedSyncF(
+package func interposedSyncF(
   _ queue: OpaquePointer?, _ context: UnsafeMutableRawPointer?, _ function: WorkFunction?
 ) {
   guard let function, let schedule = recordSchedule(on: queue, .sync) else {
@@ -259,7 +259,7 @@ public func interposedSyncF(
 }
 
 @_cdecl("dispatch_barrier_sync")
-public func interposedBarrierSync(_ queue: OpaquePointer?, _ block: @escaping Block) {
+package func interposedBarrierSync(_ queue: OpaquePointer?, _ block: @escaping Block) {
   guard DispatchBlocks.isRecordable(block),
     let (recorder, action) = recordSchedule(on: queue, .sync)
   else { return realBarrierSync(queue, block) }
@@ -268,7 +268,7 @@ public func interposedBarrierSync(_ queue: OpaquePointer?, _ block: @escaping Bl
 }
 
 @_cdecl("dispatch_barrier_sync_f")
-public func interposedBarrierSyncF(
+package func interposedBarrierSyncF(
   _ queue: OpaquePointer?, _ context: UnsafeMutableRawPointer?, _ function: WorkFunction?
 ) {
   guard let function, let schedule = recordSchedule(on: queue, .sync) else {
@@ -280,7 +280,7 @@ public func interposedBarrierSyncF(
 }
 
 @_cdecl("dispatch_after")
-public func interposedAfter(_ when: UInt64, _ queue: OpaquePointer?, _ block: @escaping Block) {
+package func interposedAfter(_ when: UInt64, _ queue: OpaquePointer?, _ block: @escaping Block) {
   guard DispatchBlocks.isRecordable(block),
     let (recorder, action) = recordSchedule(on: queue, .after, after: when)
   else { return realAfter(when, queue, block) }
@@ -292,7 +292,7 @@ public func interposedAfter(_ when: UInt64, _ queue: OpaquePointer?, _ block: @e
 }
 
 @_cdecl("dispatch_after_f")
-public func interposedAfterF(
+package func interposedAfterF(
   _ when: UInt64, _ queue: OpaquePointer?, _ context: UnsafeMutableRawPointer?,
   _ function: WorkFunction?
 ) {
@@ -306,7 +306,7 @@ public func interposedAfterF(
 }
 
 @_cdecl("dispatch_group_async")
-public func interposedGroupAsync(
+package func interposedGroupAsync(
   _ group: OpaquePointer?, _ queue: OpaquePointer?, _ block: @escaping Block
 ) {
   guard DispatchBlocks.isRecordable(block),
@@ -320,7 +320,7 @@ public func interposedGroupAsync(
 }
 
 @_cdecl("dispatch_group_async_f")
-public func interposedGroupAsyncF(
+package func interposedGroupAsyncF(
   _ group: OpaquePointer?, _ queue: OpaquePointer?, _ context: UnsafeMutableRawPointer?,
   _ function: WorkFunction?
 ) {
@@ -336,7 +336,7 @@ public func interposedGroupAsyncF(
 // when Dispatch runs it, as a schedule and its run at once, its parent the work that asked.
 
 @_cdecl("dispatch_group_notify")
-public func interposedGroupNotify(
+package func interposedGroupNotify(
   _ group: OpaquePointer?, _ queue: OpaquePointer?, _ block: @escaping Block
 ) {
   guard let queue, DispatchBlocks.isRecordable(block), let asked = notification(on: queue) else {
@@ -353,7 +353,7 @@ public func interposedGroupNotify(
 }
 
 @_cdecl("dispatch_group_notify_f")
-public func interposedGroupNotifyF(
+package func interposedGroupNotifyF(
   _ group: OpaquePointer?, _ queue: OpaquePointer?, _ context: UnsafeMutableRawPointer?,
   _ function: WorkFunction?
 ) {

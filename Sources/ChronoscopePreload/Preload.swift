@@ -29,7 +29,7 @@ enum Preload {
 
 /// Called once by the constructor in CChronoscopePreload, before the program's main.
 @_cdecl("chronoscope_preload_start")
-public func chronoscopePreloadStart() {
+package func chronoscopePreloadStart() {
   guard chronoscope_preload_main_program_uses_dispatch() != 0 else { return }
   // Whatever the recorder's own start schedules is its own work, not the program's.
   guard chronoscope_preload_enter() != 0 else { return }

@@ -32,21 +32,21 @@ private func announce(_ queue: OpaquePointer?, attribute: OpaquePointer?) -> Opa
 }
 
 @_cdecl("dispatch_queue_create")
-public func interposedQueueCreate(_ label: UnsafePointer<CChar>?, _ attribute: OpaquePointer?)
+package func interposedQueueCreate(_ label: UnsafePointer<CChar>?, _ attribute: OpaquePointer?)
   -> OpaquePointer?
 {
   announce(realQueueCreate(label, attribute), attribute: attribute)
 }
 
 @_cdecl("dispatch_queue_create_with_target")
-public func interposedQueueCreateWithTarget(
+package func interposedQueueCreateWithTarget(
   _ label: UnsafePointer<CChar>?, _ attribute: OpaquePointer?, _ target: OpaquePointer?
 ) -> OpaquePointer? {
   announce(realQueueCreateWithTarget(label, attribute, target), attribute: attribute)
 }
 
 @_cdecl("dispatch_queue_attr_make_with_qos_class")
-public func interposedAttrWithQoS(
+package func interposedAttrWithQoS(
   _ attribute: OpaquePointer?, _ qos: UInt32, _ priority: Int32
 ) -> OpaquePointer? {
   let made = realAttrWithQoS(attribute, qos, priority)
@@ -55,14 +55,14 @@ public func interposedAttrWithQoS(
 }
 
 @_cdecl("dispatch_queue_attr_make_initially_inactive")
-public func interposedAttrInactive(_ attribute: OpaquePointer?) -> OpaquePointer? {
+package func interposedAttrInactive(_ attribute: OpaquePointer?) -> OpaquePointer? {
   let made = realAttrInactive(attribute)
   Preload.queues.derive(made, from: attribute)
   return made
 }
 
 @_cdecl("dispatch_queue_attr_make_with_autorelease_frequency")
-public func interposedAttrAutorelease(_ attribute: OpaquePointer?, _ frequency: UInt)
+package func interposedAttrAutorelease(_ attribute: OpaquePointer?, _ frequency: UInt)
   -> OpaquePointer?
 {
   let made = realAttrAutorelease(attribute, frequency)

@@ -118,7 +118,7 @@ private func timer(_ source: OpaquePointer?) -> RecordedTimer? {
 }
 
 @_cdecl("dispatch_source_create")
-public func interposedSourceCreate(
+package func interposedSourceCreate(
   _ type: OpaquePointer?, _ handle: UInt, _ mask: UInt, _ queue: OpaquePointer?
 ) -> OpaquePointer? {
   let source = realSourceCreate(type, handle, mask, queue)
@@ -138,7 +138,7 @@ public func interposedSourceCreate(
 private func dispatchGlobalQueue(_ identifier: Int, _ flags: UInt) -> OpaquePointer?
 
 @_cdecl("dispatch_source_set_timer")
-public func interposedSetTimer(
+package func interposedSetTimer(
   _ source: OpaquePointer?, _ start: UInt64, _ interval: UInt64, _ leeway: UInt64
 ) {
   if let timer = timer(source), chronoscope_preload_enter() != 0 {
@@ -167,7 +167,7 @@ public func interposedSetTimer(
 }
 
 @_cdecl("dispatch_source_set_event_handler")
-public func interposedSetHandler(_ source: OpaquePointer?, _ handler: UnsafeRawPointer?) {
+package func interposedSetHandler(_ source: OpaquePointer?, _ handler: UnsafeRawPointer?) {
   guard let handler, let timer = timer(source),
     DispatchBlocks.isRecordable(unsafeBitCast(handler, to: Block.self))
   else { return realSetHandlerAsGiven(source, handler) }
@@ -176,7 +176,7 @@ public func interposedSetHandler(_ source: OpaquePointer?, _ handler: UnsafeRawP
 }
 
 @_cdecl("dispatch_source_set_event_handler_f")
-public func interposedSetHandlerF(_ source: OpaquePointer?, _ handler: UnsafeRawPointer?) {
+package func interposedSetHandlerF(_ source: OpaquePointer?, _ handler: UnsafeRawPointer?) {
   guard let handler, let timer = timer(source) else { return realSetHandlerF(source, handler) }
   let function = unsafeBitCast(handler, to: WorkFunction.self)
   // A function handler takes the source's context, which Dispatch reads at each firing.
@@ -193,19 +193,19 @@ private func start(_ object: OpaquePointer?) {
 }
 
 @_cdecl("dispatch_resume")
-public func interposedResume(_ object: OpaquePointer?) {
+package func interposedResume(_ object: OpaquePointer?) {
   start(object)
   realResume(object)
 }
 
 @_cdecl("dispatch_activate")
-public func interposedActivate(_ object: OpaquePointer?) {
+package func interposedActivate(_ object: OpaquePointer?) {
   start(object)
   realActivate(object)
 }
 
 @_cdecl("dispatch_source_cancel")
-public func interposedSourceCancel(_ source: OpaquePointer?) {
+package func interposedSourceCancel(_ source: OpaquePointer?) {
   if let timer = timer(source), chronoscope_preload_enter() != 0 {
     timer.state.withLock { state in
       timer.endAction(&state)

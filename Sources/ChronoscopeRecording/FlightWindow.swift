@@ -18,6 +18,8 @@ public struct FlightRecorderWindow: Sendable, Equatable {
   /// The most bytes of encoded trace to keep (64 KiB at least).
   public var maxBytes: Int
 
+  /// A window of at least `duration` of recent recording, in at most `maxBytes` (64 KiB at
+  /// least).
   public init(keeping duration: Duration = .seconds(10), maxBytes: Int = 16 << 20) {
     self.duration = duration
     self.maxBytes = maxBytes

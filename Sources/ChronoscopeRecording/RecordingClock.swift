@@ -27,7 +27,9 @@ import ChronoscopeTraceFormat
 /// `check` finds sleeps that woke late. What it does not see: time spent between sleeps, and the
 /// task's other suspensions (awaiting an actor or a continuation); see docs/AsyncVirtualTime.md.
 public struct RecordingClock<Wrapped: Clock>: Clock where Wrapped.Duration == Duration {
+  /// The wrapped clock's instant: a recording clock tells the same time.
   public typealias Instant = Wrapped.Instant
+  /// Durations are `Swift.Duration`, as the clocks this wraps use.
   public typealias Duration = Swift.Duration
 
   /// The clock doing the sleeping.

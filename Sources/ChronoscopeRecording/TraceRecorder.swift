@@ -179,6 +179,7 @@ public struct TraceRotation: Sendable, Equatable {
   /// How many older files to keep; 0 keeps only the current one.
   public var keep: Int
 
+  /// Rotates past `maxBytes` (4 KiB at least), keeping `keep` older files.
   public init(maxBytes: Int, keep: Int = 1) {
     self.maxBytes = max(maxBytes, 4_096)
     self.keep = max(keep, 0)

@@ -1,5 +1,5 @@
 /// Where an action is at the replay's cursor.
-public enum ActionState: UInt8, Sendable {
+package enum ActionState: UInt8, Sendable {
   /// Not scheduled yet.
   case unscheduled
   /// Scheduled, waiting to run (a repeating action between runs is pending too).

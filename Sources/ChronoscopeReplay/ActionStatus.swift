@@ -4,7 +4,7 @@
 /// ``ActionState`` says which of five states the action is in; this also tells the ways of being
 /// done apart — finished, cancelled before it ran, cancelled after some runs — and carries the
 /// times of the events that put it there, never the cursor's time.
-public enum ActionStatus: Sendable, Equatable {
+package enum ActionStatus: Sendable, Equatable {
   /// Not scheduled yet: the trace schedules it at `at`, after the cursor.
   case notScheduledYet(at: Int64)
   /// Waiting to run: due at `due`, after `runs` runs (a repeating action between runs).
@@ -26,7 +26,7 @@ extension ReplayEngine {
   ///
   /// - Complexity: O(1) unless the action is done or was cancelled while it runs; then
   ///   O(events from its schedule to the cursor).
-  public func status(of action: ActionIndex) -> ActionStatus {
+  package func status(of action: ActionIndex) -> ActionStatus {
     let record = actions[action.int]
     switch state(of: action) {
     case .unscheduled:

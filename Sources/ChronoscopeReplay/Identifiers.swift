@@ -3,21 +3,24 @@
 // makes passing one where another is meant a compile error, at no cost at run time.
 
 /// An action's id as written in the trace (`"a"`), which users see as `#12`.
+@_spi(Benchmarks)
 public struct ActionID: RawRepresentable, Hashable, Comparable, Sendable, CustomStringConvertible {
   /// The id in the file.
-  public let rawValue: UInt32
+  @_spi(Benchmarks) public let rawValue: UInt32
 
   /// Wraps an id read from a trace or typed by a user.
-  public init(rawValue: UInt32) { self.rawValue = rawValue }
+  @_spi(Benchmarks) public init(rawValue: UInt32) { self.rawValue = rawValue }
 
   /// `#12`: the one notation for actions, on screen and in search.
-  public var description: String { "#\(rawValue)" }
+  @_spi(Benchmarks) public var description: String { "#\(rawValue)" }
 
-  public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+  @_spi(Benchmarks) public static func < (lhs: Self, rhs: Self) -> Bool {
+    lhs.rawValue < rhs.rawValue
+  }
 }
 
 /// An action's place in a replay's action table: dense, from 0, in order of scheduling.
-public struct ActionIndex: Hashable, Comparable, Sendable {
+@_spi(Benchmarks) public struct ActionIndex: Hashable, Comparable, Sendable {
   package let rawValue: UInt32
 
   package init(_ rawValue: UInt32) { self.rawValue = rawValue }
@@ -26,59 +29,68 @@ public struct ActionIndex: Hashable, Comparable, Sendable {
   /// The index, for tables indexed by action in the package's own modules.
   package var int: Int { Int(rawValue) }
 
-  public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+  @_spi(Benchmarks) public static func < (lhs: Self, rhs: Self) -> Bool {
+    lhs.rawValue < rhs.rawValue
+  }
 }
 
 /// An event's place in a replay's time-ordered event list, from 0. Users see event numbers from 1
 /// (``number``), written `e120`.
-public struct EventIndex: Hashable, Comparable, Strideable, Sendable {
+@_spi(Benchmarks) public struct EventIndex: Hashable, Comparable, Strideable, Sendable {
   /// The offset in the event list.
-  public let offset: Int
+  package let offset: Int
 
   /// Wraps an offset; see ``ReplayEngine/eventIndices`` for the valid ones.
-  public init(_ offset: Int) { self.offset = offset }
+  package init(_ offset: Int) { self.offset = offset }
 
   /// The 1-based number users see.
-  public var number: Int { offset + 1 }
+  package var number: Int { offset + 1 }
 
-  public static func < (lhs: Self, rhs: Self) -> Bool { lhs.offset < rhs.offset }
-  public func distance(to other: Self) -> Int { other.offset - offset }
-  public func advanced(by n: Int) -> Self { Self(offset + n) }
+  @_spi(Benchmarks) public static func < (lhs: Self, rhs: Self) -> Bool { lhs.offset < rhs.offset }
+  @_spi(Benchmarks) public func distance(to other: Self) -> Int { other.offset - offset }
+  @_spi(Benchmarks) public func advanced(by n: Int) -> Self { Self(offset + n) }
 }
 
 /// A scheduler's id in the trace (`"q"`): one queue, one lane.
-public struct QueueID: RawRepresentable, Hashable, Comparable, Sendable {
+@_spi(Benchmarks) public struct QueueID: RawRepresentable, Hashable, Comparable, Sendable {
   /// The id in the file.
-  public let rawValue: UInt32
+  @_spi(Benchmarks) public let rawValue: UInt32
 
   /// Wraps an id read from a trace.
-  public init(rawValue: UInt32) { self.rawValue = rawValue }
+  @_spi(Benchmarks) public init(rawValue: UInt32) { self.rawValue = rawValue }
 
-  public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+  @_spi(Benchmarks) public static func < (lhs: Self, rhs: Self) -> Bool {
+    lhs.rawValue < rhs.rawValue
+  }
 }
 
 /// A thread's id in the trace (`"th"`).
-public struct ThreadID: RawRepresentable, Hashable, Comparable, Sendable {
+@_spi(Benchmarks) public struct ThreadID: RawRepresentable, Hashable, Comparable, Sendable {
   /// The id in the file.
-  public let rawValue: UInt32
+  @_spi(Benchmarks) public let rawValue: UInt32
 
   /// Wraps an id read from a trace.
-  public init(rawValue: UInt32) { self.rawValue = rawValue }
+  @_spi(Benchmarks) public init(rawValue: UInt32) { self.rawValue = rawValue }
 
-  public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+  @_spi(Benchmarks) public static func < (lhs: Self, rhs: Self) -> Bool {
+    lhs.rawValue < rhs.rawValue
+  }
 }
 
 /// A Swift task's id as the runtime numbers it (the `task` lines of a trace), which users see as
 /// `task 42`, as `ExecutorJob`'s description prints it.
+@_spi(Benchmarks)
 public struct TaskID: RawRepresentable, Hashable, Comparable, Sendable, CustomStringConvertible {
   /// The runtime's id.
-  public let rawValue: UInt64
+  @_spi(Benchmarks) public let rawValue: UInt64
 
   /// Wraps an id read from a trace.
-  public init(rawValue: UInt64) { self.rawValue = rawValue }
+  @_spi(Benchmarks) public init(rawValue: UInt64) { self.rawValue = rawValue }
 
   /// `task 42`.
-  public var description: String { "task \(rawValue)" }
+  @_spi(Benchmarks) public var description: String { "task \(rawValue)" }
 
-  public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+  @_spi(Benchmarks) public static func < (lhs: Self, rhs: Self) -> Bool {
+    lhs.rawValue < rhs.rawValue
+  }
 }

@@ -4,14 +4,14 @@ import ChronoscopeTraceFormat
 /// What the trace says about one action when it was scheduled; the rest of its life is found
 /// with ``ReplayEngine/life(of:)``. ``ReplayEngine/action(_:)`` makes one from what the replay
 /// keeps (``ActionRecord``) and the event that scheduled the action.
-public struct ReplayAction: Sendable, Hashable {
+package struct ReplayAction: Sendable, Hashable {
   /// What the replay keeps of it.
   let record: ActionRecord
   /// When it was scheduled.
-  public let scheduledAt: Int64
+  package let scheduledAt: Int64
   /// The thread that scheduled it (not necessarily the one it runs on: see
   /// ``ReplayEngine/runningThread(of:)`` and ``ActionLife/Run/thread``).
-  public let scheduledOn: ThreadID
+  package let scheduledOn: ThreadID
   package let site: UInt32
 
   /// The action `record` describes, scheduled by `event`.
@@ -23,28 +23,28 @@ public struct ReplayAction: Sendable, Hashable {
   }
 
   /// When it was first due.
-  public var due: Int64 { record.due }
+  package var due: Int64 { record.due }
   /// The delay, or the interval of repeating work, in ns.
-  public var delay: Int64 { record.delay }
+  package var delay: Int64 { record.delay }
   /// Its id in the trace.
-  public var id: ActionID { record.id }
+  package var id: ActionID { record.id }
   /// The queue it was scheduled on.
-  public var queue: QueueID { record.queue }
+  package var queue: QueueID { record.queue }
   /// How it was scheduled.
-  public var mode: TraceEvent.ScheduleMode { record.mode }
+  package var mode: TraceEvent.ScheduleMode { record.mode }
   /// For a `sync`: it ran inline because its thread already held the scheduler (waiting would
   /// have deadlocked).
-  public var ranInline: Bool { record.ranInline }
+  package var ranInline: Bool { record.ranInline }
   /// The action that was running on the scheduling thread when this one was scheduled.
-  public var parent: ActionIndex? { record.parent }
+  package var parent: ActionIndex? { record.parent }
   /// Whether it repeats.
-  public var isRepeating: Bool { record.isRepeating }
+  package var isRepeating: Bool { record.isRepeating }
   /// The event that scheduled it.
   var scheduleEvent: EventIndex { record.scheduleEvent }
 
   /// When run `number` (from 1) is due: the first due time plus whole intervals for repeating
   /// work, whose rhythm does not shift when a run is late.
-  public func due(ofRun number: Int) -> Int64 { record.due(ofRun: number) }
+  package func due(ofRun number: Int) -> Int64 { record.due(ofRun: number) }
 }
 
 /// What a replay keeps of each action (40 bytes, one per action: on a large trace, a good part

@@ -3,51 +3,53 @@ import ChronoscopeTraceFormat
 import HeapModule
 
 /// How a queue stands at the cursor.
-public struct QueueState: Sendable, Equatable {
+package struct QueueState: Sendable, Equatable {
   /// Actions waiting on it.
-  public var pending: Int
+  package var pending: Int
   /// Actions of it running.
-  public var running: Int
+  package var running: Int
 }
 
 /// How a thread stands at the cursor.
-public struct ThreadState: Sendable, Equatable {
+package struct ThreadState: Sendable, Equatable {
   /// The actions running on it, outermost first (a `sync` run inline nests inside its caller).
-  public var running: [ActionIndex]
+  package var running: [ActionIndex]
   /// When the outermost of them began; nil when the thread is idle.
-  public var busySince: Int64?
+  package var busySince: Int64?
 }
 
 /// A run under way at the cursor.
-public struct CurrentRun: Sendable, Equatable {
+package struct CurrentRun: Sendable, Equatable {
   /// Which run (counted from 1 in the order runs began).
-  public var number: Int
+  package var number: Int
   /// When it began.
-  public var began: Int64
+  package var began: Int64
   /// The thread it runs on.
-  public var thread: ThreadID
+  package var thread: ThreadID
 }
 
 extension ReplayEngine {
   // MARK: - The trace
 
   /// The number of events.
-  public var eventCount: Int { events.count }
+  @_spi(Benchmarks) public var eventCount: Int { events.count }
 
   /// Every event's index, in time order.
-  public var eventIndices: Range<EventIndex> { EventIndex(0)..<EventIndex(events.count) }
+  @_spi(Benchmarks) public var eventIndices: Range<EventIndex> {
+    EventIndex(0)..<EventIndex(events.count)
+  }
 
   /// The event at `index`.
-  public func event(_ index: EventIndex) -> ReplayEvent { events[index.offset] }
+  @_spi(Benchmarks) public func event(_ index: EventIndex) -> ReplayEvent { events[index.offset] }
 
   /// The number of actions.
-  public var actionCount: Int { actions.count }
+  @_spi(Benchmarks) public var actionCount: Int { actions.count }
 
   /// Every action's index, in order of scheduling.
-  public var actionIndices: [ActionIndex] { actions.indices.map { ActionIndex($0) } }
+  package var actionIndices: [ActionIndex] { actions.indices.map { ActionIndex($0) } }
 
   /// What the trace says about `action` when it was scheduled.
-  public func action(_ action: ActionIndex) -> ReplayAction {
+  package func action(_ action: ActionIndex) -> ReplayAction {
     let record = actions[action.int]
     return ReplayAction(record, scheduledBy: events[record.scheduleEvent.offset])
   }
@@ -60,36 +62,36 @@ extension ReplayEngine {
   /// The action with a trace id, if the trace scheduled it.
   ///
   /// - Complexity: O(1), or O(log a) for a actions when their ids ascend as they were scheduled.
-  public func index(of id: ActionID) -> ActionIndex? {
+  package func index(of id: ActionID) -> ActionIndex? {
     if let indexByID { return indexByID[id.rawValue].map(ActionIndex.init) }
     let low = (0..<actions.count).partitioningIndex { actions[$0].id.rawValue >= id.rawValue }
     return low < actions.count && actions[low].id == id ? ActionIndex(low) : nil
   }
 
   /// The index of the event that scheduled `action`.
-  public func scheduleEvent(of action: ActionIndex) -> EventIndex {
+  package func scheduleEvent(of action: ActionIndex) -> EventIndex {
     actions[action.int].scheduleEvent
   }
 
   /// A queue's record, if the trace defined it.
-  public func queue(_ id: QueueID) -> SchedulerRecord? {
+  package func queue(_ id: QueueID) -> SchedulerRecord? {
     guard let slot = queueSlots[id.rawValue] else { return nil }
     return queues[slot]
   }
 
   /// A thread's names and the queues it served.
-  public func thread(_ id: ThreadID) -> ThreadInfo? {
+  package func thread(_ id: ThreadID) -> ThreadInfo? {
     guard let slot = threadSlots[id.rawValue] else { return nil }
     return threads[slot]
   }
 
   /// Where `action` was scheduled in the source, if the trace says.
-  public func callSite(of action: ActionIndex) -> CallSiteRecord? {
+  package func callSite(of action: ActionIndex) -> CallSiteRecord? {
     callSites[self.action(action).site]
   }
 
   /// The mark a ``TraceEvent/Kind/mark`` event made, if the trace has its text.
-  public func mark(of event: ReplayEvent) -> MarkRecord? {
+  package func mark(of event: ReplayEvent) -> MarkRecord? {
     guard let index = event.markIndex, marks.indices.contains(index) else { return nil }
     return marks[index]
   }
@@ -97,27 +99,27 @@ extension ReplayEngine {
   // MARK: - The cursor
 
   /// The current event's index (the last one applied), if any.
-  public var currentIndex: EventIndex? { position > 0 ? EventIndex(position - 1) : nil }
+  package var currentIndex: EventIndex? { position > 0 ? EventIndex(position - 1) : nil }
 
   /// The current event (the last one applied), if any.
-  public var currentEvent: ReplayEvent? { position > 0 ? events[position - 1] : nil }
+  package var currentEvent: ReplayEvent? { position > 0 ? events[position - 1] : nil }
 
   /// Virtual time at the cursor: the current event's time, or 0 at the start.
-  public var now: Int64 { currentEvent?.time ?? 0 }
+  package var now: Int64 { currentEvent?.time ?? 0 }
 
   /// The time of the last event.
-  public var span: Int64 { events.last?.time ?? 0 }
+  @_spi(Benchmarks) public var span: Int64 { events.last?.time ?? 0 }
 
   /// The trace's end: when the recording closed or crashed, else its last event
   /// (`Trace.end(lastEvent:closedAt:crash:)`); what `show`, `stats`, `slice` and the inspector's
   /// header call the end.
-  public var end: Int64 { Trace.end(lastEvent: span, closedAt: closedAt, crash: crash) }
+  package var end: Int64 { Trace.end(lastEvent: span, closedAt: closedAt, crash: crash) }
 
   /// How many actions are pending, on every queue, on those in `queues`, or that are work of the
   /// tasks in `tasks`.
   ///
   /// - Complexity: O(1), or O(`queues.count` + `tasks.count`).
-  public func pendingCount(in queues: Set<QueueID>? = nil, of tasks: Set<TaskID>? = nil) -> Int {
+  package func pendingCount(in queues: Set<QueueID>? = nil, of tasks: Set<TaskID>? = nil) -> Int {
     if let tasks { return tasks.reduce(0) { $0 + taskState($1).pending } }
     guard let queues else { return live.pending.count }
     return queues.reduce(0) { $0 + queueState($1).pending }
@@ -130,7 +132,7 @@ extension ReplayEngine {
   ///   `count` seen, looking no action up unless a filter needs it: a view of the next few
   ///   costs well under a millisecond per hundred thousand pending actions, and nothing is kept
   ///   up to date by the steps for it.
-  public func pending(
+  @_spi(Benchmarks) public func pending(
     first count: Int, in queues: Set<QueueID>? = nil, of tasks: Set<TaskID>? = nil
   ) -> [ActionIndex] {
     guard count > 0 else { return [] }
@@ -168,7 +170,7 @@ extension ReplayEngine {
   /// `threads` or that are work of `tasks`, when given.
   ///
   /// - Complexity: O(r log r) for r running actions.
-  public func running(
+  @_spi(Benchmarks) public func running(
     in queues: Set<QueueID>? = nil, on threads: Set<ThreadID>? = nil, of tasks: Set<TaskID>? = nil
   ) -> [ActionIndex] {
     live.running.compactMap { slot, begin -> ActionIndex? in
@@ -182,16 +184,16 @@ extension ReplayEngine {
   /// What the app named `action` (its name and values), if it did.
   ///
   /// - Complexity: O(1).
-  public func work(of action: ActionIndex) -> WorkRecord? {
+  package func work(of action: ActionIndex) -> WorkRecord? {
     guard let index = workOfAction[action.rawValue] else { return nil }
     return works.indices.contains(Int(index)) ? works[Int(index)] : nil
   }
 
   /// Whether any action of the trace is named work.
-  public var hasNamedWork: Bool { !workOfAction.isEmpty }
+  package var hasNamedWork: Bool { !workOfAction.isEmpty }
 
   /// The task `action` is work of, if the trace says.
-  public func task(of action: ActionIndex) -> TaskID? { taskInfo(of: action)?.id }
+  package func task(of action: ActionIndex) -> TaskID? { taskInfo(of: action)?.id }
 
   /// The task `action` is work of, if the trace names one: what the inspector's lanes by task
   /// and the export call its runs by (``TaskInfo/title``, `typist (task 2)`).
@@ -208,7 +210,7 @@ extension ReplayEngine {
   }
 
   /// The task with id `id`, if the trace names it.
-  public func task(_ id: TaskID) -> TaskInfo? {
+  package func task(_ id: TaskID) -> TaskInfo? {
     taskSlot(id).map { tasks[$0] }
   }
 
@@ -223,17 +225,17 @@ extension ReplayEngine {
   /// its jobs queued or under way).
   ///
   /// - Complexity: O(log t) for t tasks.
-  public func taskState(_ task: TaskID) -> QueueState {
+  package func taskState(_ task: TaskID) -> QueueState {
     guard let slot = taskSlot(task) else { return QueueState(pending: 0, running: 0) }
     return QueueState(
       pending: Int(live.pendingByTask[slot]), running: Int(live.runningByTask[slot]))
   }
 
   /// The number of actions running now.
-  public var runningCount: Int { live.running.count }
+  package var runningCount: Int { live.running.count }
 
   /// The state of an action at the cursor.
-  public func state(of action: ActionIndex) -> ActionState {
+  package func state(of action: ActionIndex) -> ActionState {
     let slot = action.rawValue
     if live.running[slot] != nil {
       return live.cancelled.contains(slot) ? .runningCancelled : .running
@@ -245,12 +247,12 @@ extension ReplayEngine {
   /// When a pending action is next due: its first due time, or for repeating work the first due
   /// time plus one interval per run begun (its rhythm, which late runs do not shift). Nil when
   /// the action is not pending.
-  public func nextDue(of action: ActionIndex) -> Int64? {
+  package func nextDue(of action: ActionIndex) -> Int64? {
     live.pending[action.rawValue]?.due
   }
 
   /// For a pending action that has run: its last run, whose lateness shows a timer's drift.
-  public func lastRun(of action: ActionIndex) -> ActionLife.Run? {
+  package func lastRun(of action: ActionIndex) -> ActionLife.Run? {
     guard let begin = live.pending[action.rawValue]?.lastBegin, begin != Self.none else {
       return nil
     }
@@ -258,7 +260,7 @@ extension ReplayEngine {
   }
 
   /// The run under way, for a running action.
-  public func currentRun(of action: ActionIndex) -> CurrentRun? {
+  package func currentRun(of action: ActionIndex) -> CurrentRun? {
     guard let begin = live.running[action.rawValue] else { return nil }
     let event = events[Int(begin)]
     return CurrentRun(number: runNumber(begin), began: event.time, thread: event.thread)
@@ -276,7 +278,7 @@ extension ReplayEngine {
   /// How `queue` stands at the cursor.
   ///
   /// - Complexity: O(1).
-  public func queueState(_ queue: QueueID) -> QueueState {
+  package func queueState(_ queue: QueueID) -> QueueState {
     guard let slot = queueSlots[queue.rawValue] else {
       // A queue the trace never defined shares its tally with other such queues: count it out.
       return QueueState(
@@ -291,7 +293,7 @@ extension ReplayEngine {
   /// thread that scheduled it) and since when it has been busy.
   ///
   /// - Complexity: O(actions running on it).
-  public func threadState(_ thread: ThreadID) -> ThreadState {
+  package func threadState(_ thread: ThreadID) -> ThreadState {
     guard let slot = threadSlots[thread.rawValue] else {
       return ThreadState(running: [], busySince: nil)
     }
@@ -307,7 +309,7 @@ extension ReplayEngine {
   /// - Complexity: O(its events + the actions it scheduled or cancelled): they are indexed
   ///   once, the first time a life is asked for (O(n) for n events, shared by every copy of
   ///   the replay), so what came after it in between is never read.
-  public func life(of action: ActionIndex) -> ActionLife {
+  @_spi(Benchmarks) public func life(of action: ActionIndex) -> ActionLife {
     life(of: action, reading: actionEvents.events(of: action))
   }
 

@@ -20,7 +20,7 @@ extension ReplayEngine {
   /// - Returns: What reading found — diagnostics, counts, and why the file is not a trace when
   ///   it is not — and the replay, unless the file could not be read or has errors. When there
   ///   is a replay, the reading holds no trace: the replay has it.
-  public static func read(
+  @_spi(Benchmarks) public static func read(
     path: String, keyframeInterval: Int = 4096, makingKeyframes: Bool = true,
     reading: ((Double) -> Void)? = nil, preparing: ((Double) -> Void)? = nil
   ) -> (reading: TraceReading, replay: ReplayEngine?) {

@@ -24,7 +24,7 @@ import Synchronization
 ///   more actions than that are live, every as many events as there are live actions, so that the
 ///   snapshots together hold at most about one entry per event — and a seek starts from the
 ///   nearest snapshot or from the cursor, whichever is closer.
-public struct ReplayEngine: Sendable {
+@_spi(Benchmarks) public struct ReplayEngine: Sendable {
   /// What preparing made, which nothing changes afterwards. Kept behind one reference, so a
   /// copy of the engine costs a retain, and a loop that reads an engine held inside a struct it
   /// mutates (the findings pass, the export) does not copy it before every call: measured, that
@@ -32,29 +32,29 @@ public struct ReplayEngine: Sendable {
   private let prepared: Prepared
 
   /// The trace's header.
-  public var header: TraceHeader { prepared.header }
+  package var header: TraceHeader { prepared.header }
   /// Whether the trace ended with a `close` line; without one the process may have crashed and
   /// the last moments may be missing.
-  public var isClosed: Bool { prepared.isClosed }
+  package var isClosed: Bool { prepared.isClosed }
   /// The signal and thread, when the recorder wrote what it held as the process crashed.
-  public var crash: Trace.Crash? { prepared.crash }
+  package var crash: Trace.Crash? { prepared.crash }
   /// When the recorder last said it dropped events (``Trace/lastDropTime``), if it did.
-  public var lastDropTime: Int64? { prepared.lastDropTime }
+  package var lastDropTime: Int64? { prepared.lastDropTime }
   /// Each `dropped` line that counted events (``Trace/drops``).
   package var drops: [TraceDrop] { prepared.drops }
   /// How many runs were left out because the trace never scheduled their work (its `schedule`
   /// dropped, or before a slice's window): their `begin`s.
   package var unscheduledRuns: Int { prepared.unscheduledRuns }
   /// When the recording closed, if the trace says (its `close` line).
-  public var closedAt: Int64? { prepared.closedAt }
+  package var closedAt: Int64? { prepared.closedAt }
   /// The queues (schedulers), by id.
-  public var queues: [SchedulerRecord] { prepared.queues }
+  @_spi(Benchmarks) public var queues: [SchedulerRecord] { prepared.queues }
   /// The threads, by id, with titles that identify them.
-  public var threads: [ThreadInfo] { prepared.threads }
+  package var threads: [ThreadInfo] { prepared.threads }
   /// The marks; ``ReplayEvent/markIndex`` indexes them.
-  public var marks: [MarkRecord] { prepared.marks }
+  package var marks: [MarkRecord] { prepared.marks }
   /// The Swift tasks the trace names, by id: empty for a trace without `task` lines.
-  public var tasks: [TaskInfo] { prepared.tasks }
+  package var tasks: [TaskInfo] { prepared.tasks }
 
   var events: [ReplayEvent] { prepared.events }
   var actions: [ActionRecord] { prepared.actions }
@@ -76,7 +76,7 @@ public struct ReplayEngine: Sendable {
   private var keyframesMade = false
 
   /// The number of events applied.
-  public internal(set) var position = 0
+  package internal(set) var position = 0
   var live: LiveState
 
   /// "No event" or "no action" in the tables above.
@@ -235,7 +235,7 @@ public struct ReplayEngine: Sendable {
   ///     ``makeKeyframes(progress:)``.
   ///   - progress: Called now and then with the fraction prepared.
   /// - Complexity: O(n log n) for n events when the file is out of time order, else O(n).
-  public init(
+  @_spi(Benchmarks) public init(
     trace: Trace, keyframeInterval: Int = 4096, makingKeyframes: Bool = true,
     progress: ((Double) -> Void)? = nil
   ) {
@@ -253,7 +253,7 @@ public struct ReplayEngine: Sendable {
   /// Pass the last copy of the trace (`ReplayEngine(consuming: consume trace)`, or a trace just
   /// read): while another copy shares its events they are copied first, which costs the time and
   /// memory this saves.
-  public init(
+  package init(
     consuming trace: consuming Trace, keyframeInterval: Int = 4096, makingKeyframes: Bool = true,
     progress: ((Double) -> Void)? = nil
   ) {
@@ -305,7 +305,7 @@ public struct ReplayEngine: Sendable {
   }
 
   /// Whether seeks start from snapshots of the live sets (see ``makeKeyframes(progress:)``).
-  public var hasKeyframes: Bool { keyframesMade }
+  package var hasKeyframes: Bool { keyframesMade }
 
   /// Makes the snapshots of the live sets that seeks start from, unless they are made already:
   /// one pass stepping through every event (on ten million events, about as long as the rest of
@@ -317,7 +317,7 @@ public struct ReplayEngine: Sendable {
   /// the findings are found on another core.
   ///
   /// - Complexity: O(n) for n events.
-  public mutating func makeKeyframes(progress: ((Double) -> Void)? = nil) {
+  @_spi(Benchmarks) public mutating func makeKeyframes(progress: ((Double) -> Void)? = nil) {
     guard !keyframesMade else { return }
     let cursor = position
     // The keyframes come from the stepping code itself, so a seek restores exactly what steps
@@ -356,7 +356,7 @@ public struct ReplayEngine: Sendable {
   /// replay — the same prepared tables — and this one has none yet; the cursor stays where it
   /// is. So the keyframes can be made on another thread, on a copy, while this replay is in
   /// use; a copy of another replay is ignored.
-  public mutating func adoptKeyframes(from copy: ReplayEngine) {
+  package mutating func adoptKeyframes(from copy: ReplayEngine) {
     guard copy.prepared === prepared, copy.keyframesMade, !keyframesMade else { return }
     keyframes = copy.keyframes
     keyframesMade = true
@@ -558,7 +558,7 @@ public struct ReplayEngine: Sendable {
   ///
   /// - Complexity: O(1), amortized; O(log r) for an action that ran r times.
   @discardableResult
-  public mutating func stepForward() -> Bool {
+  @_spi(Benchmarks) public mutating func stepForward() -> Bool {
     guard position < events.count else { return false }
     apply(position, forward: true)
     position += 1
@@ -570,7 +570,7 @@ public struct ReplayEngine: Sendable {
   ///
   /// - Complexity: O(1), amortized; O(log r) for an action that ran r times.
   @discardableResult
-  public mutating func stepBackward() -> Bool {
+  @_spi(Benchmarks) public mutating func stepBackward() -> Bool {
     guard position > 0 else { return false }
     position -= 1
     apply(position, forward: false)
@@ -581,7 +581,7 @@ public struct ReplayEngine: Sendable {
   /// Moves the cursor to `target` applied events (clamped to `0...eventCount`).
   ///
   /// - Complexity: O(`keyframeInterval` + live actions).
-  public mutating func seek(to target: Int) {
+  @_spi(Benchmarks) public mutating func seek(to target: Int) {
     let target = min(max(target, 0), events.count)
     // The last keyframe at or before the target.
     var (low, high) = (0, keyframes.count)
@@ -599,14 +599,14 @@ public struct ReplayEngine: Sendable {
   }
 
   /// Moves the cursor to the last event at or before `time` (nanoseconds).
-  public mutating func seek(toTime time: Int64) {
+  @_spi(Benchmarks) public mutating func seek(toTime time: Int64) {
     seek(to: firstIndex(after: time).offset)
   }
 
   /// The first event later than `time`, or the end index when there is none.
   ///
   /// - Complexity: O(log n).
-  public func firstIndex(after time: Int64) -> EventIndex {
+  package func firstIndex(after time: Int64) -> EventIndex {
     EventIndex((0..<events.count).partitioningIndex { events[$0].time > time })
   }
 }

@@ -2,14 +2,14 @@ import ChronoscopeTraceFormat
 
 /// An event as the replay keeps it (24 bytes). What the fields mean depends on the kind, so they
 /// are read through typed accessors that answer nil for kinds they do not apply to.
-public struct ReplayEvent: Sendable, Hashable {
+@_spi(Benchmarks) public struct ReplayEvent: Sendable, Hashable {
   /// Trace time in nanoseconds.
-  public let time: Int64
+  package let time: Int64
   private let actionSlot: UInt32
   private let threadID: UInt32
   private let aux: UInt32
   /// What happened.
-  public let kind: TraceEvent.Kind
+  package let kind: TraceEvent.Kind
   private let flag: Bool
   /// The state its action was in before it, which the replay's history pass sets: stepping
   /// back is exact. In what was padding, so it costs no memory.
@@ -48,22 +48,24 @@ public struct ReplayEvent: Sendable, Hashable {
   }
 
   /// The action it concerns; nil for a mark.
-  public var action: ActionIndex? { actionSlot == Self.none ? nil : ActionIndex(actionSlot) }
+  @_spi(Benchmarks) public var action: ActionIndex? {
+    actionSlot == Self.none ? nil : ActionIndex(actionSlot)
+  }
 
   /// The thread it happened on; for a hop, the thread the action moved to.
-  public var thread: ThreadID { ThreadID(rawValue: threadID) }
+  package var thread: ThreadID { ThreadID(rawValue: threadID) }
 
   /// The run number the trace gives a ``TraceEvent/Kind/begin`` or ``TraceEvent/Kind/end``.
-  public var run: UInt32? { kind == .begin || kind == .end ? aux : nil }
+  package var run: UInt32? { kind == .begin || kind == .end ? aux : nil }
 
   /// The thread a ``TraceEvent/Kind/hop`` came from.
-  public var hoppedFrom: ThreadID? { kind == .hop ? ThreadID(rawValue: aux) : nil }
+  package var hoppedFrom: ThreadID? { kind == .hop ? ThreadID(rawValue: aux) : nil }
 
   /// The index into ``ReplayEngine/marks`` of a ``TraceEvent/Kind/mark``.
-  public var markIndex: Int? { kind == .mark && aux != Self.none ? Int(aux) : nil }
+  package var markIndex: Int? { kind == .mark && aux != Self.none ? Int(aux) : nil }
 
   /// For a ``TraceEvent/Kind/cancel``, the action that was running on the cancelling thread.
-  public var cancelledBy: ActionIndex? {
+  package var cancelledBy: ActionIndex? {
     kind == .cancel && aux != Self.none ? ActionIndex(aux) : nil
   }
 
@@ -72,5 +74,5 @@ public struct ReplayEvent: Sendable, Hashable {
   var scheduleSite: UInt32? { kind == .schedule ? aux : nil }
 
   /// For a ``TraceEvent/Kind/cancel``, whether the action had started; nil for other kinds.
-  public var cancelledAfterStart: Bool? { kind == .cancel ? flag : nil }
+  package var cancelledAfterStart: Bool? { kind == .cancel ? flag : nil }
 }

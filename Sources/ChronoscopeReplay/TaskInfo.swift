@@ -1,15 +1,15 @@
 /// A Swift task a trace names (its `task` lines): the work that was part of it — an actor's jobs,
 /// its sleeps — and the queues that work was on.
-public struct TaskInfo: Sendable, Equatable {
+package struct TaskInfo: Sendable, Equatable {
   /// The runtime's id for it.
-  public let id: TaskID
+  package let id: TaskID
   /// Its name (`Task(name:)`), if it had one.
-  public let name: String?
+  package let name: String?
   /// The queues (actors, clocks, schedulers) its work was on, by id.
-  public let queues: [QueueID]
+  package let queues: [QueueID]
   /// How many actions the trace says were its work.
-  public let actionCount: Int
+  package let actionCount: Int
 
   /// `task 42`, or `search (task 42)` for a named task.
-  public var title: String { name.map { "\($0) (\(id))" } ?? id.description }
+  package var title: String { name.map { "\($0) (\(id))" } ?? id.description }
 }

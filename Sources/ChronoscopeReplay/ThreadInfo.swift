@@ -1,15 +1,15 @@
 /// A thread as the inspector names it: a title that identifies it, and the queues whose work it
 /// ran.
-public struct ThreadInfo: Sendable, Equatable {
+package struct ThreadInfo: Sendable, Equatable {
   /// The thread's id in the trace.
-  public let id: ThreadID
+  package let id: ThreadID
   /// The name the trace recorded, if any (possibly cut by the OS).
-  public let recordedName: String?
+  package let recordedName: String?
   /// A name that identifies the thread: the recorded name when it is whole and unique, else
   /// `worker N` (N the trace's thread id), or the name with its id when two threads share it.
-  public let title: String
+  package let title: String
   /// The queues whose work it ran, by id.
-  public let queues: [QueueID]
+  package let queues: [QueueID]
 
   /// Linux keeps at most 15 bytes of a thread's name (16 with the terminator) and Dispatch
   /// keeps the end of a longer one, so a name of exactly that length is probably a fragment

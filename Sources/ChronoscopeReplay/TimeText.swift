@@ -1,14 +1,14 @@
 import Foundation
 
 /// Formats and parses trace times, for the inspector, findings and the command line.
-public enum TimeText {
+@_spi(Benchmarks) public enum TimeText {
   /// What a figure at `Int64.min` or `Int64.max` shows: traces hold times below 2⁶², so those
   /// values only arise where saturating arithmetic stopped, and the true figure is unknown.
-  public static let overflow = "overflow"
+  package static let overflow = "overflow"
 
   /// `1.234567s`: seconds with microsecond precision, the unit users type back with `@`;
   /// ``overflow`` for `Int64.min` and `Int64.max`.
-  public static func seconds(_ nanoseconds: Int64) -> String {
+  package static func seconds(_ nanoseconds: Int64) -> String {
     if nanoseconds == .max || nanoseconds == .min { return overflow }
     let sign = nanoseconds < 0 ? "-" : ""
     let magnitude = nanoseconds.magnitude
@@ -20,7 +20,7 @@ public enum TimeText {
 
   /// A short duration: `850ns`, `12.5µs`, `3.250ms`, `1.500s`; ``overflow`` for `Int64.min` and
   /// `Int64.max`.
-  public static func duration(_ nanoseconds: Int64) -> String {
+  package static func duration(_ nanoseconds: Int64) -> String {
     if nanoseconds == .max || nanoseconds == .min { return overflow }
     let magnitude = Double(nanoseconds.magnitude)
     let sign = nanoseconds < 0 ? "-" : ""
@@ -45,7 +45,7 @@ public enum TimeText {
   }
 
   /// What a seek prompt or `show --at` asked for.
-  public enum Target: Equatable, Sendable {
+  @_spi(Benchmarks) public enum Target: Equatable, Sendable {
     /// A trace time in nanoseconds.
     case time(Int64)
     /// An event by number (1-based, as shown, written `e120`); `e0` is the start.
@@ -55,19 +55,19 @@ public enum TimeText {
   }
 
   /// Why a seek target could not be read.
-  public struct TargetError: Error, Equatable, Sendable, CustomStringConvertible {
+  package struct TargetError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What to tell the user.
-    public let description: String
+    package let description: String
   }
 
   /// Parses `1.25s`, `300ms`, `40us`/`40µs`, `500ns`, `0` (the start), `e120` (an event) or `#12`
   /// (an action).
-  public static func parse(_ text: String) -> Target? {
+  package static func parse(_ text: String) -> Target? {
     try? target(text).get()
   }
 
   /// Parses a seek target, or says what is wrong with it.
-  public static func target(_ text: String) -> Result<Target, TargetError> {
+  package static func target(_ text: String) -> Result<Target, TargetError> {
     let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
     func failure(_ reason: String) -> Result<Target, TargetError> {
       .failure(TargetError(description: reason))

@@ -1,5 +1,4 @@
-import ChronoscopeReplay
-import ChronoscopeSharing
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeTraceFormat
 
 /// The order a trace recorded, read once and replayed as often as a test likes: which actions
@@ -20,7 +19,7 @@ public struct RecordedSchedule: Sendable {
   public let originNanoseconds: Int64
   /// The trace's actions with their keys and runs, and its runs in begin order: what `diff`
   /// compares.
-  package let side: TraceDiff.Side
+  package let side: RecordedRuns
   /// Each recorded action's parent (the action whose run scheduled it), by index in
   /// ``side``'s actions: what tells apart two actions of one key scheduled crosswise.
   package let parents: [Int?]
@@ -42,10 +41,10 @@ public struct RecordedSchedule: Sendable {
   /// The schedule `replay` recorded; `name` names it in reports.
   ///
   /// - Complexity: O(actions + events).
-  public init(_ replay: ReplayEngine, name: String) {
+  package init(_ replay: ReplayEngine, name: String) {
     self.name = name
-    originNanoseconds = TraceDiff.firstEventTime(replay)
-    side = TraceDiff.Side(replay, origin: originNanoseconds)
+    originNanoseconds = replay.firstEventTime
+    side = RecordedRuns(replay, origin: originNanoseconds)
     parents = replay.actionIndices.map { replay.action($0).parent?.int }
   }
 

@@ -1,7 +1,6 @@
 import ChronoscopeCore
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeScheduling
-import ChronoscopeSharing
 import ChronoscopeVirtualTime
 import Synchronization
 
@@ -35,13 +34,13 @@ final class ReplayCore: Sendable {
     let callSite: CallSite
     let repeats: Bool
     /// The action as the code's own run names it (its id in scheduling order).
-    let reference: TraceDiff.ActionReference
+    let reference: ActionReference
     /// Runs done, or 1 for a `sync` that ran inline.
     var runs = 0
   }
 
   fileprivate struct State {
-    var numbering = TraceDiff.KeyNumbering()
+    var numbering = ActionKeyNumbering()
     /// How many actions the code scheduled: its next action's id.
     var scheduled: UInt32 = 0
     /// By recorded action (index in the schedule's actions).
@@ -216,11 +215,11 @@ extension ReplayCore.State {
   /// recorded action with that name that no action of the code has taken yet.
   fileprivate mutating func name(
     _ queue: String, _ callSite: CallSite, now: Int64, in schedule: RecordedSchedule
-  ) -> (recorded: Int?, reference: TraceDiff.ActionReference) {
+  ) -> (recorded: Int?, reference: ActionReference) {
     let (key, group) = numbering.key(
       queue: queue, site: ("\(callSite.fileID)", Int(callSite.line), "\(callSite.function)"))
     scheduled &+= 1
-    let reference = TraceDiff.ActionReference(
+    let reference = ActionReference(
       key, id: ActionID(rawValue: scheduled), scheduledAt: now)
     // The k-th action a function schedules on a queue is the k-th it scheduled there in the
     // trace: the diff's key, lines aside (an edit moves them).
@@ -242,39 +241,38 @@ extension ReplayCore.State {
   /// Notes, unless a divergence is noted already, that the code scheduled `reference`, which
   /// the trace does not have, due at `due`.
   fileprivate mutating func noteUnrecorded(
-    _ reference: TraceDiff.ActionReference, due: Int64, in schedule: RecordedSchedule
+    _ reference: ActionReference, due: Int64, in schedule: RecordedSchedule
   ) {
     guard divergence == nil else { return }
     let recorded = recordedRun(at: position, in: schedule)
     divergence = ReplayDivergence(
       trace: schedule.name, originNanoseconds: schedule.originNanoseconds,
       cause: .unrecordedWork,
-      divergence: DiffReport.Divergence(
-        at: position + 1, a: recorded.map(DiffReport.Run.init),
-        b: DiffReport.Run(TraceDiff.RunReference(reference, run: 1, began: due))))
+      position: position + 1, recorded: recorded.map(ReplayDivergence.Run.init),
+      replayed: ReplayDivergence.Run(RunReference(reference, run: 1, began: due)))
   }
 
   /// Notes that the trace ran, at `position` (from 0), an action the code did not schedule or
   /// cancelled; what the code runs there instead is its held action due next, if any.
   fileprivate mutating func noteMissing(at position: Int, in schedule: RecordedSchedule) {
     let begins = schedule.side.begins
-    var instead: TraceDiff.RunReference?
+    var instead: RunReference?
     for later in begins[position...] {
       guard let held = held[later.action], held.work != nil else { continue }
-      instead = TraceDiff.RunReference(
+      instead = RunReference(
         held.reference, run: held.runs + 1,
         began: schedule.side.actions[later.action].runs[later.run].began)
       break
     }
     divergence = ReplayDivergence(
       trace: schedule.name, originNanoseconds: schedule.originNanoseconds, cause: .missingWork,
-      divergence: DiffReport.Divergence(
-        at: position + 1, a: recordedRun(at: position, in: schedule).map(DiffReport.Run.init),
-        b: instead.map(DiffReport.Run.init)))
+      position: position + 1,
+      recorded: recordedRun(at: position, in: schedule).map(ReplayDivergence.Run.init),
+      replayed: instead.map(ReplayDivergence.Run.init))
   }
 
   private func recordedRun(at position: Int, in schedule: RecordedSchedule)
-    -> TraceDiff.RunReference?
+    -> RunReference?
   {
     position < schedule.side.begins.count
       ? schedule.side.reference(schedule.side.begins[position]) : nil

@@ -1,6 +1,5 @@
 import ChronoscopeCore
-import ChronoscopeReplay
-import ChronoscopeSharing
+@_spi(Benchmarks) import ChronoscopeReplay
 
 /// Where the code under test first differs from the recording it replays, worded as
 /// `chronoscope diff` words the first divergence of two traces: A is the recording, B the code
@@ -32,17 +31,37 @@ public struct ReplayDivergence: Sendable, Equatable, CustomStringConvertible {
   public var originNanoseconds: Int64
   /// What the code did.
   public var cause: Cause
-  /// The position in the begin order, from 1, and what each side ran there: the recording
-  /// (`a`, nil when it had no more runs) and the code (`b`, nil when it had nothing more to
-  /// run), with the ids of their own runs.
-  public var divergence: DiffReport.Divergence
-
   /// The position in the begin order, from 1.
-  public var position: Int { divergence.position }
-  /// What the recording ran there.
-  public var recorded: DiffReport.Run? { divergence.a }
-  /// What the code ran there instead.
-  public var replayed: DiffReport.Run? { divergence.b }
+  public var position: Int
+  /// What the recording ran there; nil when it had no more runs.
+  public var recorded: Run?
+  /// What the code would have run there instead, with the id of its own run; nil when it had
+  /// nothing more to run.
+  public var replayed: Run?
+
+  /// An action as `chronoscope diff` names it across runs: its queue, call site and occurrence.
+  public struct Action: Sendable, Equatable {
+    /// Its id in its own run: the trace's, or, for the code, its number in scheduling order.
+    public var id: Int
+    /// The label of the queue it was scheduled on.
+    public var queue: String
+    /// `file:line function`, or empty when the trace has no call site for it.
+    public var site: String
+    /// Which of the actions its function scheduled on the queue it is (from 1).
+    public var occurrence: Int
+    /// When it was scheduled, from its run's origin (ns).
+    public var scheduledNanoseconds: Int64
+  }
+
+  /// One run of an action.
+  public struct Run: Sendable, Equatable {
+    /// The action that ran.
+    public var action: Action
+    /// The run's number (from 1).
+    public var run: Int
+    /// When it began (or, for the code, was due), from its run's origin (ns).
+    public var beganNanoseconds: Int64
+  }
 
   /// The report's lines, as ``description`` joins them; text from the trace is as it is.
   public var lines: [String] {
@@ -57,7 +76,11 @@ public struct ReplayDivergence: Sendable, Equatable, CustomStringConvertible {
       "B: the code under test, on virtual time",
     ]
     // `diff`'s wording for the recording; the code's side did not run what it names.
-    lines += DiffReport.lines(of: divergence).dropLast()
+    lines += divergenceLines(
+      position: position,
+      a: recorded.map { runText(action: $0.text, run: $0.run, began: $0.beganNanoseconds) },
+      b: nil
+    ).dropLast()
     lines.append("  " + replayedText)
     if cause == .unrecordedWork {
       lines.append(
@@ -70,7 +93,7 @@ public struct ReplayDivergence: Sendable, Equatable, CustomStringConvertible {
   /// What the code would have run at the divergence — the replay stopped before running it.
   private var replayedText: String {
     guard let replayed else { return "B ran nothing more" }
-    let action = DiffReport.describe(replayed.action)
+    let action = replayed.text
     let due = "due at \(TimeText.seconds(replayed.beganNanoseconds))"
     return switch cause {
     case .unrecordedWork: "B scheduled \(action), \(due): not run, the trace does not have it"
@@ -81,5 +104,22 @@ public struct ReplayDivergence: Sendable, Equatable, CustomStringConvertible {
   /// The report, one line each, sanitized for a terminal.
   public var description: String {
     lines.map { TextWidth.sanitized($0) }.joined(separator: "\n")
+  }
+}
+
+extension ReplayDivergence.Run {
+  init(_ run: RunReference) {
+    let action = run.action
+    self.init(
+      action: ReplayDivergence.Action(
+        id: Int(action.id.rawValue), queue: action.key.queue, site: action.key.site,
+        occurrence: action.key.occurrence, scheduledNanoseconds: action.scheduledAt),
+      run: run.run, beganNanoseconds: run.began)
+  }
+
+  /// `#3 search.network (ChronoscopeExamples/StaleResponseSearch.swift:71 search(_:)) occurrence 1`.
+  fileprivate var text: String {
+    ActionKey(queue: action.queue, site: action.site, occurrence: action.occurrence)
+      .text(id: action.id)
   }
 }

@@ -15,6 +15,7 @@ public struct SchedulerInstant: Sendable, Hashable, Comparable, CustomStringConv
   /// Nanoseconds since the clock's origin.
   public var nanoseconds: Int64
 
+  /// The instant `nanoseconds` after the scheduler's start.
   public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
 
   /// The instant `duration` later (saturating at the ends of the range).

@@ -73,6 +73,7 @@ public final class UnimplementedScheduler: Scheduler {
 /// let loader = ContactLoader(factory: .unimplemented)   // loading must not schedule at all
 /// ```
 public struct UnimplementedSchedulerFactory: SchedulerFactory {
+  /// A factory whose schedulers fail the test when used.
   public init() {}
 
   public func makeSerial(label: String) -> any Scheduler {

@@ -1,20 +1,20 @@
 /// One column of one row of the screen.
-public struct Cell: Sendable, Hashable {
+package struct Cell: Sendable, Hashable {
   /// What the cell shows: one grapheme, already made safe to print (no control characters). A
   /// wide grapheme (two columns) sits in its first cell; the next cell is a continuation.
-  public var text: String
+  package var text: String
   /// How it looks.
-  public var style: Style
+  package var style: Style
   /// Whether this cell is the second column of a wide grapheme to its left.
-  public var isContinuation: Bool
+  package var isContinuation: Bool
 
   /// Makes a cell.
-  public init(text: String = " ", style: Style = .plain, isContinuation: Bool = false) {
+  package init(text: String = " ", style: Style = .plain, isContinuation: Bool = false) {
     self.text = text
     self.style = style
     self.isContinuation = isContinuation
   }
 
   /// An empty cell.
-  public static let blank = Cell()
+  package static let blank = Cell()
 }

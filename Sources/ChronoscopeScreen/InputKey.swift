@@ -1,5 +1,5 @@
 /// A key press or terminal event, as the terminal adapter reports it.
-public enum InputKey: Sendable, Hashable {
+@_spi(Benchmarks) public enum InputKey: Sendable, Hashable {
   /// A printable character.
   case character(Character)
   case up, down, left, right

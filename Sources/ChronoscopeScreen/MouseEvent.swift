@@ -4,9 +4,9 @@
 /// let click = InputKey.mouse(MouseEvent(.press, column: 4, row: 3))
 /// let zoom = InputKey.mouse(MouseEvent(.wheelUp, column: 40, row: 2, control: true))
 /// ```
-public struct MouseEvent: Sendable, Hashable {
+@_spi(Benchmarks) public struct MouseEvent: Sendable, Hashable {
   /// What the mouse did.
-  public enum Action: Sendable, Hashable {
+  package enum Action: Sendable, Hashable {
     /// The main (left) button went down.
     case press
     /// The wheel turned away from the user (scroll up).
@@ -16,20 +16,20 @@ public struct MouseEvent: Sendable, Hashable {
   }
 
   /// What the mouse did.
-  public var action: Action
+  package var action: Action
   /// The cell's column, from 0 at the left.
-  public var column: Int
+  package var column: Int
   /// The cell's row, from 0 at the top.
-  public var row: Int
+  package var row: Int
   /// Whether Shift was held.
-  public var shift: Bool
+  package var shift: Bool
   /// Whether Control was held.
-  public var control: Bool
+  package var control: Bool
   /// Whether Alt (Meta) was held.
-  public var alt: Bool
+  package var alt: Bool
 
   /// Makes an event; modifiers default to none.
-  public init(
+  package init(
     _ action: Action, column: Int, row: Int, shift: Bool = false, control: Bool = false,
     alt: Bool = false
   ) {
@@ -42,5 +42,5 @@ public struct MouseEvent: Sendable, Hashable {
   }
 
   /// Whether any modifier key was held.
-  public var hasModifier: Bool { shift || control || alt }
+  package var hasModifier: Bool { shift || control || alt }
 }

@@ -11,27 +11,27 @@ import ChronoscopeCore
 ///
 /// Writing clips at the right edge and never splits a wide grapheme; text is sanitized, so no
 /// control character ever reaches a cell.
-public struct ScreenGrid: Sendable, Equatable {
+@_spi(Benchmarks) public struct ScreenGrid: Sendable, Equatable {
   /// Columns.
-  public let width: Int
+  @_spi(Benchmarks) public let width: Int
   /// Rows.
-  public let height: Int
+  package let height: Int
   /// Row-major cells.
-  public private(set) var cells: [Cell]
+  package private(set) var cells: [Cell]
 
   /// The most columns or rows a grid has: no terminal is larger, and a hostile size cannot ask
   /// for more cells than memory holds.
-  public static let maximumSide = 1024
+  package static let maximumSide = 1024
 
   /// Makes a blank grid; each side is clamped to `0...maximumSide`.
-  public init(width: Int, height: Int) {
+  package init(width: Int, height: Int) {
     self.width = min(max(width, 0), Self.maximumSide)
     self.height = min(max(height, 0), Self.maximumSide)
     cells = Array(repeating: .blank, count: self.width * self.height)
   }
 
   /// The cell at a position.
-  public subscript(row: Int, column: Int) -> Cell {
+  package subscript(row: Int, column: Int) -> Cell {
     get { cells[row * width + column] }
     set { cells[row * width + column] = newValue }
   }
@@ -39,7 +39,7 @@ public struct ScreenGrid: Sendable, Equatable {
   /// Writes `text` from `column` on `row`, clipped to `limit` columns (default: the row's end),
   /// and returns the column after the last one written.
   @discardableResult
-  public mutating func write(
+  package mutating func write(
     _ text: some StringProtocol, row: Int, column: Int, style: Style = .plain, limit: Int? = nil
   ) -> Int {
     guard row >= 0, row < height, column < width else { return column }
@@ -57,13 +57,13 @@ public struct ScreenGrid: Sendable, Equatable {
   }
 
   /// Paints `style` over a span of a row, keeping the text.
-  public mutating func paint(row: Int, from start: Int, to end: Int, style: Style) {
+  package mutating func paint(row: Int, from start: Int, to end: Int, style: Style) {
     guard row >= 0, row < height, max(start, 0) < min(end, width) else { return }
     for x in max(start, 0)..<min(end, width) { self[row, x].style = style }
   }
 
   /// Fills a span of a row with one character.
-  public mutating func fill(
+  package mutating func fill(
     row: Int, from start: Int, to end: Int, with text: String = " ", style: Style = .plain
   ) {
     guard row >= 0, row < height, max(start, 0) < min(end, width) else { return }
@@ -72,7 +72,7 @@ public struct ScreenGrid: Sendable, Equatable {
 
   /// The grid as plain text, one line per row, trailing spaces trimmed: for `chronoscope show`
   /// and golden tests.
-  public var plainText: String {
+  package var plainText: String {
     (0..<height).map { row in
       var line = ""
       for column in 0..<width where !self[row, column].isContinuation {

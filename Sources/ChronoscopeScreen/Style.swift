@@ -2,27 +2,27 @@
 ///
 /// Colours are the eight ANSI colours; a monochrome terminal (or `NO_COLOR`) draws only the
 /// attributes, so every view must stay readable with colours ignored.
-public struct Style: Sendable, Hashable {
+package struct Style: Sendable, Hashable {
   /// One of the eight standard terminal colours.
-  public enum Color: UInt8, Sendable, Hashable, CaseIterable {
+  package enum Color: UInt8, Sendable, Hashable, CaseIterable {
     case black, red, green, yellow, blue, magenta, cyan, white
   }
 
   /// Text colour; nil for the terminal's default.
-  public var foreground: Color?
+  package var foreground: Color?
   /// Background colour; nil for the terminal's default.
-  public var background: Color?
+  package var background: Color?
   /// Bold (bright) text.
-  public var bold: Bool
+  package var bold: Bool
   /// Swapped foreground and background: selection and highlights.
-  public var reverse: Bool
+  package var reverse: Bool
   /// Dim text, for secondary information.
-  public var dim: Bool
+  package var dim: Bool
   /// Underlined text.
-  public var underline: Bool
+  package var underline: Bool
 
   /// Makes a style.
-  public init(
+  package init(
     foreground: Color? = nil, background: Color? = nil, bold: Bool = false, reverse: Bool = false,
     dim: Bool = false, underline: Bool = false
   ) {
@@ -35,5 +35,5 @@ public struct Style: Sendable, Hashable {
   }
 
   /// The terminal's default look.
-  public static let plain = Style()
+  package static let plain = Style()
 }

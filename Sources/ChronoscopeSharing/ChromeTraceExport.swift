@@ -1,6 +1,6 @@
-import ChronoscopeAnalysis
+@_spi(Benchmarks) import ChronoscopeAnalysis
 import ChronoscopeCore
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeTraceFormat
 
 /// Traces as Chrome Trace Event Format JSON, which Perfetto UI (ui.perfetto.dev) and
@@ -31,15 +31,15 @@ import ChronoscopeTraceFormat
 /// ```swift
 /// let json = ChromeTraceExport.export([(replay, "app.trace")])
 /// ```
-public enum ChromeTraceExport {
+@_spi(Benchmarks) public enum ChromeTraceExport {
   /// What was written, for a summary.
-  public struct Summary: Sendable, Equatable {
-    public var processes = 0
-    public var tracks = 0
-    public var slices = 0
-    public var waits = 0
-    public var flows = 0
-    public var instants = 0
+  @_spi(Benchmarks) public struct Summary: Sendable, Equatable {
+    package var processes = 0
+    package var tracks = 0
+    package var slices = 0
+    package var waits = 0
+    package var flows = 0
+    package var instants = 0
     /// Windows of findings, each an async slice that counts them (``FindingWindows``).
     package var findingWindows = 0
     /// What each trace whose recorder dropped events lost, in the order of the traces.
@@ -67,7 +67,7 @@ public enum ChromeTraceExport {
   /// The JSON for `traces` (a replay and the name of its file each), one process per trace.
   ///
   /// - Parameter progress: Called now and then with the fraction of events done.
-  public static func export(
+  package static func export(
     _ traces: [(replay: ReplayEngine, file: String)], progress: ((Double) -> Void)? = nil
   ) -> (json: [UInt8], summary: Summary) {
     var json: [UInt8] = []
@@ -77,7 +77,7 @@ public enum ChromeTraceExport {
 
   /// Writes the JSON for `traces` to `sink` in chunks of a few megabytes, as it is made: a
   /// 10M-event export never holds its gigabytes of JSON at once.
-  public static func export(
+  @_spi(Benchmarks) public static func export(
     _ traces: [(replay: ReplayEngine, file: String)], progress: ((Double) -> Void)? = nil,
     to sink: (UnsafeBufferPointer<UInt8>) -> Void
   ) -> Summary {

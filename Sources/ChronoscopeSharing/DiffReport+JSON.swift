@@ -3,7 +3,7 @@ import ChronoscopeTraceFormat
 extension DiffReport {
   /// The `diff --json` document: keys sorted, every character a terminal would act on escaped
   /// (`JSONEscaping`), no newline at the end.
-  public func json() -> [UInt8] {
+  package func json() -> [UInt8] {
     var bytes: [UInt8] = []
     let writer = JSONWriter { bytes.append(contentsOf: $0) }
     writer.objectStart()

@@ -1,14 +1,14 @@
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 
 extension DiffReport {
   /// The most entries of each list ``textLines(shown:)`` shows by default.
-  public static let shownByDefault = 20
+  package static let shownByDefault = 20
 
   /// The report as `chronoscope diff` prints it: each trace's origin, then the first
   /// divergence, the actions only one trace has and the timing differences, at most `shown` of
   /// each list (a count says how many more). The text is the traces' as it is: sanitize it
   /// before it reaches a terminal.
-  public func textLines(shown: Int = DiffReport.shownByDefault) -> [String] {
+  package func textLines(shown: Int = DiffReport.shownByDefault) -> [String] {
     let from = originMark.map { "its first mark \"\($0)\"" } ?? "its first event"
     var lines = [
       "A: \(a) (times from \(from), at \(TimeText.seconds(originANanoseconds)))",
@@ -45,27 +45,21 @@ extension DiffReport {
     return lines
   }
 
-  /// `first divergence at run 5 in begin order:` and what each trace ran there, as `diff`
-  /// prints it (a replay's report too).
-  package static func lines(of divergence: Divergence) -> [String] {
-    [
-      "first divergence at run \(divergence.position) in begin order:",
-      "  A " + describe(divergence.a),
-      "  B " + describe(divergence.b),
-    ]
+  /// `first divergence at run 5 in begin order:` and what each trace ran there.
+  private static func lines(of divergence: Divergence) -> [String] {
+    divergenceLines(
+      position: divergence.position, a: divergence.a.map(describe), b: divergence.b.map(describe))
   }
 
   /// `#12 net (Loader.swift:40 load()) occurrence 3`: id, queue, call site, and which of the
   /// actions its function scheduled on the queue.
-  package static func describe(_ action: Action) -> String {
-    let site = action.site.isEmpty ? "no call site" : action.site
-    return "#\(action.action) \(action.queue) (\(site)) occurrence \(action.occurrence)"
+  private static func describe(_ action: Action) -> String {
+    ActionKey(queue: action.queue, site: action.site, occurrence: action.occurrence)
+      .text(id: action.action)
   }
 
-  private static func describe(_ run: Run?) -> String {
-    guard let run else { return "ran nothing more" }
-    return
-      "ran \(describe(run.action)), run \(run.run), at \(TimeText.seconds(run.beganNanoseconds))"
+  private static func describe(_ run: Run) -> String {
+    runText(action: describe(run.action), run: run.run, began: run.beganNanoseconds)
   }
 
   private static func describe(_ difference: Timing) -> String {

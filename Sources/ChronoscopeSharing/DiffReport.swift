@@ -1,4 +1,4 @@
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeTraceFormat
 
 /// What differs between an expected (A) and an actual (B) recording as `chronoscope diff`
@@ -10,48 +10,48 @@ import ChronoscopeTraceFormat
 /// FileHandle.standardOutput.write(Data(report.json()))
 /// let back = try JSONDecoder().decode(DiffReport.self, from: Data(report.json()))
 /// ```
-public struct DiffReport: Codable, Sendable, Equatable {
+package struct DiffReport: Codable, Sendable, Equatable {
   /// `chronoscope-diff`.
-  public var schema = DiffReport.schemaName
+  package var schema = DiffReport.schemaName
   /// The schema's version; a newer version only adds fields.
-  public var version = DiffReport.currentVersion
+  package var version = DiffReport.currentVersion
   /// The expected and the actual trace's names, as given.
-  public var a: String
-  public var b: String
+  package var a: String
+  package var b: String
   /// Whether the traces do not differ.
-  public var same: Bool
+  package var same: Bool
   /// Timing differences up to this much (ns) count as equal.
-  public var toleranceNanoseconds: Int64
+  package var toleranceNanoseconds: Int64
   /// What times count from: `first-event` or `mark`.
-  public var origin: String
+  package var origin: String
   /// The mark's name, when ``origin`` is `mark`.
-  public var originMark: String?
+  package var originMark: String?
   /// Where each trace's origin is, in its own time (ns).
-  public var originANanoseconds: Int64
-  public var originBNanoseconds: Int64
+  package var originANanoseconds: Int64
+  package var originBNanoseconds: Int64
   /// The first place where the runs differ in begin order.
-  public var firstDivergence: Divergence?
+  package var firstDivergence: Divergence?
   /// Actions only one trace has.
-  public var onlyInA: [Action]
-  public var onlyInB: [Action]
+  package var onlyInA: [Action]
+  package var onlyInB: [Action]
   /// Timing figures that differ beyond the tolerance.
-  public var timing: [Timing]
+  package var timing: [Timing]
 
   /// The value of ``schema``.
-  public static let schemaName = "chronoscope-diff"
+  package static let schemaName = "chronoscope-diff"
   /// The value of ``version`` this library writes.
-  public static let currentVersion = 2
+  package static let currentVersion = 2
 
   /// An action, by what matches it across traces: its queue, call site and occurrence.
-  public struct Action: Codable, Sendable, Equatable {
+  package struct Action: Codable, Sendable, Equatable {
     /// Its id in its own trace.
-    public var action: Int
-    public var queue: String
+    package var action: Int
+    package var queue: String
     /// `file:line function`, or empty when the trace has no call site for it.
-    public var site: String
+    package var site: String
     /// Which of the actions its function scheduled on the queue (from 1).
-    public var occurrence: Int
-    public var scheduledNanoseconds: Int64
+    package var occurrence: Int
+    package var scheduledNanoseconds: Int64
 
     enum CodingKeys: String, CodingKey {
       case action, queue, site, occurrence
@@ -60,11 +60,11 @@ public struct DiffReport: Codable, Sendable, Equatable {
   }
 
   /// One run of an action.
-  public struct Run: Codable, Sendable, Equatable {
-    public var action: Action
+  package struct Run: Codable, Sendable, Equatable {
+    package var action: Action
     /// The run's number (from 1).
-    public var run: Int
-    public var beganNanoseconds: Int64
+    package var run: Int
+    package var beganNanoseconds: Int64
 
     enum CodingKeys: String, CodingKey {
       case action, run
@@ -74,26 +74,26 @@ public struct DiffReport: Codable, Sendable, Equatable {
 
   /// The first place where the runs differ: the run each trace began there, absent when that
   /// trace had no more runs.
-  public struct Divergence: Codable, Sendable, Equatable {
+  package struct Divergence: Codable, Sendable, Equatable {
     /// The position in the begin order, from 1.
-    public var position: Int
-    public var a: Run?
-    public var b: Run?
+    package var position: Int
+    package var a: Run?
+    package var b: Run?
   }
 
   /// One timing figure of a matched action that differs beyond the tolerance.
-  public struct Timing: Codable, Sendable, Equatable {
+  package struct Timing: Codable, Sendable, Equatable {
     /// The action, as trace A has it, and its id in trace B.
-    public var action: Action
-    public var actionB: Int
+    package var action: Action
+    package var actionB: Int
     /// `scheduled`, `began`, `duration` or `runs`.
-    public var aspect: String
+    package var aspect: String
     /// The run's number, for `began` and `duration`.
-    public var run: Int?
+    package var run: Int?
     /// The figure in each trace: times (from each trace's origin) and durations in ns, or run
     /// counts.
-    public var a: Int64
-    public var b: Int64
+    package var a: Int64
+    package var b: Int64
 
     enum CodingKeys: String, CodingKey {
       case action, aspect, run, a, b
@@ -113,7 +113,7 @@ public struct DiffReport: Codable, Sendable, Equatable {
   }
 
   /// The report of `diff`, whose traces are named `a` and `b`.
-  public init(_ diff: TraceDiff, a: String, b: String) {
+  package init(_ diff: TraceDiff, a: String, b: String) {
     self.a = a
     self.b = b
     same = diff.isSame
@@ -136,7 +136,7 @@ public struct DiffReport: Codable, Sendable, Equatable {
 }
 
 extension DiffReport.Action {
-  package init(_ action: TraceDiff.ActionReference) {
+  package init(_ action: ActionReference) {
     self.init(
       action: Int(action.id.rawValue), queue: action.key.queue, site: action.key.site,
       occurrence: action.key.occurrence, scheduledNanoseconds: action.scheduledAt)
@@ -144,7 +144,7 @@ extension DiffReport.Action {
 }
 
 extension DiffReport.Run {
-  package init(_ run: TraceDiff.RunReference) {
+  package init(_ run: RunReference) {
     self.init(action: DiffReport.Action(run.action), run: run.run, beganNanoseconds: run.began)
   }
 }

@@ -1,4 +1,4 @@
-import ChronoscopeAnalysis
+@_spi(Benchmarks) import ChronoscopeAnalysis
 import ChronoscopeCore
 
 /// A process's findings as the export draws them: one instant each while they are few, and

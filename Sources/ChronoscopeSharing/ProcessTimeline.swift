@@ -12,9 +12,9 @@ import Foundation
 /// let timeline = ProcessTimeline(headers: [client.header, server.header])
 /// let serverTime = event.time + timeline.offsets[1]   // on the shared timeline
 /// ```
-public struct ProcessTimeline: Sendable, Equatable {
+package struct ProcessTimeline: Sendable, Equatable {
   /// How each trace is lined up.
-  public enum Alignment: Sendable, Equatable {
+  package enum Alignment: Sendable, Equatable {
     /// By `start_ns`: exact.
     case nanoseconds
     /// By the ISO 8601 `start`: to the second.
@@ -24,11 +24,11 @@ public struct ProcessTimeline: Sendable, Equatable {
   }
 
   /// Nanoseconds to add to each trace's times, in the order of the headers; the earliest is 0.
-  public let offsets: [Int64]
+  package let offsets: [Int64]
   /// How each trace was lined up, in the same order.
-  public let alignments: [Alignment]
+  package let alignments: [Alignment]
 
-  public init(headers: [TraceHeader]) {
+  package init(headers: [TraceHeader]) {
     let starts: [(Int64?, Alignment)] = headers.map { header in
       if let exact = header.startNanoseconds { return (exact, .nanoseconds) }
       if let seconds = Self.seconds(iso8601: header.start) {

@@ -1,9 +1,9 @@
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeTraceFormat
 
 extension Redaction {
   /// What a redaction replaces, for its ``Summary``.
-  public enum Field: String, CaseIterable, Sendable {
+  package enum Field: String, CaseIterable, Sendable {
     /// A scheduler's label.
     case label
     /// A call site's file.
@@ -33,35 +33,35 @@ extension Redaction {
     case other = "other value"
 
     /// The name of several.
-    public var plural: String { self == .metadata ? "metadata entries" : rawValue + "s" }
+    package var plural: String { self == .metadata ? "metadata entries" : rawValue + "s" }
   }
 
   /// What a redaction did, counted per ``Field``.
-  public struct Summary: Sendable, Equatable, CustomStringConvertible {
+  @_spi(Benchmarks) public struct Summary: Sendable, Equatable, CustomStringConvertible {
     /// Entries replaced, by field. A mark field or metadata entry counts once for its key and
     /// value.
-    public private(set) var replaced: [Field: Int] = [:]
+    package private(set) var replaced: [Field: Int] = [:]
     /// Labels and thread names kept because ``Redaction/keep`` matched them, by field.
-    public private(set) var keptByPattern: [Field: Int] = [:]
+    package private(set) var keptByPattern: [Field: Int] = [:]
     /// Values left alone because they were already redacted with this salt.
-    public internal(set) var alreadyRedacted = 0
+    package internal(set) var alreadyRedacted = 0
     /// What ``Redaction/drop`` left out.
-    public internal(set) var dropped: Set<Drop> = []
+    package internal(set) var dropped: Set<Drop> = []
     /// The lines that would have been too long for a reader, and what was left out of them.
-    public internal(set) var shortened: [Shortening] = []
+    package internal(set) var shortened: [Shortening] = []
 
     /// How many entries of `field` were replaced.
-    public func count(of field: Field) -> Int { replaced[field] ?? 0 }
+    package func count(of field: Field) -> Int { replaced[field] ?? 0 }
 
     /// How many entries of `field` ``Redaction/keep`` kept.
-    public func countKept(of field: Field) -> Int { keptByPattern[field] ?? 0 }
+    package func countKept(of field: Field) -> Int { keptByPattern[field] ?? 0 }
 
     mutating func add(_ field: Field) { replaced[field, default: 0] += 1 }
 
     mutating func keep(_ field: Field) { keptByPattern[field, default: 0] += 1 }
 
     /// `replaced 12 labels (1 kept by --keep), 5 files, …; 3 already redacted`.
-    public var description: String {
+    package var description: String {
       var parts = Field.allCases.compactMap { field -> String? in
         let count = count(of: field)
         let kept = countKept(of: field)
@@ -80,9 +80,9 @@ extension Redaction {
 
   /// A line whose redacted form would pass ``TraceReader/maximumLineLength``, so that readers
   /// would not read it: its entries that did not fit were left out.
-  public struct Shortening: Sendable, Equatable, CustomStringConvertible {
+  package struct Shortening: Sendable, Equatable, CustomStringConvertible {
     /// A line that can grow past the limit: one with many entries.
-    public enum Line: Sendable, Equatable {
+    package enum Line: Sendable, Equatable {
       /// The header, with its metadata.
       case header
       /// A mark, with its fields: its position in ``Trace/marks`` and its time.
@@ -92,20 +92,20 @@ extension Redaction {
     }
 
     /// Which line.
-    public var line: Line
+    package var line: Line
     /// The length the line would have had, in bytes without its newline.
-    public var length: Int
+    package var length: Int
     /// Entries left out: the header's metadata entries, the mark's fields or the work's values.
-    public var leftOut: Int
+    package var leftOut: Int
     /// Entries it had.
-    public var entries: Int
+    package var entries: Int
 
     init(_ line: Line, length: Int, leftOut: Int, entries: Int) {
       (self.line, self.length, self.leftOut, self.entries) = (line, length, leftOut, entries)
     }
 
     /// `the header would be 1234567 bytes long, over the 1048576 a line may hold: left out …`.
-    public var description: String {
+    package var description: String {
       let (name, entryName) =
         switch line {
         case .header: ("the header", "metadata entries")

@@ -1,4 +1,4 @@
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeTraceFormat
 import Crypto
 
@@ -47,19 +47,19 @@ import Crypto
 ///   against, and what it does not: docs/Sharing.md.
 ///
 /// Not `Sendable`: ``keep`` is a `Regex`, which is not.
-public struct Redaction {
+package struct Redaction {
   /// The salt every hash is keyed with; "" by default.
-  public let salt: String
+  package let salt: String
   /// Scheduler labels and thread names that this matches whole are kept as they are.
-  public let keep: Regex<AnyRegexOutput>?
+  package let keep: Regex<AnyRegexOutput>?
   /// What else is left out of the output.
-  public let drop: Set<Drop>
+  package let drop: Set<Drop>
   /// HMAC-SHA256 keyed by HKDF-SHA256 from ``salt``, before any input.
   private let keyed: HMAC<SHA256>
 
   /// What a redaction can leave out besides names: facts it keeps by default, because they say
   /// nothing about what the app is, but say when and on what it ran.
-  public enum Drop: String, CaseIterable, Sendable {
+  package enum Drop: String, CaseIterable, Sendable {
     /// The header's `start` and `start_ns`: when the recording was made.
     case start
     /// The header's `cores`: the recording machine's core count.
@@ -85,16 +85,16 @@ public struct Redaction {
   static let mainThreadName = "main"
 
   /// The prefix every token starts with.
-  public static let tokenPrefix = "r:"
+  package static let tokenPrefix = "r:"
   /// Hex digits of the hash in a token.
   static let hashDigits = 24
   /// Hex digits of the check in a token.
   static let checkDigits = 8
 
   /// Why a ``keep`` pattern cannot be used.
-  public struct PatternError: Error, Sendable, CustomStringConvertible {
+  package struct PatternError: Error, Sendable, CustomStringConvertible {
     /// What to tell the user.
-    public let description: String
+    package let description: String
   }
 
   /// Makes a redaction.
@@ -103,7 +103,7 @@ public struct Redaction {
   ///   - salt: Keys every hash: outputs with different salts cannot be linked.
   ///   - keep: Scheduler labels and thread names it matches whole are kept.
   ///   - drop: What else to leave out.
-  public init(salt: String = "", keep: Regex<AnyRegexOutput>? = nil, drop: Set<Drop> = []) {
+  package init(salt: String = "", keep: Regex<AnyRegexOutput>? = nil, drop: Set<Drop> = []) {
     self.salt = salt
     self.keep = keep
     self.drop = drop
@@ -117,7 +117,7 @@ public struct Redaction {
   /// Makes a redaction whose ``keep`` pattern is Swift `Regex` syntax (`main|app\..*`).
   ///
   /// - Throws: ``PatternError`` when `keepPattern` is not a regular expression.
-  public init(salt: String = "", keepPattern: String?, drop: Set<Drop> = []) throws(PatternError) {
+  package init(salt: String = "", keepPattern: String?, drop: Set<Drop> = []) throws(PatternError) {
     guard let keepPattern else {
       self.init(salt: salt, drop: drop)
       return
@@ -134,7 +134,7 @@ public struct Redaction {
   /// The token that replaces `value`: `r:`, then 24 hex digits of its hash and 8 of a check.
   ///
   /// - Complexity: O(`value.utf8.count`).
-  public func token(for value: String) -> String {
+  package func token(for value: String) -> String {
     token(hashing: [Domain.string] + Array(value.utf8))
   }
 
@@ -151,7 +151,7 @@ public struct Redaction {
 
   /// Whether `value` is a token of this salt: `r:`, 32 lowercase hex digits, and a check that
   /// holds. Then a redaction leaves it alone.
-  public func isRedacted(_ value: String) -> Bool {
+  package func isRedacted(_ value: String) -> Bool {
     let utf8 = value.utf8
     guard utf8.count == Self.tokenPrefix.utf8.count + Self.hashDigits + Self.checkDigits,
       utf8.starts(with: Self.tokenPrefix.utf8)
@@ -178,7 +178,7 @@ public struct Redaction {
   /// of 31 bits of its hash and 32 of a check, so that it is recognized as redacted as a token
   /// is; without one, 0 (no pid), since a hash with the public key is reversed by hashing every
   /// pid. 0 stays 0.
-  public func redactedPID(_ pid: Int64) -> Int64 {
+  package func redactedPID(_ pid: Int64) -> Int64 {
     if salt.isEmpty { return 0 }
     if pid == 0 || isRedactedPID(pid) { return pid }
     let hash = Self.word(mac([Domain.pid] + Self.bytes(UInt64(bitPattern: pid)))) >> 33
@@ -186,7 +186,7 @@ public struct Redaction {
   }
 
   /// Whether `pid` is one that ``redactedPID(_:)`` makes with this salt.
-  public func isRedactedPID(_ pid: Int64) -> Bool {
+  package func isRedactedPID(_ pid: Int64) -> Bool {
     guard pid < 0, pid != .min else { return false }
     let magnitude = UInt64(-pid)
     return magnitude & 0xFFFF_FFFF == check(of: Self.bytes(magnitude >> 32))
@@ -209,7 +209,7 @@ public struct Redaction {
   /// Each distinct string is hashed once.
   ///
   /// - Complexity: O(total length of the trace's strings + events).
-  public func redact(_ trace: Trace) -> (trace: Trace, summary: Summary) {
+  package func redact(_ trace: Trace) -> (trace: Trace, summary: Summary) {
     var work = Work(redaction: self)
     var out = trace
     out.header.process = work.replace(trace.header.process, .process)

@@ -17,36 +17,37 @@ import Foundation
 /// to be library code compiled into the program (a generic function of the standard library,
 /// specialized there, with no source line of the program's) is shown as the frame that called it
 /// when the trace has that frame.
-public enum SiteSymbolization {
+package enum SiteSymbolization {
   /// What symbolizing a file did.
-  public struct Outcome: Sendable, Equatable {
+  package struct Outcome: Sendable, Equatable {
     /// Sites given a function and source line.
-    public var resolved = 0
+    package var resolved = 0
     /// Sites left as module and offset.
-    public var unresolved = 0
+    package var unresolved = 0
     /// Why, one line per module.
-    public var notes: [String] = []
+    package var notes: [String] = []
 
     /// Nothing done yet.
-    public init() {}
+    package init() {}
   }
 
   /// The tools it runs.
-  public struct Tools: Sendable, Equatable {
+  package struct Tools: Sendable, Equatable {
     /// `llvm-symbolizer`.
-    public var symbolizer: String
+    package var symbolizer: String
     /// `swift-demangle`, if found: function names stay mangled without it.
-    public var demangler: String?
+    package var demangler: String?
 
     /// Makes the set.
-    public init(symbolizer: String, demangler: String?) {
+    package init(symbolizer: String, demangler: String?) {
       self.symbolizer = symbolizer
       self.demangler = demangler
     }
 
     /// The tools of the Swift toolchain on `PATH` (beside `swift`), else any on `PATH`; nil
     /// without an `llvm-symbolizer`.
-    public static func find(path: String? = ProcessInfo.processInfo.environment["PATH"]) -> Tools? {
+    package static func find(path: String? = ProcessInfo.processInfo.environment["PATH"]) -> Tools?
+    {
       let folders = (path ?? "").split(separator: ":").map(String.init)
       let toolchain = folders.compactMap { folder -> String? in
         let swift = folder + "/swift"
@@ -65,8 +66,8 @@ public enum SiteSymbolization {
   }
 
   /// Why a trace was left as it was; the caller names the trace.
-  public struct Failure: Error, Sendable, CustomStringConvertible {
-    public let description: String
+  package struct Failure: Error, Sendable, CustomStringConvertible {
+    package let description: String
 
     /// Another process truncated or rewrote the trace while it was read.
     static let changed = Failure(
@@ -81,7 +82,7 @@ public enum SiteSymbolization {
   /// - Throws: ``Failure`` when the trace is not a regular file or changes while it is read
   ///   (it is then left as it is); `OutputFile`'s failure when it cannot be written back; the
   ///   tools' when they cannot be run.
-  public static func symbolize(path: String, tools: Tools, relativeTo directory: String?) throws
+  package static func symbolize(path: String, tools: Tools, relativeTo directory: String?) throws
     -> Outcome
   {
     // Mapped, not read: a trace of hundreds of megabytes is copied to its new file in pieces.

@@ -1,5 +1,5 @@
 import ChronoscopeCore
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeTraceFormat
 
 /// What differs between two recordings of the same program — "expected" and "actual".
@@ -25,68 +25,37 @@ import ChronoscopeTraceFormat
 /// let diff = try TraceDiff(expected, actual, tolerance: 1_000_000, origin: .mark("request"))
 /// diff.onlyInB.map(\.key.site)   // ["Loader.swift:40 retry()"]
 /// ```
-public struct TraceDiff: Sendable {
-  /// What an action is, independent of its id.
-  public struct ActionKey: Hashable, Sendable, Comparable {
-    /// The label of the queue it was scheduled on.
-    public var queue: String
-    /// Its call site as `file:line function`, or "" without one.
-    public var site: String
-    /// Which action its function scheduled on this queue it is, from 1, in scheduling order.
-    public var occurrence: Int
-
-    public static func < (lhs: ActionKey, rhs: ActionKey) -> Bool {
-      (lhs.queue, lhs.site, lhs.occurrence) < (rhs.queue, rhs.site, rhs.occurrence)
-    }
-  }
-
-  /// One action of one trace.
-  public struct ActionReference: Sendable, Equatable {
-    public var key: ActionKey
-    public var id: ActionID
-    /// When it was scheduled, from the trace's origin.
-    public var scheduledAt: Int64
-  }
-
-  /// A run of one trace at a position of the begin order.
-  public struct RunReference: Sendable, Equatable {
-    public var action: ActionReference
-    /// Which run of the action, from 1.
-    public var run: Int
-    /// When it began, from the trace's origin.
-    public var began: Int64
-  }
-
+package struct TraceDiff: Sendable {
   /// The first position in the begin order where the traces ran different things; a side is
   /// nil when that trace had no more runs.
-  public struct Divergence: Sendable, Equatable {
+  package struct Divergence: Sendable, Equatable {
     /// The position in the begin order, from 1.
-    public var position: Int
-    public var a: RunReference?
-    public var b: RunReference?
+    package var position: Int
+    package var a: RunReference?
+    package var b: RunReference?
   }
 
   /// One timing figure of a matched action that differs beyond the tolerance.
-  public struct TimingDifference: Sendable, Equatable {
-    public enum Aspect: Sendable, Equatable {
+  package struct TimingDifference: Sendable, Equatable {
+    package enum Aspect: Sendable, Equatable {
       case scheduled
       case began(run: Int)
       case duration(run: Int)
       case runs
     }
-    public var a: ActionReference
-    public var bID: ActionID
-    public var aspect: Aspect
+    package var a: ActionReference
+    package var bID: ActionID
+    package var aspect: Aspect
     /// The figure in each trace: times (from each trace's origin) and durations in ns, or run
     /// counts.
-    public var valueA: Int64
-    public var valueB: Int64
+    package var valueA: Int64
+    package var valueB: Int64
     /// `valueB - valueA`, saturating.
-    public var delta: Int64 { valueB.subtracting(saturating: valueA) }
+    package var delta: Int64 { valueB.subtracting(saturating: valueA) }
   }
 
   /// The instant each trace's times are counted from for the comparison.
-  public enum Origin: Sendable, Equatable {
+  package enum Origin: Sendable, Equatable {
     /// The trace's first event: recorders started at different moments do not matter.
     case firstEvent
     /// The first mark with this name (`recorder.mark("request")`): the traces line up where the
@@ -95,32 +64,32 @@ public struct TraceDiff: Sendable {
   }
 
   /// A trace lacks the mark its ``Origin`` names.
-  public struct MissingMark: Error, Sendable, Equatable, CustomStringConvertible {
+  package struct MissingMark: Error, Sendable, Equatable, CustomStringConvertible {
     /// The mark's name.
-    public let name: String
+    package let name: String
     /// Which trace lacks it: "A" (expected) or "B" (actual).
-    public let trace: String
+    package let trace: String
 
-    public var description: String { "trace \(trace) has no mark named \"\(name)\"" }
+    package var description: String { "trace \(trace) has no mark named \"\(name)\"" }
   }
 
-  public let firstDivergence: Divergence?
+  package let firstDivergence: Divergence?
   /// Actions only the first trace has, in scheduling order.
-  public let onlyInA: [ActionReference]
+  package let onlyInA: [ActionReference]
   /// Actions only the second trace has, in scheduling order.
-  public let onlyInB: [ActionReference]
+  package let onlyInB: [ActionReference]
   /// Timing differences beyond the tolerance, in the first trace's scheduling order.
-  public let timing: [TimingDifference]
+  package let timing: [TimingDifference]
   /// The tolerance it was made with, in ns.
-  public let tolerance: Int64
+  package let tolerance: Int64
   /// What the times are counted from.
-  public let origin: Origin
+  package let origin: Origin
   /// Where ``origin`` lies in each trace's own time (ns from its start).
-  public let originA: Int64
-  public let originB: Int64
+  package let originA: Int64
+  package let originB: Int64
 
   /// Whether nothing differs.
-  public var isSame: Bool {
+  package var isSame: Bool {
     firstDivergence == nil && onlyInA.isEmpty && onlyInB.isEmpty && timing.isEmpty
   }
 
@@ -128,17 +97,17 @@ public struct TraceDiff: Sendable {
   /// event; timing within `tolerance` ns counts as equal.
   ///
   /// - Complexity: O(actions + events) of both traces.
-  public init(_ a: ReplayEngine, _ b: ReplayEngine, tolerance: Int64 = 0) {
+  package init(_ a: ReplayEngine, _ b: ReplayEngine, tolerance: Int64 = 0) {
     self.init(
       a, b, tolerance: tolerance, origin: .firstEvent,
-      origins: (Self.firstEventTime(a), Self.firstEventTime(b)))
+      origins: (a.firstEventTime, b.firstEventTime))
   }
 
   /// Compares `a` (expected) with `b` (actual), their times counted from `origin` in each;
   /// timing within `tolerance` ns counts as equal.
   ///
   /// - Throws: ``MissingMark`` when `origin` names a mark one of the traces does not have.
-  public init(_ a: ReplayEngine, _ b: ReplayEngine, tolerance: Int64 = 0, origin: Origin)
+  package init(_ a: ReplayEngine, _ b: ReplayEngine, tolerance: Int64 = 0, origin: Origin)
     throws(MissingMark)
   {
     switch origin {
@@ -162,8 +131,8 @@ public struct TraceDiff: Sendable {
     self.tolerance = max(0, tolerance)
     self.origin = origin
     (originA, originB) = origins
-    let sideA = Side(a, origin: originA)
-    let sideB = Side(b, origin: originB)
+    let sideA = RecordedRuns(a, origin: originA)
+    let sideB = RecordedRuns(b, origin: originB)
     let matches = Self.match(sideA, sideB)
     var matchedInB = [Bool](repeating: false, count: sideB.actions.count)
     for case let other? in matches { matchedInB[other] = true }
@@ -197,17 +166,14 @@ public struct TraceDiff: Sendable {
     self.timing = timing
   }
 
-  /// The time of `replay`'s first event, where times count from by default.
-  package static func firstEventTime(_ replay: ReplayEngine) -> Int64 {
-    replay.eventCount > 0 ? replay.event(EventIndex(0)).time : 0
-  }
-
   private static func markTime(_ name: String, in replay: ReplayEngine) -> Int64? {
     replay.eventIndices.lazy.map { replay.event($0) }
       .first { $0.kind == .mark && replay.mark(of: $0)?.name == name }?.time
   }
 
-  private static func divergence(_ a: Side, _ b: Side, _ matches: [Int?]) -> Divergence? {
+  private static func divergence(_ a: RecordedRuns, _ b: RecordedRuns, _ matches: [Int?])
+    -> Divergence?
+  {
     for position in 0..<max(a.begins.count, b.begins.count) {
       let runA = position < a.begins.count ? a.begins[position] : nil
       let runB = position < b.begins.count ? b.begins[position] : nil
@@ -233,7 +199,7 @@ public struct TraceDiff: Sendable {
   /// when both traces schedule from as many lines, the k-th line of one with the k-th of the
   /// other (an edit moved them); otherwise equal lines pair, then the rest by rank if they are
   /// as many, else all the rest in scheduling order.
-  private static func match(_ a: Side, _ b: Side) -> [Int?] {
+  private static func match(_ a: RecordedRuns, _ b: RecordedRuns) -> [Int?] {
     var matches = [Int?](repeating: nil, count: a.actions.count)
     for (group, inA) in a.groups {
       guard let inB = b.groups[group] else { continue }
@@ -264,65 +230,5 @@ public struct TraceDiff: Sendable {
       for (x, y) in zip(rest.0, rest.1) { matches[x] = y }
     }
     return matches
-  }
-
-  /// One trace's actions, their groups, their runs, and the order runs began in: what the diff
-  /// compares, and the schedule a replay follows (`ChronoscopeReplayTesting`).
-  package struct Side: Sendable {
-    package struct Action: Sendable {
-      package var reference: ActionReference
-      /// Its call site's line; -1 without a call site.
-      var line: Int
-      /// Its runs' times from the origin, in the order they began.
-      package var runs: [(began: Int64, ended: Int64?)] = []
-    }
-    /// In scheduling order (the replay's action order).
-    package var actions: [Action] = []
-    /// Each group's actions, in scheduling order.
-    package var groups: [Group: [Int]] = [:]
-    /// (action, run index) in begin order.
-    package var begins: [(action: Int, run: Int)] = []
-
-    /// The actions of `replay`, their times counted from `origin` (ns in its own time).
-    package init(_ replay: ReplayEngine, origin: Int64) {
-      actions.reserveCapacity(replay.actionCount)
-      var numbering = KeyNumbering()
-      for action in replay.actionIndices {
-        let info = replay.action(action)
-        let queue = replay.queue(info.queue)?.label ?? "queue \(info.queue.rawValue)"
-        let callSite = replay.callSite(of: action)
-        let (key, group) = numbering.key(
-          queue: queue, site: callSite.map { ($0.file, $0.line, $0.function) })
-        groups[group, default: []].append(actions.count)
-        actions.append(
-          Action(
-            reference: ActionReference(
-              key: key, id: info.id, scheduledAt: info.scheduledAt.subtracting(saturating: origin)),
-            line: callSite?.line ?? -1))
-      }
-      for position in replay.eventIndices {
-        let event = replay.event(position)
-        guard let action = event.action?.int, action < actions.count else { continue }
-        let time = event.time.subtracting(saturating: origin)
-        switch event.kind {
-        case .begin:
-          begins.append((action, actions[action].runs.count))
-          actions[action].runs.append((time, nil))
-        case .end:
-          // An end closes the action's latest open run.
-          if let last = actions[action].runs.indices.last, actions[action].runs[last].ended == nil {
-            actions[action].runs[last].ended = time
-          }
-        default:
-          break
-        }
-      }
-    }
-
-    package func reference(_ begin: (action: Int, run: Int)) -> RunReference {
-      RunReference(
-        action: actions[begin.action].reference, run: begin.run + 1,
-        began: actions[begin.action].runs[begin.run].began)
-    }
   }
 }

@@ -13,15 +13,15 @@ import Foundation
 /// let bytes = TraceEncoder.encode(redacted)   // laid out as the recorder lays a file out
 /// try TraceFileWriter.save(bytes, to: "bug-redacted.trace", input: "bug.trace")
 /// ```
-public enum TraceFileWriter {
+package enum TraceFileWriter {
   // MARK: - Saving
 
   /// Why a file could not be saved.
-  public struct SaveError: Error, Sendable, CustomStringConvertible {
+  package struct SaveError: Error, Sendable, CustomStringConvertible {
     /// Whether the output would have replaced the input: a usage error, not a failure.
-    public let isOverInput: Bool
+    package let isOverInput: Bool
     /// What to tell the user.
-    public let description: String
+    package let description: String
   }
 
   /// Writes `bytes` to `path` atomically: into a new file beside it, flushed to disk, then
@@ -35,7 +35,7 @@ public enum TraceFileWriter {
   ///   error.
   /// - Throws: ``SaveError``; also when a line of `bytes` is longer than a reader reads
   ///   (``TraceReader/maximumLineLength``): a file that would not read is not written.
-  public static func save(_ bytes: [UInt8], to path: String, input: String) throws(SaveError) {
+  package static func save(_ bytes: [UInt8], to path: String, input: String) throws(SaveError) {
     if sameFile(path, input) {
       throw SaveError(
         isOverInput: true,

@@ -1,4 +1,4 @@
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeTraceFormat
 
 /// Several processes' traces as one trace on one timeline, so that every view, the findings and
@@ -15,21 +15,21 @@ import ChronoscopeTraceFormat
 /// let merged = try TraceMerge.merge([client, server])
 /// let replay = ReplayEngine(trace: merged)
 /// ```
-public enum TraceMerge {
+package enum TraceMerge {
   /// Why traces cannot be merged.
-  public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
-    public var description: String
+  package struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+    package var description: String
   }
 
   /// The tag of the trace at `index` in a merge: `P1`, `P2`…
-  public static func tag(_ index: Int) -> String { "P\(index + 1)" }
+  package static func tag(_ index: Int) -> String { "P\(index + 1)" }
 
   /// Merges `traces` (one per process). Times are aligned by ``ProcessTimeline``.
   ///
   /// - Parameter sources: Where each trace came from (its file), for the legend in the header.
   /// - Throws: ``Failure`` when the traces mix host and virtual clocks (their times cannot be
   ///   lined up), or when ids or times would leave the ranges of ``TraceLimits``.
-  public static func merge(_ traces: [Trace], sources: [String] = []) throws(Failure) -> Trace {
+  package static func merge(_ traces: [Trace], sources: [String] = []) throws(Failure) -> Trace {
     guard let first = traces.first else { throw Failure(description: "no traces to merge") }
     guard traces.count > 1 else { return first }
     guard traces.allSatisfy({ $0.header.clock == first.header.clock }) else {

@@ -1,4 +1,4 @@
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeTraceFormat
 
 /// A time window cut out of a trace that still validates and replays truthfully: at any instant
@@ -26,26 +26,26 @@ import ChronoscopeTraceFormat
 /// Everything else before the window is left out: actions finished before it, and marks.
 /// `parent` and `by` keep naming actions that finished before the window; those have no
 /// `schedule` line in the slice (readers take an unknown parent as none).
-public enum TraceSlice {
+package enum TraceSlice {
   /// The metadata key that names the file a slice was cut from.
-  public static let sourceKey = TraceHeader.sliceSourceKey
+  package static let sourceKey = TraceHeader.sliceSourceKey
   /// The metadata key of the window's start, in trace nanoseconds.
-  public static let fromKey = TraceHeader.sliceFromKey
+  package static let fromKey = TraceHeader.sliceFromKey
   /// The metadata key of the window's end, in trace nanoseconds.
-  public static let toKey = TraceHeader.sliceToKey
+  package static let toKey = TraceHeader.sliceToKey
 
   /// The window of a slice: from `from` to `to`, both included, inside the trace.
-  public struct Window: Sendable, Equatable {
+  package struct Window: Sendable, Equatable {
     /// The first instant kept, in trace nanoseconds.
-    public let from: Int64
+    package let from: Int64
     /// The last instant kept, in trace nanoseconds.
-    public let to: Int64
+    package let to: Int64
 
     /// Checks a window against `trace`.
     ///
     /// - Throws: ``WindowError`` when `from` is after `to` or either lies after the trace's
     ///   end (its last event, or its end marker if later).
-    public init(from: Int64, to: Int64, in trace: Trace) throws(WindowError) {
+    package init(from: Int64, to: Int64, in trace: Trace) throws(WindowError) {
       let end = TraceSlice.end(of: trace)
       let extent = "the trace spans 0s to \(TimeText.seconds(end))"
       guard from >= 0, to >= 0 else {
@@ -71,19 +71,19 @@ public enum TraceSlice {
   }
 
   /// Why a window cannot be cut.
-  public struct WindowError: Error, Sendable, Equatable, CustomStringConvertible {
+  package struct WindowError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What to tell the user.
-    public let description: String
+    package let description: String
   }
 
   /// The last instant of `trace`: ``Trace/end``.
-  public static func end(of trace: Trace) -> Int64 { trace.end }
+  package static func end(of trace: Trace) -> Int64 { trace.end }
 
   /// The instant a seek target names in `replay`, as `show --at` reads it: a time as it is, an
   /// event (`e120`) at its time (`e0` at 0), an action (`#12`) when it was scheduled.
   ///
   /// - Throws: ``WindowError`` for an event past the last or an action the trace does not have.
-  public static func time(of target: TimeText.Target, in replay: ReplayEngine) throws(WindowError)
+  package static func time(of target: TimeText.Target, in replay: ReplayEngine) throws(WindowError)
     -> Int64
   {
     switch target {
@@ -110,7 +110,7 @@ public enum TraceSlice {
   /// - Parameter source: The original's file name, for the header's `slice_of`. A bare name,
   ///   not a path: a path can say whose machine it was.
   /// - Complexity: O(n log n) for n events when the trace is out of time order, else O(n).
-  public static func cut(_ trace: Trace, window: Window, source: String) -> Trace {
+  package static func cut(_ trace: Trace, window: Window, source: String) -> Trace {
     let history = actionsWithHistory(trace, window: window)
     var events: [TraceEvent] = []
     var marks: [MarkRecord] = []

@@ -1,5 +1,5 @@
 import CChronoscopeNCursesW
-import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeScreen
 
 /// ncurses colour pairs, allocated the first time a foreground/background combination is drawn.
 ///

@@ -1,5 +1,5 @@
 /// Why a ``TerminalSession`` could not start.
-public enum TerminalError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum TerminalError: Error, Sendable, Equatable, CustomStringConvertible {
   /// Standard input or output is not a terminal (a pipe or a file): run the command in a terminal,
   /// or use a non-interactive command instead.
   case notATerminal
@@ -10,7 +10,7 @@ public enum TerminalError: Error, Sendable, Equatable, CustomStringConvertible {
   case alreadyActive
 
   /// A sentence saying what went wrong and what to do.
-  public var description: String {
+  package var description: String {
     switch self {
     case .notATerminal:
       "standard input and output must be a terminal; run this command in a terminal"

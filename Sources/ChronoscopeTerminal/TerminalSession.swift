@@ -1,6 +1,6 @@
 import CChronoscopeNCursesW
 import ChronoscopeCore
-import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeScreen
 import Synchronization
 
 #if canImport(Glibc)
@@ -30,7 +30,7 @@ import Synchronization
 /// there before, so Swift's backtrace still prints).
 ///
 /// - Warning: Only one session can run at a time, and it must be used from one thread.
-public final class TerminalSession {
+package final class TerminalSession {
   /// Whether a session is running: ncurses and the crash handlers are process-wide.
   private static let active = Mutex(false)
 
@@ -42,7 +42,7 @@ public final class TerminalSession {
 
   /// Whether cells are drawn in colour: the terminal has colours, `colors` was true and
   /// `NO_COLOR` is unset or empty. Without colour only bold, reverse, dim and underline show.
-  public let hasColors: Bool
+  package let hasColors: Bool
 
   /// Takes over the terminal: alternate screen, no echo, keys one at a time, cursor hidden.
   ///
@@ -54,7 +54,7 @@ public final class TerminalSession {
   /// - Throws: ``TerminalError/notATerminal`` when standard input or output is not a terminal,
   ///   ``TerminalError/cannotInitialize(term:)`` when ncurses does not know `TERM`, and
   ///   ``TerminalError/alreadyActive`` when another session is running.
-  public init(colors: Bool = true) throws {
+  package init(colors: Bool = true) throws {
     guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
       throw TerminalError.notATerminal
     }
@@ -83,7 +83,7 @@ public final class TerminalSession {
     set_escdelay(25)
     // Clicks and the wheel as ``InputKey/mouse(_:)``, each press at once (no waiting to tell a
     // click from a double click). Shift-drag still selects text in most terminals.
-    mousemask(InputKey.cursesMouseMask, nil)
+    mousemask(CursesInput.mouseMask, nil)
     mouseinterval(0)
 
     let noColor = getenv("NO_COLOR").map { $0.pointee != 0 } ?? false
@@ -110,16 +110,16 @@ public final class TerminalSession {
   ///   exit(128 + signal)
   /// }
   /// ```
-  public var interruption: Int32? {
+  package var interruption: Int32? {
     let signal = InterruptSignals.received
     return signal == 0 ? nil : signal
   }
 
   /// The terminal's width in columns; 0 after ``stop()``.
-  public var width: Int { size.width }
+  package var width: Int { size.width }
 
   /// The terminal's height in rows; 0 after ``stop()``.
-  public var height: Int { size.height }
+  package var height: Int { size.height }
 
   private var size: (width: Int, height: Int) {
     guard let window else { return (0, 0) }
@@ -140,7 +140,7 @@ public final class TerminalSession {
   /// row stays in its columns.
   ///
   /// - Complexity: O(cells); ncurses sends only what changed since the last draw.
-  public func draw(_ grid: ScreenGrid) {
+  package func draw(_ grid: ScreenGrid) {
     guard let window else { return }
     // Start from blank so a cell whose wide character the terminal measures narrower than the grid
     // does not leave the previous frame's text in the column after it.
@@ -212,7 +212,7 @@ public final class TerminalSession {
   ///   a press of the main button or a turn of the wheel; nil when the time ran out, for a key
   ///   the inspector does not use (function keys, control characters, other buttons), at once
   ///   when ``interruption`` is set, or after ``stop()``.
-  public func readKey(timeoutMilliseconds: Int) -> InputKey? {
+  package func readKey(timeoutMilliseconds: Int) -> InputKey? {
     guard window != nil else { return nil }
     guard timeoutMilliseconds < 0 else {
       return interruption == nil ? read(timeoutMilliseconds: timeoutMilliseconds).key : nil
@@ -251,11 +251,11 @@ public final class TerminalSession {
         var event = MEVENT()
         // A mouse report was read, whatever getmouse makes of it.
         guard getmouse(&event) == OK else { return (nil, true) }
-        return (InputKey(cursesMouseState: event.bstate, column: event.x, row: event.y), true)
+        return (CursesInput.key(mouseState: event.bstate, column: event.x, row: event.y), true)
       }
-      return (InputKey(cursesKeyCode: Int32(bitPattern: value)), true)
+      return (CursesInput.key(code: Int32(bitPattern: value)), true)
     case OK:
-      return (InputKey(cursesCharacter: value), true)
+      return (CursesInput.key(character: value), true)
     default:
       return (nil, false)
     }
@@ -263,7 +263,7 @@ public final class TerminalSession {
 
   /// Gives the terminal back: main screen, echo and cursor restored. Safe to call more than once;
   /// `deinit` calls it too.
-  public func stop() {
+  package func stop() {
     guard let screen else { return }
     CrashRestore.disarm()
     endwin()

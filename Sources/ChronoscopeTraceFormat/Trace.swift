@@ -71,6 +71,7 @@ public struct Trace: Sendable {
         : "crashed (\(signal) on thread \(thread))"
     }
 
+    /// The ending by `signal` (its name, `SIGSEGV`) on `thread`, at `time` (ns).
     public init(signal: String, thread: UInt32, time: Int64) {
       self.signal = signal
       self.thread = thread

@@ -55,7 +55,9 @@ public struct Exploration: Sendable {
 
   /// One choice of a run: how many pieces of work could run, and which did (from 0).
   public struct Choice: Sendable, Hashable, CustomStringConvertible {
+    /// How many pieces of work could run.
     public let enabled: Int
+    /// Which of them ran, from 0.
     public let chosen: Int
 
     /// `2 of 3`.
@@ -81,6 +83,8 @@ public struct Exploration: Sendable {
   private static let maxDepth = 1_025
   /// Replaying: the schedule's choices, and where the run stopped fitting it, if it did.
   private var schedule: [Choice] = []
+  /// Where a replayed schedule stopped fitting the run (see ``ScheduleMisfit``); nil while it
+  /// fits, and for a run that is not a replay.
   public private(set) var misfit: ScheduleMisfit?
   /// Whether a schedule is only followed where it fits (first in, first out elsewhere), not
   /// enforced: for shrinking a failing schedule, whose shorter forms change what comes after.

@@ -20,6 +20,7 @@ public struct ExplorationFailure: Error, CustomStringConvertible {
   /// Which run failed, from 0, and how many the exploration was to make (as asked: below 1,
   /// when the failure is that it would make none).
   public let iteration: Int
+  /// How many runs the exploration was to make.
   public let iterations: Int
   /// The run's schedule: the choices it made (see ``Exploration/choices``).
   public let choices: [Exploration.Choice]

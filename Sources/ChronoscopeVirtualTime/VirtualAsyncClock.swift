@@ -52,8 +52,10 @@ import Synchronization
 public final class VirtualAsyncClock: Clock, Sendable {
   /// A point on the clock: its offset from the clock's origin, as ``VirtualClock/now`` reads.
   public struct Instant: InstantProtocol, Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// How far after the clock's start it is.
     public var offset: Duration
 
+    /// The instant `offset` after the clock's start.
     public init(offset: Duration) { self.offset = offset }
 
     public func advanced(by duration: Duration) -> Instant {

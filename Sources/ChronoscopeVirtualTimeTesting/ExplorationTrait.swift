@@ -32,9 +32,11 @@ import Testing
 /// run, or waits for work on threads the clock does not run), and an issue says so instead of
 /// how to rerun it. Its schedule is shrunk keeping only runs that record the same issues.
 public struct ExplorationTrait: TestTrait, SuiteTrait, TestScoping {
-  /// How many runs, the first run's seed (run i has `seed + i`), and the strategy.
+  /// How many runs.
   public let iterations: Int
+  /// The first run's seed: run i has `seed + i`.
   public let seed: UInt64
+  /// How each run chooses what runs next.
   public let strategy: Exploration.Strategy
   /// How long code may wait on a run's clock with nobody moving it.
   public let idleLimit: Duration

@@ -1,18 +1,14 @@
 import Foundation
 
-/// The trace of a failing test, written to a file: where it is, how to look at it, and the
-/// inspector's frame at the last piece of work that ran before the failure — or why it could not
-/// be written.
+/// The trace of a failing test, written to a file: where it is, how to look at it, and what ran
+/// and waited at the last piece of work that ran before the failure — or why it could not be
+/// written.
 ///
 /// ```swift
 /// let kept = trace.keep(reason: "\(issue)")
 /// XCTFail("the search ran twice\n\(kept.message)")
 /// ```
 public struct KeptTrace: Sendable, Equatable {
-  /// The frame's size: `chronoscope show`'s default.
-  public static let frameWidth = 100
-  public static let frameHeight = 30
-
   /// The trace file; nil when it could not be written (see ``problem``).
   public let path: String?
   /// The failing instant: the virtual clock's time, in nanoseconds, when the trace was kept.
@@ -20,11 +16,14 @@ public struct KeptTrace: Sendable, Equatable {
   /// The event (numbered from 1, as `--at e12` reads it) at which the last piece of work that ran
   /// before the failure began: where a race shows, while at ``at`` the test has often moved the
   /// clock on and nothing is left. Nil when no work ran, or the trace could not be read back;
-  /// the frame and ``showCommand`` are then at ``at``.
+  /// ``state`` and ``showCommand`` are then at ``at``.
   public let event: Int?
-  /// What ``showCommand`` prints: the inspector's main view with its cursor (`▸`) on ``event``;
-  /// nil when no trace was written, or it could not be read back.
-  public let frame: String?
+  /// What ran and waited at ``event``, a few lines read from the trace: the instant, the work
+  /// that began there, what was running and what was pending, by action id, queue and call
+  /// site (`at 5.000000s, event 4 of 4: #2 on search from App/Search.swift:20 search(_:) began`).
+  /// ``showCommand`` draws the same instant as the inspector does. Nil when no trace was
+  /// written, or it could not be read back.
+  public let state: String?
   /// Why the trace could not be written (a folder that cannot be made, a full disk); nil when
   /// it was.
   public let problem: String?
@@ -44,7 +43,7 @@ public struct KeptTrace: Sendable, Equatable {
   /// Where ``showCommand`` looks: `e12`, or the failing instant.
   private var target: String { event.map { "e\($0)" } ?? Self.timeText(at) }
 
-  /// What a failure message adds: the file, the two commands and the frame; or, once, why the
+  /// What a failure message adds: the file, the two commands and the state; or, once, why the
   /// trace could not be kept.
   public var message: String {
     guard let path, let viewCommand, let showCommand else {
@@ -57,7 +56,7 @@ public struct KeptTrace: Sendable, Equatable {
         ? "  at the failure:  \(showCommand)"
         : "  the last work before the failure (▸):  \(showCommand)",
     ]
-    if let frame { lines.append(frame) }
+    if let state { lines.append(state) }
     return lines.joined(separator: "\n")
   }
 

@@ -1,6 +1,5 @@
-import ChronoscopeInspector
 import ChronoscopeRecording
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeScheduling
 import ChronoscopeVirtualTime
 import Foundation
@@ -19,7 +18,7 @@ import Synchronization
 /// let model = SearchModel(factory: trace.factory)   // recorded, on `clock`'s time
 /// // … the run fails:
 /// let kept = trace.keep(reason: "two searches went out")
-/// print(kept.message)   // the file, `chronoscope view FILE --at e…`, and the frame there
+/// print(kept.message)   // the file, `chronoscope view FILE --at e…`, and what ran there
 /// ```
 ///
 /// Recording costs what a ``FlightRecorder``'s does: events go to per-thread buffers and a
@@ -145,15 +144,15 @@ public final class TestTraceRecorder: Sendable {
       recorder.mark("failure", ["reason": reason])
       try flight.dump(to: path)
     } catch {
-      return KeptTrace(path: nil, at: at, event: nil, frame: nil, problem: "\(error)")
+      return KeptTrace(path: nil, at: at, event: nil, state: nil, problem: "\(error)")
     }
     guard let replay = ReplayEngine.read(path: path).replay else {
-      return KeptTrace(path: path, at: at, event: nil, frame: nil, problem: nil)
+      return KeptTrace(path: path, at: at, event: nil, state: nil, problem: nil)
     }
     let event = Self.lastWork(in: replay)
     return KeptTrace(
       path: path, at: at, event: event,
-      frame: Self.frame(of: replay, path: path, at: event.map { .event($0) } ?? .time(at)),
+      state: Self.state(of: replay, at: event.map { .event($0) } ?? .time(at)),
       problem: nil)
   }
 
@@ -169,18 +168,45 @@ public final class TestTraceRecorder: Sendable {
     replay.eventIndices.last { replay.event($0).kind == .begin }?.number
   }
 
-  /// What `chronoscope show PATH --at TARGET` prints: the inspector's main view there.
-  private static func frame(of replay: ReplayEngine, path: String, at target: TimeText.Target)
-    -> String
-  {
-    var app = InspectorApp(replay: replay, name: URL(fileURLWithPath: path).lastPathComponent)
-    if case .time(let time) = target {
-      app.seek(to: .time(min(time, replay.end)))
-    } else {
-      app.seek(to: target)
+  /// What ran and what waited at `target`, read from the replay model: the instant and event,
+  /// the work that began there, what was running and what was due next (a few of each, with
+  /// how many). `chronoscope show` draws the same instant as the inspector's frame.
+  ///
+  /// - Complexity: O(events before `target`, from the nearest keyframe; p log 3 for p pending).
+  private static func state(of replay: ReplayEngine, at target: TimeText.Target) -> String {
+    var replay = replay
+    switch target {
+    case .time(let time): replay.seek(toTime: min(time, replay.end))
+    case .event(let number): replay.seek(to: number)
+    case .action: break
     }
-    return app.render(
-      width: KeptTrace.frameWidth, height: KeptTrace.frameHeight, colors: false, keyHints: false
-    ).plainText
+    func describe(_ action: ActionIndex) -> String {
+      let info = replay.action(action)
+      let queue = replay.queue(info.queue)?.label ?? "queue \(info.queue.rawValue)"
+      let site = replay.callSite(of: action).map { " from \($0.file):\($0.line) \($0.function)" }
+      return "#\(info.id.rawValue) on \(queue)\(site ?? "")"
+    }
+    func list(_ actions: [ActionIndex], of total: Int) -> String {
+      let more = total > actions.count ? "; \(total - actions.count) more" : ""
+      return actions.map(describe).joined(separator: "; ") + more
+    }
+    var head =
+      "at \(TimeText.seconds(replay.now)), event \(replay.position) of \(replay.eventCount)"
+    if let event = replay.currentEvent, event.kind == .begin, let action = event.action {
+      head += ": \(describe(action)) began"
+    }
+    var lines = [head]
+    let running = replay.running()
+    if !running.isEmpty {
+      lines.append(
+        "  running (\(running.count)): \(list(Array(running.prefix(3)), of: running.count))")
+    }
+    let pendingCount = replay.pendingCount()
+    if pendingCount > 0 {
+      let next = replay.pending(first: 3)
+      let due = next.first.map { " (next due at \(TimeText.seconds(replay.action($0).due)))" } ?? ""
+      lines.append("  pending (\(pendingCount))\(due): \(list(next, of: pendingCount))")
+    }
+    return lines.joined(separator: "\n")
   }
 }

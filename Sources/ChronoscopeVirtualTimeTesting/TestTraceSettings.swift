@@ -32,6 +32,7 @@ public struct TestTraceSettings: Sendable, Equatable {
   /// Whether passing tests keep their trace too.
   public var keepsPassingTests: Bool
 
+  /// Keeps failing tests' traces in `folder`, and passing tests' too when `keepsPassingTests`.
   public init(folder: String, keepsPassingTests: Bool = false) {
     self.folder = folder
     self.keepsPassingTests = keepsPassingTests

@@ -5,7 +5,7 @@ import XCTest
 
 /// An XCTest case whose failures carry the trace of the test's work on virtual time: the first
 /// failure writes it to a file and its message holds the path, `chronoscope view PATH`, and the
-/// inspector's frame at the last work that ran before the failure.
+/// state at the last work that ran before the failure (what ran and what waited).
 ///
 /// ```swift
 /// final class SearchTests: VirtualTimeTestCase {

@@ -29,7 +29,7 @@ import Testing
 /// Each test also gets a ``TestTraceRecorder`` (``TestTraceRecorder/current``): work built on its
 /// `factory` and `clock` is recorded, and the first issue that fails the test — or the error it
 /// throws — writes the trace to a file and carries its path, `chronoscope view` and the
-/// inspector's frame at that instant (see <doc:KeepingTheTraceOfAFailingTest>).
+/// state there: what ran and what waited (see <doc:KeepingTheTraceOfAFailingTest>).
 public struct VirtualTimeTrait: TestTrait, SuiteTrait, TestScoping {
   /// How long code may wait on the clock with nobody moving it (``VirtualAsyncClock/idleLimit``).
   public let idleLimit: Duration

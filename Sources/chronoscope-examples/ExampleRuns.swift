@@ -1,4 +1,4 @@
-import ChronoscopeExamples
+@_spi(Benchmarks) import ChronoscopeExamples
 import ChronoscopeRecording
 import ChronoscopeScheduling
 import ChronoscopeSchedulingTesting

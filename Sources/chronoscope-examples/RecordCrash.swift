@@ -1,7 +1,7 @@
 import ArgumentParser
 import ChronoscopeRecording
 import ChronoscopeScheduling
-import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeScreen
 import ChronoscopeTerminal
 import Foundation
 import Synchronization

@@ -1,5 +1,5 @@
 import ArgumentParser
-import ChronoscopeExamples
+@_spi(Benchmarks) import ChronoscopeExamples
 import ChronoscopeRecording
 import ChronoscopeReplayTesting
 import ChronoscopeScheduling

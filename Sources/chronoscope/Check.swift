@@ -1,8 +1,8 @@
 import ArgumentParser
-import ChronoscopeAnalysis
+@_spi(Benchmarks) import ChronoscopeAnalysis
 import ChronoscopeCore
-import ChronoscopeReplay
-import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeScreen
 import Foundation
 
 /// `chronoscope check FILE…`: the findings of each trace, one line each, or as JSON.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import ChronoscopeCore
-import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeScreen
 import Foundation
 
 /// Tells a mistyped command from a trace file for the default command (`view`), which takes

@@ -1,9 +1,9 @@
 import ArgumentParser
 import CChronoscopeZlib
 import ChronoscopeCore
-import ChronoscopeReplay
-import ChronoscopeScreen
-import ChronoscopeSharing
+@_spi(Benchmarks) import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeSharing
 import ChronoscopeTraceFormat
 import Foundation
 

@@ -1,6 +1,6 @@
 import ArgumentParser
 import ChronoscopeFatalSignals
-import ChronoscopeSharing
+@_spi(Benchmarks) import ChronoscopeSharing
 import ChronoscopeTraceFormat
 import Foundation
 import Synchronization

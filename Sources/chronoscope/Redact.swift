@@ -1,7 +1,7 @@
 import ArgumentParser
 import ChronoscopeCore
-import ChronoscopeScreen
-import ChronoscopeSharing
+@_spi(Benchmarks) import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeSharing
 import ChronoscopeTraceFormat
 import Foundation
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import ChronoscopeCore
-import ChronoscopeScreen
-import ChronoscopeSharing
+@_spi(Benchmarks) import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeSharing
 import Foundation
 
 /// What `redact` and `slice` share: usage errors, reading the input, and saving the output

@@ -1,9 +1,9 @@
 import ArgumentParser
-import ChronoscopeAnalysis
+@_spi(Benchmarks) import ChronoscopeAnalysis
 import ChronoscopeCore
-import ChronoscopeInspector
-import ChronoscopeReplay
-import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeInspector
+@_spi(Benchmarks) import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeScreen
 import Foundation
 
 /// `chronoscope show FILE --at TIME`: the inspector's frame as plain text, for bug reports and CI.

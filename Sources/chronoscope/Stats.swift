@@ -1,8 +1,8 @@
 import ArgumentParser
-import ChronoscopeAnalysis
+@_spi(Benchmarks) import ChronoscopeAnalysis
 import ChronoscopeCore
-import ChronoscopeReplay
-import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeScreen
 import Foundation
 
 /// `chronoscope stats FILE…`: per queue and per thread figures, an activity line and a lateness

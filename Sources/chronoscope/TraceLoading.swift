@@ -1,8 +1,8 @@
 import ChronoscopeCore
-import ChronoscopeInspector
-import ChronoscopeReplay
-import ChronoscopeScreen
-import ChronoscopeSharing
+@_spi(Benchmarks) import ChronoscopeInspector
+@_spi(Benchmarks) import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeSharing
 import ChronoscopeTraceFormat
 import Foundation
 

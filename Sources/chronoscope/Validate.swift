@@ -1,6 +1,6 @@
 import ArgumentParser
 import ChronoscopeCore
-import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeScreen
 import ChronoscopeTraceFormat
 import Foundation
 

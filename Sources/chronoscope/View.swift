@@ -1,7 +1,7 @@
 import ArgumentParser
 import CChronoscopeShims
-import ChronoscopeInspector
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeInspector
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeTerminal
 
 /// `chronoscope view [FILE]`: the interactive inspector. With no file it opens the bundled

@@ -1,5 +1,5 @@
-import ChronoscopeAnalysis
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeAnalysis
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeTraceFormat
 import Foundation
 import XCTest

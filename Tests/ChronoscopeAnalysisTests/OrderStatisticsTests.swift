@@ -1,7 +1,7 @@
 import ChronoscopeTestSupport
 import XCTest
 
-@testable import ChronoscopeAnalysis
+@_spi(Benchmarks) @testable import ChronoscopeAnalysis
 
 /// Percentiles are what sorting would give, whatever the values and however they are arranged,
 /// including arrangements made to defeat a quickselect's pivots.

@@ -1,4 +1,4 @@
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeTraceFormat
 import Foundation
 import XCTest

@@ -1,10 +1,10 @@
-import ChronoscopeAnalysis
-import ChronoscopeReplay
-import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeAnalysis
+@_spi(Benchmarks) import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeScreen
 import ChronoscopeTraceFormat
 import XCTest
 
-@testable import ChronoscopeInspector
+@_spi(Benchmarks) @testable import ChronoscopeInspector
 
 /// The terminal's inspector draws its first frame before the keyframes and the findings are
 /// made (`InspectorApp.opening`). Until it takes them, what it shows must still be true; after,

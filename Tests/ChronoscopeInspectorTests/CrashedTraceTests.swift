@@ -1,5 +1,6 @@
-import ChronoscopeInspector
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeInspector
+@_spi(Benchmarks) import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeScreen
 import ChronoscopeTraceFormat
 import XCTest
 

@@ -1,5 +1,5 @@
 import CChronoscopeNCursesW
-import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeScreen
 import ChronoscopeTerminal
 import XCTest
 
@@ -8,37 +8,37 @@ import XCTest
 final class InputKeyCursesTests: XCTestCase {
   func testHomeAndEndArriveUnderEveryNameTerminalsGiveThem() {
     for code in [KEY_HOME, KEY_FIND, KEY_A1] {
-      XCTAssertEqual(InputKey(cursesKeyCode: code), .home, "code \(code)")
+      XCTAssertEqual(CursesInput.key(code: code), .home, "code \(code)")
     }
     for code in [KEY_END, KEY_SELECT, KEY_C1] {
-      XCTAssertEqual(InputKey(cursesKeyCode: code), .end, "code \(code)")
+      XCTAssertEqual(CursesInput.key(code: code), .end, "code \(code)")
     }
   }
 
   func testAPressOfTheMainButtonIsAClickAtItsCell() {
     XCTAssertEqual(
-      InputKey(cursesMouseState: cncursesw_button1_pressed(), column: 7, row: 3),
+      CursesInput.key(mouseState: cncursesw_button1_pressed(), column: 7, row: 3),
       .mouse(MouseEvent(.press, column: 7, row: 3)))
   }
 
   func testTheWheelAndItsModifiers() {
     XCTAssertEqual(
-      InputKey(cursesMouseState: cncursesw_button4_pressed(), column: 1, row: 2),
+      CursesInput.key(mouseState: cncursesw_button4_pressed(), column: 1, row: 2),
       .mouse(MouseEvent(.wheelUp, column: 1, row: 2)))
     XCTAssertEqual(
-      InputKey(
-        cursesMouseState: cncursesw_button5_pressed() | cncursesw_button_ctrl(), column: 1, row: 2),
+      CursesInput.key(
+        mouseState: cncursesw_button5_pressed() | cncursesw_button_ctrl(), column: 1, row: 2),
       .mouse(MouseEvent(.wheelDown, column: 1, row: 2, control: true)))
     XCTAssertEqual(
-      InputKey(
-        cursesMouseState: cncursesw_button4_pressed() | cncursesw_button_shift()
+      CursesInput.key(
+        mouseState: cncursesw_button4_pressed() | cncursesw_button_shift()
           | cncursesw_button_alt(), column: 0, row: 0),
       .mouse(MouseEvent(.wheelUp, column: 0, row: 0, shift: true, alt: true)))
   }
 
   func testOtherButtonsAndReleasesAreNotEvents() {
-    XCTAssertNil(InputKey(cursesMouseState: 0, column: 0, row: 0))
+    XCTAssertNil(CursesInput.key(mouseState: 0, column: 0, row: 0))
     XCTAssertEqual(
-      InputKey.cursesMouseMask & cncursesw_button1_pressed(), cncursesw_button1_pressed())
+      CursesInput.mouseMask & cncursesw_button1_pressed(), cncursesw_button1_pressed())
   }
 }

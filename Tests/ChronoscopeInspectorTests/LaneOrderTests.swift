@@ -1,10 +1,11 @@
+@_spi(Benchmarks) import ChronoscopeAnalysis
 import ChronoscopeCore
-import ChronoscopeReplay
-import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeScreen
 import ChronoscopeTraceFormat
 import XCTest
 
-@testable import ChronoscopeInspector
+@_spi(Benchmarks) @testable import ChronoscopeInspector
 
 /// Lanes a user can tell apart and order: numbered where labels repeat, sorted with `o`, idle
 /// ones hidden with `h`, and a title that says which of how many it shows.

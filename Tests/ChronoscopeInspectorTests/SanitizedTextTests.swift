@@ -1,5 +1,5 @@
 import ChronoscopeCore
-import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeScreen
 import XCTest
 
 /// Text from a trace file reaches the terminal only sanitized: every control character and

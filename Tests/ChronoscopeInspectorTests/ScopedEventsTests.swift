@@ -1,8 +1,9 @@
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeScreen
 import ChronoscopeTraceFormat
 import XCTest
 
-@testable import ChronoscopeInspector
+@_spi(Benchmarks) @testable import ChronoscopeInspector
 
 /// The events of some lanes read through the lanes' index (`ScopedEvents`) are those a filter
 /// over every event keeps (`LaneScope.contains`), in order, however they are asked for.

@@ -1,5 +1,5 @@
 import ChronoscopeCore
-import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeScreen
 import XCTest
 
 /// How text gives way on a narrow screen without cutting a number short (issue 27 item 13).

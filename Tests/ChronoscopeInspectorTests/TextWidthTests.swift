@@ -1,5 +1,5 @@
 import ChronoscopeCore
-import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeScreen
 import XCTest
 
 /// Text takes the columns a terminal that follows Unicode gives it: measured by grapheme

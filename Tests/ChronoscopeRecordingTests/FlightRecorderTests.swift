@@ -1,6 +1,6 @@
-import ChronoscopeAnalysis
+@_spi(Benchmarks) import ChronoscopeAnalysis
 import ChronoscopeRecording
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeScheduling
 import ChronoscopeTraceFormat
 import ChronoscopeVirtualTime

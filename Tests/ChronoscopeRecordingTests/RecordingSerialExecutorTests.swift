@@ -1,5 +1,5 @@
 import ChronoscopeRecording
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeScheduling
 import ChronoscopeSchedulingTesting
 import ChronoscopeTraceFormat

@@ -1,6 +1,6 @@
-import ChronoscopeExamples
+@_spi(Benchmarks) import ChronoscopeExamples
 import ChronoscopeRecording
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeScheduling
 import ChronoscopeTraceFormat
 import ChronoscopeVirtualTime

@@ -1,4 +1,4 @@
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeScheduling
 import ChronoscopeSchedulingTesting
 import ChronoscopeTestSupport

@@ -1,4 +1,4 @@
-import ChronoscopeExamples
+@_spi(Benchmarks) import ChronoscopeExamples
 import ChronoscopeReplayTesting
 import ChronoscopeScheduling
 import ChronoscopeTestSupport
@@ -280,7 +280,7 @@ final class ReplayingSchedulerFactoryTests: XCTestCase {
       XCTAssertEqual(divergence?.cause, .missingWork)
       XCTAssertEqual(divergence?.position, 1)
       XCTAssertEqual(divergence?.recorded?.action.queue, "Swift global concurrent queue")
-      XCTAssertEqual(divergence?.replayed?.action.action, 1, "the code's timer was matched")
+      XCTAssertEqual(divergence?.replayed?.action.id, 1, "the code's timer was matched")
       XCTAssertEqual(
         divergence?.replayed?.action.site,
         "Sources/feed-refresher/Feed.swift:59 static FeedRefresher.run(_:)")

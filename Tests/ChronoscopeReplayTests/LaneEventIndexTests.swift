@@ -2,7 +2,7 @@ import ChronoscopeTestSupport
 import ChronoscopeTraceFormat
 import XCTest
 
-@testable import ChronoscopeReplay
+@_spi(Benchmarks) @testable import ChronoscopeReplay
 
 /// A lane's events by kind, as the strips look them up, against a plain filter of the events.
 final class LaneEventIndexTests: XCTestCase {

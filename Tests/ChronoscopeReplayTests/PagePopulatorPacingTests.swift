@@ -1,7 +1,7 @@
 import ChronoscopeTestSupport
 import XCTest
 
-@testable import ChronoscopeReplay
+@_spi(Benchmarks) @testable import ChronoscopeReplay
 
 #if canImport(Glibc)
   import Glibc

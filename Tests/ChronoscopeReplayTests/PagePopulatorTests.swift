@@ -1,6 +1,6 @@
 import XCTest
 
-@testable import ChronoscopeReplay
+@_spi(Benchmarks) @testable import ChronoscopeReplay
 
 /// Populating pages on another thread must never change what a pass on this thread writes into
 /// them, whether the pass is ahead of it, behind it or done, and freeing the memory while it

@@ -3,7 +3,7 @@ import ChronoscopeTraceFormat
 import Foundation
 import XCTest
 
-@testable import ChronoscopeReplay
+@_spi(Benchmarks) @testable import ChronoscopeReplay
 
 /// A replay that takes its trace's events hands their memory back as it goes: it must replay
 /// exactly what a replay of the same trace does, and never touch a copy someone else holds.

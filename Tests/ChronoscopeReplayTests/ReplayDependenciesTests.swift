@@ -1,4 +1,4 @@
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import XCTest
 
 /// What the replay library leaves to the program that uses it.

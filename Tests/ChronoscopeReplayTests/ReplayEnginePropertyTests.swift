@@ -1,4 +1,4 @@
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeTestSupport
 import ChronoscopeTraceFormat
 import XCTest

@@ -1,4 +1,4 @@
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 
 /// Everything the replay answers about one cursor position, for comparing positions reached by
 /// different paths (steps forward, steps back, seeks). Queues and threads are those the trace

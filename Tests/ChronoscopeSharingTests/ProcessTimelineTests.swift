@@ -1,4 +1,4 @@
-import ChronoscopeSharing
+@_spi(Benchmarks) import ChronoscopeSharing
 import ChronoscopeTraceFormat
 import XCTest
 

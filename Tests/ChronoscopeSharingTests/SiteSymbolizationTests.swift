@@ -1,4 +1,4 @@
-import ChronoscopeSharing
+@_spi(Benchmarks) import ChronoscopeSharing
 import ChronoscopeTestSupport
 import ChronoscopeTraceFormat
 import Foundation

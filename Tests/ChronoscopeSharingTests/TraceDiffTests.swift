@@ -1,8 +1,8 @@
-import ChronoscopeExamples
+@_spi(Benchmarks) import ChronoscopeExamples
 import ChronoscopeRecording
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeScheduling
-import ChronoscopeSharing
+@_spi(Benchmarks) import ChronoscopeSharing
 import ChronoscopeTraceFormat
 import ChronoscopeVirtualTime
 import Foundation

@@ -1,4 +1,4 @@
-import ChronoscopeExamples
+@_spi(Benchmarks) import ChronoscopeExamples
 import ChronoscopeScheduling
 import ChronoscopeSchedulingTesting
 import ChronoscopeVirtualTime

@@ -41,7 +41,7 @@ final class VirtualTimeTestCaseTests: VirtualTimeTestCase {
     (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
   }
 
-  func testAFailingTestKeepsItsTraceWithItsPathCommandAndFrame() throws {
+  func testAFailingTestKeepsItsTraceWithItsPathCommandsAndState() throws {
     let folder = try temporaryFolder()
     let trace = try recordedSearches(in: folder.path)
 
@@ -53,12 +53,16 @@ final class VirtualTimeTestCaseTests: VirtualTimeTestCase {
     XCTAssert(message.contains("chronoscope view \(path)"), message)
     let event = try XCTUnwrap(trace.keptTrace?.event)
     XCTAssert(message.contains("chronoscope show \(path) --at e\(event)"), message)
-    // The frame: the inspector's header line and the queue's lane, at the last work.
-    XCTAssert(message.contains("5.000000s"), message)
-    XCTAssert(message.contains("search"), message)
+    // The state at the last work: the instant, the work that began, what runs and waits.
+    let state = try XCTUnwrap(trace.keptTrace?.state)
+    XCTAssert(message.hasSuffix("\n" + state), message)
+    XCTAssert(state.hasPrefix("at 5.000000s, event \(event) of "), state)
+    XCTAssert(state.contains(" on search from "), state)
+    XCTAssert(state.contains(" began\n  running (1): #"), state)
+    // The show command draws that instant.
     let shown = try CommandRun.chronoscope(["show", path, "--at", "e\(event)"])
     XCTAssertEqual(shown.status, 0, shown.output)
-    XCTAssert(message.contains(shown.output.trimmingCharacters(in: .newlines)), shown.output)
+    XCTAssert(shown.output.contains("5.000000s"), shown.output)
   }
 
   func testAKeptTraceOpensAtTheLastWorkThatRanBeforeTheFailureNotAtTheClocksLastInstant() throws {
@@ -80,7 +84,7 @@ final class VirtualTimeTestCaseTests: VirtualTimeTestCase {
     XCTAssert(message.contains("open it:  chronoscope view \(path) --at \(at)\n"), message)
     let shown = try CommandRun.chronoscope(["show", path, "--at", at])
     XCTAssertEqual(shown.status, 0, shown.output)
-    XCTAssert(message.contains(shown.output.trimmingCharacters(in: .newlines)), shown.output)
+    XCTAssert(message.contains("at 5.000000s, event \(at.dropFirst()) of "), message)
     // The frame is at 5 s, the cursor (▸) on the second search's begin.
     let cursor = try XCTUnwrap(
       shown.output.split(separator: "\n").first { $0.hasPrefix("▸") && $0.contains("#2") },
@@ -118,7 +122,9 @@ final class VirtualTimeTestCaseTests: VirtualTimeTestCase {
     XCTAssertEqual(kept.at, 7_000_000_000)
     let event = try XCTUnwrap(kept.event)
     XCTAssertEqual(kept.showCommand, "chronoscope show \(try XCTUnwrap(kept.path)) --at e\(event)")
-    XCTAssert(kept.frame?.contains("7.000000s  begin") == true, kept.frame ?? "no frame")
+    XCTAssert(
+      kept.state?.hasPrefix("at 7.000000s, event \(event) of 4: #1 on late") == true,
+      kept.state ?? "no state")
     let read = try XCTUnwrap(TraceReader.read(path: try XCTUnwrap(kept.path)).trace)
     XCTAssertEqual(read.events.filter { $0.kind == .begin }.map(\.time), [7_000_000_000])
   }

@@ -58,7 +58,7 @@ import Testing
     _ = try sleeper.result?.get()
   }
 
-  @Test func aFailingIssueCarriesTheTracesPathCommandsAndFrame() async throws {
+  @Test func aFailingIssueCarriesTheTracesPathCommandsAndState() async throws {
     let folder = try Self.folder()
 
     let said = try await Self.run(traces: TestTraceSettings(folder: folder)) { trace in
@@ -73,10 +73,12 @@ import Testing
     let message = try #require(said.first)
     #expect(message.contains("the search went out twice"))
     #expect(message.contains("chronoscope view \(path)"))
-    // The frame, at the sleeper's wake-up: the last work before the failure.
+    // The state at the sleeper's wake-up, the last work before the failure: it runs there.
     #expect(
       message.contains("the last work before the failure (▸):  chronoscope show \(path) --at e"))
-    #expect(message.contains("5.000000s  begin"), "\(message)")
+    #expect(message.contains("\nat 5.000000s, event "), "\(message)")
+    #expect(
+      message.contains("sleepFiveSeconds(_:) began\n  running (1): #1 on clock"), "\(message)")
     let reading = TraceReader.read(path: path)
     let trace = try #require(reading.trace)
     #expect(!reading.hasErrors)

@@ -1,8 +1,8 @@
 import ArgumentParser
 import BenchmarkSupport
-import ChronoscopeInspector
-import ChronoscopeReplay
-import ChronoscopeScreen
+@_spi(Benchmarks) import ChronoscopeInspector
+@_spi(Benchmarks) import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeScreen
 import ChronoscopeTraceFormat
 import Foundation
 

@@ -1,8 +1,8 @@
 import ArgumentParser
 import BenchmarkSupport
-import ChronoscopeAnalysis
-import ChronoscopeReplay
-import ChronoscopeSharing
+@_spi(Benchmarks) import ChronoscopeAnalysis
+@_spi(Benchmarks) import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeSharing
 import ChronoscopeTraceFormat
 import Foundation
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import BenchmarkSupport
-import ChronoscopeInspector
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeInspector
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeTraceFormat
 import Foundation
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import BenchmarkSupport
-import ChronoscopeAnalysis
-import ChronoscopeReplay
+@_spi(Benchmarks) import ChronoscopeAnalysis
+@_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeTraceFormat
 import Foundation
 

@@ -77,7 +77,7 @@ struct TestTraceBenchmark: ParsableCommand {
       let start = ContinuousClock.now
       let written = trace.keep(reason: "benchmark")
       kept = min(kept, seconds(start.duration(to: .now)))
-      guard written.path != nil, written.frame != nil else {
+      guard written.path != nil, written.state != nil else {
         throw ValidationError("the failure's trace was not kept: \(written.message)")
       }
       printError(

@@ -1,6 +1,6 @@
 import ArgumentParser
 import BenchmarkSupport
-import ChronoscopeExamples
+@_spi(Benchmarks) import ChronoscopeExamples
 import ChronoscopeScheduling
 import ChronoscopeSchedulingTesting
 import ChronoscopeVirtualTime
