@@ -50,6 +50,12 @@ for name, source in own.items():
 models = os.path.join(out, "Sources", "AppModels")
 shutil.rmtree(models, ignore_errors=True)
 shutil.copytree(os.path.join(repo, "Sources", "ChronoscopeExamples"), models)
+# What Chronoscope's benchmarks reach as SPI is plain public in the reader's copy.
+for root, _, files in os.walk(models):
+    for name in files:
+        path = os.path.join(root, name)
+        text = open(path, encoding="utf-8").read()
+        open(path, "w", encoding="utf-8").write(text.replace("@_spi(Benchmarks) ", ""))
 examples = "".join(f"import {kind} AppModels.{name}\n" for kind, name in [
     ("class", "Stock"), ("class", "StaleResponseSearch"), ("class", "Account")])
 imports = "import Foundation\nimport Testing\nimport XCTest\n" + "".join(f"import {p}\n" for p in products)
