@@ -60,7 +60,7 @@ import ChronoscopeTraceFormat
   }
 
   /// One queue's counts and figures.
-  @_spi(Benchmarks) public struct Queue: Codable, Sendable, Equatable {
+  package struct Queue: Codable, Sendable, Equatable {
     package var queueID: Int
     package var label: String
     /// `serial`, `concurrent`, `main`…, as the trace's `scheduler` line says.
@@ -140,7 +140,7 @@ import ChronoscopeTraceFormat
   }
 
   /// One thread's busy time.
-  @_spi(Benchmarks) public struct Thread: Codable, Sendable, Equatable {
+  package struct Thread: Codable, Sendable, Equatable {
     package var threadID: Int
     package var title: String
     package var busyNanoseconds: Int64

@@ -78,7 +78,7 @@ import ChronoscopeTraceFormat
   }
 
   /// One thread's figures.
-  @_spi(Benchmarks) public struct Thread: Sendable, Equatable {
+  package struct Thread: Sendable, Equatable {
     package var id: ThreadID
     package var title: String
     /// Time with at least one run under way on it (nested runs count once).

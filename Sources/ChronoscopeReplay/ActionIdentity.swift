@@ -95,19 +95,19 @@ package struct RunReference: Sendable, Equatable {
   }
 }
 
-/// `first divergence at run 5 in begin order:` and what each side ran there (each line as
-/// `describe` words a run, nil for "ran nothing more"), as `diff` and a replay print it.
-package func divergenceLines(position: Int, a: String?, b: String?) -> [String] {
-  [
-    "first divergence at run \(position) in begin order:",
-    "  A " + (a ?? "ran nothing more"),
-    "  B " + (b ?? "ran nothing more"),
-  ]
-}
+/// How `diff` and a replay word their first divergence: a heading, then a line for each side.
+package enum DivergenceText {
+  /// `first divergence at run 5 in begin order:`.
+  package static func heading(position: Int) -> String {
+    "first divergence at run \(position) in begin order:"
+  }
 
-/// `ran #3 search.network (…) occurrence 1, run 1, at 0.023105s`.
-package func runText(action: String, run: Int, began: Int64) -> String {
-  "ran \(action), run \(run), at \(TimeText.seconds(began))"
+  /// `ran #3 search.network (…) occurrence 1, run 1, at 0.023105s`, or `ran nothing more` for a
+  /// side that had no more runs (`run` nil).
+  package static func ran(_ run: (action: String, number: Int, began: Int64)?) -> String {
+    guard let run else { return "ran nothing more" }
+    return "ran \(run.action), run \(run.number), at \(TimeText.seconds(run.began))"
+  }
 }
 
 /// One trace's actions, their groups, their runs, and the order runs began in: what `diff`

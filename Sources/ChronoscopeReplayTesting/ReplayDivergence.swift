@@ -76,12 +76,11 @@ public struct ReplayDivergence: Sendable, Equatable, CustomStringConvertible {
       "B: the code under test, on virtual time",
     ]
     // `diff`'s wording for the recording; the code's side did not run what it names.
-    lines += divergenceLines(
-      position: position,
-      a: recorded.map { runText(action: $0.text, run: $0.run, began: $0.beganNanoseconds) },
-      b: nil
-    ).dropLast()
-    lines.append("  " + replayedText)
+    lines += [
+      DivergenceText.heading(position: position),
+      "  A " + DivergenceText.ran(recorded.map { ($0.text, $0.run, $0.beganNanoseconds) }),
+      "  " + replayedText,
+    ]
     if cause == .unrecordedWork {
       lines.append(
         "ReplayOptions(allowsExtraWork: true) lets work the trace does not have run, at the time the code asks for"

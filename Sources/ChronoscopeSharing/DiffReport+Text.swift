@@ -47,8 +47,15 @@ extension DiffReport {
 
   /// `first divergence at run 5 in begin order:` and what each trace ran there.
   private static func lines(of divergence: Divergence) -> [String] {
-    divergenceLines(
-      position: divergence.position, a: divergence.a.map(describe), b: divergence.b.map(describe))
+    [
+      DivergenceText.heading(position: divergence.position),
+      "  A "
+        + DivergenceText.ran(
+          divergence.a.map { (describe($0.action), $0.run, $0.beganNanoseconds) }),
+      "  B "
+        + DivergenceText.ran(
+          divergence.b.map { (describe($0.action), $0.run, $0.beganNanoseconds) }),
+    ]
   }
 
   /// `#12 net (Loader.swift:40 load()) occurrence 3`: id, queue, call site, and which of the
@@ -56,10 +63,6 @@ extension DiffReport {
   private static func describe(_ action: Action) -> String {
     ActionKey(queue: action.queue, site: action.site, occurrence: action.occurrence)
       .text(id: action.action)
-  }
-
-  private static func describe(_ run: Run) -> String {
-    runText(action: describe(run.action), run: run.run, began: run.beganNanoseconds)
   }
 
   private static func describe(_ difference: Timing) -> String {

@@ -37,7 +37,7 @@ extension Redaction {
   }
 
   /// What a redaction did, counted per ``Field``.
-  @_spi(Benchmarks) public struct Summary: Sendable, Equatable, CustomStringConvertible {
+  package struct Summary: Sendable, Equatable, CustomStringConvertible {
     /// Entries replaced, by field. A mark field or metadata entry counts once for its key and
     /// value.
     package private(set) var replaced: [Field: Int] = [:]

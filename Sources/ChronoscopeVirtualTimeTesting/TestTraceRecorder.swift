@@ -152,7 +152,7 @@ public final class TestTraceRecorder: Sendable {
     let event = Self.lastWork(in: replay)
     return KeptTrace(
       path: path, at: at, event: event,
-      state: Self.state(of: replay, at: event.map { .event($0) } ?? .time(at)),
+      state: Self.state(of: replay, atEvent: event, orTime: at),
       problem: nil)
   }
 
@@ -168,18 +168,17 @@ public final class TestTraceRecorder: Sendable {
     replay.eventIndices.last { replay.event($0).kind == .begin }?.number
   }
 
-  /// What ran and what waited at `target`, read from the replay model: the instant and event,
-  /// the work that began there, what was running and what was due next (a few of each, with
-  /// how many). `chronoscope show` draws the same instant as the inspector's frame.
+  /// What ran and what waited at event `event` (from 1), or at `time` without one, read from the
+  /// replay model: the instant and event, the work that began there, what was running and what
+  /// was due next (a few of each, with how many). `chronoscope show` draws the same instant as
+  /// the inspector's frame.
   ///
-  /// - Complexity: O(events before `target`, from the nearest keyframe; p log 3 for p pending).
-  private static func state(of replay: ReplayEngine, at target: TimeText.Target) -> String {
+  /// - Complexity: O(events from the nearest keyframe; p log 3 for p pending actions).
+  private static func state(of replay: ReplayEngine, atEvent event: Int?, orTime time: Int64)
+    -> String
+  {
     var replay = replay
-    switch target {
-    case .time(let time): replay.seek(toTime: min(time, replay.end))
-    case .event(let number): replay.seek(to: number)
-    case .action: break
-    }
+    if let event { replay.seek(to: event) } else { replay.seek(toTime: min(time, replay.end)) }
     func describe(_ action: ActionIndex) -> String {
       let info = replay.action(action)
       let queue = replay.queue(info.queue)?.label ?? "queue \(info.queue.rawValue)"
