@@ -38,6 +38,12 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+    // `Logger`: what the libraries have to say outside a call that could throw (a recording that
+    // cannot start, a clock nobody moves) goes where the app's logging goes, not to a bare
+    // standard error. The ecosystem's logging API; a small package with no dependencies. 1.16
+    // for `InMemoryLogging`, which the tests read what was logged with (it needs a Swift 6.2
+    // compiler, as this package already does: `nonisolated(nonsending)`).
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
     // HMAC-SHA256 and HKDF for redaction's tokens: keyed hashes a salt guess cannot reverse
     // without the salt, from the ecosystem's audited implementation rather than a hand-written
     // one (it adds BoringSSL's C build, about a few minutes of a clean CI build).
@@ -55,13 +61,17 @@ let package = Package(
     .target(name: "CChronoscopeShims"),
     // Stage 1: the scheduler abstraction and its live and immediate families.
     .target(name: "ChronoscopeScheduling", dependencies: ["ChronoscopeCore"]),
-    // Test support for live schedulers: `waitUntil` (woken by each finished action, no polling)
-    // and `Locked`. Apart, as swift-nio keeps its test helpers, so apps need not link it.
+    // Test support: `waitUntil` and `Locked` for live schedulers, the unimplemented family, and
+    // how a failure reaches the running test (XCTest's `XCTFail`, found at run time). Apart, as
+    // swift-nio keeps its test helpers, so apps link no test hook.
     .target(name: "ChronoscopeSchedulingTesting", dependencies: ["ChronoscopeScheduling"]),
     // Stage 1b: a simulated clock and its schedulers, for deterministic tests.
     .target(
       name: "ChronoscopeVirtualTime",
-      dependencies: ["ChronoscopeCore", "CChronoscopeShims", "ChronoscopeScheduling"]
+      dependencies: [
+        "ChronoscopeCore", "CChronoscopeShims", "ChronoscopeScheduling",
+        "ChronoscopeSchedulingTesting", .product(name: "Logging", package: "swift-log"),
+      ]
     ),
     // The Swift Testing trait `.virtualTime`: a clock per test, its failures recorded as issues;
     // and `VirtualTimeTestCase` for XCTest. Both keep a failing test's trace (recorded; what ran
@@ -71,7 +81,7 @@ let package = Package(
       name: "ChronoscopeVirtualTimeTesting",
       dependencies: [
         "ChronoscopeRecording", "ChronoscopeReplay", "ChronoscopeScheduling",
-        "ChronoscopeVirtualTime",
+        "ChronoscopeSchedulingTesting", "ChronoscopeVirtualTime",
       ]),
     // Stage 3: the trace file format — events, encoder, and the strict streaming reader.
     .target(
@@ -83,6 +93,7 @@ let package = Package(
         "ChronoscopeCore", "CChronoscopeShims", "ChronoscopeFatalSignals", "ChronoscopeScheduling",
         "ChronoscopeTraceFormat",
         .product(name: "HeapModule", package: "swift-collections"),
+        .product(name: "Logging", package: "swift-log"),
       ]
     ),
     // The one chain of crash-signal handlers, on an alternate stack, that ChronoscopeRecording and
@@ -230,6 +241,8 @@ let package = Package(
         "ChronoscopeSchedulingTesting", "ChronoscopeVirtualTime",
         "ChronoscopeTestSupport", "ChronoscopeReplay", "ChronoscopeAnalysis",
         "ChronoscopeExamples", "chronoscope-examples",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "InMemoryLogging", package: "swift-log"),
       ]),
     .testTarget(
       name: "ChronoscopeVirtualTimeTests",
@@ -237,6 +250,8 @@ let package = Package(
         "ChronoscopeVirtualTime", "ChronoscopeVirtualTimeTesting", "ChronoscopeScheduling",
         "ChronoscopeSchedulingTesting", "ChronoscopeExamples",
         "ChronoscopeTestSupport", "ChronoscopeRecording", "ChronoscopeTraceFormat",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "InMemoryLogging", package: "swift-log"),
       ]),
     .testTarget(
       name: "ChronoscopeReplayTestingTests",

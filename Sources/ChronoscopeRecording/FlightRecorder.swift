@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Logging
 import Synchronization
 
 #if canImport(Glibc)
@@ -38,6 +39,7 @@ public final class FlightRecorder: Sendable {
   /// The recorder to hand to ``RecordingSchedulerFactory`` or ``RecordingScheduler``.
   public let recorder: TraceRecorder
   private let sources = Mutex<[SignalSource]>([])
+  private let logger: Logger
 
   /// Starts keeping `window` of recording in memory.
   ///
@@ -49,10 +51,14 @@ public final class FlightRecorder: Sendable {
   ///   - clock: Host time, or a virtual clock for traces of tests.
   ///   - metadata: Key/values for the dumps' headers.
   ///   - bufferCapacity: The most events one thread buffers between the writer's passes.
+  ///   - logger: Where a dump that fails on a signal or at exit is said (an error each time);
+  ///     the app's logging, `Logger(label: "chronoscope")`, by default.
   public init(
     keeping window: FlightRecorderWindow = FlightRecorderWindow(), crashDumpPath: String? = nil,
-    clock: TraceClock = .host, metadata: [String: String] = [:], bufferCapacity: Int = 1 << 16
+    clock: TraceClock = .host, metadata: [String: String] = [:], bufferCapacity: Int = 1 << 16,
+    logger: Logger = Logger(label: "chronoscope")
   ) {
+    self.logger = logger
     recorder = TraceRecorder(
       core: RecorderCore(
         window: window, crashDumpPath: crashDumpPath, clock: clock, metadata: metadata,
@@ -73,16 +79,16 @@ public final class FlightRecorder: Sendable {
   /// Dumps the window to `path` each time the process receives `signal` (`SIGUSR1`, say), until
   /// the recorder closes. `%p` in the path becomes the process id; each dump replaces the last.
   /// The signal's default action (for `SIGUSR1`, ending the process) is turned off. A dump that
-  /// fails is reported on standard error.
+  /// fails is said through the recorder's logger.
   public func dump(on signalNumber: Int32, to path: String) {
     let path = withProcessID(path)
     let source = DispatchSource.makeSignalSource(
       signal: signalNumber, queue: DispatchQueue(label: "chronoscope.flight-recorder.signal"))
-    source.setEventHandler { [core = recorder.core] in
+    source.setEventHandler { [core = recorder.core, logger] in
       do {
         try core.dump(to: path)
       } catch {
-        FileHandle.standardError.write(Data("chronoscope: flight recorder: \(error)\n".utf8))
+        logger.error("flight recorder: \(error)")
       }
     }
     signal(signalNumber, SIG_IGN)
@@ -92,9 +98,9 @@ public final class FlightRecorder: Sendable {
 
   /// Dumps the window to `path` when the process exits normally (returning from `main` or
   /// `exit()`), for a process whose last moments are wanted whatever happens. `%p` in the path
-  /// becomes the process id.
+  /// becomes the process id. A dump that fails is said through the recorder's logger.
   public func dumpAtExit(to path: String) {
-    RecorderRegistry.shared.dumpAtExit(recorder.core, to: withProcessID(path))
+    RecorderRegistry.shared.dumpAtExit(recorder.core, to: withProcessID(path), logger: logger)
   }
 
   /// Stops recording and lets go of the window; later dumps throw. Calling it again does nothing.

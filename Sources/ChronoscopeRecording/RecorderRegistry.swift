@@ -1,3 +1,4 @@
+import Logging
 import Synchronization
 
 #if canImport(Glibc)
@@ -15,7 +16,8 @@ final class RecorderRegistry: Sendable {
   /// Recorders that close (not only flush) when the process exits: the ones the app never sees.
   private let closing = Mutex<[ObjectIdentifier: RecorderCore]>([:])
   /// Flight recorders' dumps to write when the process exits, by core.
-  private let dumps = Mutex<[ObjectIdentifier: (core: RecorderCore, path: String)]>([:])
+  private let dumps = Mutex<[ObjectIdentifier: (core: RecorderCore, path: String, logger: Logger)]>(
+    [:])
 
   /// The process the recorders belong to. A child the program forks inherits them, their
   /// files included, but not their threads: when it exits (without `exec`), it must not write
@@ -41,18 +43,17 @@ final class RecorderRegistry: Sendable {
   }
 
   /// Dumps flight recorder `core` to `path` when the process exits normally.
-  func dumpAtExit(_ core: RecorderCore, to path: String) {
-    dumps.withLock { $0[ObjectIdentifier(core)] = (core, path) }
+  func dumpAtExit(_ core: RecorderCore, to path: String, logger: Logger) {
+    dumps.withLock { $0[ObjectIdentifier(core)] = (core, path, logger) }
   }
 
   private func flushAll() {
     guard getpid() == owner else { return }
-    for (core, path) in dumps.withLock({ Array($0.values) }) {
+    for (core, path, logger) in dumps.withLock({ Array($0.values) }) {
       do {
         try core.dump(to: path)
       } catch {
-        let message = "chronoscope: flight recorder: \(error)\n"
-        _ = message.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+        logger.error("flight recorder: \(error)")
       }
     }
     for core in closing.withLock({ Array($0.values) }) { core.close() }

@@ -1,5 +1,6 @@
 import ChronoscopeScheduling
 import Foundation
+import Logging
 import Synchronization
 
 /// Wraps a factory so that every scheduler it makes is recorded: one line at the composition
@@ -69,31 +70,36 @@ extension RecordingSchedulerFactory {
   ///
   /// `%p` in the path becomes the process id, so that several processes write several files.
   /// A file recording closes when the process exits normally and flushes on a crash. A path
-  /// that cannot be opened, or a setting that cannot be read, is reported once on standard
-  /// error, and the app runs unrecorded; so is a write that fails later (a full disk), after
+  /// that cannot be opened, or a setting that cannot be read, is said once through `logger` (an
+  /// error), and the app runs unrecorded; so is a write that fails later (a full disk), after
   /// which the file ends with a line saying so.
   ///
   /// - Parameters:
   ///   - factory: The app's factory, returned as it is when no recording is asked for.
   ///   - environment: Where to look (the process's environment by default).
   ///   - metadata: Key/values for the trace's header.
+  ///   - logger: Where a recording that cannot start or write is said; the app's logging,
+  ///     `Logger(label: "chronoscope")`, by default.
   public static func recordingIfRequested(
     wrapping factory: any SchedulerFactory,
     environment: [String: String] = ProcessInfo.processInfo.environment,
-    metadata: [String: String] = [:]
+    metadata: [String: String] = [:], logger: Logger = Logger(label: "chronoscope")
   ) -> any SchedulerFactory {
-    guard let recorder = recorderIfRequested(environment: environment, metadata: metadata) else {
+    guard
+      let recorder = recorderIfRequested(
+        environment: environment, metadata: metadata, logger: logger)
+    else {
       return factory
     }
     return RecordingSchedulerFactory(wrapping: factory, recorder: recorder)
   }
 
   /// The recorder the environment asks for (see
-  /// ``recordingIfRequested(wrapping:environment:metadata:)``), or nil when it asks for none or
-  /// the recording cannot start, which is said once on standard error.
+  /// ``recordingIfRequested(wrapping:environment:metadata:logger:)``), or nil when it asks for
+  /// none or the recording cannot start, which is said once through `logger`.
   package static func recorderIfRequested(
     environment: [String: String] = ProcessInfo.processInfo.environment,
-    metadata: [String: String] = [:]
+    metadata: [String: String] = [:], logger: Logger = Logger(label: "chronoscope")
   ) -> TraceRecorder? {
     guard let template = environment[environmentVariable], !template.isEmpty else { return nil }
     if environment[preloadedVariable] == String(getpid()) { return nil }
@@ -104,23 +110,22 @@ extension RecordingSchedulerFactory {
         let flight = FlightRecorder(
           keeping: FlightRecorderWindow(
             keeping: .seconds(seconds), maxBytes: settings.maxBytes ?? (16 << 20)),
-          crashDumpPath: path, metadata: metadata)
+          crashDumpPath: path, metadata: metadata, logger: logger)
         flight.dump(on: SIGUSR1, to: path)
         flight.dumpAtExit(to: path)
         RequestedRecording.keepAlive(flight)
         return flight.recorder
       }
-      // A write that fails later (a full disk) is said once on standard error, as a path that
+      // A write that fails later (a full disk) is said once through the logger, as a path that
       // cannot be opened is.
       let recorder = try TraceRecorder(
         path: path, metadata: metadata,
         rotation: settings.maxBytes.map { TraceRotation(maxBytes: $0, keep: settings.keep) },
-        onError: { message in FileHandle.standardError.write(Data((message + "\n").utf8)) })
+        onError: { message in logger.error("\(message)") })
       recorder.closeAtExit()
       return recorder
     } catch {
-      FileHandle.standardError.write(
-        Data("chronoscope: \(environmentVariable): not recording: \(error)\n".utf8))
+      logger.error("\(environmentVariable): not recording: \(error)")
       return nil
     }
   }

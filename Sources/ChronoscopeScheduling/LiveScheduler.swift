@@ -106,7 +106,6 @@ package final class LiveScheduler: Scheduler {
         try ExecutionContext.run(on: self, inheriting: held, work)
       }
     }
-    CompletionSignal.shared.actionCompleted()
     guard let result else { preconditionFailure("\(label): sync block did not run") }
     return try result.get()
   }
@@ -115,7 +114,6 @@ package final class LiveScheduler: Scheduler {
 
   private func run(_ work: @Sendable () -> Void) {
     ExecutionContext.run(on: self, work)
-    CompletionSignal.shared.actionCompleted()
   }
 
   /// Calls `body(due)` on the context at or after `due` (host uptime in ns), unless `task` is

@@ -20,7 +20,7 @@ public final class Locked<Value: Sendable>: Sendable {
   /// (Not from a wait's own condition, which would wake itself for ever; while nobody waits this
   /// costs one atomic load.)
   public func withLock<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R {
-    defer { if !ConditionCheck.isRunning { CompletionSignal.shared.actionCompleted() } }
+    defer { if !ConditionCheck.isRunning { WaitSignal.shared.changed() } }
     return try mutex.withLock { (value: inout Value) throws(E) -> R in try body(&value) }
   }
 

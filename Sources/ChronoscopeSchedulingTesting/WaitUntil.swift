@@ -3,12 +3,14 @@ import Foundation
 
 /// Waits until `condition` holds or `timeout` passes, and says which happened.
 ///
-/// For tests of live schedulers: there is no polling interval. The condition is checked again
-/// each time a live scheduler finishes an action, a ``Locked`` value is changed (from any
-/// thread or task), or on ``wakeWaiters()``, so a wait ends as soon as the work that satisfies it
-/// is done. A condition on other state, changed outside a scheduler, needs ``wakeWaiters()``. Called on the main thread, it keeps the main run loop —
-/// and so the main queue and `OperationQueue.main` — running while it waits, so work scheduled
-/// on a main scheduler can run.
+/// For tests of live schedulers and of async code. The condition is checked again at once when a
+/// ``Locked`` value changes (from any thread or task) or on ``wakeWaiters()``, so a wait on a
+/// `Locked` value ends as soon as the work that sets it is done. Any other state — an atomic, an
+/// actor's property, a scheduler's side effect — is seen too, by checks that start 100 µs apart
+/// and back off to 10 ms apart: a wait never outlasts its condition by more than that, and the
+/// libraries an app links carry no hook for it. Called on the main thread, it keeps the main run
+/// loop — and so the main queue and `OperationQueue.main` — running while it waits, so work
+/// scheduled on a main scheduler can run.
 ///
 /// ```swift
 /// let done = Locked(false)
@@ -24,29 +26,42 @@ import Foundation
 public func waitUntil(timeout: Duration = .seconds(30), _ condition: () -> Bool) -> WaitOutcome {
   let seconds = Double(timeout.clampedNanoseconds) / 1e9
   let deadline = Date(timeIntervalSinceNow: seconds)
-  let signal = CompletionSignal.shared
+  let signal = WaitSignal.shared
   let onMain = Thread.isMainThread
+  var interval = WaitBackOff.first
   return signal.withWaiter(onMainThread: onMain) {
     while true {
       let seen = signal.currentGeneration
       if ConditionCheck.holds(condition) { return .satisfied }
-      if Date() >= deadline { return .timedOut }
+      let now = Date()
+      if now >= deadline { return .timedOut }
+      let next = min(deadline, now.addingTimeInterval(interval))
       if onMain {
         // Returns after the run loop handles one source (main-queue work, or the wake-up
-        // block a completion posts) or at the deadline.
-        _ = RunLoop.current.run(mode: .default, before: deadline)
-      } else if !signal.wait(after: seen, until: deadline) {
-        return ConditionCheck.holds(condition) ? .satisfied : .timedOut
+        // block a change posts) or at the next check.
+        _ = RunLoop.current.run(mode: .default, before: next)
+        interval = min(interval * 2, WaitBackOff.last)
+      } else if signal.wait(after: seen, until: next) {
+        interval = WaitBackOff.first  // woken by a change: the next may follow soon
+      } else {
+        interval = min(interval * 2, WaitBackOff.last)
       }
     }
   }
 }
 
-/// Makes every ``waitUntil(timeout:_:)`` in progress check its condition again.
+/// Makes every ``waitUntil(timeout:_:)`` in progress check its condition again at once.
 ///
-/// Live schedulers do this after each action; call it when a condition changes outside one.
+/// ``Locked`` does this on each change; other state is seen within 10 ms without it.
 public func wakeWaiters() {
-  CompletionSignal.shared.wakeAll()
+  WaitSignal.shared.wakeAll()
+}
+
+/// How far apart ``waitUntil(timeout:_:)`` checks a condition nothing woke it for: from 100 µs,
+/// doubling, to 10 ms.
+enum WaitBackOff {
+  static let first: TimeInterval = 0.000_1
+  static let last: TimeInterval = 0.01
 }
 
 /// Whether this thread is checking a wait's condition: a ``Locked`` read or changed there does

@@ -1,5 +1,7 @@
+import CChronoscopeShims
 import ChronoscopeScheduling
 import Foundation
+import Logging
 import Synchronization
 
 /// The runtime's global enqueue hook, `swift_task_enqueueGlobal_hook`, deciding per job which
@@ -102,6 +104,8 @@ package enum GlobalJobRouting {
     /// The hook found installed when this one went in: jobs no clock owns go to it.
     var previous: Hook?
     var installed = false
+    /// Whether the watchdog thread runs: from a clock's activation until no clock is active.
+    var watching = false
   }
 
   private struct WeakClock {
@@ -197,7 +201,7 @@ package enum GlobalJobRouting {
       }
       return true
     }
-    if activated { startWatchdog }
+    if activated { startWatchdog() }
   }
 
   /// Stops routing jobs for `router`'s clock: lets go of its tasks, hands the jobs it holds back
@@ -312,11 +316,12 @@ package enum GlobalJobRouting {
     return claimed
   }
 
+  // Process-wide like the table itself, so said through the app's logging rather than a
+  // clock's logger.
   private static let reportFullTableOnce: Void = {
-    FileHandle.standardError.write(
-      Data(
-        "chronoscope: VirtualAsyncClock: more than \(owners.capacity) tasks are owned by clocks at once; later tasks' jobs may run on the runtime's threads\n"
-          .utf8))
+    Logger(label: "chronoscope").error(
+      "VirtualAsyncClock: more than \(owners.capacity) tasks are owned by clocks at once; later tasks' jobs may run on the runtime's threads"
+    )
   }()
 
   private static func router(_ number: UInt64) -> JobRouter? {
@@ -399,18 +404,30 @@ package enum GlobalJobRouting {
 
   /// Wakes the watchdog: a router holds a job with nobody driving its clock.
   static func jobsHeldUndriven() {
-    _ = startWatchdog
+    startWatchdog()
     heldUndriven.signal()
   }
 
-  /// A thread that looks, ten times a second, for clocks nobody moves while code waits on them
-  /// (``VirtualAsyncClock/idleLimit``) and ends the wait with a message, and for clocks nothing
-  /// waits on nor used for as long, which stop routing (a clock kept alive by a reference cycle
-  /// in the code under test does not keep the hook in for ever). While a clock holds jobs with
-  /// nobody driving it, it also looks every millisecond for jobs of tasks cancelled since they
-  /// were queued, and runs them (``JobRouter/runCancelledIfNobodyDrives()``).
-  private static let startWatchdog: Void = {
+  /// Starts the watchdog, unless it runs: a thread that looks, ten times a second, for clocks
+  /// nobody moves while code waits on them (``VirtualAsyncClock/idleLimit``) and ends the wait
+  /// with a message, and for clocks nothing waits on nor used for as long, which stop routing (a
+  /// clock kept alive by a reference cycle in the code under test does not keep the hook in for
+  /// ever). While a clock holds jobs with nobody driving it, it also looks every millisecond for
+  /// jobs of tasks cancelled since they were queued, and runs them
+  /// (``JobRouter/runCancelledIfNobodyDrives()``).
+  ///
+  /// It ends once no clock is active and no router holds a job — when the last clock went quiet
+  /// or was let go — and a clock's next activation starts it again: a process that used virtual
+  /// time once keeps no thread for it.
+  private static func startWatchdog() {
+    let start = registry.withLock { registry -> Bool in
+      guard !registry.watching else { return false }
+      registry.watching = true
+      return true
+    }
+    guard start else { return }
     let thread = Thread {
+      chronoscope_name_current_thread("chrono-watchdog")
       var ticks = 0
       while true {
         // A millisecond while a router holds jobs with nobody driving (a task the test started
@@ -431,11 +448,21 @@ package enum GlobalJobRouting {
           clock.endWaitIfNobodyDrives()
           clock.deactivateIfQuiet()
         }
+        // Under the lock that activation takes: a clock activated after this sees `watching`
+        // false and starts a new watchdog.
+        let done = registry.withLock { registry -> Bool in
+          guard registry.active == 0,
+            !registry.routers.values.contains(where: \.holdsJobsUndriven)
+          else { return false }
+          registry.watching = false
+          return true
+        }
+        if done { return }
       }
     }
     thread.name = "chronoscope.virtual-async-watchdog"
     thread.start()
-  }()
+  }
 }
 
 /// Runtime entry points `VirtualAsyncClock` needs and this runtime does not export.

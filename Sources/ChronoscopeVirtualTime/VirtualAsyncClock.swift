@@ -1,6 +1,8 @@
 import ChronoscopeCore
 import ChronoscopeScheduling
+import ChronoscopeSchedulingTesting
 import Foundation
+import Logging
 import Synchronization
 
 /// A `Clock` for async/await code whose time moves only when a test moves it — on the same
@@ -107,6 +109,8 @@ public final class VirtualAsyncClock: Clock, Sendable {
   public let idleLimit: Duration
   /// Where the clock was made: messages name it.
   public let createdAt: CallSite
+  /// Where the clock says what it cannot throw (see ``init(clock:idleLimit:logger:fileID:line:function:)``).
+  let logger: Logger
   let router: JobRouter
   private let sleeps: VirtualScheduler
   private let activity = Mutex<Activity>(Activity())
@@ -149,12 +153,16 @@ public final class VirtualAsyncClock: Clock, Sendable {
   ///     moves, even when parallel tests keep the runtime's threads busy (two seconds was reached
   ///     on two cores with twenty tests running scenarios at once), and far below a test host's
   ///     time limits (minutes).
+  ///   - logger: Where the clock says that nobody moved it for `idleLimit` (an error, once), as
+  ///     the sleeps it ends throw; the app's logging, `Logger(label: "chronoscope")`, by default.
   public init(
     clock: VirtualClock = VirtualClock(), idleLimit: Duration = .seconds(10),
+    logger: Logger = Logger(label: "chronoscope"),
     fileID: StaticString = #fileID, line: UInt = #line, function: StaticString = #function
   ) {
     self.clock = clock
     self.idleLimit = idleLimit
+    self.logger = logger
     createdAt = CallSite(fileID: fileID, line: line, function: function)
     sleeps = VirtualScheduler(label: "Task.sleep", kind: .concurrent, clock: clock)
     router = GlobalJobRouting.register()
@@ -606,7 +614,7 @@ public final class VirtualAsyncClock: Clock, Sendable {
   }
 
   /// Called by the watchdog: if code has waited on the clock for ``idleLimit`` with nobody
-  /// moving it, says so once on standard error, then ends the wait — sleeps throw
+  /// moving it, says so once through its ``logger``, then ends the wait — sleeps throw
   /// ``VirtualTimeError/notMoved(clock:waiting:idleFor:)`` and tasks started on the clock are
   /// cancelled and run to their end here.
   func endWaitIfNobodyDrives() {
@@ -621,7 +629,7 @@ public final class VirtualAsyncClock: Clock, Sendable {
     guard let stuck else { return }
     let waiting = self.waiting
     let error = VirtualTimeError.notMoved(clock: createdAt, waiting: waiting, idleFor: idleLimit)
-    FileHandle.standardError.write(Data("chronoscope: \(error)\n".utf8))
+    logger.error("\(error)")
     for sleeper in stuck.sleepers { sleeper.end(throwing: error) }
     drive(runningDueWork: false) { for task in stuck.tasks { task.cancel() } }
   }

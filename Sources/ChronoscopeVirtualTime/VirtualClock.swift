@@ -1,6 +1,7 @@
 import CChronoscopeShims
 import ChronoscopeCore
 import ChronoscopeScheduling
+import ChronoscopeSchedulingTesting
 import Synchronization
 
 /// A simulated clock that runs scheduled work only when a test moves time forward.

@@ -1,4 +1,5 @@
 import ChronoscopeScheduling
+import ChronoscopeSchedulingTesting
 import ChronoscopeVirtualTime
 import Foundation
 import Synchronization

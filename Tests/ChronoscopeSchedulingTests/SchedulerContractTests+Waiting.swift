@@ -2,6 +2,7 @@
 import ChronoscopeScheduling
 import ChronoscopeSchedulingTesting
 import Foundation
+import Synchronization
 import XCTest
 
 /// `waitUntil`, the condition-driven wait the live contract relies on.
@@ -42,6 +43,26 @@ extension SchedulerContractTests {
       }
       XCTAssertLessThan(waited.value ?? .seconds(99), .seconds(10), "woken by the change")
     }
+  }
+
+  /// State nothing reports a change of — a plain `Mutex` set from a task: no `Locked`, no
+  /// scheduler — is seen within the back-off's 10 ms, not at the timeout.
+  func testWaitUntilSeesStateThatNothingReportsSoonAfterItChanges() async {
+    final class Flag: Sendable {
+      let isSet = Mutex(false)
+    }
+    let flag = Flag()
+    Task.detached {
+      try? await Task.sleep(for: .milliseconds(5))
+      flag.isSet.withLock { $0 = true }
+    }
+    let clock = ContinuousClock()
+    let start = clock.now
+    let outcome = await Task.detached {
+      waitUntil(timeout: .seconds(20)) { flag.isSet.withLock { $0 } }
+    }.value
+    XCTAssertEqual(outcome, .satisfied)
+    XCTAssertLessThan(clock.now - start, .seconds(5), "seen by a check, not at the timeout")
   }
 
   func testWaitUntilTimesOutWithoutBusyLoopingOnTheMainThread() {

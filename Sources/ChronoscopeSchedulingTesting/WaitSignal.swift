@@ -1,28 +1,29 @@
 import Foundation
 import Synchronization
 
-/// Wakes ``waitUntil(timeout:_:)`` whenever a live scheduler finishes an action.
+/// Wakes ``waitUntil(timeout:_:)`` when a ``Locked`` value changes or on ``wakeWaiters()``: the
+/// changes a wait can know of at once. (Nothing in the libraries an app links reports to it.)
 ///
-/// The cost for a finished action while nobody waits is one atomic load.
-package final class CompletionSignal: Sendable {
-  /// The process-wide signal every live family reports to.
-  package static let shared = CompletionSignal()
+/// The cost of a change while nobody waits is one atomic load.
+package final class WaitSignal: Sendable {
+  /// The process-wide signal.
+  package static let shared = WaitSignal()
 
   private let waiters = Atomic<Int>(0)
   private let mainThreadWaiters = Atomic<Int>(0)
-  // Counts completions seen while someone waited, guarded by `condition`.
+  // Counts wake-ups while someone waited, guarded by `condition`.
   private let generation = Mutex<UInt64>(0)
   private let condition = SendableCondition()
 
-  /// Reports that an action finished; wakes waiting threads and the main run loop.
+  /// Reports that something a wait may be waiting for changed; wakes waiting threads and the
+  /// main run loop.
   @inline(__always)
-  package func actionCompleted() {
+  package func changed() {
     guard waiters.load(ordering: .sequentiallyConsistent) > 0 else { return }
     wakeAll()
   }
 
-  /// Wakes waiters without an action having finished, for state changes made outside a
-  /// scheduler (a test thread flipping a flag, say).
+  /// Wakes every waiter.
   package func wakeAll() {
     condition.lock()
     generation.withLock { $0 &+= 1 }
@@ -34,7 +35,7 @@ package final class CompletionSignal: Sendable {
     }
   }
 
-  /// Registers a waiter for the duration of `body`, so completions from then on wake it.
+  /// Registers a waiter for the duration of `body`, so changes from then on wake it.
   package func withWaiter<R>(onMainThread: Bool, _ body: () -> R) -> R {
     waiters.add(1, ordering: .sequentiallyConsistent)
     if onMainThread { mainThreadWaiters.add(1, ordering: .sequentiallyConsistent) }
@@ -45,14 +46,14 @@ package final class CompletionSignal: Sendable {
     return body()
   }
 
-  /// The number of completions seen so far while someone waited.
+  /// The number of wake-ups so far while someone waited.
   package var currentGeneration: UInt64 {
     condition.lock()
     defer { condition.unlock() }
     return generation.withLock { $0 }
   }
 
-  /// Sleeps until a completion after `seen` or until `deadline`; returns false on the deadline.
+  /// Sleeps until a wake-up after `seen` or until `deadline`; returns false on the deadline.
   package func wait(after seen: UInt64, until deadline: Date) -> Bool {
     condition.lock()
     defer { condition.unlock() }

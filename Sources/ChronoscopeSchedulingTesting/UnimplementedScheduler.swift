@@ -1,3 +1,5 @@
+import ChronoscopeScheduling
+
 /// A stand-in for a scheduler that the code under test must not use: every use fails the test
 /// at the call that scheduled, naming the scheduler, and runs nothing (a `sync` block runs, so
 /// that the caller gets its value and the test can go on to its other failures).
