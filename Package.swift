@@ -191,7 +191,7 @@ let package = Package(
       dependencies: [
         "ChronoscopeExamples", "ChronoscopeRecording", "ChronoscopeReplayTesting",
         "ChronoscopeScheduling", "ChronoscopeSchedulingTesting", "ChronoscopeScreen",
-        "ChronoscopeTerminal", "ChronoscopeVirtualTime",
+        "ChronoscopeTerminal", "ChronoscopeTraceFormat", "ChronoscopeVirtualTime",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

@@ -18,10 +18,12 @@ import Synchronization
 /// ```
 ///
 /// Rules it keeps:
-/// - **Order-independent.** The handlers are installed once, by the first registration, and
-///   never taken down: registering and unregistering only add and remove callbacks, so a recorder
+/// - **Order-independent.** The handlers are installed by the first registration and then never
+///   taken down: registering and unregistering only add and remove callbacks, so a recorder
 ///   opened after a terminal session keeps its callback when the session ends, and the other way
-///   round. There is no limit to how many callbacks are registered (slots come in blocks of 64,
+///   round. Repairs alone (a trace being read) hold the handlers only while they are added: the
+///   last one removed puts back the actions found before, unless another handler went in over
+///   these meanwhile. There is no limit to how many callbacks are registered (slots come in blocks of 64,
 ///   allocated outside any handler and never freed).
 /// - **Chained.** On SIGSEGV, SIGBUS, SIGILL (Swift's traps), SIGABRT and SIGTRAP the callbacks
 ///   run in the order they were registered, then the handler puts back the handler that was
@@ -98,7 +100,15 @@ package enum FatalSignals {
     fileprivate let context: UInt
   }
 
-  private static let installed = Atomic<Bool>(false)
+  /// Who holds the handlers: how many repairs are added, and whether a callback was ever
+  /// registered (then they stay). Taken outside any handler only.
+  private struct Holders {
+    var repairs = 0
+    var callbacks = false
+    var installed = false
+  }
+
+  private static let holders = Mutex(Holders())
 
   /// Mends a fault, from the handler: the signal and its `siginfo_t`; true when the faulting
   /// instruction may run again (it will not fault twice), false when the fault is not its own.
@@ -108,18 +118,42 @@ package enum FatalSignals {
   /// How many repairs can be added; each module that mends faults adds one, once.
   static let repairSlots = 8
 
-  /// Adds `repair`, asked first about every signal handled, for the life of the process;
-  /// installs the handlers the first time. False when every repair slot is taken.
+  /// Adds `repair`, asked first about every signal handled until ``removeRepair(_:)``; installs
+  /// the handlers if they are not. False when every repair slot is taken.
   package static func addRepair(_ repair: Repair) -> Bool {
-    if !installed.exchange(true, ordering: .acquiringAndReleasing) { install() }
-    let value = unsafeBitCast(repair, to: UInt.self)
-    for slot in 0..<repairSlots
-    where (repairs + slot).pointee.compareExchange(
-      expected: 0, desired: value, ordering: .acquiringAndReleasing
-    ).exchanged {
-      return true
+    holders.withLock { holders in
+      let value = unsafeBitCast(repair, to: UInt.self)
+      for slot in 0..<repairSlots
+      where (repairs + slot).pointee.compareExchange(
+        expected: 0, desired: value, ordering: .acquiringAndReleasing
+      ).exchanged {
+        holders.repairs += 1
+        if !holders.installed {
+          installHandlers()
+          holders.installed = true
+        }
+        return true
+      }
+      return false
     }
-    return false
+  }
+
+  /// Removes `repair`; when it was the last and no callback was ever registered, puts back the
+  /// actions the handlers replaced (those still this type's).
+  package static func removeRepair(_ repair: Repair) {
+    holders.withLock { holders in
+      let value = unsafeBitCast(repair, to: UInt.self)
+      for slot in 0..<repairSlots
+      where (repairs + slot).pointee.compareExchange(
+        expected: value, desired: 0, ordering: .acquiringAndReleasing
+      ).exchanged {
+        holders.repairs -= 1
+        break
+      }
+      if holders.repairs == 0, !holders.callbacks, holders.installed {
+        holders.installed = !uninstallHandlers()
+      }
+    }
   }
 
   /// Whether a repair mended the fault (from the handler).
@@ -128,7 +162,7 @@ package enum FatalSignals {
   ) -> Bool {
     for slot in 0..<repairSlots {
       let value = (repairs + slot).pointee.load(ordering: .acquiring)
-      guard value != 0 else { return false }
+      guard value != 0 else { continue }
       if unsafeBitCast(value, to: Repair.self)(signal, info) { return true }
     }
     return false
@@ -141,7 +175,14 @@ package enum FatalSignals {
   package static func register(
     context: UnsafeMutableRawPointer, _ callback: Callback
   ) -> Registration {
-    if !installed.exchange(true, ordering: .acquiringAndReleasing) { install() }
+    holders.withLock { holders in
+      holders.callbacks = true
+      if !holders.installed {
+        installHandlers()
+        holders.installed = true
+      }
+    }
+    SignalWorker.start()
     installAlternateStack()
     let address = UInt(bitPattern: context)
     var block = firstBlock
@@ -226,11 +267,38 @@ package enum FatalSignals {
     return action.sa_flags & SA_SIGINFO == 0 && handler == Int(bitPattern: 0)
   }
 
-  private static func install() {
+  /// Installs the handler for every crash signal. The worker thread is started by the first
+  /// callback's registration, not here: repairs run in the handler and need none.
+  private static func installHandlers() {
     _ = repairs  // made before the handler can need it: a handler must not run a lazy initializer
-    SignalWorker.start()
     for signal in signals { handle(signal, with: fatalSignalHandler) }
   }
+
+  /// Puts back, for every crash signal whose action is still this type's handler, the action it
+  /// replaced; true when it could for all (none had another handler put over it).
+  private static func uninstallHandlers() -> Bool {
+    let ours = unsafeBitCast(fatalSignalHandler as Handler, to: Int.self)
+    var all = true
+    for signal in signals {
+      var current = sigaction()
+      guard sigaction(signal, nil, &current) == 0 else { continue }
+      #if canImport(Glibc)
+        let handler = unsafeBitCast(current.__sigaction_handler.sa_sigaction, to: Int.self)
+      #else
+        let handler = unsafeBitCast(current.__sigaction_u.__sa_sigaction, to: Int.self)
+      #endif
+      if handler == ours {
+        sigaction(signal, previousActions + Int(signal), nil)
+      } else {
+        all = false
+      }
+    }
+    return all
+  }
+
+  /// What ``handle(_:with:)`` installs.
+  private typealias Handler =
+    @convention(c) (Int32, UnsafeMutablePointer<siginfo_t>?, UnsafeMutableRawPointer?) -> Void
 
   /// Installs `handler` for `signal` on the alternate stack, keeping the action it replaces for
   /// the handler to put back.
@@ -506,6 +574,15 @@ private enum SignalWorker {
   /// process by it.
   fileprivate static func body() -> UnsafeMutableRawPointer? {
     thread.store(identity(of: pthread_self()), ordering: .releasing)
+    // The name `top -H` and /proc show (15 bytes at most), written where Linux keeps it: this
+    // module reaches no C shim (prctl is variadic, and pthread_setname_np a GNU extension).
+    #if os(Linux)
+      let name = open("/proc/thread-self/comm", O_WRONLY)
+      if name >= 0 {
+        _ = write(name, "chrono-signals", 14)
+        close(name)
+      }
+    #endif
     let pipe = readEnd.load(ordering: .acquiring)
     var byte: UInt8 = 0
     while read(pipe, &byte, 1) != 1 {

@@ -21,7 +21,9 @@ import Synchronization
 /// The mending is a ``FatalSignals`` repair: the process's one chain of crash handlers asks it
 /// first, so a recorder or terminal in the same process keeps its crash path, and a `SIGBUS`
 /// anywhere else goes on to them and then to the handler that was there before (Swift's
-/// backtracer, or the default).
+/// backtracer, or the default). The repair is added while a mapping is guarded, and removed
+/// with the last: a tool that reads a trace keeps no crash handler after the read (unless a
+/// recorder or terminal in it holds them).
 ///
 /// - Complexity: registering and unregistering take a lock; the handler scans ``slotCount``
 ///   slots with atomic loads.
@@ -32,18 +34,21 @@ enum MappedFileFaults {
   /// Guards `region` until ``unregister(_:)``; returns its slot, or nil when every slot is taken.
   static func register(_ region: UnsafeRawBufferPointer) -> Int? {
     guard let base = region.baseAddress, region.count > 0 else { return nil }
-    return registration.withLock { installed -> Int? in
-      if !installed {
-        install()
-        installed = true
+    return registration.withLock { guarded -> Int? in
+      if guarded == 0 {
+        _ = slots  // made before the handler can need it: it must not run a lazy initializer
+        _ = pageSize
+        guard FatalSignals.addRepair(mendTruncatedMapping) else { return nil }
       }
       for slot in 0..<slotCount where slots.start(slot).pointee.load(ordering: .acquiring) == 0 {
         slots.faulted(slot).pointee.store(false, ordering: .releasing)
         slots.end(slot).pointee.store(
           UInt(bitPattern: base) + UInt(region.count), ordering: .releasing)
         slots.start(slot).pointee.store(UInt(bitPattern: base), ordering: .releasing)
+        guarded += 1
         return slot
       }
+      if guarded == 0 { FatalSignals.removeRepair(mendTruncatedMapping) }
       return nil
     }
   }
@@ -51,8 +56,10 @@ enum MappedFileFaults {
   /// Stops guarding the slot's region; returns whether a fault was turned into zeros in it.
   @discardableResult
   static func unregister(_ slot: Int) -> Bool {
-    registration.withLock { _ in
+    registration.withLock { guarded in
       slots.start(slot).pointee.store(0, ordering: .releasing)
+      guarded -= 1
+      if guarded == 0 { FatalSignals.removeRepair(mendTruncatedMapping) }
       return slots.faulted(slot).pointee.load(ordering: .acquiring)
     }
   }
@@ -62,14 +69,8 @@ enum MappedFileFaults {
     slots.faulted(slot).pointee.load(ordering: .acquiring)
   }
 
-  private static func install() {
-    _ = slots  // made before the handler can need it: the handler must not run a lazy initializer
-    _ = pageSize
-    _ = FatalSignals.addRepair(mendTruncatedMapping)
-  }
-
-  /// Whether the handler is installed (it stays for the process's life once it is).
-  private static let registration = Mutex(false)
+  /// How many mappings are guarded now: the repair is added while any is.
+  private static let registration = Mutex(0)
 }
 
 /// The page size, read before the handler is installed.

@@ -2,7 +2,8 @@
 #define CHRONOSCOPE_THREAD_NAME_H
 
 // Names the calling thread as the OS shows it (`top -H`, /proc/PID/task/TID/comm), for the
-// recorder's writer thread (ChronoscopeRecording/RecorderCore.swift): Foundation's Thread.name does not set
+// recorder's writer thread (ChronoscopeRecording/RecorderCore.swift) and the async clocks'
+// watchdog: Foundation's Thread.name does not set
 // it on Linux, and glibc's pthread_setname_np is a GNU extension Swift's Glibc does not import.
 
 #if defined(__linux__)
