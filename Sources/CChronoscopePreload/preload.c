@@ -1,5 +1,7 @@
 // The preload library's C side (see CChronoscopePreload.h). Nothing here allocates on the hot path: the
 // call-site walk reads the stack and a fixed table; the module descriptions run once per site.
+// Linux only, as `chronoscope record` is (glibc, ELF, LD_PRELOAD): elsewhere this file is empty.
+#ifdef __linux__
 #define _GNU_SOURCE
 #include "CChronoscopePreload.h"
 
@@ -573,3 +575,5 @@ int chronoscope_preload_main_program_is_swift(void) {
   static const char *const prefixes[] = {"libswiftCore.so", NULL};
   return main_program_needs(prefixes);
 }
+
+#endif  // __linux__

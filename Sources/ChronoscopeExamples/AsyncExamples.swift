@@ -104,7 +104,9 @@ package actor Player<C: Clock<Duration>> {
   package let name: String
   private let clock: C
   private let think: Duration
-  private var opponent: Player<C>?
+  /// Weak: two players facing each other would otherwise keep each other, and their clock, alive
+  /// for ever (a virtual clock kept alive routes the runtime's jobs until its idle limit).
+  private weak var opponent: Player<C>?
 
   package init(name: String, clock: C, think: Duration) {
     self.name = name

@@ -21,7 +21,8 @@ struct Record: ParsableCommand {
       asks of Dispatch and of Swift's executors. Each process of its tree that loads the library \
       writes its own trace (%p in the path becomes its process id). The exit status is the \
       program's (128+N when signal N ended it; 127 when there is no such program, 126 when it \
-      cannot run); SIGINT and SIGTERM are passed on to it.
+      cannot run); SIGINT and SIGTERM are passed on to it. Linux only (the library is preloaded \
+      with LD_PRELOAD into glibc programs): on other systems record says so and exits with 2.
       """
   )
 
@@ -65,62 +66,81 @@ struct Record: ParsableCommand {
   }
 
   func run() throws {
-    guard let library = RecordingLaunch.preloadLibrary() else {
-      standardError(
-        "chronoscope: the preload library is not installed beside chronoscope (looked in "
-          + RecordingLaunch.libraryCandidates().map(\.path).joined(separator: ", ")
-          + "); in a checkout, swift build builds it; elsewhere, install both with "
-          + "scripts/install.sh, or name it in \(RecordingLaunch.libraryVariable)"
-      )
-      throw ExitCode(2)
-    }
-    let program = command[0]
-    let template = output ?? "\(URL(fileURLWithPath: program).lastPathComponent)-%p.trace"
-    let stream = RecordingLaunch.streamKind(at: template)
-    if maxBytes != nil, let stream {
-      // The recorder would refuse too, in each process; saying it once, before the program
-      // runs, is clearer.
-      standardError(
-        "chronoscope: --max-bytes rotates files by renaming and deleting them, and \(template) is \(stream): record to it without --max-bytes, or name a file"
-      )
-      throw ExitCode(2)
-    }
-    var environment = ProcessInfo.processInfo.environment
-    environment["LD_PRELOAD"] = ([library.path] + (environment["LD_PRELOAD"].map { [$0] } ?? []))
-      .joined(separator: ":")
-    environment["CHRONOSCOPE_TRACE"] = template
-    if let flight, let seconds = RecordingLaunch.seconds(flight) {
-      // The variable takes whole seconds; a window is never shorter than asked for.
-      environment["CHRONOSCOPE_TRACE_FLIGHT"] = String(Int(seconds.rounded(.up)))
-    }
-    if let maxBytes { environment["CHRONOSCOPE_TRACE_MAX_BYTES"] = maxBytes }
-    if let keep { environment["CHRONOSCOPE_TRACE_KEEP"] = String(keep) }
-    // Another run may write traces by the same template in the same folder at the same time:
-    // this run's carry its token in their headers.
-    let session = UUID().uuidString
-    environment[RecordSession.variable] = session
-    let status = RecordingLaunch.run(command, environment: environment)
-    let traces = RecordingLaunch.traces(matching: template, session: session)
-    if let stream {
-      standardError(
-        "chronoscope: \(template) is \(stream): what the recorder wrote there is not checked or symbolized (it says above if it could not write)"
-      )
-    } else if traces.isEmpty {
-      standardError(
-        "chronoscope: no trace was written (\(template)): the program is not a Swift or Dispatch program, its recorder could not start (said above), or it ended first"
-      )
-    }
-    RecordingLaunch.symbolize(traces)
-    for trace in traces {
-      standardError("chronoscope: trace written to \(trace)")
-      if let dropped = RecordingLaunch.droppedEvents(in: trace), dropped > 0 {
+    #if os(Linux)
+      try record()
+    #else
+      standardError(Self.needsLinux)
+      throw ExitCode(Self.needsLinuxStatus)
+    #endif
+  }
+
+  /// What `record` says on a system other than Linux, and the status it then ends with (as for
+  /// a missing preload library: `record` could not start the program).
+  static let needsLinux =
+    "chronoscope: record needs Linux: it switches recording on in an unchanged program by "
+    + "preloading a library into it (LD_PRELOAD, glibc), which this system does not do; link "
+    + "ChronoscopeRecording into the program instead (README, \"Recording and inspecting\")"
+  static let needsLinuxStatus: Int32 = 2
+
+  #if os(Linux)
+    private func record() throws {
+      guard let library = RecordingLaunch.preloadLibrary() else {
         standardError(
-          "chronoscope: \(trace): the recorder dropped \(dropped) event(s): work came faster than it wrote (validate says where)"
+          "chronoscope: the preload library is not installed beside chronoscope (looked in "
+            + RecordingLaunch.libraryCandidates().map(\.path).joined(separator: ", ")
+            + "); in a checkout, swift build builds it; elsewhere, install both with "
+            + "scripts/install.sh, or name it in \(RecordingLaunch.libraryVariable)"
+        )
+        throw ExitCode(2)
+      }
+      let program = command[0]
+      let template = output ?? "\(URL(fileURLWithPath: program).lastPathComponent)-%p.trace"
+      let stream = RecordingLaunch.streamKind(at: template)
+      if maxBytes != nil, let stream {
+        // The recorder would refuse too, in each process; saying it once, before the program
+        // runs, is clearer.
+        standardError(
+          "chronoscope: --max-bytes rotates files by renaming and deleting them, and \(template) is \(stream): record to it without --max-bytes, or name a file"
+        )
+        throw ExitCode(2)
+      }
+      var environment = ProcessInfo.processInfo.environment
+      environment["LD_PRELOAD"] = ([library.path] + (environment["LD_PRELOAD"].map { [$0] } ?? []))
+        .joined(separator: ":")
+      environment["CHRONOSCOPE_TRACE"] = template
+      if let flight, let seconds = RecordingLaunch.seconds(flight) {
+        // The variable takes whole seconds; a window is never shorter than asked for.
+        environment["CHRONOSCOPE_TRACE_FLIGHT"] = String(Int(seconds.rounded(.up)))
+      }
+      if let maxBytes { environment["CHRONOSCOPE_TRACE_MAX_BYTES"] = maxBytes }
+      if let keep { environment["CHRONOSCOPE_TRACE_KEEP"] = String(keep) }
+      // Another run may write traces by the same template in the same folder at the same time:
+      // this run's carry its token in their headers.
+      let session = UUID().uuidString
+      environment[RecordSession.variable] = session
+      let status = RecordingLaunch.run(command, environment: environment)
+      let traces = RecordingLaunch.traces(matching: template, session: session)
+      if let stream {
+        standardError(
+          "chronoscope: \(template) is \(stream): what the recorder wrote there is not checked or symbolized (it says above if it could not write)"
+        )
+      } else if traces.isEmpty {
+        standardError(
+          "chronoscope: no trace was written (\(template)): the program is not a Swift or Dispatch program, its recorder could not start (said above), or it ended first"
         )
       }
+      RecordingLaunch.symbolize(traces)
+      for trace in traces {
+        standardError("chronoscope: trace written to \(trace)")
+        if let dropped = RecordingLaunch.droppedEvents(in: trace), dropped > 0 {
+          standardError(
+            "chronoscope: \(trace): the recorder dropped \(dropped) event(s): work came faster than it wrote (validate says where)"
+          )
+        }
+      }
+      throw ExitCode(status)
     }
-    throw ExitCode(status)
-  }
+  #endif
 }
 
 /// Finding the preload library and running a program under it.
@@ -276,154 +296,160 @@ enum RecordingLaunch {
     return nil
   }
 
-  /// Runs `command` with `environment`, spawned directly (found on `PATH` as a shell finds it),
-  /// and returns the status to exit with: its own, 128+N after signal N, 127 when there is no
-  /// such program, 126 when it cannot run (not executable, a folder). The status is kept for
-  /// `symbolize(_:)`, which exits with it if it crashes.
-  static func run(_ command: [String], environment: [String: String]) -> Int32 {
-    let status = spawnAndWait(command, environment: environment)
-    programStatus.store(status, ordering: .relaxed)
-    return status
-  }
+  #if os(Linux)
+    /// Runs `command` with `environment`, spawned directly (found on `PATH` as a shell finds it),
+    /// and returns the status to exit with: its own, 128+N after signal N, 127 when there is no
+    /// such program, 126 when it cannot run (not executable, a folder). The status is kept for
+    /// `symbolize(_:)`, which exits with it if it crashes.
+    static func run(_ command: [String], environment: [String: String]) -> Int32 {
+      let status = spawnAndWait(command, environment: environment)
+      programStatus.store(status, ordering: .relaxed)
+      return status
+    }
 
-  /// Spawns `command` and waits for it: `run(_:environment:)`, but for keeping the status.
-  ///
-  /// The program runs in this process's group, as it would from the shell: it stays in the
-  /// terminal's foreground (a program reading the terminal reads it), and Ctrl-C, Ctrl-\ and a
-  /// hangup reach it from the terminal itself. Those signals do not end `record` meanwhile, and
-  /// are passed on only when another process sent them to `record` alone (`kill PID`):
-  /// forwarding one the terminal sent to the whole group would deliver it twice.
-  private static func spawnAndWait(_ command: [String], environment: [String: String]) -> Int32 {
-    let passedOn = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
-    var previous: [Int32: sigaction] = [:]
-    for number in passedOn {
-      var action = sigaction()
-      action.__sigaction_handler.sa_sigaction = passOn
-      action.sa_flags = SA_SIGINFO | SA_RESTART
-      sigemptyset(&action.sa_mask)
-      var old = sigaction()
-      sigaction(number, &action, &old)
-      previous[number] = old
-    }
-    // A mask inherited blocked (a parent that spawned `record` from a thread blocking them, as
-    // Dispatch's workers do) would hold these signals pending for ever: this thread takes them.
-    var handled = sigset_t()
-    sigemptyset(&handled)
-    for number in passedOn { sigaddset(&handled, number) }
-    pthread_sigmask(SIG_UNBLOCK, &handled, nil)
-    defer {
-      runningChild.store(0, ordering: .releasing)
-      for (number, old) in previous {
-        var restored = old
-        sigaction(number, &restored, nil)
+    /// Spawns `command` and waits for it: `run(_:environment:)`, but for keeping the status.
+    ///
+    /// The program runs in this process's group, as it would from the shell: it stays in the
+    /// terminal's foreground (a program reading the terminal reads it), and Ctrl-C, Ctrl-\ and a
+    /// hangup reach it from the terminal itself. Those signals do not end `record` meanwhile, and
+    /// are passed on only when another process sent them to `record` alone (`kill PID`):
+    /// forwarding one the terminal sent to the whole group would deliver it twice.
+    private static func spawnAndWait(_ command: [String], environment: [String: String]) -> Int32 {
+      let passedOn = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+      var previous: [Int32: sigaction] = [:]
+      for number in passedOn {
+        var action = sigaction()
+        action.__sigaction_handler.sa_sigaction = passOn
+        action.sa_flags = SA_SIGINFO | SA_RESTART
+        sigemptyset(&action.sa_mask)
+        var old = sigaction()
+        sigaction(number, &action, &old)
+        previous[number] = old
       }
-    }
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    // The child starts with every signal unblocked and these at their defaults, whatever this
-    // process's threads block or catch.
-    var none = sigset_t()
-    sigemptyset(&none)
-    posix_spawnattr_setsigmask(&attributes, &none)
-    posix_spawnattr_setsigdefault(&attributes, &handled)
-    posix_spawnattr_setflags(
-      &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-    let variables = environment.map { "\($0.key)=\($0.value)" }
-    var child: pid_t = 0
-    // Spawned directly, found on PATH as a shell finds it (a name with a slash is a path):
-    // through `env`, a path holding `=` (`./build=debug/app`) was a variable to set, and the
-    // program never ran.
-    var spawned = withCStrings(command) { argv in
-      withCStrings(variables) { envp in
-        posix_spawnp(&child, command[0], nil, &attributes, argv, envp)
-      }
-    }
-    // A file the kernel cannot run (a script without a `#!` line) is run by the shell, as
-    // shells and `execvp` (and so `env`) run it.
-    if spawned == ENOEXEC, let path = executable(command[0], path: environment["PATH"]) {
-      spawned = withCStrings(["/bin/sh", path] + command.dropFirst()) { argv in
-        withCStrings(variables) { envp in
-          posix_spawn(&child, "/bin/sh", nil, &attributes, argv, envp)
+      // A mask inherited blocked (a parent that spawned `record` from a thread blocking them, as
+      // Dispatch's workers do) would hold these signals pending for ever: this thread takes them.
+      var handled = sigset_t()
+      sigemptyset(&handled)
+      for number in passedOn { sigaddset(&handled, number) }
+      pthread_sigmask(SIG_UNBLOCK, &handled, nil)
+      defer {
+        runningChild.store(0, ordering: .releasing)
+        for (number, old) in previous {
+          var restored = old
+          sigaction(number, &restored, nil)
         }
       }
+      var attributes = posix_spawnattr_t()
+      posix_spawnattr_init(&attributes)
+      defer { posix_spawnattr_destroy(&attributes) }
+      // The child starts with every signal unblocked and these at their defaults, whatever this
+      // process's threads block or catch.
+      var none = sigset_t()
+      sigemptyset(&none)
+      posix_spawnattr_setsigmask(&attributes, &none)
+      posix_spawnattr_setsigdefault(&attributes, &handled)
+      posix_spawnattr_setflags(
+        &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+      let variables = environment.map { "\($0.key)=\($0.value)" }
+      var child: pid_t = 0
+      // Spawned directly, found on PATH as a shell finds it (a name with a slash is a path):
+      // through `env`, a path holding `=` (`./build=debug/app`) was a variable to set, and the
+      // program never ran.
+      var spawned = withCStrings(command) { argv in
+        withCStrings(variables) { envp in
+          posix_spawnp(&child, command[0], nil, &attributes, argv, envp)
+        }
+      }
+      // A file the kernel cannot run (a script without a `#!` line) is run by the shell, as
+      // shells and `execvp` (and so `env`) run it.
+      if spawned == ENOEXEC, let path = executable(command[0], path: environment["PATH"]) {
+        spawned = withCStrings(["/bin/sh", path] + command.dropFirst()) { argv in
+          withCStrings(variables) { envp in
+            posix_spawn(&child, "/bin/sh", nil, &attributes, argv, envp)
+          }
+        }
+      }
+      guard spawned == 0 else {
+        standardError(
+          "chronoscope: cannot run \(command[0]): \(String(cString: strerror(spawned)))")
+        // As a shell says it: 127 when there is no such program, 126 when it cannot run.
+        return spawned == ENOENT || spawned == ENOTDIR ? 127 : 126
+      }
+      runningChild.store(child, ordering: .sequentiallyConsistent)
+      // A signal that came before the program's id was known (it can print and be interrupted
+      // before posix_spawn returns here) is passed on now: exactly one of the handler and this
+      // takes it (see `passOn`).
+      let early = pendingSignal.exchange(0, ordering: .sequentiallyConsistent)
+      if early != 0 { kill(child, early) }
+      var status: Int32 = 0
+      while waitpid(child, &status, 0) < 0 {
+        guard errno == EINTR else { return 127 }
+      }
+      // The wait status: the signal in the low seven bits, else the exit status above them.
+      let signal = status & 0x7F
+      return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
     }
-    guard spawned == 0 else {
-      standardError("chronoscope: cannot run \(command[0]): \(String(cString: strerror(spawned)))")
-      // As a shell says it: 127 when there is no such program, 126 when it cannot run.
-      return spawned == ENOENT || spawned == ENOTDIR ? 127 : 126
-    }
-    runningChild.store(child, ordering: .sequentiallyConsistent)
-    // A signal that came before the program's id was known (it can print and be interrupted
-    // before posix_spawn returns here) is passed on now: exactly one of the handler and this
-    // takes it (see `passOn`).
-    let early = pendingSignal.exchange(0, ordering: .sequentiallyConsistent)
-    if early != 0 { kill(child, early) }
-    var status: Int32 = 0
-    while waitpid(child, &status, 0) < 0 {
-      guard errno == EINTR else { return 127 }
-    }
-    // The wait status: the signal in the low seven bits, else the exit status above them.
-    let signal = status & 0x7F
-    return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
-  }
 
-  /// The file `name` names: itself when it holds a slash, else the first executable regular
-  /// file of that name in a folder of `path` (an empty entry is the working directory), as
-  /// `posix_spawnp` searches; glibc's default when there is no `PATH`.
-  private static func executable(_ name: String, path: String?) -> String? {
-    if name.contains("/") { return name }
-    for folder in (path ?? "/bin:/usr/bin").split(separator: ":", omittingEmptySubsequences: false)
-    {
-      let candidate = (folder.isEmpty ? "." : String(folder)) + "/" + name
-      var status = stat()
-      if stat(candidate, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
-        access(candidate, X_OK) == 0
+    /// The file `name` names: itself when it holds a slash, else the first executable regular
+    /// file of that name in a folder of `path` (an empty entry is the working directory), as
+    /// `posix_spawnp` searches; glibc's default when there is no `PATH`.
+    private static func executable(_ name: String, path: String?) -> String? {
+      if name.contains("/") { return name }
+      for folder in (path ?? "/bin:/usr/bin").split(
+        separator: ":", omittingEmptySubsequences: false)
       {
-        return candidate
+        let candidate = (folder.isEmpty ? "." : String(folder)) + "/" + name
+        var status = stat()
+        if stat(candidate, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+          access(candidate, X_OK) == 0
+        {
+          return candidate
+        }
+      }
+      return nil
+    }
+
+    /// `strings` as a NULL-terminated array of C strings, for `body`.
+    private static func withCStrings<R>(
+      _ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R
+    ) -> R {
+      let pointers = strings.map { strdup($0) } + [nil]
+      defer { for pointer in pointers { free(pointer) } }
+      return pointers.withUnsafeBufferPointer { buffer in
+        // Never empty: it holds at least the terminating nil.
+        guard let base = buffer.baseAddress else { preconditionFailure("an array of one or more") }
+        return body(base)
       }
     }
-    return nil
-  }
-
-  /// `strings` as a NULL-terminated array of C strings, for `body`.
-  private static func withCStrings<R>(
-    _ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R
-  ) -> R {
-    let pointers = strings.map { strdup($0) } + [nil]
-    defer { for pointer in pointers { free(pointer) } }
-    return pointers.withUnsafeBufferPointer { buffer in
-      // Never empty: it holds at least the terminating nil.
-      guard let base = buffer.baseAddress else { preconditionFailure("an array of one or more") }
-      return body(base)
-    }
-  }
+  #endif
 }
 
 /// The status the program `record` ran ended with, once it has: what a crash while symbolizing
 /// exits with.
 private let programStatus = Atomic<Int32>(0)
 
-/// The program `record` runs, while it runs (0 otherwise), and a signal to pass on to it not
-/// passed on yet: the signal handler's state.
-private let runningChild = Atomic<pid_t>(0)
-private let pendingSignal = Atomic<Int32>(0)
+#if os(Linux)
+  /// The program `record` runs, while it runs (0 otherwise), and a signal to pass on to it not
+  /// passed on yet: the signal handler's state.
+  private let runningChild = Atomic<pid_t>(0)
+  private let pendingSignal = Atomic<Int32>(0)
 
-/// Passes a signal on to the program when a process sent it to `record` (`kill`, `si_code` 0 or
-/// below); one the kernel sent (the terminal's Ctrl-C, to the whole foreground group) reached
-/// the program already. Only async-signal-safe calls: atomics and `kill`.
-private let passOn:
-  @convention(c) (Int32, UnsafeMutablePointer<siginfo_t>?, UnsafeMutableRawPointer?)
-    -> Void = { number, info, _ in
-      guard let info, info.pointee.si_code <= 0 else { return }
-      // Noted first, then taken by whoever sees the program's id: this handler, or `run` right
-      // after the spawn; the exchange lets only one of them send it.
-      pendingSignal.store(number, ordering: .sequentiallyConsistent)
-      let child = runningChild.load(ordering: .sequentiallyConsistent)
-      if child > 0, pendingSignal.exchange(0, ordering: .sequentiallyConsistent) != 0 {
-        kill(child, number)
+  /// Passes a signal on to the program when a process sent it to `record` (`kill`, `si_code` 0 or
+  /// below); one the kernel sent (the terminal's Ctrl-C, to the whole foreground group) reached
+  /// the program already. Only async-signal-safe calls: atomics and `kill`.
+  private let passOn:
+    @convention(c) (Int32, UnsafeMutablePointer<siginfo_t>?, UnsafeMutableRawPointer?)
+      -> Void = { number, info, _ in
+        guard let info, info.pointee.si_code <= 0 else { return }
+        // Noted first, then taken by whoever sees the program's id: this handler, or `run` right
+        // after the spawn; the exchange lets only one of them send it.
+        pendingSignal.store(number, ordering: .sequentiallyConsistent)
+        let child = runningChild.load(ordering: .sequentiallyConsistent)
+        if child > 0, pendingSignal.exchange(0, ordering: .sequentiallyConsistent) != 0 {
+          kill(child, number)
+        }
       }
-    }
+#endif
 
 /// Ends `record` with the program's status, and a note, when it crashes while it symbolizes:
 /// symbolizing is extra work on files that may be hostile or truncated under it, and must not

@@ -1,6 +1,7 @@
 @_spi(Benchmarks) import ChronoscopeSharing
 import ChronoscopeTestSupport
 import ChronoscopeTraceFormat
+import ChronoscopeVirtualTime
 import Foundation
 import XCTest
 
@@ -147,7 +148,7 @@ final class SiteSymbolizationTests: XCTestCase {
     }
     let size = UInt64(real.count)
     let edges: [UInt64] = [0, 1, 4, 56, size - 1, size, 1 << 31, 1 << 62, 1 << 63, .max - 7, .max]
-    var random = SeededGenerator(seed: 37)
+    var random = SplitMix64(seed: 37)
     var unread = 0
     for _ in 0..<600 {
       var bytes = [UInt8](real)

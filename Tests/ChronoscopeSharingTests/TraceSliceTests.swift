@@ -2,6 +2,7 @@
 @_spi(Benchmarks) import ChronoscopeSharing
 import ChronoscopeTestSupport
 import ChronoscopeTraceFormat
+import ChronoscopeVirtualTime
 import Foundation
 import XCTest
 
@@ -251,7 +252,7 @@ final class TraceSliceTests: XCTestCase {
   /// A random trace, well-formed lives and hostile ones alike: begins without schedules, ends
   /// without begins, duplicate ids, cancels of finished work, repeating work, times that step
   /// back, unknown schedulers.
-  private static func randomTrace(_ random: inout SeededGenerator) -> Trace {
+  private static func randomTrace(_ random: inout SplitMix64) -> Trace {
     func pick<T>(_ values: [T]) -> T { values[Int(random.next() % UInt64(values.count))] }
     let actions = UInt64(1 + random.next() % 10)
     var time: Int64 = 0
@@ -303,7 +304,7 @@ final class TraceSliceTests: XCTestCase {
 
   func testSlicesOfRandomHostileTracesReplayAsTheOriginalInTheWindow() throws {
     for seed in 1...300 {
-      var random = SeededGenerator(seed: UInt64(seed))
+      var random = SplitMix64(seed: UInt64(seed))
       let original = Self.randomTrace(&random)
       let (trace, reading) = try SharingFixtures.read(TraceEncoder.encode(original))
       let end = TraceSlice.end(of: trace)

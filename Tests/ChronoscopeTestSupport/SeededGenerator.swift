@@ -1,5 +1,8 @@
-/// A small deterministic generator (SplitMix64), so tests with random inputs reproduce from
-/// their seed.
+/// A small deterministic generator, so tests with random inputs reproduce from their seed: the
+/// package's `SplitMix64` (ChronoscopeVirtualTime), for the test targets that do not depend on that
+/// module. This target depends on no module, so it keeps a copy; `SplitMix64Tests` checks that the
+/// two give the same numbers for a seed. Targets that depend on ChronoscopeVirtualTime use
+/// `SplitMix64` itself.
 public struct SeededGenerator: RandomNumberGenerator {
   private var state: UInt64
 

@@ -14,14 +14,26 @@ import XCTest
 /// Each loop stops at its first failure: before the fix, every task waited for a move until the
 /// clock's watchdog ended its wait (ten seconds), so a thousand would have taken hours.
 final class CancelledSleeperTests: XCTestCase, @unchecked Sendable {
-  /// Made with the test case, outside the test's task, as swift-clocks' tests make their
-  /// `TestClock`: the tasks the test starts are not the clock's until they sleep on it.
-  let clock = VirtualAsyncClock()
+  /// Made before the test, outside its task, as swift-clocks' tests make their `TestClock`
+  /// (with the test case): the tasks the test starts are not the clock's until they sleep on
+  /// it. Made in `setUp` and let go in `tearDown`, not with the test case: XCTest keeps every
+  /// test case of the run, and a clock kept alive routes the runtime's jobs until its idle limit.
+  private var clockMadeBefore: VirtualAsyncClock?
+
+  override func setUp() {
+    super.setUp()
+    clockMadeBefore = VirtualAsyncClock()
+  }
+
+  override func tearDown() {
+    clockMadeBefore = nil
+    super.tearDown()
+  }
 
   /// swift-clocks' stress test itself: each task becomes the clock's when it sleeps, and a
   /// detached task races to cancel it (before, during or after the sleep begins).
-  func testRacingSleepAndCancellationNeverMovesTheClock() async {
-    let clock = self.clock
+  func testRacingSleepAndCancellationNeverMovesTheClock() async throws {
+    let clock = try XCTUnwrap(clockMadeBefore)
     for attempt in 1...1_000 {
       let task = Task { try await clock.sleep(for: .seconds(1)) }
       Task.detached { task.cancel() }

@@ -1,4 +1,3 @@
-import ChronoscopeTestSupport
 import XCTest
 
 @testable import ChronoscopeVirtualTime
@@ -9,7 +8,7 @@ final class DueQueueTests: XCTestCase {
   /// Inserts and removals in random runs, with few distinct due times (so that ties are the
   /// rule) and with the whole range of `Int64`; every removal must be the model's first.
   private func checkAgainstTheModel(sequenceLimit: UInt32, seed: UInt64, operations: Int) {
-    var random = SeededGenerator(seed: seed)
+    var random = SplitMix64(seed: seed)
     var queue = DueQueue(sequenceLimit: sequenceLimit)
     var model: [(due: Int64, slot: UInt32)] = []  // sorted: due, then insertion
     var nextSlot: UInt32 = 0

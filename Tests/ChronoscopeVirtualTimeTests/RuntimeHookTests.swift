@@ -29,7 +29,8 @@ final class RuntimeHookTests: XCTestCase {
     hook.map { unsafeBitCast($0, to: UnsafeRawPointer.self) }
   }
 
-  /// Clocks other tests made may still be on their way out: wait until none routes jobs.
+  /// A clock that earlier tests of the process left alive routes jobs until its idle limit (10 s):
+  /// wait until none does. No test of this target leaves one (docs/Architecture.md, "Tests").
   private func waitForNoActiveClock() {
     let deadline = Date(timeIntervalSinceNow: 10)
     while GlobalJobRouting.state.activeClocks > 0, Date() < deadline { usleep(10_000) }

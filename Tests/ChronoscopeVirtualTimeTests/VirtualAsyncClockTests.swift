@@ -31,6 +31,30 @@ final class VirtualAsyncClockTests: XCTestCase {
     XCTAssertEqual(AsyncScenario.timeoutService.runRepeatedly(), [])
   }
 
+  /// Two players facing each other do not keep each other, nor their clock, alive once the
+  /// rally is over: a clock kept alive routes the runtime's jobs until its idle limit, and a
+  /// thousand rallies held a thousand clocks for ten seconds (RuntimeHookTests waited for them).
+  func testARallyLetsGoOfItsPlayersAndItsClockOnceItIsOver() throws {
+    weak var clockAfterwards: VirtualAsyncClock?
+    weak var playerAfterwards: Player<VirtualAsyncClock>?
+    do {
+      let clock = VirtualAsyncClock()
+      let ping = Player(name: "ping", clock: clock, think: .milliseconds(250))
+      let pong = Player(name: "pong", clock: clock, think: .milliseconds(400))
+      let rally = clock.task { () -> Int in
+        await ping.face(pong)
+        await pong.face(ping)
+        return try await ping.receive(remaining: 6).count
+      }
+      try clock.run()
+      XCTAssertEqual(try rally.result?.get(), 6)
+      clockAfterwards = clock
+      playerAfterwards = ping
+    }
+    XCTAssertNil(playerAfterwards, "a player outlived its rally")
+    XCTAssertNil(clockAfterwards, "the clock outlived its rally")
+  }
+
   // MARK: Rules
 
   func testACancelledSleepThrowsAtOnceAndLeavesNothingPending() throws {

@@ -37,6 +37,20 @@ final class RecordCommandTests: XCTestCase {
     XCTAssertTrue(run.output.contains("libChronoscopePreload.so"), run.output)
   }
 
+  /// Record preloads a library into glibc programs: its help says it needs Linux, and what it
+  /// does elsewhere (`Record.needsLinux`; PlatformGuardTests checks that the rest of it is
+  /// compiled only on Linux).
+  func testItsHelpSaysItNeedsLinuxAndWhatItDoesElsewhere() throws {
+    let help = try CommandRun.chronoscope(["record", "--help"])
+    XCTAssertEqual(help.status, 0, help.output)
+    let words = help.output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    XCTAssertTrue(
+      words.contains("Linux only (the library is preloaded with LD_PRELOAD into glibc programs)"),
+      help.output)
+    XCTAssertTrue(
+      words.contains("on other systems record says so and exits with 2"), help.output)
+  }
+
   func testBadSettingsAreUsageErrors() throws {
     for (arguments, message) in [
       (["--max-bytes", "lots"], "--max-bytes must be a size"),

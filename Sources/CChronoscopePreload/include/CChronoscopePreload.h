@@ -2,7 +2,10 @@
 #define CHRONOSCOPE_CPRELOAD_H
 // The preload library's parts that Swift cannot spell: the constructor (preload.c), the walk of
 // the calling thread's stack to the program's code, the ELF facts of loaded modules, the blocks
-// ABI, and a per-thread flag that keeps the recorder's own calls out of the trace.
+// ABI, and a per-thread flag that keeps the recorder's own calls out of the trace. Linux only, as
+// preload.c is: elsewhere this header declares nothing.
+
+#ifdef __linux__
 
 #include <stddef.h>
 #include <stdint.h>
@@ -64,5 +67,7 @@ void chronoscope_preload_cache_queue(uintptr_t queue, uint32_t id, uint32_t gene
 /// Whether `function` is code of the Swift concurrency runtime (a job's entry point it hands to
 /// dispatch_async_f or dispatch_after_f, whose context is then the job).
 int chronoscope_preload_is_concurrency_runtime(uintptr_t function);
+
+#endif  // __linux__
 
 #endif
