@@ -56,8 +56,8 @@ let package = Package(
     // never trap), the one binary search, and display widths and sanitizing of untrusted text
     // (every text output). Package API only; depends on nothing.
     .target(name: "ChronoscopeCore"),
-    // What Swift cannot spell or call: membarrier(2), a prefetch hint, malloc_trim. One C target,
-    // a header each (Sources/CChronoscopeShims/include).
+    // What Swift cannot spell or call: membarrier(2), a prefetch hint, malloc_trim, a thread's
+    // name. One C target, a header each (Sources/CChronoscopeShims/include).
     .target(name: "CChronoscopeShims"),
     // Stage 1: the scheduler abstraction and its live and immediate families.
     .target(name: "ChronoscopeScheduling", dependencies: ["ChronoscopeCore"]),
@@ -85,7 +85,7 @@ let package = Package(
       ]),
     // Stage 3: the trace file format — events, encoder, and the strict streaming reader.
     .target(
-      name: "ChronoscopeTraceFormat", dependencies: ["ChronoscopeCore", "ChronoscopeFatalSignals"]),
+      name: "ChronoscopeTraceFormat", dependencies: ["ChronoscopeFatalSignals"]),
     // Stage 2: the recording decorator and the trace writer.
     .target(
       name: "ChronoscopeRecording",
@@ -169,7 +169,10 @@ let package = Package(
     // `_Block_copy`: the blocks runtime, which libdispatch loads anyway.
     .target(
       name: "CChronoscopePreload",
-      linkerSettings: [.linkedLibrary("gcc_s"), .linkedLibrary("BlocksRuntime")]),
+      linkerSettings: [
+        .linkedLibrary("gcc_s", .when(platforms: [.linux])),
+        .linkedLibrary("BlocksRuntime", .when(platforms: [.linux])),
+      ]),
     // A program written without Chronoscope (it imports only Foundation), with a timing bug,
     // that `chronoscope record` records unchanged: its tests and the bundled recording use it.
     .executableTarget(name: "feed-refresher"),
@@ -209,15 +212,21 @@ let package = Package(
     .testTarget(name: "ChronoscopeCoreTests", dependencies: ["ChronoscopeCore"]),
     .testTarget(
       name: "ChronoscopeTraceFormatTests",
-      dependencies: ["ChronoscopeFatalSignals", "ChronoscopeTraceFormat", "ChronoscopeTestSupport"]),
+      dependencies: [
+        "ChronoscopeCore", "ChronoscopeFatalSignals", "ChronoscopeTraceFormat",
+        "ChronoscopeTestSupport",
+      ]),
     .testTarget(
       name: "ChronoscopeReplayTests",
-      dependencies: ["ChronoscopeReplay", "ChronoscopeTraceFormat", "ChronoscopeTestSupport"]),
+      dependencies: [
+        "ChronoscopeCore", "ChronoscopeReplay", "ChronoscopeTraceFormat",
+        "ChronoscopeTestSupport",
+      ]),
     .testTarget(
       name: "ChronoscopeAnalysisTests",
       dependencies: [
         "ChronoscopeAnalysis", "ChronoscopeReplay", "ChronoscopeTestSupport",
-        "ChronoscopeTraceFormat",
+        "ChronoscopeTraceFormat", "ChronoscopeCore",
       ]),
     .testTarget(
       name: "ChronoscopeSharingTests",
@@ -267,7 +276,10 @@ let package = Package(
     // Runs the built `chronoscope` in a private tmux server; skipped when tmux is missing.
     .testTarget(
       name: "InspectorEndToEndTests",
-      dependencies: ["ChronoscopeTestSupport", "ChronoscopeTraceFormat", "chronoscope-examples"]),
+      dependencies: [
+        "ChronoscopeCore", "ChronoscopeTestSupport", "ChronoscopeTraceFormat",
+        "chronoscope-examples",
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import ChronoscopeCore
 import Synchronization
 
 /// A seeded choice among the work that could run next, for finding the order of work that

@@ -1,3 +1,5 @@
+import ChronoscopeCore
+
 /// Seeded random lateness for virtual timers, to shake out code that assumes exact timing.
 ///
 /// With jitter on, each fire of a delayed or repeating action is late by a pseudo-random amount

@@ -1,3 +1,4 @@
+import ChronoscopeCore
 import ChronoscopeTestSupport
 import XCTest
 
@@ -23,7 +24,7 @@ final class OrderStatisticsTests: XCTestCase {
   }
 
   func testEveryRankOfSmallArraysIsTheSortedOne() {
-    var random = SeededGenerator(seed: 7)
+    var random = SplitMix64(seed: 7)
     for count in 1...32 {
       for _ in 0..<8 {
         let values = (0..<count).map { _ in Int64(random.next() % 6) - 2 }
@@ -44,7 +45,7 @@ final class OrderStatisticsTests: XCTestCase {
   }
 
   func testPercentilesEqualSortingForManyShapes() {
-    var random = SeededGenerator(seed: 11)
+    var random = SplitMix64(seed: 11)
     let n = 5_000
     let shapes: [(String, [Int64])] = [
       ("empty", []),

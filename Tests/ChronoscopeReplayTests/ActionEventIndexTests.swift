@@ -1,3 +1,4 @@
+import ChronoscopeCore
 @_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeTestSupport
 import ChronoscopeTraceFormat
@@ -25,7 +26,7 @@ final class ActionEventIndexTests: XCTestCase {
 
   func testLivesFromTheIndexEqualTheScanOnRandomHostileTraces() {
     for seed in 1...300 {
-      var random = SeededGenerator(seed: UInt64(seed))
+      var random = SplitMix64(seed: UInt64(seed))
       let replay = ReplayEngine(trace: ReplayEnginePropertyTests.randomTrace(&random))
       for action in replay.actionIndices {
         XCTAssertEqual(

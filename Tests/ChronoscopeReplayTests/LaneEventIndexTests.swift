@@ -1,3 +1,4 @@
+import ChronoscopeCore
 import ChronoscopeTestSupport
 import ChronoscopeTraceFormat
 import XCTest
@@ -11,7 +12,7 @@ final class LaneEventIndexTests: XCTestCase {
     let threads: [UInt32] = [0, 1, 7, .max]
     let queues: [UInt32] = [1, 2, 99]
     for seed in 1...100 {
-      var random = SeededGenerator(seed: UInt64(seed))
+      var random = SplitMix64(seed: UInt64(seed))
       func pick<T>(_ values: [T]) -> T { values[Int(random.next() % UInt64(values.count))] }
       var events: [TraceEvent] = []
       for action in UInt32(1)...UInt32(1 + random.next() % 20) {
@@ -153,7 +154,7 @@ final class LaneEventIndexTests: XCTestCase {
 final class PackedOffsetsTests: XCTestCase {
   func testOffsetsReadBackAsTheyWerePut() {
     for seed in 1...40 {
-      var random = SeededGenerator(seed: UInt64(seed))
+      var random = SplitMix64(seed: UInt64(seed))
       let count = Int(random.next() % 1_000)
       var values: [UInt32] = []
       var value = UInt32(random.next() % 1_000)

@@ -1,3 +1,4 @@
+import ChronoscopeCore
 import ChronoscopeTestSupport
 import ChronoscopeTraceFormat
 import Foundation
@@ -11,7 +12,7 @@ final class ReplayConsumingTests: XCTestCase {
   /// Enough events (about 19 MB of them) that the memory behind the pass is handed back many
   /// times, in a shuffled-looking mix of lives: one-shot, repeating, cancelled, hopping.
   private static func largeTrace(events count: Int, sorted: Bool = true) -> Trace {
-    var random = SeededGenerator(seed: 14)
+    var random = SplitMix64(seed: 14)
     var events: [TraceEvent] = []
     events.reserveCapacity(count)
     var time: Int64 = 0
@@ -201,7 +202,7 @@ final class ReplayTimeOrderTests: XCTestCase {
 
   func testOrderingInPlaceMatchesOrderingACopyWhateverTheShuffle() {
     for seed in 1...50 {
-      var random = SeededGenerator(seed: UInt64(seed))
+      var random = SplitMix64(seed: UInt64(seed))
       let count = Int(random.next() % 300)
       let events = (0..<count).map { index in
         let time = Int64(random.next() % 20)  // many ties

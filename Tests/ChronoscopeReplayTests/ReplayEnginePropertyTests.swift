@@ -1,3 +1,4 @@
+import ChronoscopeCore
 @_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeTestSupport
 import ChronoscopeTraceFormat
@@ -8,7 +9,7 @@ import XCTest
 /// times): stepping to the end and back returns exactly to the start, every position seen on the
 /// way back is the one seen on the way forward, and a seek equals stepping. Seeds are fixed.
 final class ReplayEnginePropertyTests: XCTestCase {
-  static func randomTrace(_ random: inout SeededGenerator) -> Trace {
+  static func randomTrace(_ random: inout SplitMix64) -> Trace {
     let actions = UInt32(1 + random.next() % 8)
     func pick<T>(_ values: [T]) -> T { values[Int(random.next() % UInt64(values.count))] }
     var time: Int64 = 0
@@ -57,7 +58,7 @@ final class ReplayEnginePropertyTests: XCTestCase {
 
   func testSteppingARandomTraceToTheEndAndBackReturnsExactlyToTheStart() {
     for seed in 1...200 {
-      var random = SeededGenerator(seed: UInt64(seed))
+      var random = SplitMix64(seed: UInt64(seed))
       let trace = Self.randomTrace(&random)
       var replay = ReplayEngine(trace: trace, keyframeInterval: 1 + Int(random.next() % 8))
       replay._checkInvariants()
@@ -83,7 +84,7 @@ final class ReplayEnginePropertyTests: XCTestCase {
   /// not.
   func testKeyframesAreAdoptedFromACopyOfTheSameReplayOnly() {
     for seed in 1...100 {
-      var random = SeededGenerator(seed: UInt64(seed))
+      var random = SplitMix64(seed: UInt64(seed))
       let trace = Self.randomTrace(&random)
       let interval = 1 + Int(random.next() % 8)
       let states = Self.steppedStates(of: trace, keyframeInterval: interval)
@@ -107,7 +108,7 @@ final class ReplayEnginePropertyTests: XCTestCase {
   /// showed (`states`).
   private func assertRandomSeeks(
     _ count: Int, of replay: inout ReplayEngine, land states: [ReplaySnapshot],
-    _ random: inout SeededGenerator, seed: Int, file: StaticString = #filePath, line: UInt = #line
+    _ random: inout SplitMix64, seed: Int, file: StaticString = #filePath, line: UInt = #line
   ) {
     for _ in 0..<count {
       let target = Int(random.next() % UInt64(replay.eventCount + 1))
@@ -131,7 +132,7 @@ final class ReplayEnginePropertyTests: XCTestCase {
   /// wherever it was.
   func testKeyframesMadeLaterChangeNothingASeekLandsOn() {
     for seed in 1...200 {
-      var random = SeededGenerator(seed: UInt64(seed))
+      var random = SplitMix64(seed: UInt64(seed))
       let trace = Self.randomTrace(&random)
       let interval = 1 + Int(random.next() % 8)
       let states = Self.steppedStates(of: trace, keyframeInterval: interval)
@@ -155,7 +156,7 @@ final class ReplayEnginePropertyTests: XCTestCase {
   /// path, given every queue, agrees.
   func testTheFirstPendingActionsAreThePendingSetSorted() {
     for seed in 1...200 {
-      var random = SeededGenerator(seed: UInt64(seed))
+      var random = SplitMix64(seed: UInt64(seed))
       let trace = Self.randomTrace(&random)
       var replay = ReplayEngine(trace: trace, keyframeInterval: 1 + Int(random.next() % 8))
       let everyQueue = Set(replay.actionIndices.map { replay.action($0).queue })
@@ -186,7 +187,7 @@ final class ReplayEnginePropertyTests: XCTestCase {
   /// The same with many pending actions, where the first few are kept in one pass (a bounded
   /// heap) rather than sorted.
   func testTheFirstFewOfManyPendingActionsAreTheSoonestDue() {
-    var random = SeededGenerator(seed: 42)
+    var random = SplitMix64(seed: 42)
     var events: [TraceEvent] = []
     for action in 1...1_000 {
       let delay = Int64(random.next() % 50) * 1_000  // many share a due time

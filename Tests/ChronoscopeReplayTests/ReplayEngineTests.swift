@@ -1,3 +1,4 @@
+import ChronoscopeCore
 @_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeTestSupport
 import ChronoscopeTraceFormat
@@ -33,7 +34,7 @@ final class ReplayEngineTests: XCTestCase {
     var expected: [ReplaySnapshot] = [ReplaySnapshot(stepped)]
     while stepped.stepForward() { expected.append(ReplaySnapshot(stepped)) }
     var seeker = ReplayEngine(trace: trace, keyframeInterval: 100)
-    var generator = SeededGenerator(seed: 7)
+    var generator = SplitMix64(seed: 7)
     for _ in 0..<300 {
       let target = Int.random(in: 0...seeker.eventCount, using: &generator)
       seeker.seek(to: target)

@@ -1,7 +1,7 @@
+import ChronoscopeCore
 @_spi(Benchmarks) import ChronoscopeSharing
 import ChronoscopeTestSupport
 import ChronoscopeTraceFormat
-import ChronoscopeVirtualTime
 import Foundation
 import XCTest
 

@@ -1,8 +1,8 @@
+import ChronoscopeCore
 @_spi(Benchmarks) import ChronoscopeReplay
 @_spi(Benchmarks) import ChronoscopeSharing
 import ChronoscopeTestSupport
 import ChronoscopeTraceFormat
-import ChronoscopeVirtualTime
 import Foundation
 import XCTest
 

@@ -1,3 +1,4 @@
+import ChronoscopeCore
 import ChronoscopeTestSupport
 import ChronoscopeTraceFormat
 import Foundation
@@ -141,7 +142,7 @@ final class CanonicalLineTests: XCTestCase {
       #"{"t":N,"e":"task","a":N,"task":N}"#,
       #"{"t":N,"e":"mark","th":N,"name":"here"}"#,
     ]
-    var random = SeededGenerator(seed: 14)
+    var random = SplitMix64(seed: 14)
     var accepted = 0
     for _ in 0..<4000 {
       let shape = shapes[Int(random.next() % UInt64(shapes.count))]

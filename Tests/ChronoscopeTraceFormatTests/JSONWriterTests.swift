@@ -1,3 +1,4 @@
+import ChronoscopeCore
 import ChronoscopeTestSupport
 import Foundation
 import XCTest
@@ -22,7 +23,7 @@ final class JSONWriterTests: XCTestCase {
   }
 
   func testDoublesAreWrittenAsJSONSerializationWritesThem() throws {
-    var generator = SeededGenerator(seed: 29)
+    var generator = SplitMix64(seed: 29)
     var values: [Double] = [
       0, -0.0, 1, -1, 2.5, 1e-5, 0.0001, 123_456_789, 1e15, 9_999_999_999_999_998, 1e16, 1e17, 1e21,
       -1e21, 1.5e300, 0.1, 3e-7, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
@@ -39,7 +40,7 @@ final class JSONWriterTests: XCTestCase {
   }
 
   func testKeysAreSortedAsJSONSerializationSortsThem() throws {
-    var generator = SeededGenerator(seed: 10)
+    var generator = SplitMix64(seed: 10)
     let alphabet = Array("aAbB_-<>019 .Zz~éÉ漢")
     for _ in 0..<300 {
       var pairs: [String: String] = [:]

@@ -1,3 +1,4 @@
+import ChronoscopeCore
 import ChronoscopeTestSupport
 import ChronoscopeTraceFormat
 import Foundation
@@ -98,8 +99,8 @@ final class ParallelReadingTests: XCTestCase {
   }
 
   func testDamagedRecordingsReadTheSameOnSeveralThreads() throws {
-    var random = SeededGenerator(seed: 14)
-    let damages: [(String, (inout [Substring], inout SeededGenerator) -> Void)] = [
+    var random = SplitMix64(seed: 14)
+    let damages: [(String, (inout [Substring], inout SplitMix64) -> Void)] = [
       (
         "a byte flipped in some lines",
         { lines, random in

@@ -1,3 +1,4 @@
+import ChronoscopeCore
 import ChronoscopeTestSupport
 import ChronoscopeTraceFormat
 import XCTest
@@ -8,7 +9,7 @@ import XCTest
 final class TraceEncoderTests: XCTestCase {
   func testRandomEventsAtTheEdgesOfTheirRangesRoundTripThroughTheReader() throws {
     for seed in 1...60 {
-      var random = SeededGenerator(seed: UInt64(seed))
+      var random = SplitMix64(seed: UInt64(seed))
       let original = Self.randomTrace(&random, events: seed == 1 ? 0 : Int(random.next() % 120))
       let reading = TraceReader.parse(TraceEncoder.encode(original), file: "seed-\(seed)")
       XCTAssertFalse(reading.hasErrors, "seed \(seed): \(reading.diagnostics.prefix(3))")
@@ -56,7 +57,7 @@ final class TraceEncoderTests: XCTestCase {
     values += [
       100_000_001, 1_000_000_010_000_000, 10_000_000_000_000_001, 9_000_000_000_000_000_009,
     ]
-    var random = SeededGenerator(seed: 14)
+    var random = SplitMix64(seed: 14)
     var limit: Int64 = 10
     for _ in 1...19 {
       for _ in 0..<40 {
@@ -77,7 +78,7 @@ final class TraceEncoderTests: XCTestCase {
   // MARK: - Generating
 
   /// A value from `range`, often one of its ends.
-  private static func edgy(_ range: ClosedRange<Int64>, _ random: inout SeededGenerator) -> Int64 {
+  private static func edgy(_ range: ClosedRange<Int64>, _ random: inout SplitMix64) -> Int64 {
     switch random.next() % 4 {
     case 0: range.lowerBound
     case 1: range.upperBound
@@ -85,21 +86,21 @@ final class TraceEncoderTests: XCTestCase {
     }
   }
 
-  private static func id(_ random: inout SeededGenerator) -> UInt32 {
+  private static func id(_ random: inout SplitMix64) -> UInt32 {
     UInt32(edgy(1...Int64(TraceLimits.maximumID), &random))
   }
 
-  private static func thread(_ random: inout SeededGenerator) -> UInt32 {
+  private static func thread(_ random: inout SplitMix64) -> UInt32 {
     UInt32(edgy(0...Int64(UInt32.max), &random))
   }
 
-  private static func text(_ random: inout SeededGenerator) -> String {
+  private static func text(_ random: inout SplitMix64) -> String {
     let pieces = ["a", "é", "漢", "🦆", "\"", "\\", "\n", "\u{1}", "\u{7F}", "\u{200D}", " ", "/"]
     return (0..<random.next() % 12).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }
       .joined()
   }
 
-  static func randomTrace(_ random: inout SeededGenerator, events count: Int) -> Trace {
+  static func randomTrace(_ random: inout SplitMix64, events count: Int) -> Trace {
     let times = 0...TraceLimits.maximumTime
     var trace = Trace(
       header: TraceHeader(

@@ -1,3 +1,4 @@
+import ChronoscopeCore
 import XCTest
 
 @testable import ChronoscopeVirtualTime

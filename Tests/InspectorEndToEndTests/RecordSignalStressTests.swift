@@ -1,3 +1,4 @@
+import ChronoscopeCore
 import ChronoscopeTestSupport
 import ChronoscopeTraceFormat
 import Foundation
@@ -28,7 +29,7 @@ final class RecordSignalStressTests: XCTestCase {
     let library = try ProductsDirectory.executable("chronoscope").deletingLastPathComponent()
       .appendingPathComponent("libChronoscopePreload.so")
     XCTAssertTrue(FileManager.default.fileExists(atPath: library.path), library.path)
-    var generator = SeededGenerator(seed: 37)
+    var generator = SplitMix64(seed: 37)
     var failures: [String] = []
     for run in 0..<runs {
       let signal = Self.signals[run % Self.signals.count]

@@ -1,5 +1,5 @@
-/// Steele, Lea and Flood's SplitMix64, the package's one seeded generator: ``Jitter`` and
-/// ``Exploration`` draw from it, and tests that need random inputs use it. Tiny, fast, and the
+/// Steele, Lea and Flood's SplitMix64, the package's one seeded generator: `Jitter` and
+/// `Exploration` (ChronoscopeVirtualTime) draw from it, and tests that need random inputs use it. Tiny, fast, and the
 /// same numbers on every platform and release for one seed (the standard library's generator
 /// makes no such promise): an exploration seed printed in a failure message reruns the same
 /// schedule only while this stays bit for bit what it is (`SplitMix64Tests` pins it).
