@@ -53,8 +53,8 @@ let package = Package(
   ],
   targets: [
     // Small algorithms every stage shares: saturating arithmetic (values from files and callers
-    // never trap), the one binary search, and display widths and sanitizing of untrusted text
-    // (every text output). Package API only; depends on nothing.
+    // never trap), the one binary search, display widths and sanitizing of untrusted text (every
+    // text output), and the one seeded generator. Package API only; depends on nothing.
     .target(name: "ChronoscopeCore"),
     // What Swift cannot spell or call: membarrier(2), a prefetch hint, malloc_trim, a thread's
     // name. One C target, a header each (Sources/CChronoscopeShims/include).
@@ -136,12 +136,24 @@ let package = Package(
         "ChronoscopeAnalysis", "ChronoscopeCore", "ChronoscopeReplay", "ChronoscopeScreen",
         "ChronoscopeTraceFormat",
       ]),
-    // Sharing traces: export to other tools, redaction, slices, differences, several processes
-    // on one timeline. Plain Swift over the reader, the replay model and the findings.
+    // Sharing traces: export to other tools (Perfetto, with the findings), slices, several
+    // processes on one timeline, call sites symbolized. Plain Swift over the reader, the replay
+    // model and the findings.
     .target(
       name: "ChronoscopeSharing",
       dependencies: [
         "ChronoscopeAnalysis", "ChronoscopeCore", "ChronoscopeReplay", "ChronoscopeTraceFormat",
+      ]),
+    // What differs between two recordings (`chronoscope diff` and its report), over the action
+    // identity ChronoscopeReplay keeps for diffs and replays.
+    .target(
+      name: "ChronoscopeDiff",
+      dependencies: ["ChronoscopeCore", "ChronoscopeReplay", "ChronoscopeTraceFormat"]),
+    // Redaction, keyed by a salt: the one stage that needs cryptography.
+    .target(
+      name: "ChronoscopeRedaction",
+      dependencies: [
+        "ChronoscopeCore", "ChronoscopeReplay", "ChronoscopeTraceFormat",
         .product(name: "Crypto", package: "swift-crypto"),
       ]),
     // Stage 5b: a recorded order replayed on virtual time — the code under test runs each action
@@ -182,7 +194,7 @@ let package = Package(
       dependencies: [
         "ChronoscopeCore", "ChronoscopeTraceFormat", "ChronoscopeReplay", "ChronoscopeAnalysis",
         "ChronoscopeScreen", "ChronoscopeInspector", "ChronoscopeTerminal",
-        "ChronoscopeSharing", "CChronoscopeZlib",
+        "ChronoscopeSharing", "ChronoscopeDiff", "ChronoscopeRedaction", "CChronoscopeZlib",
         "CChronoscopeShims", "ChronoscopeFatalSignals",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
@@ -236,6 +248,19 @@ let package = Package(
         "ChronoscopeScheduling", "ChronoscopeSchedulingTesting", "ChronoscopeVirtualTime",
       ]),
     .testTarget(
+      name: "ChronoscopeDiffTests",
+      dependencies: [
+        "ChronoscopeDiff", "ChronoscopeReplay", "ChronoscopeTraceFormat", "ChronoscopeTestSupport",
+        "ChronoscopeExamples", "ChronoscopeRecording", "ChronoscopeScheduling",
+        "ChronoscopeVirtualTime",
+      ]),
+    .testTarget(
+      name: "ChronoscopeRedactionTests",
+      dependencies: [
+        "ChronoscopeRedaction", "ChronoscopeReplay", "ChronoscopeTraceFormat",
+        "ChronoscopeTestSupport",
+      ]),
+    .testTarget(
       name: "ChronoscopeInspectorTests",
       dependencies: [
         "ChronoscopeAnalysis", "ChronoscopeCore", "ChronoscopeInspector", "ChronoscopeReplay",
@@ -272,7 +297,9 @@ let package = Package(
         "chronoscope-examples",
       ]),
     // Helpers shared by the test targets that run the built binary.
-    .target(name: "ChronoscopeTestSupport", path: "Tests/ChronoscopeTestSupport"),
+    .target(
+      name: "ChronoscopeTestSupport", dependencies: ["ChronoscopeTraceFormat"],
+      path: "Tests/ChronoscopeTestSupport"),
     // Runs the built `chronoscope` in a private tmux server; skipped when tmux is missing.
     .testTarget(
       name: "InspectorEndToEndTests",

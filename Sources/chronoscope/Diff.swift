@@ -1,5 +1,6 @@
 import ArgumentParser
 import ChronoscopeCore
+import ChronoscopeDiff
 @_spi(Benchmarks) import ChronoscopeReplay
 @_spi(Benchmarks) import ChronoscopeScreen
 @_spi(Benchmarks) import ChronoscopeSharing

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ChronoscopeCore
+import ChronoscopeRedaction
 @_spi(Benchmarks) import ChronoscopeScreen
 @_spi(Benchmarks) import ChronoscopeSharing
 import ChronoscopeTraceFormat

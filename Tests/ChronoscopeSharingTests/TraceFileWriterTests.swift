@@ -1,4 +1,5 @@
 @_spi(Benchmarks) import ChronoscopeSharing
+import ChronoscopeTestSupport
 import ChronoscopeTraceFormat
 import Foundation
 import XCTest
@@ -19,9 +20,9 @@ final class TraceFileWriterTests: XCTestCase {
   private func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
   func testARecordingReadAndWrittenBackIsTheSameFileByteForByte() throws {
-    for recording in try SharingFixtures.recordings() {
-      let original = try SharingFixtures.bytes(recording)
-      let (trace, _) = try SharingFixtures.read(original, recording)
+    for recording in try TraceFixtures.recordings() {
+      let original = try TraceFixtures.bytes(recording)
+      let (trace, _) = try TraceFixtures.read(original, recording)
       let written = TraceEncoder.encode(trace)
       XCTAssertEqual(
         String(decoding: written, as: UTF8.self), String(decoding: original, as: UTF8.self),

@@ -14,7 +14,7 @@ final class TraceSliceTests: XCTestCase {
   ) throws -> (trace: Trace, reading: TraceReading) {
     let window = try TraceSlice.Window(from: from, to: to, in: trace)
     let cut = TraceSlice.cut(trace, window: window, source: "original.trace")
-    return try SharingFixtures.read(TraceEncoder.encode(cut), "slice", file: file, line: line)
+    return try TraceFixtures.read(TraceEncoder.encode(cut), "slice", file: file, line: line)
   }
 
   /// What a replay shows at its cursor, by trace ids: every queue's tallies, the pending actions
@@ -75,13 +75,13 @@ final class TraceSliceTests: XCTestCase {
   func testSlicesOfEveryRecordingValidateWithNothingNewAndReplayAsTheOriginalInTheWindow()
     throws
   {
-    for path in try SharingFixtures.recordings() {
-      let (trace, reading) = try SharingFixtures.read(path)
+    for path in try TraceFixtures.recordings() {
+      let (trace, reading) = try TraceFixtures.read(path)
       var original = ReplayEngine(trace: trace)
       for (from, to) in windows(of: trace) {
         let name = "\(path) \(from)…\(to)"
         let (slice, sliceReading) = try self.slice(trace, from: from, to: to)
-        SharingFixtures.assertNoNewDiagnostics(sliceReading, comparedTo: reading, name)
+        TraceFixtures.assertNoNewDiagnostics(sliceReading, comparedTo: reading, name)
         var replay = ReplayEngine(trace: slice)
         let instants = Set(
           [from, to, from + (to - from) / 2]
@@ -102,8 +102,8 @@ final class TraceSliceTests: XCTestCase {
   }
 
   func testTheSlicesEventsInTheWindowAreTheOriginals() throws {
-    for path in try SharingFixtures.recordings() {
-      let (trace, _) = try SharingFixtures.read(path)
+    for path in try TraceFixtures.recordings() {
+      let (trace, _) = try TraceFixtures.read(path)
       for (from, to) in windows(of: trace) {
         let (slice, _) = try self.slice(trace, from: from, to: to)
         let inWindow = { (trace: Trace) in
@@ -127,8 +127,8 @@ final class TraceSliceTests: XCTestCase {
   }
 
   func testTheWholeTraceAsAWindowKeepsEveryEvent() throws {
-    for path in try SharingFixtures.recordings() {
-      let (trace, _) = try SharingFixtures.read(path)
+    for path in try TraceFixtures.recordings() {
+      let (trace, _) = try TraceFixtures.read(path)
       let (slice, _) = try self.slice(trace, from: 0, to: TraceSlice.end(of: trace))
       XCTAssertEqual(slice.events, trace.events, path)
       XCTAssertEqual(slice.closing, trace.closing, path)
@@ -137,7 +137,7 @@ final class TraceSliceTests: XCTestCase {
   }
 
   func testTheHeaderSaysWhatTheSliceWasCutFromAndTheEndMarkerCountsItsEvents() throws {
-    let (trace, _) = try SharingFixtures.read(Recordings.path("busy-app"))
+    let (trace, _) = try TraceFixtures.read(Recordings.path("busy-app"))
     let (slice, _) = try self.slice(trace, from: 100_000_000, to: 150_000_000)
     XCTAssertEqual(slice.header.metadata[TraceSlice.sourceKey], "original.trace")
     XCTAssertEqual(slice.header.metadata[TraceSlice.fromKey], "100000000")
@@ -158,7 +158,7 @@ final class TraceSliceTests: XCTestCase {
 
   private static func repeatingTimer(runs: Int, closed: Bool = true) -> [UInt8] {
     var lines = [
-      SharingFixtures.header,
+      TraceFixtures.header,
       #"{"t":0,"e":"thread","th":1,"name":"main"}"#,
       #"{"t":0,"e":"scheduler","q":1,"label":"timer","kind":"serial","family":"virtual"}"#,
       #"{"t":0,"e":"schedule","a":1,"q":1,"mode":"repeating","delay":100,"due":100,"th":1}"#,
@@ -173,11 +173,11 @@ final class TraceSliceTests: XCTestCase {
       lines.append(#"{"t":\#(time + 50),"e":"end","a":1,"th":1,"run":\#(run),"dur":50}"#)
     }
     if closed { lines.append(#"{"t":\#(runs * 100 + 90),"e":"close","events":0,"dropped":0}"#) }
-    return SharingFixtures.trace(lines)
+    return TraceFixtures.trace(lines)
   }
 
   func testARepeatingTimerKeepsItsRunNumbersAndRhythmAcrossTheWindowStart() throws {
-    let (trace, reading) = try SharingFixtures.read(Self.repeatingTimer(runs: 8))
+    let (trace, reading) = try TraceFixtures.read(Self.repeatingTimer(runs: 8))
     let (slice, sliceReading) = try self.slice(trace, from: 580, to: 790)
     XCTAssertEqual(
       sliceReading.diagnostics.filter { $0.severity == .warning }.map(\.message),
@@ -196,7 +196,7 @@ final class TraceSliceTests: XCTestCase {
 
   func testAnActionRunningAtTheWindowStartKeepsItsScheduleHopAndBegin() throws {
     let lines = [
-      SharingFixtures.header,
+      TraceFixtures.header,
       #"{"t":0,"e":"thread","th":1,"name":"main"}"#,
       #"{"t":0,"e":"scheduler","q":1,"label":"q","kind":"concurrent","family":"virtual"}"#,
       #"{"t":0,"e":"site","site":1,"file":"F.swift","line":3,"func":"f()"}"#,
@@ -210,7 +210,7 @@ final class TraceSliceTests: XCTestCase {
       #"{"t":30,"e":"end","a":1,"th":2,"run":1,"dur":25}"#,
       #"{"t":40,"e":"close","events":6,"dropped":0}"#,
     ]
-    let (trace, _) = try SharingFixtures.read(SharingFixtures.trace(lines))
+    let (trace, _) = try TraceFixtures.read(TraceFixtures.trace(lines))
     let (slice, reading) = try self.slice(trace, from: 10, to: 35)
     XCTAssertEqual(reading.diagnostics, [])
     XCTAssertEqual(slice.events.map(\.kind), [.schedule, .hop, .begin, .cancel, .mark, .end])
@@ -226,11 +226,11 @@ final class TraceSliceTests: XCTestCase {
   }
 
   func testAWindowReachingTheEndOfAnUnclosedTraceStaysUnclosedAndOneBeforeItCloses() throws {
-    let (trace, reading) = try SharingFixtures.read(Self.repeatingTimer(runs: 4, closed: false))
+    let (trace, reading) = try TraceFixtures.read(Self.repeatingTimer(runs: 4, closed: false))
     XCTAssertTrue(reading.hasWarnings)
     let (whole, wholeReading) = try slice(trace, from: 200, to: TraceSlice.end(of: trace))
     XCTAssertNil(whole.closing, "the original's last moments may be missing: still said")
-    SharingFixtures.assertNoNewDiagnostics(wholeReading, comparedTo: reading, "unclosed")
+    TraceFixtures.assertNoNewDiagnostics(wholeReading, comparedTo: reading, "unclosed")
     let (early, earlyReading) = try slice(trace, from: 200, to: 300)
     XCTAssertEqual(early.closing?.written, Int64(early.events.count))
     XCTAssertEqual(early.closedAt, 300)
@@ -240,10 +240,10 @@ final class TraceSliceTests: XCTestCase {
   func testACrashInsideTheWindowIsKept() throws {
     var bytes = Self.repeatingTimer(runs: 3, closed: false)
     bytes += Array(#"{"t":400,"e":"crash","signal":"SIGABRT","th":1}"#.utf8 + [0x0A])
-    let (trace, reading) = try SharingFixtures.read(bytes)
+    let (trace, reading) = try TraceFixtures.read(bytes)
     let (kept, keptReading) = try slice(trace, from: 150, to: 400)
     XCTAssertEqual(kept.crash, trace.crash)
-    SharingFixtures.assertNoNewDiagnostics(keptReading, comparedTo: reading, "crash")
+    TraceFixtures.assertNoNewDiagnostics(keptReading, comparedTo: reading, "crash")
     let (before, _) = try slice(trace, from: 150, to: 399)
     XCTAssertNil(before.crash)
     XCTAssertNotNil(before.closing)
@@ -306,7 +306,7 @@ final class TraceSliceTests: XCTestCase {
     for seed in 1...300 {
       var random = SplitMix64(seed: UInt64(seed))
       let original = Self.randomTrace(&random)
-      let (trace, reading) = try SharingFixtures.read(TraceEncoder.encode(original))
+      let (trace, reading) = try TraceFixtures.read(TraceEncoder.encode(original))
       let end = TraceSlice.end(of: trace)
       let from = Int64(random.next() % UInt64(end + 1))
       let to = from + Int64(random.next() % UInt64(end - from + 1))
@@ -329,7 +329,7 @@ final class TraceSliceTests: XCTestCase {
   // MARK: - Windows
 
   func testWindowsOutsideTheTraceOrBackwardsAreErrorsThatSaySo() throws {
-    let (trace, _) = try SharingFixtures.read(Self.repeatingTimer(runs: 2))
+    let (trace, _) = try TraceFixtures.read(Self.repeatingTimer(runs: 2))
     let end = TraceSlice.end(of: trace)
     XCTAssertEqual(end, 290)
     let cases: [(Int64, Int64, String)] = [
@@ -345,7 +345,7 @@ final class TraceSliceTests: XCTestCase {
   }
 
   func testEventsAndActionsNameTheInstantsShowAtNames() throws {
-    let (trace, _) = try SharingFixtures.read(Self.repeatingTimer(runs: 2))
+    let (trace, _) = try TraceFixtures.read(Self.repeatingTimer(runs: 2))
     let replay = ReplayEngine(trace: trace)
     let time = { (text: String) in
       try TraceSlice.time(of: XCTUnwrap(TimeText.parse(text)), in: replay)

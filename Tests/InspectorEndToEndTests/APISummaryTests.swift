@@ -23,7 +23,8 @@ final class APISummaryTests: XCTestCase {
   /// Everything else: `package`, or `@_spi(Benchmarks)` for the benchmarks.
   static let notSupported = [
     "ChronoscopeCore", "ChronoscopeFatalSignals", "ChronoscopeReplay", "ChronoscopeAnalysis",
-    "ChronoscopeSharing", "ChronoscopeScreen", "ChronoscopeTerminal", "ChronoscopeInspector",
+    "ChronoscopeSharing", "ChronoscopeDiff", "ChronoscopeRedaction", "ChronoscopeScreen",
+    "ChronoscopeTerminal", "ChronoscopeInspector",
     "ChronoscopeExamples", "ChronoscopePreload",
   ]
 

@@ -321,9 +321,11 @@ package struct Redaction {
   ]
   static let signals: Set<String> = ["SIGSEGV", "SIGBUS", "SIGILL", "SIGABRT", "SIGTRAP"]
   /// The metadata keys a slice adds: the format's words, kept.
-  static let sliceKeys: Set<String> = [TraceSlice.sourceKey, TraceSlice.fromKey, TraceSlice.toKey]
+  static let sliceKeys: Set<String> = [
+    TraceHeader.sliceSourceKey, TraceHeader.sliceFromKey, TraceHeader.sliceToKey,
+  ]
   /// Metadata keys whose plain-number values are kept: times, like `start_ns`.
-  static let sliceTimes: Set<String> = [TraceSlice.fromKey, TraceSlice.toKey]
+  static let sliceTimes: Set<String> = [TraceHeader.sliceFromKey, TraceHeader.sliceToKey]
 
   /// The state of one redaction: what was counted, and each distinct string's token.
   private struct Work {

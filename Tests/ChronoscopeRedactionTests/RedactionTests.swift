@@ -1,5 +1,5 @@
+import ChronoscopeRedaction
 @_spi(Benchmarks) import ChronoscopeReplay
-@_spi(Benchmarks) import ChronoscopeSharing
 import ChronoscopeTestSupport
 import ChronoscopeTraceFormat
 import Foundation
@@ -97,17 +97,17 @@ final class RedactionTests: XCTestCase {
   // MARK: - Recordings
 
   func testNoOriginalStringOfAnyRecordingSurvivesRedaction() throws {
-    for path in try SharingFixtures.recordings() {
-      let (trace, _) = try SharingFixtures.read(path)
+    for path in try TraceFixtures.recordings() {
+      let (trace, _) = try TraceFixtures.read(path)
       try assertNothingSurvives(of: trace, in: redact(trace).bytes, path)
     }
   }
 
   func testRedactionKeepsEveryEventIdTimeSourceLineAndCount() throws {
-    for path in try SharingFixtures.recordings() {
-      let (trace, reading) = try SharingFixtures.read(path)
+    for path in try TraceFixtures.recordings() {
+      let (trace, reading) = try TraceFixtures.read(path)
       let (bytes, _) = redact(trace)
-      let (redacted, redactedReading) = try SharingFixtures.read(bytes, path)
+      let (redacted, redactedReading) = try TraceFixtures.read(bytes, path)
       XCTAssertEqual(redacted.events, trace.events, path)
       XCTAssertEqual(redacted.closing, trace.closing, path)
       XCTAssertEqual(redacted.closedAt, trace.closedAt, path)
@@ -124,17 +124,17 @@ final class RedactionTests: XCTestCase {
         redacted.callSites.mapValues(\.line), trace.callSites.mapValues(\.line), path)
       XCTAssertEqual(Set(redacted.threadNames.keys), Set(trace.threadNames.keys), path)
       XCTAssertEqual(redacted.marks.map(\.fields.count), trace.marks.map(\.fields.count), path)
-      SharingFixtures.assertNoNewDiagnostics(redactedReading, comparedTo: reading, path)
+      TraceFixtures.assertNoNewDiagnostics(redactedReading, comparedTo: reading, path)
       XCTAssertEqual(
         ReplayEngine(trace: redacted).eventCount, ReplayEngine(trace: trace).eventCount, path)
     }
   }
 
   func testRedactingARedactedRecordingAgainChangesNothing() throws {
-    for path in try SharingFixtures.recordings() {
-      let (trace, _) = try SharingFixtures.read(path)
+    for path in try TraceFixtures.recordings() {
+      let (trace, _) = try TraceFixtures.read(path)
       let once = redact(trace)
-      let (twice, summary) = redact(try SharingFixtures.read(once.bytes, path).trace)
+      let (twice, summary) = redact(try TraceFixtures.read(once.bytes, path).trace)
       XCTAssertEqual(
         String(decoding: twice, as: UTF8.self), String(decoding: once.bytes, as: UTF8.self), path)
       XCTAssertTrue(Redaction.Field.allCases.allSatisfy { summary.count(of: $0) == 0 }, path)
@@ -192,14 +192,14 @@ final class RedactionTests: XCTestCase {
     let lookalikes = [
       "r:abcd", "r:0123456789abcdef0123456789abcdef", Redaction(salt: "other").token(for: "x"),
     ]
-    var lines = [SharingFixtures.header]
+    var lines = [TraceFixtures.header]
     for (index, label) in lookalikes.enumerated() {
       lines.append(
         #"{"t":0,"e":"scheduler","q":\#(index + 1),"label":"\#(label)","kind":"serial","family":"virtual"}"#
       )
     }
     lines.append(#"{"t":0,"e":"close","events":0,"dropped":0}"#)
-    let trace = try SharingFixtures.read(SharingFixtures.trace(lines)).trace
+    let trace = try TraceFixtures.read(TraceFixtures.trace(lines)).trace
     let (redacted, summary) = Redaction().redact(trace)
     XCTAssertEqual(summary.count(of: .label), 3)
     XCTAssertEqual(summary.alreadyRedacted, 0)
@@ -224,7 +224,7 @@ final class RedactionTests: XCTestCase {
   }
 
   func testWithoutASaltThePIDIsDroppedForItsHashWouldBeFoundByTryingEveryPID() throws {
-    let (trace, _) = try SharingFixtures.read(Recordings.path("busy-app"))
+    let (trace, _) = try TraceFixtures.read(Recordings.path("busy-app"))
     XCTAssertNotEqual(trace.header.pid, 0)
     let (redacted, summary) = Redaction().redact(trace)
     XCTAssertEqual(redacted.header.pid, 0)
@@ -242,7 +242,7 @@ final class RedactionTests: XCTestCase {
   /// A trace with `threads` (id, name), each running one action on queue 1.
   private func traceWithThreads(_ threads: [(UInt32, String)]) throws -> Trace {
     var lines = [
-      SharingFixtures.header,
+      TraceFixtures.header,
       #"{"t":0,"e":"scheduler","q":1,"label":"app.io","kind":"concurrent","family":"virtual"}"#,
     ]
     for (index, (id, name)) in threads.enumerated() {
@@ -252,7 +252,7 @@ final class RedactionTests: XCTestCase {
       )
     }
     lines.append(#"{"t":99,"e":"close","events":\#(threads.count),"dropped":0}"#)
-    return try SharingFixtures.read(SharingFixtures.trace(lines)).trace
+    return try TraceFixtures.read(TraceFixtures.trace(lines)).trace
   }
 
   func testTwoThreadsWithTheSameCutNameGetDifferentTokens() throws {
@@ -293,14 +293,14 @@ final class RedactionTests: XCTestCase {
   // MARK: - The header's start
 
   private func header(start: String, extra: String = "") -> [UInt8] {
-    SharingFixtures.trace([
+    TraceFixtures.trace([
       #"{"format":"chronoscope-trace","version":1,"clock":"host","start":"\#(start)","process":"p","pid":7,"metadata":{}\#(extra)}"#,
       #"{"t":0,"e":"close","events":0,"dropped":0}"#,
     ])
   }
 
   func testTextAfterTheStartTimeIsRedactedWithOrWithoutASalt() throws {
-    let trace = try SharingFixtures.read(header(start: "2026-11-21T23:46:35Z alice@example.com"))
+    let trace = try TraceFixtures.read(header(start: "2026-11-21T23:46:35Z alice@example.com"))
       .trace
     for redaction in [Redaction(), Redaction(salt: "s")] {
       let (redacted, summary) = redaction.redact(trace)
@@ -319,17 +319,17 @@ final class RedactionTests: XCTestCase {
       "2026-11-21T23:46:35",
     ]
     for start in kept {
-      let trace = try SharingFixtures.read(header(start: start)).trace
+      let trace = try TraceFixtures.read(header(start: start)).trace
       XCTAssertEqual(Redaction().redact(trace).trace.header.start, start)
     }
     let replaced = [
       "2026-13-21T23:46:35Z", "2026-11-21 23:46:35Z", "tomorrow 2026-11-21T23:46:35Z",
     ]
     for start in replaced {
-      let trace = try SharingFixtures.read(header(start: start)).trace
+      let trace = try TraceFixtures.read(header(start: start)).trace
       XCTAssertEqual(Redaction().redact(trace).trace.header.start, Redaction().token(for: start))
     }
-    let glued = try SharingFixtures.read(header(start: "2026-11-21T23:46:35Zbob")).trace
+    let glued = try TraceFixtures.read(header(start: "2026-11-21T23:46:35Zbob")).trace
     XCTAssertEqual(
       Redaction().redact(glued).trace.header.start,
       "2026-11-21T23:46:35Z " + Redaction().token(for: "bob"))
@@ -338,7 +338,7 @@ final class RedactionTests: XCTestCase {
   // MARK: - Dropping what is kept
 
   func testDropLeavesOutTheStartTheCoresTheLinesAndTheTaskIDs() throws {
-    let (trace, _) = try SharingFixtures.read(Recordings.path("async-actors"))
+    let (trace, _) = try TraceFixtures.read(Recordings.path("async-actors"))
     XCTAssertNotNil(trace.header.startNanoseconds)
     XCTAssertNotNil(trace.header.cores)
     let tasks = trace.events.compactMap(\.task)
@@ -361,7 +361,7 @@ final class RedactionTests: XCTestCase {
         "; dropped the start time, the core count, source lines, task ids (renumbered)"),
       summary.description)
     let (bytes, _) = redact(trace, Redaction(drop: Set(Redaction.Drop.allCases)))
-    let (again, reading) = try SharingFixtures.read(bytes, "dropped")
+    let (again, reading) = try TraceFixtures.read(bytes, "dropped")
     XCTAssertEqual(reading.warningCount, 0, "\(reading.diagnostics)")
     XCTAssertEqual(again.events, redacted.events)
   }
@@ -377,9 +377,9 @@ final class RedactionTests: XCTestCase {
       with: #""metadata":{"slice_from_ns":"5","slice_to_ns":"9",\#(entries)}"#)
     XCTAssertGreaterThan(long.utf8.count, TraceReader.maximumLineLength - 200_000)
     XCTAssertLessThan(long.utf8.count, TraceReader.maximumLineLength)
-    let trace = try SharingFixtures.read(SharingFixtures.trace([long, input[1]])).trace
+    let trace = try TraceFixtures.read(TraceFixtures.trace([long, input[1]])).trace
     let (bytes, summary) = redact(trace)
-    let (redacted, _) = try SharingFixtures.read(bytes, "redacted")
+    let (redacted, _) = try TraceFixtures.read(bytes, "redacted")
     let headerLength = try XCTUnwrap(bytes.firstIndex(of: UInt8(ascii: "\n")))
     XCTAssertLessThanOrEqual(headerLength, TraceReader.maximumLineLength)
     XCTAssertEqual(redacted.header.metadata["slice_from_ns"], "5", "the format's keys first")
@@ -407,12 +407,12 @@ final class RedactionTests: XCTestCase {
     let fields = (0..<80_000).map { #""f\#($0)":"""# }.joined(separator: ",")
     let lines =
       [
-        SharingFixtures.header, #"{"t":0,"e":"thread","th":1,"name":"main"}"#,
+        TraceFixtures.header, #"{"t":0,"e":"thread","th":1,"name":"main"}"#,
         #"{"t":0,"e":"scheduler","q":1,"label":"q","kind":"serial","family":"dispatch"}"#,
       ] + line(fields) + [#"{"t":2,"e":"close","events":\#(events),"dropped":0}"#]
-    let trace = try SharingFixtures.read(SharingFixtures.trace(lines)).trace
+    let trace = try TraceFixtures.read(TraceFixtures.trace(lines)).trace
     let (bytes, summary) = redact(trace)
-    let (redacted, _) = try SharingFixtures.read(bytes, "redacted")
+    let (redacted, _) = try TraceFixtures.read(bytes, "redacted")
     XCTAssertEqual(redacted.events.count, events, file: file, line: lineNumber)
     XCTAssertEqual(summary.shortened.first?.line, expected, file: file, line: lineNumber)
     XCTAssertEqual(summary.shortened.first?.entries, 80_000, file: file, line: lineNumber)
@@ -446,7 +446,7 @@ final class RedactionTests: XCTestCase {
   // MARK: - Keep and summary
 
   func testKeepKeepsOnlyTheLabelsItMatchesWhole() throws {
-    let (trace, _) = try SharingFixtures.read(Recordings.path("busy-app"))
+    let (trace, _) = try TraceFixtures.read(Recordings.path("busy-app"))
     let redaction = try Redaction(keepPattern: #"main|app\.cache"#)
     let (redacted, summary) = redaction.redact(trace)
     let labels = Set(redacted.schedulers.values.map(\.label))
@@ -467,7 +467,7 @@ final class RedactionTests: XCTestCase {
   }
 
   func testTheSummaryCountsWhatWasReplacedPerKind() throws {
-    let (trace, _) = try SharingFixtures.read(Recordings.path("busy-app"))
+    let (trace, _) = try TraceFixtures.read(Recordings.path("busy-app"))
     let (_, summary) = Redaction().redact(trace)
     XCTAssertEqual(summary.count(of: .label), trace.schedulers.count)
     XCTAssertEqual(summary.count(of: .file), trace.callSites.count)
@@ -501,11 +501,11 @@ final class RedactionTests: XCTestCase {
       #"{"t":15,"e":"begin","a":1,"th":7,"run":1}"#,
       #"{"t":16,"e":"crash","signal":"SIGSECRETSIGNAL","th":7}"#,
     ]
-    let input = SharingFixtures.trace(lines)
-    let (trace, reading) = try SharingFixtures.read(input)
+    let input = TraceFixtures.trace(lines)
+    let (trace, reading) = try TraceFixtures.read(input)
     XCTAssertEqual(trace.schedulers[1]?.label.utf8.count, TraceLimits.maximumStringLength)
     let (bytes, summary) = redact(trace)
-    let (redacted, redactedReading) = try SharingFixtures.read(bytes, "redacted")
+    let (redacted, redactedReading) = try TraceFixtures.read(bytes, "redacted")
     // The same warnings; their texts differ where they quote the (redacted) signal.
     XCTAssertEqual(redactedReading.warningCount, reading.warningCount)
     XCTAssertEqual(redacted.events, trace.events)

@@ -1,24 +1,24 @@
-import ChronoscopeTestSupport
 import ChronoscopeTraceFormat
 import Foundation
 import XCTest
 
-/// Traces for the sharing tests: the bundled recordings, and hostile ones made from lines.
-enum SharingFixtures {
+/// Traces for the tests of the stages that rewrite traces (sharing, redaction): the bundled
+/// recordings, and hostile ones made from lines.
+public enum TraceFixtures {
   /// Every bundled recording's path.
-  static func recordings() throws -> [String] {
+  public static func recordings() throws -> [String] {
     try FileManager.default.contentsOfDirectory(atPath: Recordings.folder.path)
       .filter { $0.hasSuffix(".trace") }.sorted()
       .map { Recordings.folder.appendingPathComponent($0).path }
   }
 
   /// The bytes of `path`.
-  static func bytes(_ path: String) throws -> [UInt8] {
+  public static func bytes(_ path: String) throws -> [UInt8] {
     Array(try Data(contentsOf: URL(fileURLWithPath: path)))
   }
 
   /// Reads `bytes`, failing the test on errors.
-  static func read(
+  public static func read(
     _ bytes: [UInt8], _ name: String = "trace", file: StaticString = #filePath, line: UInt = #line
   ) throws -> (trace: Trace, reading: TraceReading) {
     let reading = TraceReader.parse(bytes, file: name)
@@ -29,19 +29,19 @@ enum SharingFixtures {
   }
 
   /// Reads the file at `path`, failing the test on errors.
-  static func read(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws
+  public static func read(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws
     -> (trace: Trace, reading: TraceReading)
   {
     try read(bytes(path), URL(fileURLWithPath: path).lastPathComponent, file: file, line: line)
   }
 
   /// The diagnostics' messages, without their places: a rewritten file moves lines around.
-  static func messages(_ reading: TraceReading) -> [String] {
+  public static func messages(_ reading: TraceReading) -> [String] {
     reading.diagnostics.map { "\($0.severity.rawValue): \($0.message)" }.sorted()
   }
 
   /// Asserts that every message of `new` is one `old` has too (as many times at most).
-  static func assertNoNewDiagnostics(
+  public static func assertNoNewDiagnostics(
     _ new: TraceReading, comparedTo old: TraceReading, _ name: String,
     file: StaticString = #filePath, line: UInt = #line
   ) {
@@ -56,11 +56,11 @@ enum SharingFixtures {
   }
 
   /// A trace file made of `lines` (JSON objects, one a line).
-  static func trace(_ lines: [String]) -> [UInt8] {
+  public static func trace(_ lines: [String]) -> [UInt8] {
     Array((lines.joined(separator: "\n") + "\n").utf8)
   }
 
   /// A header line with `fields` added.
-  static let header =
+  public static let header =
     #"{"format":"chronoscope-trace","version":1,"clock":"virtual","start":"","process":"p","pid":0,"metadata":{}}"#
 }

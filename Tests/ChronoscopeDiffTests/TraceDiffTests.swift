@@ -1,8 +1,8 @@
+import ChronoscopeDiff
 @_spi(Benchmarks) import ChronoscopeExamples
 import ChronoscopeRecording
 @_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeScheduling
-@_spi(Benchmarks) import ChronoscopeSharing
 import ChronoscopeTraceFormat
 import ChronoscopeVirtualTime
 import Foundation

@@ -1,5 +1,5 @@
+import ChronoscopeDiff
 @_spi(Benchmarks) import ChronoscopeReplay
-@_spi(Benchmarks) import ChronoscopeSharing
 import ChronoscopeTestSupport
 import ChronoscopeTraceFormat
 import Foundation
