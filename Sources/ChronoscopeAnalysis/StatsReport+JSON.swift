@@ -24,12 +24,14 @@ extension StatsReport {
               uniquingKeysWith: +), to: writer,
             queues: {
               for queue in statistics.queues {
-                Queue(queue).write(to: writer)
+                JSONWriterEncoder.encode(Queue(queue), to: writer)
                 if writer.chunkIsFull { writer.flush() }
               }
             },
             threads: {
-              for thread in statistics.threads { Thread(thread).write(to: writer) }
+              for thread in statistics.threads {
+                JSONWriterEncoder.encode(Thread(thread), to: writer)
+              }
             })
         }
       }
@@ -37,22 +39,9 @@ extension StatsReport {
     }
   }
 
-  /// The `stats --json` document of this report, as ``writeJSON(_:to:)`` writes it.
-  package func json() -> [UInt8] {
-    var bytes: [UInt8] = []
-    let writer = JSONWriter { bytes.append(contentsOf: $0) }
-    writer.report(schema: schema, version: version) {
-      for file in files {
-        File.write(
-          file: file.file, span: file.spanNanoseconds, activity: file.activity,
-          histogram: file.latenessHistogram, to: writer,
-          queues: { for queue in file.queues { queue.write(to: writer) } },
-          threads: { for thread in file.threads { thread.write(to: writer) } })
-      }
-    }
-    writer.flush()
-    return bytes
-  }
+  /// The `stats --json` document of this report, as ``writeJSON(_:to:)`` writes it: its
+  /// `Codable` form, through the writer.
+  package func json() -> [UInt8] { JSONWriterEncoder.bytes(of: self) }
 }
 
 extension StatsReport.File {
@@ -81,58 +70,6 @@ extension StatsReport.File {
     writer.arrayStart()
     threads()
     writer.arrayEnd()
-    writer.objectEnd()
-  }
-}
-
-extension StatsReport.Queue {
-  func write(to writer: JSONWriter) {
-    writer.objectStart()
-    if let window = busiest100ms {
-      writer.key("busiest_100ms")
-      writer.objectStart()
-      writer.member("busy_ns", window.busyNanoseconds)
-      writer.member("start_ns", window.startNanoseconds)
-      writer.objectEnd()
-    }
-    writer.member("cancelled", cancelled)
-    writer.member("kind", kind)
-    writer.member("label", label)
-    writer.key("lateness_ns")
-    latenessNanoseconds.write(to: writer)
-    writer.member("lost", lost)
-    writer.member("peak_concurrency", peakConcurrency)
-    writer.member("queue_id", queueID)
-    writer.member("ran", ran)
-    writer.key("run_ns")
-    runNanoseconds.write(to: writer)
-    writer.member("runs", runs)
-    writer.member("scheduled", scheduled)
-    writer.member("utilisation", utilisation)
-    writer.key("wait_ns")
-    waitNanoseconds.write(to: writer)
-    writer.objectEnd()
-  }
-}
-
-extension StatsReport.Distribution {
-  func write(to writer: JSONWriter) {
-    writer.objectStart()
-    writer.member("count", count)
-    writer.member("max", max)
-    writer.member("p50", p50)
-    writer.member("p90", p90)
-    writer.member("p99", p99)
-    writer.objectEnd()
-  }
-}
-
-extension StatsReport.Thread {
-  func write(to writer: JSONWriter) {
-    writer.objectStart()
-    writer.member("busy_ns", busyNanoseconds)
-    writer.member("thread_id", threadID)
-    writer.member("title", title)
     writer.objectEnd()
   }
 }

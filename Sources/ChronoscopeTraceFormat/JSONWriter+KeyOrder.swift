@@ -7,12 +7,14 @@ extension JSONWriter {
   ///
   /// - Complexity: O(n log n) comparisons of strings.
   package static func sortedKeys(_ keys: some Sequence<String>) -> [String] {
-    let locale = NSLocale.system as Locale
-    return keys.sorted { a, b in
-      a.compare(
-        b, options: [.numeric, .caseInsensitive, .forcedOrdering], range: a.startIndex..<a.endIndex,
-        locale: locale) == .orderedAscending
-    }
+    keys.sorted(by: keyPrecedes)
+  }
+
+  /// Whether `a` comes before `b` in ``sortedKeys(_:)`` order.
+  package static func keyPrecedes(_ a: String, _ b: String) -> Bool {
+    a.compare(
+      b, options: [.numeric, .caseInsensitive, .forcedOrdering], range: a.startIndex..<a.endIndex,
+      locale: NSLocale.system as Locale) == .orderedAscending
   }
 
   /// `{"key":"value",…}` with the keys in ``sortedKeys(_:)`` order.

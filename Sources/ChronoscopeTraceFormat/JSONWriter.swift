@@ -213,6 +213,13 @@ package final class JSONWriter {
     needsComma = true
   }
 
+  /// `null`.
+  package func null() {
+    separate()
+    raw("null")
+    needsComma = true
+  }
+
   package func value(_ value: Bool) {
     separate()
     raw(value ? "true" : "false")
