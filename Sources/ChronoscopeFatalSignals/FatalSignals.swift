@@ -23,8 +23,8 @@ import Synchronization
 ///   opened after a terminal session keeps its callback when the session ends, and the other way
 ///   round. Repairs alone (a trace being read) hold the handlers only while they are added: the
 ///   last one removed puts back the actions found before, unless another handler went in over
-///   these meanwhile. There is no limit to how many callbacks are registered (slots come in blocks of 64,
-///   allocated outside any handler and never freed).
+///   these meanwhile. There is no limit to how many callbacks are registered (slots come in
+///   blocks of 64, allocated outside any handler and never freed).
 /// - **Chained.** On SIGSEGV, SIGBUS, SIGILL (Swift's traps), SIGABRT and SIGTRAP the callbacks
 ///   run in the order they were registered, then the handler puts back the handler that was
 ///   there before (Swift's backtracer, or the default) and returns: a fault re-executes and reaches
@@ -274,26 +274,23 @@ package enum FatalSignals {
     for signal in signals { handle(signal, with: fatalSignalHandler) }
   }
 
-  /// Puts back, for every crash signal whose action is still this type's handler, the action it
-  /// replaced; true when it could for all (none had another handler put over it).
+  /// Puts back the actions the handlers replaced, when every crash signal's action is still
+  /// this type's handler; true when it did. When another handler went in over one (it may chain
+  /// to this one), all stay: half a chain would leave signals unguarded at the next install.
   private static func uninstallHandlers() -> Bool {
     let ours = unsafeBitCast(fatalSignalHandler as Handler, to: Int.self)
-    var all = true
     for signal in signals {
       var current = sigaction()
-      guard sigaction(signal, nil, &current) == 0 else { continue }
+      guard sigaction(signal, nil, &current) == 0 else { return false }
       #if canImport(Glibc)
         let handler = unsafeBitCast(current.__sigaction_handler.sa_sigaction, to: Int.self)
       #else
         let handler = unsafeBitCast(current.__sigaction_u.__sa_sigaction, to: Int.self)
       #endif
-      if handler == ours {
-        sigaction(signal, previousActions + Int(signal), nil)
-      } else {
-        all = false
-      }
+      guard handler == ours else { return false }
     }
-    return all
+    for signal in signals { sigaction(signal, previousActions + Int(signal), nil) }
+    return true
   }
 
   /// What ``handle(_:with:)`` installs.
