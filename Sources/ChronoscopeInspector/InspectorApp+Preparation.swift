@@ -30,11 +30,11 @@ extension InspectorApp {
     if let copy = preparation.takeKeyframed() { replay.adoptKeyframes(from: copy) }
     if let indexes = preparation.takeStripIndexes() {
       // One the lanes needed sooner was made on this thread already: the same, kept.
-      stripIndexes.merge(indexes) { made, _ in made }
+      cache.stripIndexes.merge(indexes) { made, _ in made }
     }
     var changed = false
     if let found = preparation.takeFindings() {
-      findings = found
+      cache.setFindings(found, showingInfo: state.showsInfoFindings)
       hasFindings = true
       changed = true
       if state.laneOrder == .findings { reorderLanes() }

@@ -153,12 +153,13 @@ extension InspectorApp {
         text = message
       } else if let search = state.search {
         let current =
-          replay.currentIndex.flatMap { matches.firstIndex(of: $0) }.map { "\($0 + 1)/" } ?? ""
+          replay.currentIndex.flatMap { cache.matches.firstIndex(of: $0) }.map { "\($0 + 1)/" }
+          ?? ""
         // One unit, events, which n and N step through; what they belong to in brackets.
-        let events = matches.count == 1 ? "matching event" : "matching events"
-        let owners = matchesOwners.isEmpty ? "" : " (\(matchesOwners))"
+        let events = cache.matches.count == 1 ? "matching event" : "matching events"
+        let owners = cache.matchesOwners.isEmpty ? "" : " (\(cache.matchesOwners))"
         text =
-          "search \"\(search)\": \(current)\(matches.count) \(events)\(owners) · n next · N previous · Esc clear"
+          "search \"\(search)\": \(current)\(cache.matches.count) \(events)\(owners) · n next · N previous · Esc clear"
       } else {
         text = ""
       }
@@ -253,7 +254,7 @@ extension InspectorApp {
   func visibleEvents(rows: Int) -> Range<Int> {
     let anchor = state.selectedEvent.map { eventRow(before: $0.offset + 1) } ?? currentEventRow
     return window(
-      count: scopedEvents?.count ?? replay.eventCount, selected: max(anchor, 0), rows: rows)
+      count: cache.scopedEvents?.count ?? replay.eventCount, selected: max(anchor, 0), rows: rows)
   }
 
   private func drawMain(_ grid: inout ScreenGrid, _ theme: Theme, _ layout: Layout) {
@@ -290,7 +291,7 @@ extension InspectorApp {
       &grid, theme, layout, running, rows: rows.running.count, top: rows.running.lowerBound)
     drawTitle(
       &grid, theme, row: rows.title(of: .events), "Events",
-      count: scopedEvents?.count ?? replay.eventCount, panel: .events)
+      count: cache.scopedEvents?.count ?? replay.eventCount, panel: .events)
     drawEvents(&grid, theme, layout, rows: rows.events.count, top: rows.events.lowerBound)
   }
 
@@ -336,7 +337,7 @@ extension InspectorApp {
   func queueLane(of action: ActionIndex) -> (title: String, ordinal: Int?) {
     let queue = replay.action(action).queue
     guard let label = replay.queue(queue)?.label else { return ("queue \(queue.rawValue)", nil) }
-    return (label, queueOrdinals?[queue])
+    return (label, cache.queueOrdinals?[queue])
   }
 
   /// A panel's column of the queues' lanes, fitted as the lanes panel fits them: a row always
@@ -464,8 +465,8 @@ extension InspectorApp {
   ) {
     guard !lanes.isEmpty else {
       let none =
-        state.hidesIdleLanes && !orderedLanes.isEmpty
-        ? "  (all \(orderedLanes.count) lanes are idle here: h shows them)"
+        state.hidesIdleLanes && !cache.orderedLanes.isEmpty
+        ? "  (all \(cache.orderedLanes.count) lanes are idle here: h shows them)"
         : "  (no lanes\(state.laneFilter.isEmpty ? "" : " match \"\(state.laneFilter)\""))"
       grid.write(none, row: top, column: 0, style: theme.dim)
       return
@@ -489,7 +490,7 @@ extension InspectorApp {
     }
     // Findings show on their queue's lane, over any event in the same column.
     if state.grouping == .byQueue {
-      let listed = listedFindings
+      let listed = cache.listedFindings
       let from = listed.firstIndex { $0.time >= strip.windowStart } ?? listed.count
       for finding in listed[from...].prefix(while: { $0.time <= strip.windowEnd }) {
         guard let laneRow = rowOfLane[.queue(finding.queue)],
@@ -715,7 +716,7 @@ extension InspectorApp {
   private func drawEvents(
     _ grid: inout ScreenGrid, _ theme: Theme, _ layout: Layout, rows: Int, top: Int
   ) {
-    let count = scopedEvents?.count ?? replay.eventCount
+    let count = cache.scopedEvents?.count ?? replay.eventCount
     guard count > 0 else {
       let text = replay.eventCount == 0 ? "the trace has no events" : "no events on these lanes"
       grid.write("  " + text, row: top, column: 0, style: theme.dim)
