@@ -51,11 +51,9 @@ import ChronoscopeTraceFormat
   /// (then no key is refused as on a too-small screen, and clicks have no place to land).
   package private(set) var screenSize: (width: Int, height: Int)?
 
-  /// Whether ``findings`` holds every finding of the trace; false while an inspector made by
-  /// ``opening(replay:name:timeStep:)`` is still looking for them.
-  package internal(set) var hasFindings = true
-  /// The keyframes and findings being made on other threads, until they are taken.
-  var preparation: BackgroundPreparation?
+  /// The keyframes, findings and lanes' indexes being made on other threads, until they are
+  /// taken (``takePreparedWork()``).
+  var preparation = InspectorPreparation()
 
   /// Makes an inspector at the start of the trace, with everything it shows made before it
   /// returns.
@@ -89,8 +87,7 @@ import ChronoscopeTraceFormat
     // The lanes shown first are indexed on this thread (`refreshLanes`); by queue and by thread,
     // which a key switches between within a frame, in the background meanwhile.
     let later = [InspectorState.Grouping.byQueue, .byThread].filter { $0 != state.grouping }
-    preparation = BackgroundPreparation(replay: replay, indexing: later)
-    hasFindings = false
+    preparation.start(replay: replay, indexing: later)
   }
 
   // MARK: - Following a trace as it is written

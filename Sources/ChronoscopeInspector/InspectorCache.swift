@@ -53,7 +53,7 @@ struct InspectorCache: Sendable {
   /// ``matches``.
   private(set) var matchesOwners = ""
   /// What `FindingsAnalysis` found in the replay, by time, of every severity: made on another
-  /// thread (see ``BackgroundPreparation``), taken with ``setFindings(_:showingInfo:)``.
+  /// thread (see ``InspectorPreparation``), taken with ``setFindings(_:showingInfo:)``.
   private(set) var findings: [Finding] = []
   /// The findings listed with `!`, jumped to with `x`/`X` and marked on the lanes: the warnings
   /// and errors, and the info findings too when the user asks
