@@ -133,61 +133,26 @@ extension InspectorApp {
     }
   }
 
+  /// What the status bar says now; `keyHints` false leaves every hint out.
+  func statusBar(keyHints: Bool) -> StatusBar {
+    StatusBar(
+      prompt: state.prompt, message: state.message,
+      search: state.search.map { search in
+        StatusBar.Search(
+          text: search,
+          current: replay.currentIndex.flatMap { cache.matches.firstIndex(of: $0) },
+          count: cache.matches.count, owners: cache.matchesOwners)
+      },
+      keyHints: keyHints ? self.keyHints : nil)
+  }
+
   private func drawStatus(_ grid: inout ScreenGrid, _ theme: Theme, keyHints: Bool) {
     let row = grid.height - 1
-    grid.fill(row: row, from: 0, to: grid.width, style: theme.status)
-    var text: String
-    var hints = keyHints
-    switch state.prompt {
-    case .search(let query):
-      text = "/\(query)▏  (Enter search, Esc cancel; label: site: mark: thread: #12)"
-      hints = false
-    case .seek(let input):
-      text = "seek to: \(input)▏  (1.25s, 300ms, e120 event, #12 action; Enter go, Esc cancel)"
-      hints = false
-    case .filter(let input):
-      text = "filter lanes: \(input)▏  (Enter keep, Esc close)"
-      hints = false
-    case nil:
-      if let message = state.message {
-        text = message
-      } else if let search = state.search {
-        let current =
-          replay.currentIndex.flatMap { cache.matches.firstIndex(of: $0) }.map { "\($0 + 1)/" }
-          ?? ""
-        // One unit, events, which n and N step through; what they belong to in brackets.
-        let events = cache.matches.count == 1 ? "matching event" : "matching events"
-        let owners = cache.matchesOwners.isEmpty ? "" : " (\(cache.matchesOwners))"
-        text =
-          "search \"\(search)\": \(current)\(cache.matches.count) \(events)\(owners) · n next · N previous · Esc clear"
-      } else {
-        text = ""
-      }
-    }
-    guard hints else {
-      grid.write(" " + text, row: row, column: 0, style: theme.status)
-      return
-    }
-    // The fixed hints sit at the right; a message or the other hints take what room is left.
-    let fixed = "? help · q quit "
-    let fixedWidth = TextWidth.columns(of: fixed)
-    let room = grid.width - fixedWidth - 1
-    if text.isEmpty {
-      var fitted: [String] = []
-      var used = 0
-      for hint in self.keyHints {
-        let width = TextWidth.columns(of: hint) + 3
-        if used + width > room { break }
-        fitted.append(hint)
-        used += width
-      }
-      text = fitted.joined(separator: " · ") + (fitted.isEmpty ? "" : " · ")
-      grid.write(" " + text + fixed, row: row, column: 0, style: theme.status)
-    } else {
-      grid.write(
-        " " + TextWidth.truncatedKeepingNumbers(text, to: room - 2), row: row, column: 0,
-        style: theme.status)
-      grid.write(fixed, row: row, column: grid.width - fixedWidth, style: theme.status)
+    for (column, cell) in statusBar(keyHints: keyHints).cells(
+      width: grid.width, style: theme.status
+    )
+    .enumerated() {
+      grid[row, column] = cell
     }
   }
 
