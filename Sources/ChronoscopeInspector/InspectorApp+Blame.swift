@@ -13,7 +13,7 @@ extension InspectorApp {
   /// Why `action`'s worst run began late: the account the page made when it opened, if it is
   /// this action's, else made now.
   private func blame(of action: ActionIndex) -> LatenessBlame? {
-    if let shownBlame, shownBlame.action == action { return shownBlame.blame }
+    if let shownBlame = cache.shownBlame, shownBlame.action == action { return shownBlame.blame }
     return LatenessBlame.worstRun(of: action, in: replay)
   }
 

@@ -6,7 +6,7 @@ import ChronoscopeCore
 extension InspectorApp {
   /// The listed findings, one a row: when, how bad, what, which action on which queue, and why.
   func drawFindings(_ grid: inout ScreenGrid, _ theme: Theme, selected: Int) {
-    let findings = listedFindings
+    let findings = cache.listedFindings
     let info = self.findings.count { $0.severity == .info }
     let toggle =
       info == 0
@@ -53,7 +53,7 @@ extension InspectorApp {
 
   /// One finding: what it is, when, the explanation, and the actions involved, selectable.
   func drawFinding(_ grid: inout ScreenGrid, _ theme: Theme, index: Int, link: Int) {
-    let findings = listedFindings
+    let findings = cache.listedFindings
     guard findings.indices.contains(index) else { return }
     let finding = findings[index]
     grid.write(

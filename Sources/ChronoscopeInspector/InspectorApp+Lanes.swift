@@ -2,19 +2,14 @@
 @_spi(Benchmarks) import ChronoscopeReplay
 
 extension InspectorApp {
-  /// What the idle lanes were last found for: the strips' window and the cursor.
-  struct IdleWindow: Equatable {
-    let window: ClosedRange<Int64>
-    let position: Int
-  }
-
   /// How many lanes the grouping has, before the filter: the N of the title's `12 of N`.
-  var laneTotal: Int { allLanes[state.grouping]?.count ?? 0 }
+  var laneTotal: Int { cache.allLanes[state.grouping]?.count ?? 0 }
 
   /// Puts the lanes in the order ``InspectorState/laneOrder`` asks for again: when it changes,
   /// or the findings it counts.
   mutating func reorderLanes() {
-    orderedLanes = order(Lane.filtered(allLanes[state.grouping] ?? [], by: state.laneFilter))
+    cache.orderedLanes = order(
+      Lane.filtered(cache.allLanes[state.grouping] ?? [], by: state.laneFilter))
     showLanes(again: true)
   }
 

@@ -133,60 +133,26 @@ extension InspectorApp {
     }
   }
 
+  /// What the status bar says now; `keyHints` false leaves every hint out.
+  func statusBar(keyHints: Bool) -> StatusBar {
+    StatusBar(
+      prompt: state.prompt, message: state.message,
+      search: state.search.map { search in
+        StatusBar.Search(
+          text: search,
+          current: replay.currentIndex.flatMap { cache.matches.firstIndex(of: $0) },
+          count: cache.matches.count, owners: cache.matchesOwners)
+      },
+      keyHints: keyHints ? self.keyHints : nil)
+  }
+
   private func drawStatus(_ grid: inout ScreenGrid, _ theme: Theme, keyHints: Bool) {
     let row = grid.height - 1
-    grid.fill(row: row, from: 0, to: grid.width, style: theme.status)
-    var text: String
-    var hints = keyHints
-    switch state.prompt {
-    case .search(let query):
-      text = "/\(query)▏  (Enter search, Esc cancel; label: site: mark: thread: #12)"
-      hints = false
-    case .seek(let input):
-      text = "seek to: \(input)▏  (1.25s, 300ms, e120 event, #12 action; Enter go, Esc cancel)"
-      hints = false
-    case .filter(let input):
-      text = "filter lanes: \(input)▏  (Enter keep, Esc close)"
-      hints = false
-    case nil:
-      if let message = state.message {
-        text = message
-      } else if let search = state.search {
-        let current =
-          replay.currentIndex.flatMap { matches.firstIndex(of: $0) }.map { "\($0 + 1)/" } ?? ""
-        // One unit, events, which n and N step through; what they belong to in brackets.
-        let events = matches.count == 1 ? "matching event" : "matching events"
-        let owners = matchesOwners.isEmpty ? "" : " (\(matchesOwners))"
-        text =
-          "search \"\(search)\": \(current)\(matches.count) \(events)\(owners) · n next · N previous · Esc clear"
-      } else {
-        text = ""
-      }
-    }
-    guard hints else {
-      grid.write(" " + text, row: row, column: 0, style: theme.status)
-      return
-    }
-    // The fixed hints sit at the right; a message or the other hints take what room is left.
-    let fixed = "? help · q quit "
-    let fixedWidth = TextWidth.columns(of: fixed)
-    let room = grid.width - fixedWidth - 1
-    if text.isEmpty {
-      var fitted: [String] = []
-      var used = 0
-      for hint in self.keyHints {
-        let width = TextWidth.columns(of: hint) + 3
-        if used + width > room { break }
-        fitted.append(hint)
-        used += width
-      }
-      text = fitted.joined(separator: " · ") + (fitted.isEmpty ? "" : " · ")
-      grid.write(" " + text + fixed, row: row, column: 0, style: theme.status)
-    } else {
-      grid.write(
-        " " + TextWidth.truncatedKeepingNumbers(text, to: room - 2), row: row, column: 0,
-        style: theme.status)
-      grid.write(fixed, row: row, column: grid.width - fixedWidth, style: theme.status)
+    for (column, cell) in statusBar(keyHints: keyHints).cells(
+      width: grid.width, style: theme.status
+    )
+    .enumerated() {
+      grid[row, column] = cell
     }
   }
 
@@ -253,7 +219,7 @@ extension InspectorApp {
   func visibleEvents(rows: Int) -> Range<Int> {
     let anchor = state.selectedEvent.map { eventRow(before: $0.offset + 1) } ?? currentEventRow
     return window(
-      count: scopedEvents?.count ?? replay.eventCount, selected: max(anchor, 0), rows: rows)
+      count: cache.scopedEvents?.count ?? replay.eventCount, selected: max(anchor, 0), rows: rows)
   }
 
   private func drawMain(_ grid: inout ScreenGrid, _ theme: Theme, _ layout: Layout) {
@@ -290,7 +256,7 @@ extension InspectorApp {
       &grid, theme, layout, running, rows: rows.running.count, top: rows.running.lowerBound)
     drawTitle(
       &grid, theme, row: rows.title(of: .events), "Events",
-      count: scopedEvents?.count ?? replay.eventCount, panel: .events)
+      count: cache.scopedEvents?.count ?? replay.eventCount, panel: .events)
     drawEvents(&grid, theme, layout, rows: rows.events.count, top: rows.events.lowerBound)
   }
 
@@ -336,7 +302,7 @@ extension InspectorApp {
   func queueLane(of action: ActionIndex) -> (title: String, ordinal: Int?) {
     let queue = replay.action(action).queue
     guard let label = replay.queue(queue)?.label else { return ("queue \(queue.rawValue)", nil) }
-    return (label, queueOrdinals?[queue])
+    return (label, cache.queueOrdinals?[queue])
   }
 
   /// A panel's column of the queues' lanes, fitted as the lanes panel fits them: a row always
@@ -464,8 +430,8 @@ extension InspectorApp {
   ) {
     guard !lanes.isEmpty else {
       let none =
-        state.hidesIdleLanes && !orderedLanes.isEmpty
-        ? "  (all \(orderedLanes.count) lanes are idle here: h shows them)"
+        state.hidesIdleLanes && !cache.orderedLanes.isEmpty
+        ? "  (all \(cache.orderedLanes.count) lanes are idle here: h shows them)"
         : "  (no lanes\(state.laneFilter.isEmpty ? "" : " match \"\(state.laneFilter)\""))"
       grid.write(none, row: top, column: 0, style: theme.dim)
       return
@@ -489,7 +455,7 @@ extension InspectorApp {
     }
     // Findings show on their queue's lane, over any event in the same column.
     if state.grouping == .byQueue {
-      let listed = listedFindings
+      let listed = cache.listedFindings
       let from = listed.firstIndex { $0.time >= strip.windowStart } ?? listed.count
       for finding in listed[from...].prefix(while: { $0.time <= strip.windowEnd }) {
         guard let laneRow = rowOfLane[.queue(finding.queue)],
@@ -715,7 +681,7 @@ extension InspectorApp {
   private func drawEvents(
     _ grid: inout ScreenGrid, _ theme: Theme, _ layout: Layout, rows: Int, top: Int
   ) {
-    let count = scopedEvents?.count ?? replay.eventCount
+    let count = cache.scopedEvents?.count ?? replay.eventCount
     guard count > 0 else {
       let text = replay.eventCount == 0 ? "the trace has no events" : "no events on these lanes"
       grid.write("  " + text, row: top, column: 0, style: theme.dim)

@@ -35,58 +35,25 @@ import ChronoscopeTraceFormat
   package static let unclosedWarning =
     "the recording did not close: the process may have crashed or not called close(); the last moments may be missing"
 
-  /// The lanes the panel shows: after grouping, filter and order, less the idle ones while they
-  /// are hidden.
-  var lanes: [Lane] = []
-  /// Every lane of each grouping, numbered where titles repeat; made when first shown.
-  var allLanes: [InspectorState.Grouping: [Lane]] = [:]
-  /// The number each queue whose label repeats has on its lane (`app.request.0 ·2`), which
-  /// every panel's queue column shows too, so that a row can be told to its lane.
-  var queueOrdinals: [QueueID: Int]?
-  /// The lanes after grouping and filter, in the chosen order; recomputed only when one of them
-  /// changes.
-  var orderedLanes: [Lane] = []
-  /// The window and cursor ``lanes`` was last thinned for, while idle lanes are hidden.
-  var thinnedFor: IdleWindow?
-  /// What the lane filter keeps; Pending, Running and Events follow it.
-  private(set) var scope = LaneScope.everything
-  /// The events in scope, when a filter is on: the Events panel's rows.
-  private(set) var scopedEvents: ScopedEvents?
-  /// Each lane's events by kind, for the strips, under each grouping: the one shown first made
-  /// with the inspector, the other of by queue and by thread in the background after the
-  /// findings (so that `v` does not wait once it is taken; asked for sooner, it is made then), by
-  /// task when first asked for; made again when the replay changes.
-  var stripIndexes: [InspectorState.Grouping: StripIndex] = [:]
+  /// What the inspector derives from the replay and ``state``: lanes, indexes, the events in
+  /// scope, the search's matches, the findings listed; see ``InspectorCache`` for what each is
+  /// made from and when it is made again.
+  var cache = InspectorCache()
   /// The strips' index for the grouping shown.
-  var strips: StripIndex { stripIndexes[state.grouping] ?? .empty }
-  /// Events matching the search, in order; found once when the search is submitted. `n`/`N`
-  /// step through them, and the status bar counts them.
-  private(set) var matches: [EventIndex] = [] {
-    didSet { matchesOwners = Self.owners(of: matches, in: replay) }
-  }
-  /// What the matching events belong to, for the status bar: `4 actions, 1 mark`.
-  private(set) var matchesOwners = ""
+  var strips: StripIndex { cache.strips(state.grouping) }
+  /// The lanes the panel shows (see ``InspectorCache/lanes``).
+  var lanes: [Lane] { cache.lanes }
   /// What `FindingsAnalysis` found in the trace, by time, of every severity.
-  package internal(set) var findings: [Finding] {
-    didSet { listFindings() }
-  }
-  /// The findings listed with `!`, jumped to with `x`/`X` and marked on the lanes: the warnings
-  /// and errors, and the info findings too when the user asks (``InspectorState/showsInfoFindings``).
-  private(set) var listedFindings: [Finding] = []
-  /// The blame page's account, made once when it opens: it never depends on the cursor, and
-  /// making it replays the trace up to the run's begin, which no frame or key should repeat.
-  var shownBlame: (action: ActionIndex, blame: LatenessBlame?)?
+  package var findings: [Finding] { cache.findings }
   /// Whether the trace is being followed as another process writes it (`view --follow`).
   package private(set) var following = false
   /// The terminal's size, from the last ``InputKey/resize(width:height:)``; nil until one arrives
   /// (then no key is refused as on a too-small screen, and clicks have no place to land).
   package private(set) var screenSize: (width: Int, height: Int)?
 
-  /// Whether ``findings`` holds every finding of the trace; false while an inspector made by
-  /// ``opening(replay:name:timeStep:)`` is still looking for them.
-  package internal(set) var hasFindings = true
-  /// The keyframes and findings being made on other threads, until they are taken.
-  var preparation: BackgroundPreparation?
+  /// The keyframes, findings and lanes' indexes being made on other threads, until they are
+  /// taken (``takePreparedWork()``).
+  var preparation = InspectorPreparation()
 
   /// Makes an inspector at the start of the trace, with everything it shows made before it
   /// returns.
@@ -100,7 +67,6 @@ import ChronoscopeTraceFormat
   init(replay: ReplayEngine, name: String, timeStep: Int64?, inTheBackground: Bool) {
     self.replay = replay
     self.name = name
-    findings = []
     state = InspectorState(timeStep: max(timeStep ?? max(replay.span / 50, 1_000), 1))
     if let crash = replay.crash {
       state.message =
@@ -121,8 +87,7 @@ import ChronoscopeTraceFormat
     // The lanes shown first are indexed on this thread (`refreshLanes`); by queue and by thread,
     // which a key switches between within a frame, in the background meanwhile.
     let later = [InspectorState.Grouping.byQueue, .byThread].filter { $0 != state.grouping }
-    preparation = BackgroundPreparation(replay: replay, indexing: later)
-    hasFindings = false
+    preparation.start(replay: replay, indexing: later)
   }
 
   // MARK: - Following a trace as it is written
@@ -145,10 +110,7 @@ import ChronoscopeTraceFormat
     following = true
     let position = replay.position
     replay = newer
-    shownBlame = nil
-    stripIndexes = [:]
-    allLanes = [:]
-    queueOrdinals = nil
+    cache.forgetReplay()
     if live {
       // The end `G` goes to: the close line's time once the recording has ended.
       replay.seek(to: replay.eventCount)
@@ -161,7 +123,9 @@ import ChronoscopeTraceFormat
     startPreparing()
     refreshLanes()
     finishPreparing()
-    if let search = state.search { matches = SearchQuery(search).matches(in: replay) }
+    if let search = state.search {
+      cache.setMatches(SearchQuery(search).matches(in: replay), in: replay)
+    }
   }
 
   // MARK: - Settings a command line can make
@@ -206,27 +170,27 @@ import ChronoscopeTraceFormat
       : "idle lanes shown"
   }
 
-  /// Shows ``orderedLanes``, less those idle in the strips' window while idle lanes are hidden:
-  /// thinned again when the window or the cursor has moved since (or `again`), so a frame that
-  /// moved neither costs nothing. The selected lane stays selected while it is shown.
+  /// Shows ``InspectorCache/orderedLanes``, less those idle in the strips' window while idle
+  /// lanes are hidden: thinned again when the window or the cursor has moved since (or `again`),
+  /// so a frame that moved neither costs nothing. The selected lane stays selected while it is shown.
   ///
   /// - Complexity: O(n log e) for n lanes of e events each, when thinned.
   mutating func showLanes(again: Bool = false, keepingSelection: Bool = true) {
     let window =
       state.hidesIdleLanes
-      ? IdleWindow(
+      ? InspectorCache.IdleWindow(
         window: StripGeometry.window(clock: state.clock, span: state.laneSpan, end: replay.end),
         position: replay.position) : nil
-    guard again || window != thinnedFor else { return }
-    thinnedFor = window
+    guard again || window != cache.thinnedFor else { return }
+    cache.thinnedFor = window
     let selected =
       keepingSelection && !lanes.isEmpty
       ? lanes[min(state.selected(.lanes), lanes.count - 1)].key : nil
     let strips = self.strips  // looked up once, not once a lane
-    lanes =
+    cache.lanes =
       window.map { window in
-        orderedLanes.filter { !isIdle($0, in: window.window, strips: strips) }
-      } ?? orderedLanes
+        cache.orderedLanes.filter { !isIdle($0, in: window.window, strips: strips) }
+      } ?? cache.orderedLanes
     if let selected, let row = lanes.firstIndex(where: { $0.key == selected }) {
       state.selection[.lanes] = row
     }
@@ -261,29 +225,31 @@ import ChronoscopeTraceFormat
 
   private mutating func refreshLanes() {
     // Unless the background has made it (see `startPreparing`).
-    if stripIndexes[state.grouping] == nil {
-      stripIndexes[state.grouping] = StripIndex(replay, grouping: state.grouping)
+    if cache.stripIndexes[state.grouping] == nil {
+      cache.stripIndexes[state.grouping] = StripIndex(replay, grouping: state.grouping)
     }
     state.selectedEvent = nil
-    if allLanes[state.grouping] == nil {
-      allLanes[state.grouping] = Lane.lanes(of: replay, grouping: state.grouping)
+    if cache.allLanes[state.grouping] == nil {
+      cache.allLanes[state.grouping] = Lane.lanes(of: replay, grouping: state.grouping)
     }
-    if queueOrdinals == nil {
-      let byQueue = allLanes[.byQueue] ?? Lane.lanes(of: replay, grouping: .byQueue)
-      allLanes[.byQueue] = byQueue
+    if cache.queueOrdinals == nil {
+      let byQueue = cache.allLanes[.byQueue] ?? Lane.lanes(of: replay, grouping: .byQueue)
+      cache.allLanes[.byQueue] = byQueue
       var ordinals: [QueueID: Int] = [:]
       for lane in byQueue {
         if case .queue(let queue) = lane.key, let ordinal = lane.ordinal {
           ordinals[queue] = ordinal
         }
       }
-      queueOrdinals = ordinals
+      cache.queueOrdinals = ordinals
     }
-    let lanes = Lane.filtered(allLanes[state.grouping] ?? [], by: state.laneFilter)
-    orderedLanes = order(lanes)
+    let lanes = Lane.filtered(cache.allLanes[state.grouping] ?? [], by: state.laneFilter)
+    cache.orderedLanes = order(lanes)
     showLanes(again: true, keepingSelection: false)
-    scope = Lane.scope(of: lanes, grouping: state.grouping, filtered: !state.laneFilter.isEmpty)
-    scopedEvents = scope.isEverything ? nil : strips.events(of: lanes, in: replay)
+    let scope = Lane.scope(
+      of: lanes, grouping: state.grouping, filtered: !state.laneFilter.isEmpty)
+    cache.scope = scope
+    cache.scopedEvents = scope.isEverything ? nil : strips.events(of: lanes, in: replay)
   }
 
   // MARK: - Input
@@ -331,8 +297,8 @@ import ChronoscopeTraceFormat
       case .detail(let action, _):
         showBlame(of: action)
         return true
-      case .finding(let index, _) where listedFindings.indices.contains(index):
-        showBlame(of: listedFindings[index].action)
+      case .finding(let index, _) where cache.listedFindings.indices.contains(index):
+        showBlame(of: cache.listedFindings[index].action)
         return true
       default: break
       }
@@ -347,7 +313,7 @@ import ChronoscopeTraceFormat
         state.mode = .main
       } else if key == .escape, state.search != nil {
         state.search = nil
-        matches = []
+        cache.setMatches([], in: replay)
       }
     case .character(" "):
       state.playing.toggle()
@@ -436,17 +402,17 @@ import ChronoscopeTraceFormat
   private mutating func handleFindingsList(_ key: InputKey, selected: Int) -> Bool {
     switch key {
     case .character("j"), .down:
-      state.mode = .findings(selected: min(selected + 1, max(listedFindings.count - 1, 0)))
+      state.mode = .findings(selected: min(selected + 1, max(cache.listedFindings.count - 1, 0)))
     case .character("k"), .up: state.mode = .findings(selected: max(selected - 1, 0))
     case .pageDown:
-      state.mode = .findings(selected: min(selected + 10, max(listedFindings.count - 1, 0)))
+      state.mode = .findings(selected: min(selected + 10, max(cache.listedFindings.count - 1, 0)))
     case .pageUp: state.mode = .findings(selected: max(selected - 10, 0))
     case .character("i"):
       state.showsInfoFindings.toggle()
-      listFindings()
+      cache.listFindings(showingInfo: state.showsInfoFindings)
       state.mode = .findings(selected: 0)
     case .enter:
-      guard listedFindings.indices.contains(selected) else { return true }
+      guard cache.listedFindings.indices.contains(selected) else { return true }
       state.history.append(state.mode)
       openFinding(selected)
     case .escape, .backspace:
@@ -463,19 +429,13 @@ import ChronoscopeTraceFormat
 
   /// The actions a listed finding concerns: its own, then the others involved.
   func findingActions(_ index: Int) -> [ActionIndex] {
-    guard listedFindings.indices.contains(index) else { return [] }
-    return [listedFindings[index].action] + listedFindings[index].related
-  }
-
-  /// Lists the findings shown: warnings and errors, and info ones when asked for.
-  private mutating func listFindings() {
-    listedFindings =
-      state.showsInfoFindings ? findings : findings.filter { $0.severity > .info }
+    guard cache.listedFindings.indices.contains(index) else { return [] }
+    return [cache.listedFindings[index].action] + cache.listedFindings[index].related
   }
 
   /// Shows why `action` was late, or says it never began late.
   private mutating func showBlame(of action: ActionIndex) {
-    shownBlame = (action, LatenessBlame.worstRun(of: action, in: replay))
+    cache.shownBlame = (action, LatenessBlame.worstRun(of: action, in: replay))
     guard !blameLinks(of: action).isEmpty else {
       state.message = "\(replay.action(action).id) never began late"
       return
@@ -486,7 +446,7 @@ import ChronoscopeTraceFormat
 
   /// Moves the cursor to a listed finding's instant and shows it.
   private mutating func openFinding(_ index: Int) {
-    seek(time: listedFindings[index].time)
+    seek(time: cache.listedFindings[index].time)
     state.mode = .finding(index: index, link: 0)
   }
 
@@ -495,7 +455,7 @@ import ChronoscopeTraceFormat
       state.message = "still looking for findings; try again in a moment"
       return
     }
-    guard !listedFindings.isEmpty else {
+    guard !cache.listedFindings.isEmpty else {
       let info = findings.count
       state.message =
         info == 0
@@ -506,7 +466,8 @@ import ChronoscopeTraceFormat
     let now = state.clock
     let target =
       forward
-      ? listedFindings.firstIndex { $0.time > now } : listedFindings.lastIndex { $0.time < now }
+      ? cache.listedFindings.firstIndex { $0.time > now }
+      : cache.listedFindings.lastIndex { $0.time < now }
     guard let target else {
       state.message = "no \(forward ? "later" : "earlier") finding"
       return
@@ -565,12 +526,12 @@ import ChronoscopeTraceFormat
     case .search:
       guard !text.isEmpty else {
         state.search = nil
-        matches = []
+        cache.setMatches([], in: replay)
         return
       }
       state.search = text
-      matches = SearchQuery(text).matches(in: replay)
-      if matches.isEmpty {
+      cache.setMatches(SearchQuery(text).matches(in: replay), in: replay)
+      if cache.matches.isEmpty {
         state.message = "no match for \"\(text)\""
       } else {
         jumpToMatch(forward: true)
@@ -618,28 +579,6 @@ import ChronoscopeTraceFormat
       ": the trace has no action \(id)"
     default: nil
     }
-  }
-
-  /// `4 actions, 1 mark`: the distinct actions and the marks among `events`.
-  ///
-  /// - Complexity: O(`events`).
-  static func owners(of events: [EventIndex], in replay: ReplayEngine) -> String {
-    var actions = Set<ActionIndex>()
-    var marks = 0
-    for index in events {
-      let event = replay.event(index)
-      if let action = event.action {
-        actions.insert(action)
-      } else if event.kind == .mark {
-        marks += 1
-      }
-    }
-    var parts: [String] = []
-    if !actions.isEmpty {
-      parts.append(actions.count == 1 ? "1 action" : "\(actions.count) actions")
-    }
-    if marks > 0 { parts.append(marks == 1 ? "1 mark" : "\(marks) marks") }
-    return parts.joined(separator: ", ")
   }
 
   // MARK: - Moving
@@ -726,15 +665,15 @@ import ChronoscopeTraceFormat
   }
 
   private mutating func jumpToMatch(forward: Bool) {
-    guard !matches.isEmpty else {
+    guard !cache.matches.isEmpty else {
       state.message = "no match for \"\(state.search ?? "")\""
       return
     }
     let current = EventIndex(replay.position - 1)
     let target =
       forward
-      ? matches.first { $0 > current } ?? matches[0]
-      : matches.last { $0 < current } ?? matches[matches.count - 1]
+      ? cache.matches.first { $0 > current } ?? cache.matches[0]
+      : cache.matches.last { $0 < current } ?? cache.matches[cache.matches.count - 1]
     seek(index: target.number)
   }
 
@@ -757,7 +696,7 @@ import ChronoscopeTraceFormat
   ///
   /// - Complexity: O(r log events) for r runs of the kept lanes' events (see `ScopedEvents`).
   func eventRow(before position: Int) -> Int {
-    guard let scopedEvents else { return min(position, replay.eventCount) - 1 }
+    guard let scopedEvents = cache.scopedEvents else { return min(position, replay.eventCount) - 1 }
     return scopedEvents.count(before: position) - 1
   }
 
@@ -767,12 +706,12 @@ import ChronoscopeTraceFormat
 
   /// The event on a row of the Events panel.
   func scopedEvent(atRow row: Int) -> EventIndex {
-    scopedEvents?.event(atRow: row) ?? EventIndex(row)
+    cache.scopedEvents?.event(atRow: row) ?? EventIndex(row)
   }
 
   /// The events on `rows` of the Events panel, each a row of it.
   func scopedEvents(onRows rows: Range<Int>) -> [EventIndex] {
-    scopedEvents?.events(onRows: rows) ?? rows.map { EventIndex($0) }
+    cache.scopedEvents?.events(onRows: rows) ?? rows.map { EventIndex($0) }
   }
 
   private mutating func cycleFocus(by delta: Int) {
@@ -786,23 +725,23 @@ import ChronoscopeTraceFormat
     case .lanes: lanes.count
     case .pending: pendingCount
     case .running: runningActions.count
-    case .events: scopedEvents?.count ?? replay.eventCount
+    case .events: cache.scopedEvents?.count ?? replay.eventCount
     }
   }
 
   /// Pending actions the panel shows: on the kept queues. Pending work is on no thread yet, so
   /// grouping by thread keeps all of it.
-  var pendingCount: Int { replay.pendingCount(in: scope.queues, of: scope.tasks) }
+  var pendingCount: Int { replay.pendingCount(in: cache.scope.queues, of: cache.scope.tasks) }
 
   /// The `count` soonest-due pending actions the panel shows.
   func pendingActions(first count: Int) -> [ActionIndex] {
-    replay.pending(first: count, in: scope.queues, of: scope.tasks)
+    replay.pending(first: count, in: cache.scope.queues, of: cache.scope.tasks)
   }
 
   /// Running actions the panel shows: on the kept queues, running on the kept threads, or work
   /// of the kept tasks.
   var runningActions: [ActionIndex] {
-    replay.running(in: scope.queues, on: scope.threads, of: scope.tasks)
+    replay.running(in: cache.scope.queues, on: cache.scope.threads, of: cache.scope.tasks)
   }
 
   /// What `o` turns to: the trace's order, name, activity, findings, and round again.

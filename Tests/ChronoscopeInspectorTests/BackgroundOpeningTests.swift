@@ -78,10 +78,10 @@ final class BackgroundOpeningTests: XCTestCase {
     var opening = InspectorApp.opening(
       replay: ReplayEngine(trace: trace, makingKeyframes: false), name: name)
     // Only the lanes shown are indexed before the first frame; the others come with the rest.
-    XCTAssertNotNil(opening.stripIndexes[.byQueue])
-    XCTAssertNil(opening.stripIndexes[.byThread])
+    XCTAssertNotNil(opening.cache.stripIndexes[.byQueue])
+    XCTAssertNil(opening.cache.stripIndexes[.byThread])
     opening.finishPreparing()
-    XCTAssertNotNil(opening.stripIndexes[.byThread], "made in the background")
+    XCTAssertNotNil(opening.cache.stripIndexes[.byThread], "made in the background")
     complete.group(by: .byThread)
     opening.group(by: .byThread)
     XCTAssertEqual(screen(opening), screen(complete))
