@@ -27,13 +27,6 @@ import ChronoscopeTraceFormat
 /// `parent` and `by` keep naming actions that finished before the window; those have no
 /// `schedule` line in the slice (readers take an unknown parent as none).
 package enum TraceSlice {
-  /// The metadata key that names the file a slice was cut from.
-  package static let sourceKey = TraceHeader.sliceSourceKey
-  /// The metadata key of the window's start, in trace nanoseconds.
-  package static let fromKey = TraceHeader.sliceFromKey
-  /// The metadata key of the window's end, in trace nanoseconds.
-  package static let toKey = TraceHeader.sliceToKey
-
   /// The window of a slice: from `from` to `to`, both included, inside the trace.
   package struct Window: Sendable, Equatable {
     /// The first instant kept, in trace nanoseconds.
@@ -144,9 +137,9 @@ package enum TraceSlice {
       events.append(kept)
     }
     var header = trace.header
-    header.metadata[sourceKey] = source
-    header.metadata[fromKey] = String(window.from)
-    header.metadata[toKey] = String(window.to)
+    header.metadata[TraceHeader.sliceSourceKey] = source
+    header.metadata[TraceHeader.sliceFromKey] = String(window.from)
+    header.metadata[TraceHeader.sliceToKey] = String(window.to)
     var slice = Trace(
       header: header, events: events,
       schedulers: trace.schedulers.filter { schedulers.contains($0.key) },

@@ -139,9 +139,9 @@ final class TraceSliceTests: XCTestCase {
   func testTheHeaderSaysWhatTheSliceWasCutFromAndTheEndMarkerCountsItsEvents() throws {
     let (trace, _) = try TraceFixtures.read(Recordings.path("busy-app"))
     let (slice, _) = try self.slice(trace, from: 100_000_000, to: 150_000_000)
-    XCTAssertEqual(slice.header.metadata[TraceSlice.sourceKey], "original.trace")
-    XCTAssertEqual(slice.header.metadata[TraceSlice.fromKey], "100000000")
-    XCTAssertEqual(slice.header.metadata[TraceSlice.toKey], "150000000")
+    XCTAssertEqual(slice.header.metadata[TraceHeader.sliceSourceKey], "original.trace")
+    XCTAssertEqual(slice.header.metadata[TraceHeader.sliceFromKey], "100000000")
+    XCTAssertEqual(slice.header.metadata[TraceHeader.sliceToKey], "150000000")
     XCTAssertEqual(slice.header.metadata["example"], "busy-app", "the original's metadata stays")
     XCTAssertEqual(slice.header.pid, trace.header.pid)
     XCTAssertEqual(slice.header.start, trace.header.start)
