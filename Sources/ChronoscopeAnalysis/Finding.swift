@@ -1,7 +1,7 @@
 @_spi(Benchmarks) import ChronoscopeReplay
 
 /// Something in a trace that points at a bug: lost work, a late or drifting timer, a blocked
-/// queue, a hang, a leaked timer, a cancel that did nothing. Findings name the actions, queue and
+/// scheduler, a hang, a leaked timer, a cancel that did nothing. Findings name the actions, scheduler and
 /// instants involved, with a one-line explanation.
 @_spi(Benchmarks) public struct Finding: Sendable, Equatable {
   /// What was found. The raw value is the name `chronoscope check` prints.
@@ -10,9 +10,9 @@
     case lostWork = "lost-work"
     /// Began more than the late threshold after it was due.
     case late
-    /// A long run on a serial or main queue kept other work on it waiting past its due time.
+    /// A long run on a serial or main scheduler kept other work on it waiting past its due time.
     case headOfLineBlocking = "head-of-line-blocking"
-    /// A run on the main queue longer than the hang threshold.
+    /// A run on the main scheduler longer than the hang threshold.
     case mainThreadHang = "main-thread-hang"
     /// A repeating action still live when a closed trace ended.
     case leakedTimer = "leaked-timer"
@@ -36,7 +36,7 @@
     /// True but not wrong: a cancel of a timer that already fired (every debounce and timeout
     /// does one), work pending where a recording, a slice or a window ends.
     case info
-    /// Looks wrong: late or lost work, a blocked queue, a leaked timer…
+    /// Looks wrong: late or lost work, a blocked scheduler, a leaked timer…
     case warning
     /// Wrong for the user: a main-thread hang.
     case error
@@ -56,8 +56,8 @@
   package var action: ActionIndex
   /// Other actions involved (the waiters behind a blocker), in order.
   package var related: [ActionIndex]
-  /// The queue the action was scheduled on.
-  @_spi(Benchmarks) public var queue: QueueID
+  /// The scheduler the action was scheduled on.
+  @_spi(Benchmarks) public var scheduler: SchedulerID
   /// How long the problem lasted or how far off it was, in ns (lateness, run length, wait), if
   /// one figure says it.
   package var duration: Int64?

@@ -10,7 +10,7 @@ import ChronoscopeTraceFormat
 /// ```
 ///
 /// - Complexity: O(n + a) for n events and a actions, plus, for each run long enough to block a
-///   queue, the actions pending on that queue.
+///   scheduler, the actions pending on that scheduler.
 @_spi(Benchmarks) public enum FindingsAnalysis {
   /// The findings of `replay`, by time, then kind.
   @_spi(Benchmarks) public static func findings(
@@ -25,7 +25,7 @@ import ChronoscopeTraceFormat
   }
 }
 
-/// The state of one pass: where each action stands, what each queue has pending, and the worst
+/// The state of one pass: where each action stands, what each scheduler has pending, and the worst
 /// lateness and drift seen per action.
 private struct Pass {
   let replay: ReplayEngine
@@ -42,7 +42,7 @@ private struct Pass {
   /// Events before this offset have been applied, the one before it being the current one: a
   /// run's begin is found through the replay as the last before it.
   private var applied = 0
-  /// Actions pending on each queue (by queue slot), for head-of-line blocking: a doubly linked
+  /// Actions pending on each scheduler (by scheduler slot), for head-of-line blocking: a doubly linked
   /// list through the records' `nextPending` / `previousPending` (by action slot, -1 for none),
   /// so that adding and removing cost no hashing — they happen on nearly every event.
   private var firstPending: [Int32]
@@ -57,7 +57,7 @@ private struct Pass {
     private var link: UInt32 = none
     var previousPending: Int32 = -1
 
-    /// While pending: the next action pending on its queue, -1 for none.
+    /// While pending: the next action pending on its scheduler, -1 for none.
     var nextPending: Int32 {
       get { Int32(bitPattern: link) }
       set { link = UInt32(bitPattern: newValue) }
@@ -86,10 +86,10 @@ private struct Pass {
   private var explosion: (action: ActionIndex, at: Int64, peak: Int, calmSince: Int64?)?
   /// How long the count must stay at or under the limit for an explosion to be over: 10 ms.
   static let explosionGap: Int64 = 10_000_000
-  /// What kind each queue is, by queue slot (the last slot: a queue the trace never defined),
+  /// What kind each scheduler is, by scheduler slot (the last slot: a scheduler the trace never defined),
   /// so that a run's end compares no strings.
-  private let queueKinds: [QueueKind]
-  private enum QueueKind { case main, serial, other }
+  private let schedulerKinds: [SchedulerKind]
+  private enum SchedulerKind { case main, serial, other }
   private var late: [Int: (count: Int, worst: Int64, run: Int, at: Int64)] = [:]
   private var drift: [Int: (worst: Int64, run: Int, at: Int64)] = [:]
 
@@ -99,11 +99,11 @@ private struct Pass {
     let count = replay.actionCount
     records = [PendingLink](repeating: PendingLink(), count: count)
     states = [ActionState](repeating: .unscheduled, count: count)
-    firstPending = [Int32](repeating: -1, count: replay.queueSlotCount)
+    firstPending = [Int32](repeating: -1, count: replay.schedulerSlotCount)
     runningOn = [Int32](repeating: 0, count: replay.threadSlotCount)
     threadLimit = thresholds.threads ?? replay.header.cores.map { 4 * $0 }
-    queueKinds =
-      replay.queues.map {
+    schedulerKinds =
+      replay.schedulers.map {
         switch $0.kind {
         case "main": .main
         case "serial": .serial
@@ -170,15 +170,15 @@ private struct Pass {
     offset == Self.none ? nil : replay.event(EventIndex(Int(offset))).time
   }
 
-  // MARK: - Pending per queue
+  // MARK: - Pending per scheduler
 
   private mutating func addPending(_ slot: Int) {
-    let queue = replay.queueSlot(of: ActionIndex(slot))
-    let head = firstPending[queue]
+    let scheduler = replay.schedulerSlot(of: ActionIndex(slot))
+    let head = firstPending[scheduler]
     records[slot].nextPending = head
     records[slot].previousPending = -1
     if head >= 0 { records[Int(head)].previousPending = Int32(slot) }
-    firstPending[queue] = Int32(slot)
+    firstPending[scheduler] = Int32(slot)
   }
 
   private mutating func removePending(_ slot: Int) {
@@ -187,17 +187,17 @@ private struct Pass {
     if previous >= 0 {
       records[Int(previous)].nextPending = next
     } else {
-      firstPending[replay.queueSlot(of: ActionIndex(slot))] = next
+      firstPending[replay.schedulerSlot(of: ActionIndex(slot))] = next
     }
     if next >= 0 { records[Int(next)].previousPending = previous }
     records[slot].nextPending = -1
     records[slot].previousPending = -1
   }
 
-  /// The actions pending on the queue of `action`'s slot, in no particular order.
-  private func pending(onQueueOf action: ActionIndex) -> [ActionIndex] {
+  /// The actions pending on the scheduler of `action`'s slot, in no particular order.
+  private func pending(onSchedulerOf action: ActionIndex) -> [ActionIndex] {
     var waiting: [ActionIndex] = []
-    var slot = firstPending[replay.queueSlot(of: action)]
+    var slot = firstPending[replay.schedulerSlot(of: action)]
     while slot >= 0 {
       waiting.append(ActionIndex(Int(slot)))
       slot = records[Int(slot)].nextPending
@@ -209,11 +209,11 @@ private struct Pass {
 
   private mutating func inlineSync(_ action: ActionIndex, at time: Int64) {
     let info = replay.action(action)
-    let label = replay.queue(info.queue)?.label ?? "queue \(info.queue.rawValue)"
+    let label = replay.scheduler(info.scheduler)?.label ?? "scheduler \(info.scheduler.rawValue)"
     findings.append(
       Finding(
         kind: .inlineSync, severity: .warning, time: time, action: action,
-        related: info.parent.map { [$0] } ?? [], queue: info.queue, duration: nil,
+        related: info.parent.map { [$0] } ?? [], scheduler: info.scheduler, duration: nil,
         message:
           "a sync onto \(label) from code already holding it ran inline; waiting would have deadlocked"
       ))
@@ -260,7 +260,7 @@ private struct Pass {
     findings.append(
       Finding(
         kind: .threadExplosion, severity: .warning, time: episode.at, action: episode.action,
-        related: [], queue: replay.action(episode.action).queue, duration: length,
+        related: [], scheduler: replay.action(episode.action).scheduler, duration: length,
         message:
           "\(episode.peak) threads ran the trace's work at once\(lasting), over the limit of \(limit)\(cores)"
       ))
@@ -285,22 +285,22 @@ private struct Pass {
   private mutating func ended(_ action: ActionIndex, begunAt began: Int64, at time: Int64) {
     let info = replay.actionRecord(action)
     let length = time.subtracting(saturating: began)
-    let kind = queueKinds[min(replay.queueSlot(of: action), queueKinds.count - 1)]
+    let kind = schedulerKinds[min(replay.schedulerSlot(of: action), schedulerKinds.count - 1)]
     if kind == .main, length > thresholds.hang {
       findings.append(
         Finding(
           kind: .mainThreadHang, severity: .error, time: began, action: action, related: [],
-          queue: info.queue, duration: length,
+          scheduler: info.scheduler, duration: length,
           message:
-            "ran for \(TimeText.duration(length)) on the main queue (a hang: over \(TimeText.duration(thresholds.hang)))"
+            "ran for \(TimeText.duration(length)) on the main scheduler (a hang: over \(TimeText.duration(thresholds.hang)))"
         ))
     }
     guard kind != .other, length > thresholds.block else { return }
     // Who was due while it ran and still waits, past the late threshold: the work this run made
-    // late. (Work it scheduled onto its own queue just before it ended waits a moment: correct
+    // late. (Work it scheduled onto its own scheduler just before it ended waits a moment: correct
     // code, nothing held up.)
     var waits: [(action: ActionIndex, wait: Int64)] = []
-    for waiter in pending(onQueueOf: action) {
+    for waiter in pending(onSchedulerOf: action) {
       let waiterInfo = replay.action(waiter)
       let due = waiterInfo.due(ofRun: runs(waiter.int) + 1)
       guard due < time else { continue }
@@ -309,14 +309,14 @@ private struct Pass {
     }
     waits.sort { ($0.wait, $1.action) > ($1.wait, $0.action) }
     guard let longest = waits.first?.wait, longest > 0 else { return }
-    let label = replay.queue(info.queue)?.label ?? "queue \(info.queue.rawValue)"
+    let label = replay.scheduler(info.scheduler)?.label ?? "scheduler \(info.scheduler.rawValue)"
     let shown = waits.prefix(5).map { "\(replay.action($0.action).id)" }.joined(separator: ", ")
     findings.append(
       Finding(
         kind: .headOfLineBlocking, severity: .warning, time: began, action: action,
-        related: waits.map(\.action), queue: info.queue, duration: longest,
+        related: waits.map(\.action), scheduler: info.scheduler, duration: longest,
         message:
-          "ran for \(TimeText.duration(length)) on \(kind == .main ? "the main queue" : "serial \(label)") while \(waits.count) due action(s) waited up to \(TimeText.duration(longest)) behind it (\(shown)\(waits.count > 5 ? ", …" : ""))"
+          "ran for \(TimeText.duration(length)) on \(kind == .main ? "the main scheduler" : "serial \(label)") while \(waits.count) due action(s) waited up to \(TimeText.duration(longest)) behind it (\(shown)\(waits.count > 5 ? ", …" : ""))"
       ))
   }
 
@@ -325,7 +325,7 @@ private struct Pass {
     findings.append(
       Finding(
         kind: .noOpCancel, severity: .info, time: time, action: action, related: [],
-        queue: info.queue, duration: time.subtracting(saturating: finishedAt),
+        scheduler: info.scheduler, duration: time.subtracting(saturating: finishedAt),
         message:
           "cancelled \(TimeText.duration(time.subtracting(saturating: finishedAt))) after it had finished: the cancel did nothing"
       ))
@@ -344,7 +344,7 @@ private struct Pass {
       findings.append(
         Finding(
           kind: .late, severity: .warning, time: record.at, action: action, related: [],
-          queue: replay.action(action).queue, duration: record.worst,
+          scheduler: replay.action(action).scheduler, duration: record.worst,
           message:
             "began \(TimeText.duration(record.worst)) after it was due (run \(record.run))\(times)")
       )
@@ -355,7 +355,7 @@ private struct Pass {
       findings.append(
         Finding(
           kind: .timerFallingBehind, severity: .warning, time: record.at, action: action,
-          related: [], queue: info.queue, duration: record.worst,
+          related: [], scheduler: info.scheduler, duration: record.worst,
           message:
             "run \(record.run) began \(TimeText.duration(record.worst)) behind its rhythm, more than one interval (\(TimeText.duration(info.delay)))"
         ))
@@ -371,7 +371,7 @@ private struct Pass {
           Finding(
             kind: .leakedTimer, severity: .warning, time: replay.action(action).scheduledAt,
             action: action,
-            related: [], queue: info.queue, duration: nil,
+            related: [], scheduler: info.scheduler, duration: nil,
             message:
               "repeats every \(TimeText.duration(info.delay)) and was never cancelled: still live when the trace closed, after \(runs(slot)) run(s)"
           ))
@@ -438,6 +438,6 @@ private struct Pass {
     findings.append(
       Finding(
         kind: .lostWork, severity: severity, time: min(info.due, end), action: action,
-        related: [], queue: info.queue, duration: nil, message: message))
+        related: [], scheduler: info.scheduler, duration: nil, message: message))
   }
 }

@@ -9,11 +9,11 @@ extension FindingsReport.Entry {
   ///
   /// The text is the trace's as it is: sanitize it before it reaches a terminal.
   @_spi(Benchmarks) public func line(file: String) -> String {
-    let queue = self.queue ?? "queue \(queueID)"
+    let scheduler = self.scheduler ?? "scheduler \(schedulerID)"
     let site = self.site.map { " (\($0.file):\($0.line))" } ?? ""
     let work =
       self.work.map { " \"\(WorkRecord(name: $0.name, fields: $0.values).summary)\"" } ?? ""
     return
-      "\(file): \(TimeText.seconds(timeNanoseconds)): \(severity): \(kind): #\(action)\(work) \(queue)\(site): \(message)"
+      "\(file): \(TimeText.seconds(timeNanoseconds)): \(severity): \(kind): #\(action)\(work) \(scheduler)\(site): \(message)"
   }
 }

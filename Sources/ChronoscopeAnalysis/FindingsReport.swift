@@ -67,10 +67,10 @@ import ChronoscopeTraceFormat
     package var action: Int
     /// The ids of other actions involved, in order.
     package var related: [Int]
-    /// The id of the queue the action was scheduled on.
-    package var queueID: Int
-    /// That queue's label, when the trace defines the queue.
-    package var queue: String?
+    /// The id of the scheduler the action was scheduled on.
+    package var schedulerID: Int
+    /// That scheduler's label, when the trace defines the scheduler.
+    package var scheduler: String?
     /// Where the action was scheduled, when the trace says.
     package var site: Site?
     /// The figure that says how far off it was (ns), when one does.
@@ -96,9 +96,9 @@ import ChronoscopeTraceFormat
     }
 
     enum CodingKeys: String, CodingKey {
-      case kind, severity, action, related, queue, site, work, blame, message
+      case kind, severity, action, related, scheduler, site, work, blame, message
       case timeNanoseconds = "time_ns"
-      case queueID = "queue_id"
+      case schedulerID = "scheduler_id"
       case durationNanoseconds = "duration_ns"
     }
 
@@ -112,8 +112,8 @@ import ChronoscopeTraceFormat
       timeNanoseconds = finding.time
       action = id(finding.action)
       related = finding.related.map(id)
-      queueID = Int(finding.queue.rawValue)
-      queue = replay.queue(finding.queue)?.label
+      schedulerID = Int(finding.scheduler.rawValue)
+      scheduler = replay.scheduler(finding.scheduler)?.label
       site = replay.callSite(of: finding.action).map {
         Site(file: $0.file, line: $0.line, function: $0.function)
       }
@@ -131,7 +131,7 @@ import ChronoscopeTraceFormat
     package var dueNanoseconds: Int64
     package var beganNanoseconds: Int64
     package var latenessNanoseconds: Int64
-    /// What it waited for: `queue`, `main-thread` or `threads`.
+    /// What it waited for: `scheduler`, `main-thread` or `threads`.
     package var waitedFor: String
     /// The stretches, longest first as ``LatenessBlame`` keeps them.
     package var shares: [Share]

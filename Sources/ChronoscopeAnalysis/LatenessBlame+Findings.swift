@@ -8,7 +8,7 @@ extension LatenessBlame {
   /// longest, in time order; the rest are counted in ``omittedShares`` and
   /// ``omittedDuration``.
   ///
-  /// Late runs that wait for the same things (a queue, the main thread, the worker threads)
+  /// Late runs that wait for the same things (a scheduler, the main thread, the worker threads)
   /// share one timeline of who held them up, made in one pass over the events and kept only
   /// across their windows: however many late findings overlap, the pass is made once.
   ///
@@ -24,7 +24,7 @@ extension LatenessBlame {
       }
     }
     guard !requests.isEmpty else { return [:] }
-    // One timeline per counting, found by the queue or thread whose runs it counts.
+    // One timeline per counting, found by the scheduler or thread whose runs it counts.
     var slots: [Counting: Int] = [:]
     var timelines: [Timeline] = []
     for (_, request) in requests {
@@ -35,13 +35,13 @@ extension LatenessBlame {
       }
       timelines[slot].need(request.due...request.began)
     }
-    var byQueue: [QueueID: Int] = [:]
+    var byScheduler: [SchedulerID: Int] = [:]
     var byThread: [ThreadID: Int] = [:]
     var workers: [Int] = []
     for slot in timelines.indices {
       timelines[slot].prepare()
       let counting = timelines[slot].counting
-      if let queue = counting.queue { byQueue[queue] = slot }
+      if let scheduler = counting.scheduler { byScheduler[scheduler] = slot }
       if let thread = counting.thread { byThread[thread] = slot }
       if counting.basis == .threads { workers.append(slot) }
     }
@@ -64,7 +64,7 @@ extension LatenessBlame {
         timelines[slot].update(subject, to: counts == true ? current : nil, at: event.time)
       }
       for slot in workers { visit(slot) }
-      if let slot = byQueue[cursor.actionRecord(subject).queue] { visit(slot) }
+      if let slot = byScheduler[cursor.actionRecord(subject).scheduler] { visit(slot) }
       if let slot = byThread[current?.thread ?? event.thread] { visit(slot) }
     }
     var blames: [Int: LatenessBlame] = [:]

@@ -4,13 +4,13 @@ import ChronoscopeCore
 /// Why a run began late: from when it was due to when it began, what held it up, in stretches
 /// whose durations add up to the lateness.
 ///
-/// Work on a serial queue waits for the runs ahead of it on that queue; work on the main queue
-/// for what runs on the main thread; other work (a concurrent queue, a clock, a task) for a
-/// worker thread. So the blame looks at the runs under way on the queue, on the main thread or
+/// Work on a serial scheduler waits for the runs ahead of it on that scheduler; work on the main scheduler
+/// for what runs on the main thread; other work (a concurrent scheduler, a clock, a task) for a
+/// worker thread. So the blame looks at the runs under way on the scheduler, on the main thread or
 /// on the worker threads between the due time and the begin, and gives each instant to the one
 /// of them that had been running longest (the one holding things up the longest). An instant
 /// when none of them ran is a stretch of its own, with no action: the scheduler's own delay,
-/// or a queue waiting for a thread.
+/// or a scheduler waiting for a thread.
 ///
 /// ```swift
 /// if let blame = LatenessBlame.worstRun(of: action, in: replay) {
@@ -23,8 +23,8 @@ import ChronoscopeCore
 @_spi(Benchmarks) public struct LatenessBlame: Sendable, Equatable {
   /// What the late work waited for.
   package enum Basis: String, Sendable, Equatable {
-    /// Its serial queue: the runs on it ahead of the late one.
-    case queue
+    /// Its serial scheduler: the runs on it ahead of the late one.
+    case scheduler
     /// The main thread: what ran on it.
     case mainThread = "main-thread"
     /// The worker threads: what ran on them (every thread but those that run main work).
@@ -135,8 +135,8 @@ import ChronoscopeCore
       let due = info.due(ofRun: run)
       guard due < began else { return nil }
       let basis: Basis =
-        switch replay.queue(info.queue)?.kind {
-        case "serial": .queue
+        switch replay.scheduler(info.scheduler)?.kind {
+        case "serial": .scheduler
         case "main": .mainThread
         default: .threads
         }
@@ -145,7 +145,7 @@ import ChronoscopeCore
       self.due = due
       self.began = began
       counting = Counting(
-        basis: basis, queue: info.queue, thread: replay.event(begin).thread, in: replay)
+        basis: basis, scheduler: info.scheduler, thread: replay.event(begin).thread, in: replay)
     }
 
     func blame(_ shares: [Share]) -> LatenessBlame {
@@ -169,12 +169,12 @@ import ChronoscopeCore
     return nil
   }
 
-  /// Which runs count for a basis: on the queue, on the main thread, or on a worker thread.
+  /// Which runs count for a basis: on the scheduler, on the main thread, or on a worker thread.
   /// Two late runs that count the same runs have equal countings (a timeline serves both).
   struct Counting: Hashable {
     let basis: Basis
-    /// The queue, for the queue basis.
-    let queue: QueueID?
+    /// The scheduler, for the scheduler basis.
+    let scheduler: SchedulerID?
     /// The main thread, for the main-thread basis.
     let thread: ThreadID?
     /// The threads that run main work, which worker threads are not (unless the late work ran
@@ -182,16 +182,17 @@ import ChronoscopeCore
     /// threads basis.
     let mainThreads: Set<ThreadID>
 
-    init(basis: Basis, queue: QueueID, thread: ThreadID, in replay: ReplayEngine) {
+    init(basis: Basis, scheduler: SchedulerID, thread: ThreadID, in replay: ReplayEngine) {
       self.basis = basis
-      self.queue = basis == .queue ? queue : nil
+      self.scheduler = basis == .scheduler ? scheduler : nil
       self.thread = basis == .mainThread ? thread : nil
       guard basis == .threads else {
         mainThreads = []
         return
       }
-      let main = Set(replay.queues.filter { $0.kind == "main" }.map { QueueID(rawValue: $0.id) })
-      let threads = replay.threads.filter { $0.queues.contains(where: main.contains) }.map(\.id)
+      let main = Set(
+        replay.schedulers.filter { $0.kind == "main" }.map { SchedulerID(rawValue: $0.id) })
+      let threads = replay.threads.filter { $0.schedulers.contains(where: main.contains) }.map(\.id)
       mainThreads = Set(threads).subtracting([thread])
     }
 
@@ -199,7 +200,7 @@ import ChronoscopeCore
       -> Bool
     {
       switch basis {
-      case .queue: replay.actionRecord(action).queue == queue
+      case .scheduler: replay.actionRecord(action).scheduler == scheduler
       case .mainThread: thread == self.thread
       case .threads: !mainThreads.contains(thread)
       }

@@ -1,13 +1,13 @@
 import ChronoscopeTraceFormat
 
 extension StatsReport {
-  /// Writes the `stats --json` document of `traces` to `sink` a chunk at a time, each queue and
+  /// Writes the `stats --json` document of `traces` to `sink` a chunk at a time, each scheduler and
   /// thread as it is reached: memory is the chunk, not a tree of the document, so a million
-  /// queues cost what their text costs. The bytes are those of ``json()`` for the same figures:
+  /// schedulers cost what their text costs. The bytes are those of ``json()`` for the same figures:
   /// keys sorted as `JSONSerialization` sorts them, and every character a terminal would act on
   /// escaped (`JSONEscaping`). No newline at the end.
   ///
-  /// - Complexity: O(queues + threads); memory O(one chunk).
+  /// - Complexity: O(schedulers + threads); memory O(one chunk).
   @_spi(Benchmarks) public static func writeJSON(
     _ traces: [(file: String, statistics: TraceStatistics)],
     to sink: (UnsafeBufferPointer<UInt8>) -> Void
@@ -22,9 +22,9 @@ extension StatsReport {
             histogram: Dictionary(
               zip(TraceStatistics.latenessBuckets, statistics.latenessHistogram),
               uniquingKeysWith: +), to: writer,
-            queues: {
-              for queue in statistics.queues {
-                JSONWriterEncoder.encode(Queue(queue), to: writer)
+            schedulers: {
+              for scheduler in statistics.schedulers {
+                JSONWriterEncoder.encode(Scheduler(scheduler), to: writer)
                 if writer.chunkIsFull { writer.flush() }
               }
             },
@@ -45,10 +45,10 @@ extension StatsReport {
 }
 
 extension StatsReport.File {
-  /// A file's object, keys sorted, its queues and threads written by `queues` and `threads`.
+  /// A file's object, keys sorted, its schedulers and threads written by `schedulers` and `threads`.
   fileprivate static func write(
     file: String, span: Int64, activity: [Int], histogram: [String: Int], to writer: JSONWriter,
-    queues: () -> Void, threads: () -> Void
+    schedulers: () -> Void, threads: () -> Void
   ) {
     writer.objectStart()
     writer.key("activity")
@@ -61,9 +61,9 @@ extension StatsReport.File {
       writer.value(histogram[bucket] ?? 0)
     }
     writer.objectEnd()
-    writer.key("queues")
+    writer.key("schedulers")
     writer.arrayStart()
-    queues()
+    schedulers()
     writer.arrayEnd()
     writer.member("span_ns", span)
     writer.key("threads")

@@ -5,12 +5,12 @@ import ChronoscopeTraceFormat
 /// `stats --json` prints (schema `chronoscope-stats`, docs/Stats.md), made from
 /// ``TraceStatistics``; its text is ``TraceStatistics/textLines(file:)``.
 ///
-/// Stream it with ``writeJSON(_:to:)`` (each queue written as it is reached, never a tree of the
+/// Stream it with ``writeJSON(_:to:)`` (each scheduler written as it is reached, never a tree of the
 /// document), or build it and read it back with `JSONDecoder`:
 ///
 /// ```swift
 /// let report = try JSONDecoder().decode(StatsReport.self, from: data)
-/// let busiest = report.files.first?.queues.max { $0.utilisation < $1.utilisation }
+/// let busiest = report.files.first?.schedulers.max { $0.utilisation < $1.utilisation }
 /// ```
 @_spi(Benchmarks) public struct StatsReport: Codable, Sendable, Equatable {
   /// `chronoscope-stats`.
@@ -34,7 +34,7 @@ import ChronoscopeTraceFormat
     package var file: String
     /// The trace's end (ns): its `close` or `crash` line's time, else its last event's.
     package var spanNanoseconds: Int64
-    package var queues: [Queue]
+    package var schedulers: [Scheduler]
     package var threads: [Thread]
     /// Begins in each sixtieth of the trace.
     package var activity: [Int]
@@ -42,7 +42,7 @@ import ChronoscopeTraceFormat
     package var latenessHistogram: [String: Int]
 
     enum CodingKeys: String, CodingKey {
-      case file, queues, threads, activity
+      case file, schedulers, threads, activity
       case spanNanoseconds = "span_ns"
       case latenessHistogram = "lateness_histogram"
     }
@@ -51,7 +51,7 @@ import ChronoscopeTraceFormat
     package init(file: String, statistics: TraceStatistics) {
       self.file = file
       spanNanoseconds = statistics.span
-      queues = statistics.queues.map(Queue.init)
+      schedulers = statistics.schedulers.map(Scheduler.init)
       threads = statistics.threads.map(Thread.init)
       activity = statistics.activity
       latenessHistogram = Dictionary(
@@ -59,9 +59,9 @@ import ChronoscopeTraceFormat
     }
   }
 
-  /// One queue's counts and figures.
-  package struct Queue: Codable, Sendable, Equatable {
-    package var queueID: Int
+  /// One scheduler's counts and figures.
+  package struct Scheduler: Codable, Sendable, Equatable {
+    package var schedulerID: Int
     package var label: String
     /// `serial`, `concurrent`, `main`…, as the trace's `scheduler` line says.
     package var kind: String
@@ -76,10 +76,10 @@ import ChronoscopeTraceFormat
     package var latenessNanoseconds: Distribution
     package var waitNanoseconds: Distribution
     package var runNanoseconds: Distribution
-    /// The 100 ms window with the most run time; absent for a queue that never ran.
+    /// The 100 ms window with the most run time; absent for a scheduler that never ran.
     package var busiest100ms: Window?
 
-    /// A 100 ms window: where it starts and how much of it the queue ran.
+    /// A 100 ms window: where it starts and how much of it the scheduler ran.
     package struct Window: Codable, Sendable, Equatable {
       package var startNanoseconds: Int64
       package var busyNanoseconds: Int64
@@ -92,7 +92,7 @@ import ChronoscopeTraceFormat
 
     enum CodingKeys: String, CodingKey {
       case label, kind, scheduled, ran, cancelled, lost, runs, utilisation
-      case queueID = "queue_id"
+      case schedulerID = "scheduler_id"
       case peakConcurrency = "peak_concurrency"
       case latenessNanoseconds = "lateness_ns"
       case waitNanoseconds = "wait_ns"
@@ -100,22 +100,22 @@ import ChronoscopeTraceFormat
       case busiest100ms = "busiest_100ms"
     }
 
-    /// The entry of `queue`.
-    package init(_ queue: TraceStatistics.Queue) {
-      queueID = Int(queue.id.rawValue)
-      label = queue.label
-      kind = queue.kind
-      scheduled = queue.scheduled
-      ran = queue.ran
-      cancelled = queue.cancelled
-      lost = queue.lost
-      runs = queue.runs
-      peakConcurrency = queue.peakConcurrency
-      utilisation = queue.utilisation
-      latenessNanoseconds = Distribution(queue.lateness)
-      waitNanoseconds = Distribution(queue.wait)
-      runNanoseconds = Distribution(queue.duration)
-      busiest100ms = queue.busiestWindow.map {
+    /// The entry of `scheduler`.
+    package init(_ scheduler: TraceStatistics.Scheduler) {
+      schedulerID = Int(scheduler.id.rawValue)
+      label = scheduler.label
+      kind = scheduler.kind
+      scheduled = scheduler.scheduled
+      ran = scheduler.ran
+      cancelled = scheduler.cancelled
+      lost = scheduler.lost
+      runs = scheduler.runs
+      peakConcurrency = scheduler.peakConcurrency
+      utilisation = scheduler.utilisation
+      latenessNanoseconds = Distribution(scheduler.lateness)
+      waitNanoseconds = Distribution(scheduler.wait)
+      runNanoseconds = Distribution(scheduler.duration)
+      busiest100ms = scheduler.busiestWindow.map {
         Window(startNanoseconds: $0.start, busyNanoseconds: $0.busy)
       }
     }

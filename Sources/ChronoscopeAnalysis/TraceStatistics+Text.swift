@@ -4,24 +4,24 @@ import Foundation
 
 extension TraceStatistics {
   /// The figures as `chronoscope stats` prints them: lines of at most 80 columns (labels cut to
-  /// fit), per queue counts and percentiles, per thread busy time, an activity line and the
+  /// fit), per scheduler counts and percentiles, per thread busy time, an activity line and the
   /// lateness histogram. The text is the trace's as it is: sanitize it before it reaches a
   /// terminal.
   ///
   /// - Parameter file: the name the first line shows.
   @_spi(Benchmarks) public func textLines(file: String) -> [String] {
     var lines = ["\(TextWidth.truncated(file, to: 60)) · \(TimeText.seconds(span))"]
-    for queue in queues {
+    for scheduler in schedulers {
       lines.append("")
-      lines.append("\(TextWidth.truncated(queue.label, to: 50)) (\(queue.kind))")
+      lines.append("\(TextWidth.truncated(scheduler.label, to: 50)) (\(scheduler.kind))")
       lines.append(
-        "  scheduled \(queue.scheduled) · ran \(queue.ran) · cancelled \(queue.cancelled) · lost \(queue.lost) · runs \(queue.runs) · peak \(queue.peakConcurrency)"
+        "  scheduled \(scheduler.scheduled) · ran \(scheduler.ran) · cancelled \(scheduler.cancelled) · lost \(scheduler.lost) · runs \(scheduler.runs) · peak \(scheduler.peakConcurrency)"
       )
-      if queue.lateness.count > 0 { lines.append(Self.line("late", queue.lateness)) }
-      if queue.wait.count > 0 { lines.append(Self.line("wait", queue.wait)) }
-      if queue.duration.count > 0 { lines.append(Self.line("run ", queue.duration)) }
-      var busy = "  busy \(String(format: "%.1f", queue.utilisation * 100))% of the trace"
-      if let window = queue.busiestWindow, window.busy > 0 {
+      if scheduler.lateness.count > 0 { lines.append(Self.line("late", scheduler.lateness)) }
+      if scheduler.wait.count > 0 { lines.append(Self.line("wait", scheduler.wait)) }
+      if scheduler.duration.count > 0 { lines.append(Self.line("run ", scheduler.duration)) }
+      var busy = "  busy \(String(format: "%.1f", scheduler.utilisation * 100))% of the trace"
+      if let window = scheduler.busiestWindow, window.busy > 0 {
         busy +=
           " · busiest 100ms from \(TimeText.seconds(window.start)): \(TimeText.duration(window.busy))"
       }

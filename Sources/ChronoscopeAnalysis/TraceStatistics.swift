@@ -2,11 +2,11 @@ import ChronoscopeCore
 @_spi(Benchmarks) import ChronoscopeReplay
 import ChronoscopeTraceFormat
 
-/// Per-queue and per-thread figures for a replayed trace: what `chronoscope stats` prints.
+/// Per-scheduler and per-thread figures for a replayed trace: what `chronoscope stats` prints.
 ///
 /// ```swift
 /// let stats = TraceStatistics(replay)
-/// stats.queues.first?.lateness.p99
+/// stats.schedulers.first?.lateness.p99
 /// ```
 ///
 /// - Complexity: O(n + q) for n events and q measured values (O(q log q) at worst).
@@ -41,9 +41,9 @@ import ChronoscopeTraceFormat
     }
   }
 
-  /// One queue's figures.
-  @_spi(Benchmarks) public struct Queue: Sendable, Equatable {
-    package var id: QueueID
+  /// One scheduler's figures.
+  @_spi(Benchmarks) public struct Scheduler: Sendable, Equatable {
+    package var id: SchedulerID
     package var label: String
     package var kind: String
     /// Actions scheduled on it.
@@ -62,14 +62,14 @@ import ChronoscopeTraceFormat
     package var wait: Distribution
     /// How long runs took.
     package var duration: Distribution
-    /// Run time over the trace's span (over 1 for concurrent queues running in parallel).
+    /// Run time over the trace's span (over 1 for concurrent schedulers running in parallel).
     package var utilisation: Double
     /// The most of its actions running at once.
     package var peakConcurrency: Int
     /// The 100 ms window with the most run time, as its start (ns), and that run time.
     package var busiestWindow: (start: Int64, busy: Int64)?
 
-    @_spi(Benchmarks) public static func == (lhs: Queue, rhs: Queue) -> Bool {
+    @_spi(Benchmarks) public static func == (lhs: Scheduler, rhs: Scheduler) -> Bool {
       lhs.id == rhs.id && lhs.scheduled == rhs.scheduled && lhs.ran == rhs.ran
         && lhs.cancelled == rhs.cancelled && lhs.lost == rhs.lost && lhs.runs == rhs.runs
         && lhs.lateness == rhs.lateness && lhs.wait == rhs.wait && lhs.duration == rhs.duration
@@ -85,8 +85,8 @@ import ChronoscopeTraceFormat
     package var busy: Int64
   }
 
-  /// Queues by id.
-  @_spi(Benchmarks) public var queues: [Queue]
+  /// Schedulers by id.
+  @_spi(Benchmarks) public var schedulers: [Scheduler]
   /// Threads by id.
   package var threads: [Thread]
   /// The trace's end (`ReplayEngine.end`: its `close` line, else its last event), ns.
@@ -102,21 +102,24 @@ import ChronoscopeTraceFormat
 
   /// Measures `replay` in one pass over its events.
   ///
-  /// Queues and threads are found by the replay's slots, not hashed on every event (about half
-  /// the pass's time, measured on two million events); queues the trace never defined share one
+  /// Schedulers and threads are found by the replay's slots, not hashed on every event (about half
+  /// the pass's time, measured on two million events); schedulers the trace never defined share one
   /// slot there, so they are told apart by id.
   @_spi(Benchmarks) public init(_ replay: ReplayEngine) {
     span = replay.end
     let window: Int64 = 100_000_000
-    let definedQueues = replay.queueSlotCount - 1
-    var perQueue = [QueueAccumulator](repeating: QueueAccumulator(), count: definedQueues)
-    var undefinedQueues: [QueueID: QueueAccumulator] = [:]
-    func queue(_ action: ActionIndex, _ id: QueueID, _ body: (inout QueueAccumulator) -> Void) {
-      let slot = replay.queueSlot(of: action)
-      if slot < definedQueues {
-        body(&perQueue[slot])
+    let definedSchedulers = replay.schedulerSlotCount - 1
+    var perScheduler = [SchedulerAccumulator](
+      repeating: SchedulerAccumulator(), count: definedSchedulers)
+    var undefinedSchedulers: [SchedulerID: SchedulerAccumulator] = [:]
+    func scheduler(
+      _ action: ActionIndex, _ id: SchedulerID, _ body: (inout SchedulerAccumulator) -> Void
+    ) {
+      let slot = replay.schedulerSlot(of: action)
+      if slot < definedSchedulers {
+        body(&perScheduler[slot])
       } else {
-        body(&undefinedQueues[id, default: QueueAccumulator()])
+        body(&undefinedSchedulers[id, default: SchedulerAccumulator()])
       }
     }
     var states = [ActionState](repeating: .unscheduled, count: replay.actionCount)
@@ -138,7 +141,7 @@ import ChronoscopeTraceFormat
       let prior = states[slot]
       let next = ReplayEngine.transition(event.kind, from: prior, repeating: info.isRepeating)
       if event.kind == .schedule, prior == .unscheduled {
-        queue(action, info.queue) { $0.scheduled += 1 }
+        scheduler(action, info.scheduler) { $0.scheduled += 1 }
       }
       guard next != prior else { continue }
       states[slot] = next
@@ -149,7 +152,7 @@ import ChronoscopeTraceFormat
         let late = event.time.subtracting(saturating: info.due(ofRun: runs[slot]))
         let timer = info.mode == .after || info.mode == .repeating
         let first = runs[slot] == 1
-        queue(action, info.queue) { $0.began(late: late, timer: timer, first: first) }
+        scheduler(action, info.scheduler) { $0.began(late: late, timer: timer, first: first) }
         if timer { histogram[Self.latenessBucket(late)] += 1 }
         if span > 0 {
           let bucket = Int(
@@ -166,7 +169,7 @@ import ChronoscopeTraceFormat
       case .end:
         let length = event.time.subtracting(saturating: began[slot])
         let start = began[slot]
-        queue(action, info.queue) {
+        scheduler(action, info.scheduler) {
           $0.ended(from: start, to: event.time, length: length, window: window)
         }
         let thread = beganOn[slot]
@@ -177,24 +180,24 @@ import ChronoscopeTraceFormat
           }
         }
       case .cancel:
-        queue(action, info.queue) { $0.cancelled += 1 }
+        scheduler(action, info.scheduler) { $0.cancelled += 1 }
       case .schedule, .hop, .mark, .task, .work:
         break
       }
     }
     for slot in states.indices where states[slot] == .pending && runs[slot] == 0 {
       let action = ActionIndex(slot)
-      queue(action, replay.action(action).queue) { $0.lost += 1 }
+      scheduler(action, replay.action(action).scheduler) { $0.lost += 1 }
     }
-    var byID = undefinedQueues
-    for record in replay.queues {
-      let id = QueueID(rawValue: record.id)
-      if let slot = replay.queueSlot(id) { byID[id] = perQueue[slot] }
+    var byID = undefinedSchedulers
+    for record in replay.schedulers {
+      let id = SchedulerID(rawValue: record.id)
+      if let slot = replay.schedulerSlot(id) { byID[id] = perScheduler[slot] }
     }
-    queues = byID.keys.sorted().map { id in
-      let record = replay.queue(id)
-      return byID[id, default: QueueAccumulator()].queue(
-        id: id, label: record?.label ?? "queue \(id.rawValue)", kind: record?.kind ?? "",
+    schedulers = byID.keys.sorted().map { id in
+      let record = replay.scheduler(id)
+      return byID[id, default: SchedulerAccumulator()].scheduler(
+        id: id, label: record?.label ?? "scheduler \(id.rawValue)", kind: record?.kind ?? "",
         span: replay.end)
     }
     threads = replay.threads.map { thread in
@@ -217,8 +220,8 @@ import ChronoscopeTraceFormat
   }
 }
 
-/// What one queue gathers during the pass.
-private struct QueueAccumulator {
+/// What one scheduler gathers during the pass.
+private struct SchedulerAccumulator {
   var scheduled = 0
   var ran = 0
   var cancelled = 0
@@ -258,9 +261,11 @@ private struct QueueAccumulator {
     }
   }
 
-  func queue(id: QueueID, label: String, kind: String, span: Int64) -> TraceStatistics.Queue {
+  func scheduler(id: SchedulerID, label: String, kind: String, span: Int64)
+    -> TraceStatistics.Scheduler
+  {
     let busiest = windows.max { ($0.value, $1.key) < ($1.value, $0.key) }
-    return TraceStatistics.Queue(
+    return TraceStatistics.Scheduler(
       id: id, label: label, kind: kind, scheduled: scheduled, ran: ran, cancelled: cancelled,
       lost: lost, runs: runs, lateness: .init(lateness), wait: .init(waits),
       duration: .init(durations),

@@ -58,10 +58,10 @@ extension DiffReport {
     ]
   }
 
-  /// `#12 net (Loader.swift:40 load()) occurrence 3`: id, queue, call site, and which of the
-  /// actions its function scheduled on the queue.
+  /// `#12 net (Loader.swift:40 load()) occurrence 3`: id, scheduler, call site, and which of the
+  /// actions its function scheduled on the scheduler.
   private static func describe(_ action: Action) -> String {
-    ActionKey(queue: action.queue, site: action.site, occurrence: action.occurrence)
+    ActionKey(scheduler: action.scheduler, site: action.site, occurrence: action.occurrence)
       .text(id: action.action)
   }
 

@@ -42,19 +42,19 @@ package struct DiffReport: Codable, Sendable, Equatable {
   /// The value of ``version`` this library writes.
   package static let currentVersion = 2
 
-  /// An action, by what matches it across traces: its queue, call site and occurrence.
+  /// An action, by what matches it across traces: its scheduler, call site and occurrence.
   package struct Action: Codable, Sendable, Equatable {
     /// Its id in its own trace.
     package var action: Int
-    package var queue: String
+    package var scheduler: String
     /// `file:line function`, or empty when the trace has no call site for it.
     package var site: String
-    /// Which of the actions its function scheduled on the queue (from 1).
+    /// Which of the actions its function scheduled on the scheduler (from 1).
     package var occurrence: Int
     package var scheduledNanoseconds: Int64
 
     enum CodingKeys: String, CodingKey {
-      case action, queue, site, occurrence
+      case action, scheduler, site, occurrence
       case scheduledNanoseconds = "scheduled_ns"
     }
   }
@@ -138,7 +138,7 @@ package struct DiffReport: Codable, Sendable, Equatable {
 extension DiffReport.Action {
   package init(_ action: ActionReference) {
     self.init(
-      action: Int(action.id.rawValue), queue: action.key.queue, site: action.key.site,
+      action: Int(action.id.rawValue), scheduler: action.key.scheduler, site: action.key.site,
       occurrence: action.key.occurrence, scheduledNanoseconds: action.scheduledAt)
   }
 }

@@ -6,9 +6,9 @@ import ChronoscopeTraceFormat
 ///
 /// Action ids are handed out in scheduling order, so they shift as soon as one run schedules one
 /// thing more; and a fix moves source lines. So the diff lines actions up by what they are: their
-/// queue's label, the function that scheduled them (file and name), and which occurrence of that
+/// scheduler's label, the function that scheduled them (file and name), and which occurrence of that
 /// pair they are (the third action `load()` in `Loader.swift` scheduled on `net`). Source lines
-/// only tell apart what one function schedules on one queue from several places: the k-th of its
+/// only tell apart what one function schedules on one scheduler from several places: the k-th of its
 /// lines in one trace goes with the k-th in the other (docs/Diff.md). Then it reports
 /// - the first divergence in the order runs began: the first place where one trace ran something
 ///   else than the other (or ran out of runs);
@@ -195,7 +195,7 @@ package struct TraceDiff: Sendable {
 
   /// For each action of `a`, the action of `b` that is the same work, if any.
   ///
-  /// Within a group (queue, file, function), actions pair in scheduling order, line by line:
+  /// Within a group (scheduler, file, function), actions pair in scheduling order, line by line:
   /// when both traces schedule from as many lines, the k-th line of one with the k-th of the
   /// other (an edit moved them); otherwise equal lines pair, then the rest by rank if they are
   /// as many, else all the rest in scheduling order.

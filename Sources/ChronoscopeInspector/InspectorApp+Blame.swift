@@ -61,7 +61,8 @@ extension InspectorApp {
   private func blameLines(_ blame: LatenessBlame) -> [(String, String)] {
     let waited =
       switch blame.basis {
-      case .queue: "its serial queue \(queueLabel(of: blame.action)): the runs ahead of it"
+      case .scheduler:
+        "its serial scheduler \(schedulerLabel(of: blame.action)): the runs ahead of it"
       case .mainThread: "the main thread: what ran on it"
       case .threads: "the worker threads: what ran on them, the one busy longest first"
       }
@@ -79,8 +80,8 @@ extension InspectorApp {
     guard let action = share.action else {
       let idle =
         switch blame.basis {
-        case .queue:
-          "nothing ran on \(queueLabel(of: blame.action)) (waiting for a thread, or the scheduler's own delay)"
+        case .scheduler:
+          "nothing ran on \(schedulerLabel(of: blame.action)) (waiting for a thread, or the scheduler's own delay)"
         case .mainThread: "nothing ran on the main thread (the scheduler's own delay)"
         case .threads: "no worker thread ran the trace's work (the scheduler's own delay)"
         }
@@ -89,6 +90,6 @@ extension InspectorApp {
     let thread = share.thread.map { " on \(threadTitle($0))" } ?? ""
     let busy = blame.basis == .threads && share.busy > 1 ? " (\(share.busy) threads busy)" : ""
     return
-      "\(length)\(label(of: action).padded(to: 16))\(queueLabel(of: action).padded(to: 20))run \(share.run)\(thread), \(when)\(busy) · \(site(of: action))"
+      "\(length)\(label(of: action).padded(to: 16))\(schedulerLabel(of: action).padded(to: 20))run \(share.run)\(thread), \(when)\(busy) · \(site(of: action))"
   }
 }

@@ -31,9 +31,11 @@ extension InspectorApp {
   func drawDetail(_ grid: inout ScreenGrid, _ theme: Theme, action: ActionIndex, link: Int) {
     let info = replay.action(action)
     let life = replay.life(of: action)
-    let queue =
-      replay.queue(info.queue).map { "\(queueLabel(of: action)) (\($0.kind), \($0.family))" }
-      ?? "queue \(info.queue.rawValue)"
+    let scheduler =
+      replay.scheduler(info.scheduler).map {
+        "\(schedulerLabel(of: action)) (\($0.kind), \($0.family))"
+      }
+      ?? "scheduler \(info.scheduler.rawValue)"
     var lines: [(String, String)] = []
     if let work = replay.work(of: action) {
       if !work.name.isEmpty { lines.append(("name", work.name)) }
@@ -41,7 +43,7 @@ extension InspectorApp {
         lines.append((key, value))
       }
     }
-    lines.append(("queue", queue))
+    lines.append(("scheduler", scheduler))
     if let task = replay.task(of: action), let work = replay.task(task)?.actionCount {
       lines.append(("task", "\(task), whose work is \(work == 1 ? "1 action" : "\(work) actions")"))
     }
@@ -210,7 +212,7 @@ extension InspectorApp {
     }
   }
 
-  /// Labelled lines (`queue  app.db`) from row `top`; returns the row after them.
+  /// Labelled lines (`scheduler  app.db`) from row `top`; returns the row after them.
   @discardableResult
   func drawLabelled(
     _ grid: inout ScreenGrid, _ theme: Theme, _ lines: [(String, String)], from top: Int
@@ -246,7 +248,7 @@ extension InspectorApp {
         PanelColumn(links[index].role, width: 13, priority: 100, fit: .name(minimum: 12)),
         PanelColumn(
           label(of: links[index].action), width: 16, priority: 90, fit: .name(minimum: 15)),
-        queueColumn(of: links[index].action, width: 20, priority: 80, minimum: 9),
+        schedulerColumn(of: links[index].action, width: 20, priority: 80, minimum: 9),
         PanelColumn(
           workName(of: links[index].action), width: workWidth, priority: 75,
           fit: .name(minimum: 9)),
@@ -290,7 +292,7 @@ extension InspectorApp {
         "search labels, sites, marks, threads, named work; label: site: mark: thread: name: #12; n N"
       ),
       ("f", "filter lanes by name (Pending, Running, Events follow)"),
-      ("v", "lanes by queue / thread / task"), ("j k tab", "move the selection / next panel"),
+      ("v", "lanes by scheduler / thread / task"), ("j k tab", "move the selection / next panel"),
       ("enter", "details of the selected action (or event's); there, follow a related action"),
       (
         "mouse",
@@ -304,7 +306,7 @@ extension InspectorApp {
       ("#12  e120", "#12 is an action (its id in the trace); e120 is the 120th event"),
       ("s ▶ ━ █", "scheduled, began, running (begin to end), ended; the most telling event wins"),
       ("× ↷ ◆ ! │", "cancelled, hopped, marked (all marks: a row under the lanes), a finding, now"),
-      ("2p 1r", "a queue's pending and running actions now; a thread shows busy for how long"),
+      ("2p 1r", "a scheduler's pending and running actions now; a thread shows busy for how long"),
       (
         "·2  idle",
         "the 2nd lane of a repeated name; idle: no event in view, nothing pending/running"

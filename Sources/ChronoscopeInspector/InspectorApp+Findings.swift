@@ -4,7 +4,7 @@ import ChronoscopeCore
 @_spi(Benchmarks) import ChronoscopeScreen
 
 extension InspectorApp {
-  /// The listed findings, one a row: when, how bad, what, which action on which queue, and why.
+  /// The listed findings, one a row: when, how bad, what, which action on which scheduler, and why.
   func drawFindings(_ grid: inout ScreenGrid, _ theme: Theme, selected: Int) {
     let findings = cache.listedFindings
     let info = self.findings.count { $0.severity == .info }
@@ -37,10 +37,10 @@ extension InspectorApp {
       let name =
         replay.hasNamedWork
         ? TextWidth.truncated(workName(of: finding.action), to: 20).padded(to: 21) : ""
-      let lane = queueLane(of: finding.action)
-      let queue = Lane.fitted(title: lane.title, ordinal: lane.ordinal, to: 20)
+      let lane = schedulerLane(of: finding.action)
+      let scheduler = Lane.fitted(title: lane.title, ordinal: lane.ordinal, to: 20)
       let text =
-        "\(TimeText.seconds(finding.time).leftPadded(to: 12))  \(finding.severity.rawValue.padded(to: 8))\(finding.kind.rawValue.padded(to: 22))\(label(of: finding.action).padded(to: 17))\(name)\(queue.padded(to: 21))\(finding.message)"
+        "\(TimeText.seconds(finding.time).leftPadded(to: 12))  \(finding.severity.rawValue.padded(to: 8))\(finding.kind.rawValue.padded(to: 22))\(label(of: finding.action).padded(to: 17))\(name)\(scheduler.padded(to: 21))\(finding.message)"
       grid.write(index == selected ? "▸" : " ", row: row, column: 1, style: theme.title)
       grid.write(
         TextWidth.truncatedKeepingNumbers(text, to: grid.width - 4), row: row, column: 3,
@@ -62,7 +62,7 @@ extension InspectorApp {
     var lines: [(String, String)] = [
       ("at", TimeText.seconds(finding.time)),
       ("work", workName(of: finding.action)),
-      ("queue", queueLabel(of: finding.action)),
+      ("scheduler", schedulerLabel(of: finding.action)),
       ("what", finding.message),
     ]
     lines.removeAll { $0.0 == "work" && $0.1.isEmpty }

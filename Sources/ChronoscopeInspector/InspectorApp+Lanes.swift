@@ -54,7 +54,7 @@ extension InspectorApp {
   }
 
   /// The warnings and errors on each lane (info findings say nothing is wrong, and the header
-  /// does not count them either): a finding is on its action's lane — its queue, its task, or
+  /// does not count them either): a finding is on its action's lane — its scheduler, its task, or
   /// the thread its last run began on (none for work that never ran).
   private func findingCounts() -> [Lane.Key: Int] {
     var counts: [Lane.Key: Int] = [:]
@@ -62,7 +62,7 @@ extension InspectorApp {
     for finding in findings where finding.severity > .info {
       let key: Lane.Key? =
         switch state.grouping {
-        case .byQueue: .queue(finding.queue)
+        case .byScheduler: .scheduler(finding.scheduler)
         case .byTask: replay.task(of: finding.action).map { .task($0) }
         case .byThread:
           replay.lastBegin(of: finding.action, before: end).map { .thread(replay.event($0).thread) }
@@ -79,8 +79,8 @@ extension InspectorApp {
   /// - Complexity: O(log e) for e events of the lane.
   func isIdle(_ lane: Lane, in window: ClosedRange<Int64>, strips: StripIndex) -> Bool {
     switch lane.key {
-    case .queue(let id):
-      let now = replay.queueState(id)
+    case .scheduler(let id):
+      let now = replay.schedulerState(id)
       if now.pending > 0 || now.running > 0 { return false }
     case .task(let id):
       let now = replay.taskState(id)

@@ -38,7 +38,7 @@ extension InspectorApp {
 
   /// Column widths shared by every panel of a frame, so a label is cut the same way everywhere.
   struct Layout {
-    /// Queue labels and thread titles.
+    /// Scheduler labels and thread titles.
     let label: Int
     /// `#12 repeating`.
     let action = 16
@@ -242,7 +242,7 @@ extension InspectorApp {
     drawAxis(&grid, theme, layout, strip, row: rows.axis)
     let pendingTitle =
       state.grouping == .byThread && !state.laneFilter.isEmpty
-      ? "Pending, all queues (not on a thread yet)" : "Pending"
+      ? "Pending, all schedulers (not on a thread yet)" : "Pending"
     drawTitle(
       &grid, theme, row: rows.title(of: .pending), pendingTitle, count: pendingCount,
       panel: .pending)
@@ -260,7 +260,7 @@ extension InspectorApp {
     drawEvents(&grid, theme, layout, rows: rows.events.count, top: rows.events.lowerBound)
   }
 
-  /// A panel's title: `Events (1077)`, or `Lanes (by queue) 12 of 40` where it shows `count`
+  /// A panel's title: `Events (1077)`, or `Lanes (by scheduler) 12 of 40` where it shows `count`
   /// of `total`; then the filter and `notes`, each after a `·`.
   @discardableResult
   private func drawTitle(
@@ -291,26 +291,28 @@ extension InspectorApp {
     return "\(info.id) \(info.mode.name)"
   }
 
-  /// The queue's label, or `queue N` when the trace did not define it, numbered as its lane is
+  /// The scheduler's label, or `scheduler N` when the trace did not define it, numbered as its lane is
   /// where labels repeat: `app.request.2 ·10`.
-  func queueLabel(of action: ActionIndex) -> String {
-    let lane = queueLane(of: action)
+  func schedulerLabel(of action: ActionIndex) -> String {
+    let lane = schedulerLane(of: action)
     return lane.ordinal.map { "\(lane.title) ·\($0)" } ?? lane.title
   }
 
-  /// The title and number of the lane of `action`'s queue.
-  func queueLane(of action: ActionIndex) -> (title: String, ordinal: Int?) {
-    let queue = replay.action(action).queue
-    guard let label = replay.queue(queue)?.label else { return ("queue \(queue.rawValue)", nil) }
-    return (label, cache.queueOrdinals?[queue])
+  /// The title and number of the lane of `action`'s scheduler.
+  func schedulerLane(of action: ActionIndex) -> (title: String, ordinal: Int?) {
+    let scheduler = replay.action(action).scheduler
+    guard let label = replay.scheduler(scheduler)?.label else {
+      return ("scheduler \(scheduler.rawValue)", nil)
+    }
+    return (label, cache.schedulerOrdinals?[scheduler])
   }
 
-  /// A panel's column of the queues' lanes, fitted as the lanes panel fits them: a row always
+  /// A panel's column of the schedulers' lanes, fitted as the lanes panel fits them: a row always
   /// says which lane it is on.
-  func queueColumn(of action: ActionIndex, width: Int, priority: Int, minimum: Int)
+  func schedulerColumn(of action: ActionIndex, width: Int, priority: Int, minimum: Int)
     -> PanelColumn
   {
-    let lane = queueLane(of: action)
+    let lane = schedulerLane(of: action)
     return PanelColumn(
       lane.title, width: width, priority: priority,
       fit: .label(ordinal: lane.ordinal, minimum: minimum))
@@ -410,17 +412,20 @@ extension InspectorApp {
   /// where its work was.
   private func aboutLane(_ lane: Lane) -> String? {
     switch lane.key {
-    case .queue: return nil
+    case .scheduler: return nil
     case .thread(let id):
       guard let info = replay.thread(id) else { return nil }
-      let queues = info.queues.compactMap { replay.queue($0)?.label }
-      let served = queues.isEmpty ? "ran no queue's work" : "ran " + queues.joined(separator: ", ")
+      let schedulers = info.schedulers.compactMap { replay.scheduler($0)?.label }
+      let served =
+        schedulers.isEmpty ? "ran no scheduler's work" : "ran " + schedulers.joined(separator: ", ")
       return "\(info.title) \(served)"
     case .task(let id):
       guard let info = replay.task(id) else { return nil }
-      let queues = info.queues.map { replay.queue($0)?.label ?? "queue \($0.rawValue)" }
+      let schedulers = info.schedulers.map {
+        replay.scheduler($0)?.label ?? "scheduler \($0.rawValue)"
+      }
       let work = info.actionCount == 1 ? "1 action" : "\(info.actionCount) actions"
-      return "\(info.title): \(work) on " + queues.joined(separator: ", ")
+      return "\(info.title): \(work) on " + schedulers.joined(separator: ", ")
     }
   }
 
@@ -453,12 +458,12 @@ extension InspectorApp {
         &strips[index - visible.lowerBound], lane: slot, running: runningCount(lanes[index]),
         strip: strip, clock: state.clock, replay: replay)
     }
-    // Findings show on their queue's lane, over any event in the same column.
-    if state.grouping == .byQueue {
+    // Findings show on their scheduler's lane, over any event in the same column.
+    if state.grouping == .byScheduler {
       let listed = cache.listedFindings
       let from = listed.firstIndex { $0.time >= strip.windowStart } ?? listed.count
       for finding in listed[from...].prefix(while: { $0.time <= strip.windowEnd }) {
-        guard let laneRow = rowOfLane[.queue(finding.queue)],
+        guard let laneRow = rowOfLane[.scheduler(finding.scheduler)],
           let column = strip.column(of: finding.time)
         else { continue }
         strips[laneRow][column] = .finding
@@ -502,7 +507,7 @@ extension InspectorApp {
   }
 
   /// The row under the lanes that shows the marks, whatever lane they are on (a mark is on no
-  /// queue or task, so the queue and task views showed none), and how many the window holds.
+  /// scheduler or task, so the scheduler and task views showed none), and how many the window holds.
   private func drawMarks(
     _ grid: inout ScreenGrid, _ theme: Theme, _ layout: Layout, _ strip: StripGeometry, row: Int
   ) {
@@ -516,21 +521,21 @@ extension InspectorApp {
       counts, row: row, column: grid.width - TextWidth.columns(of: counts) - 1, style: theme.dim)
   }
 
-  /// How many of the lane's actions run at the cursor: on the queue, of the task, on the thread.
+  /// How many of the lane's actions run at the cursor: on the scheduler, of the task, on the thread.
   private func runningCount(_ lane: Lane) -> Int {
     switch lane.key {
-    case .queue(let id): replay.queueState(id).running
+    case .scheduler(let id): replay.schedulerState(id).running
     case .task(let id): replay.taskState(id).running
     case .thread(let id): replay.threadState(id).running.count
     }
   }
 
-  /// The right-hand summary of a lane: `2p 1r` for a queue (pending, running), `busy 3.2ms` or
+  /// The right-hand summary of a lane: `2p 1r` for a scheduler (pending, running), `busy 3.2ms` or
   /// `idle` for a thread.
   private func laneStatus(_ lane: Lane) -> (String, Bool) {
     switch lane.key {
-    case .queue(let id):
-      let status = replay.queueState(id)
+    case .scheduler(let id):
+      let status = replay.schedulerState(id)
       return ("\(status.pending)p \(status.running)r", status.running > 0)
     case .task(let id):
       let status = replay.taskState(id)
@@ -615,7 +620,7 @@ extension InspectorApp {
       PanelColumn(
         workName(of: action), width: workWidth(layout), priority: 75,
         fit: .name(minimum: 9)),
-      queueColumn(of: action, width: layout.label + 1, priority: 90, minimum: 9),
+      schedulerColumn(of: action, width: layout.label + 1, priority: 90, minimum: 9),
     ]
   }
 
@@ -692,7 +697,7 @@ extension InspectorApp {
     let timeWidth = TimeText.seconds(replay.span).count
     let selected = state.focus == .events ? state.selectedEvent : nil
     // Every row has the same seven columns, so that they line up: a mark's text takes the
-    // action's and the queue's, which its row leaves empty.
+    // action's and the scheduler's, which its row leaves empty.
     var lines: [(columns: [PanelColumn], index: EventIndex, isMark: Bool)] = []
     for index in scopedEvents(onRows: visibleEvents(rows: rows)) {
       let event = replay.event(index)
@@ -736,7 +741,7 @@ extension InspectorApp {
             fit: .name(minimum: layout.action - 1)),
           PanelColumn(
             workName(of: action), width: workWidth(layout), priority: 70, fit: .name(minimum: 9)),
-          queueColumn(of: action, width: layout.label + 1, priority: 75, minimum: 8),
+          schedulerColumn(of: action, width: layout.label + 1, priority: 75, minimum: 8),
           thread, PanelColumn(extra, width: layout.label + 4, priority: 50),
         ]
       }
@@ -754,7 +759,7 @@ extension InspectorApp {
       grid.write(isCurrent ? "▸" : " ", row: row, column: 0, style: theme.title)
       var x = 1
       for (number, (column, width)) in zip(line.columns, widths).enumerated() where width > 0 {
-        // A mark's text takes the action's, the work name's and the queue's columns.
+        // A mark's text takes the action's, the work name's and the scheduler's columns.
         let shown = line.isMark && number == 3 ? width + widths[4] + widths[5] : width
         grid.write(column.text(in: shown), row: row, column: x, style: style)
         x += width

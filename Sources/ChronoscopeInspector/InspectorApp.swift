@@ -84,9 +84,9 @@ import ChronoscopeTraceFormat
   /// Starts making the keyframes and the findings of the replay on other threads; until
   /// ``takePreparedWork()`` takes the findings, the inspector says it is still looking.
   private mutating func startPreparing() {
-    // The lanes shown first are indexed on this thread (`refreshLanes`); by queue and by thread,
+    // The lanes shown first are indexed on this thread (`refreshLanes`); by scheduler and by thread,
     // which a key switches between within a frame, in the background meanwhile.
-    let later = [InspectorState.Grouping.byQueue, .byThread].filter { $0 != state.grouping }
+    let later = [InspectorState.Grouping.byScheduler, .byThread].filter { $0 != state.grouping }
     preparation.start(replay: replay, indexing: later)
   }
 
@@ -130,7 +130,7 @@ import ChronoscopeTraceFormat
 
   // MARK: - Settings a command line can make
 
-  /// Groups the lanes by queue, by thread or by task.
+  /// Groups the lanes by scheduler, by thread or by task.
   package mutating func group(by grouping: InspectorState.Grouping) {
     state.grouping = grouping
     state.selection[.lanes] = 0
@@ -232,16 +232,17 @@ import ChronoscopeTraceFormat
     if cache.allLanes[state.grouping] == nil {
       cache.allLanes[state.grouping] = Lane.lanes(of: replay, grouping: state.grouping)
     }
-    if cache.queueOrdinals == nil {
-      let byQueue = cache.allLanes[.byQueue] ?? Lane.lanes(of: replay, grouping: .byQueue)
-      cache.allLanes[.byQueue] = byQueue
-      var ordinals: [QueueID: Int] = [:]
-      for lane in byQueue {
-        if case .queue(let queue) = lane.key, let ordinal = lane.ordinal {
-          ordinals[queue] = ordinal
+    if cache.schedulerOrdinals == nil {
+      let byScheduler =
+        cache.allLanes[.byScheduler] ?? Lane.lanes(of: replay, grouping: .byScheduler)
+      cache.allLanes[.byScheduler] = byScheduler
+      var ordinals: [SchedulerID: Int] = [:]
+      for lane in byScheduler {
+        if case .scheduler(let scheduler) = lane.key, let ordinal = lane.ordinal {
+          ordinals[scheduler] = ordinal
         }
       }
-      cache.queueOrdinals = ordinals
+      cache.schedulerOrdinals = ordinals
     }
     let lanes = Lane.filtered(cache.allLanes[state.grouping] ?? [], by: state.laneFilter)
     cache.orderedLanes = order(lanes)
@@ -729,19 +730,19 @@ import ChronoscopeTraceFormat
     }
   }
 
-  /// Pending actions the panel shows: on the kept queues. Pending work is on no thread yet, so
+  /// Pending actions the panel shows: on the kept schedulers. Pending work is on no thread yet, so
   /// grouping by thread keeps all of it.
-  var pendingCount: Int { replay.pendingCount(in: cache.scope.queues, of: cache.scope.tasks) }
+  var pendingCount: Int { replay.pendingCount(in: cache.scope.schedulers, of: cache.scope.tasks) }
 
   /// The `count` soonest-due pending actions the panel shows.
   func pendingActions(first count: Int) -> [ActionIndex] {
-    replay.pending(first: count, in: cache.scope.queues, of: cache.scope.tasks)
+    replay.pending(first: count, in: cache.scope.schedulers, of: cache.scope.tasks)
   }
 
-  /// Running actions the panel shows: on the kept queues, running on the kept threads, or work
+  /// Running actions the panel shows: on the kept schedulers, running on the kept threads, or work
   /// of the kept tasks.
   var runningActions: [ActionIndex] {
-    replay.running(in: cache.scope.queues, on: cache.scope.threads, of: cache.scope.tasks)
+    replay.running(in: cache.scope.schedulers, on: cache.scope.threads, of: cache.scope.tasks)
   }
 
   /// What `o` turns to: the trace's order, name, activity, findings, and round again.
@@ -750,12 +751,12 @@ import ChronoscopeTraceFormat
     return orders[((orders.firstIndex(of: state.laneOrder) ?? 0) + 1) % orders.count]
   }
 
-  /// What `v` turns to: queue, thread, then task when the trace names tasks.
+  /// What `v` turns to: scheduler, thread, then task when the trace names tasks.
   private var nextGrouping: InspectorState.Grouping {
     switch state.grouping {
-    case .byQueue: .byThread
-    case .byThread: replay.tasks.isEmpty ? .byQueue : .byTask
-    case .byTask: .byQueue
+    case .byScheduler: .byThread
+    case .byThread: replay.tasks.isEmpty ? .byScheduler : .byTask
+    case .byTask: .byScheduler
     }
   }
 

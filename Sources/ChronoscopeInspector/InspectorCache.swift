@@ -24,10 +24,10 @@ struct InspectorCache: Sendable {
   /// Every lane of each grouping, numbered where titles repeat; made from the replay when a
   /// grouping is first shown, dropped with the replay.
   var allLanes: [InspectorState.Grouping: [Lane]] = [:]
-  /// The number each queue whose label repeats has on its lane (`app.request.0 ·2`), which
-  /// every panel's queue column shows too, so that a row can be told to its lane. Made from the
-  /// lanes by queue; dropped with the replay.
-  var queueOrdinals: [QueueID: Int]?
+  /// The number each scheduler whose label repeats has on its lane (`app.request.0 ·2`), which
+  /// every panel's scheduler column shows too, so that a row can be told to its lane. Made from the
+  /// lanes by scheduler; dropped with the replay.
+  var schedulerOrdinals: [SchedulerID: Int]?
   /// The lanes after grouping and filter, in the chosen order: made from ``allLanes`` and the
   /// grouping, filter and order (``InspectorState``); made again when one of them changes, or
   /// the findings an order by findings counts.
@@ -41,7 +41,7 @@ struct InspectorCache: Sendable {
   /// The events in scope, when a filter is on: the Events panel's rows. Made with ``scope``.
   var scopedEvents: ScopedEvents?
   /// Each lane's events by kind, for the strips, under each grouping: the one shown first made
-  /// with the inspector, the other of by queue and by thread in the background after the
+  /// with the inspector, the other of by scheduler and by thread in the background after the
   /// findings (so that `v` does not wait once it is taken; asked for sooner, it is made then), by
   /// task when first asked for. Made from the replay alone; dropped with the replay.
   var stripIndexes: [InspectorState.Grouping: StripIndex] = [:]
@@ -90,13 +90,13 @@ struct InspectorCache: Sendable {
   }
 
   /// Drops what only the replay it was made from had: the indexes, the lanes of each grouping,
-  /// the queues' numbers and the blame page's account. The rest is made again by the app, from
+  /// the schedulers' numbers and the blame page's account. The rest is made again by the app, from
   /// the new replay, as it takes it.
   mutating func forgetReplay() {
     shownBlame = nil
     stripIndexes = [:]
     allLanes = [:]
-    queueOrdinals = nil
+    schedulerOrdinals = nil
   }
 
   /// `4 actions, 1 mark`: the distinct actions and the marks among `events`.

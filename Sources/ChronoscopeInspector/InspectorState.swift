@@ -32,15 +32,15 @@ package struct InspectorState: Sendable, Equatable {
     case filter(String)
   }
 
-  /// How lanes are grouped: by queue (scheduler, actor, clock), by thread, or by Swift task —
+  /// How lanes are grouped: by scheduler (scheduler, actor, clock), by thread, or by Swift task —
   /// the last only for a trace whose recording named tasks.
   package enum Grouping: Sendable, Equatable {
-    case byQueue, byThread, byTask
+    case byScheduler, byThread, byTask
 
     /// How the lanes panel's title says it.
     var title: String {
       switch self {
-      case .byQueue: "by queue"
+      case .byScheduler: "by scheduler"
       case .byThread: "by thread"
       case .byTask: "by task"
       }
@@ -49,14 +49,14 @@ package struct InspectorState: Sendable, Equatable {
 
   /// How the lanes are ordered; `o` turns to the next.
   package enum LaneOrder: Sendable, Equatable, CaseIterable {
-    /// As the trace numbers them: queues, threads and tasks by id.
+    /// As the trace numbers them: schedulers, threads and tasks by id.
     case trace
     /// By title, ignoring case; lanes of one title by id.
     case name
     /// Most events in the whole trace first: not in the window, so that the order stays put
     /// while the cursor moves.
     case activity
-    /// Most findings first (a finding counts on the lane of its action: its queue, its task, or
+    /// Most findings first (a finding counts on the lane of its action: its scheduler, its task, or
     /// the thread its last run began on), then by activity.
     case findings
 
@@ -84,8 +84,8 @@ package struct InspectorState: Sendable, Equatable {
   package var selectedEvent: EventIndex?
   /// The line being typed, if any.
   package var prompt: Prompt?
-  /// Lanes by queue, by thread or by task.
-  package var grouping: Grouping = .byQueue
+  /// Lanes by scheduler, by thread or by task.
+  package var grouping: Grouping = .byScheduler
   /// Lanes whose names contain this (case-insensitively); empty for all. Pending, Running and
   /// Events follow it.
   package var laneFilter = ""

@@ -3,10 +3,10 @@ import ChronoscopeCore
 @_spi(Benchmarks) import ChronoscopeScreen
 import ChronoscopeTraceFormat
 
-/// One row of the lanes panel: a queue, a thread or a Swift task.
+/// One row of the lanes panel: a scheduler, a thread or a Swift task.
 struct Lane: Equatable, Sendable {
   enum Key: Equatable, Hashable, Sendable {
-    case queue(QueueID)
+    case scheduler(SchedulerID)
     case thread(ThreadID)
     case task(TaskID)
   }
@@ -49,23 +49,23 @@ struct Lane: Equatable, Sendable {
   }
 }
 
-/// Which queues, threads or tasks the lane filter keeps; nil sets keep everything.
+/// Which schedulers, threads or tasks the lane filter keeps; nil sets keep everything.
 struct LaneScope: Equatable, Sendable {
-  var queues: Set<QueueID>?
+  var schedulers: Set<SchedulerID>?
   var threads: Set<ThreadID>?
   var tasks: Set<TaskID>?
 
   static let everything = LaneScope()
 
-  var isEverything: Bool { queues == nil && threads == nil && tasks == nil }
+  var isEverything: Bool { schedulers == nil && threads == nil && tasks == nil }
 
-  /// Whether `event` belongs to a kept lane: its action's queue or task, or the thread it
+  /// Whether `event` belongs to a kept lane: its action's scheduler or task, or the thread it
   /// happened on. The views read the kept lanes' events through their index (`ScopedEvents`),
   /// which tests check against this.
   func contains(_ event: ReplayEvent, _ replay: ReplayEngine) -> Bool {
-    if let queues {
+    if let schedulers {
       guard let action = event.action else { return false }
-      return queues.contains(replay.action(action).queue)
+      return schedulers.contains(replay.action(action).scheduler)
     }
     if let tasks {
       guard let action = event.action, let task = replay.task(of: action) else { return false }
@@ -81,9 +81,9 @@ extension Lane {
   static func lanes(of replay: ReplayEngine, grouping: InspectorState.Grouping) -> [Lane] {
     var all: [Lane]
     switch grouping {
-    case .byQueue:
-      all = replay.queues.map {
-        Lane(key: .queue(QueueID(rawValue: $0.id)), title: $0.label)
+    case .byScheduler:
+      all = replay.schedulers.map {
+        Lane(key: .scheduler(SchedulerID(rawValue: $0.id)), title: $0.label)
       }
     case .byThread:
       all = replay.threads.map { Lane(key: .thread($0.id), title: $0.title) }
@@ -114,9 +114,10 @@ extension Lane {
   {
     guard filtered else { return .everything }
     switch grouping {
-    case .byQueue:
+    case .byScheduler:
       return LaneScope(
-        queues: Set(lanes.compactMap { if case .queue(let id) = $0.key { id } else { nil } }))
+        schedulers: Set(
+          lanes.compactMap { if case .scheduler(let id) = $0.key { id } else { nil } }))
     case .byThread:
       return LaneScope(
         threads: Set(lanes.compactMap { if case .thread(let id) = $0.key { id } else { nil } }))

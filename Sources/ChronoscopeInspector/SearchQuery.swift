@@ -19,8 +19,8 @@ struct SearchQuery: Equatable, Sendable {
   init(_ query: String) {
     let trimmed = query.trimmingCharacters(in: .whitespaces)
     let lowered = trimmed.lowercased()
-    if lowered.hasPrefix("#"), let id = UInt32(lowered.dropFirst()) {
-      field = .action(ActionID(rawValue: id))
+    if let id = ActionID(parsing: trimmed, requiringHash: true) {
+      field = .action(id)
       text = ""
       return
     }
@@ -42,7 +42,7 @@ struct SearchQuery: Equatable, Sendable {
   /// The events that match, in order: every event of an action whose label, call site or named
   /// work matches, the marks that match, and the marks made and runs begun on a matching thread.
   ///
-  /// - Complexity: O(events + queues + call sites + marks + threads + named work).
+  /// - Complexity: O(events + schedulers + call sites + marks + threads + named work).
   func matches(in replay: ReplayEngine) -> [EventIndex] {
     if case .action(let id) = field {
       guard let action = replay.index(of: id) else { return [] }
@@ -51,8 +51,8 @@ struct SearchQuery: Equatable, Sendable {
     guard !text.isEmpty else { return [] }
     let labels = Set(
       wants(.label)
-        ? replay.queues.filter { $0.label.lowercased().contains(text) }.map {
-          QueueID(rawValue: $0.id)
+        ? replay.schedulers.filter { $0.label.lowercased().contains(text) }.map {
+          SchedulerID(rawValue: $0.id)
         } : [])
     var sites: [UInt32: Bool] = [:]
     let threads = Set(
@@ -74,7 +74,7 @@ struct SearchQuery: Equatable, Sendable {
     var actions: [ActionIndex: Bool] = [:]
     func matches(_ action: ActionIndex) -> Bool {
       if let known = actions[action] { return known }
-      var found = labels.contains(replay.action(action).queue)
+      var found = labels.contains(replay.action(action).scheduler)
       if !found, named, let work = replay.work(of: action) {
         found = works[work] ?? Self.matches(work, text)
         works[work] = found

@@ -21,7 +21,7 @@ struct StripIndex: Sendable {
   init(_ replay: ReplayEngine, grouping: InspectorState.Grouping) {
     let by: LaneEventIndex.Grouping =
       switch grouping {
-      case .byQueue: .queue
+      case .byScheduler: .scheduler
       case .byThread: .thread
       case .byTask: .task
       }
@@ -31,7 +31,7 @@ struct StripIndex: Sendable {
   /// The lane slot of `key`, if the replay has it.
   static func slot(of key: Lane.Key, in replay: ReplayEngine) -> Int? {
     switch key {
-    case .queue(let id): replay.queueSlot(id)
+    case .scheduler(let id): replay.schedulerSlot(id)
     case .thread(let id): replay.threadSlot(of: id)
     case .task(let id): replay.taskSlot(id)
     }

@@ -5,36 +5,36 @@ import ChronoscopeTraceFormat
 // `chronoscope diff` matches actions by and a replay (ChronoscopeReplayTesting) follows a
 // recorded order by (docs/Diff.md).
 
-/// What an action is, independent of its id: its queue's label, its call site, and which of the
-/// actions its function scheduled on that queue it is.
+/// What an action is, independent of its id: its scheduler's label, its call site, and which of the
+/// actions its function scheduled on that scheduler it is.
 package struct ActionKey: Hashable, Sendable, Comparable {
-  /// The label of the queue it was scheduled on.
-  package var queue: String
+  /// The label of the scheduler it was scheduled on.
+  package var scheduler: String
   /// Its call site as `file:line function`, or "" without one.
   package var site: String
-  /// Which action its function scheduled on this queue it is, from 1, in scheduling order.
+  /// Which action its function scheduled on this scheduler it is, from 1, in scheduling order.
   package var occurrence: Int
 
-  package init(queue: String, site: String, occurrence: Int) {
-    self.queue = queue
+  package init(scheduler: String, site: String, occurrence: Int) {
+    self.scheduler = scheduler
     self.site = site
     self.occurrence = occurrence
   }
 
   package static func < (lhs: ActionKey, rhs: ActionKey) -> Bool {
-    (lhs.queue, lhs.site, lhs.occurrence) < (rhs.queue, rhs.site, rhs.occurrence)
+    (lhs.scheduler, lhs.site, lhs.occurrence) < (rhs.scheduler, rhs.site, rhs.occurrence)
   }
 
   /// `#12 net (Loader.swift:40 load()) occurrence 3`: the action `id` of its own trace, as
   /// `diff` and a replay's report word it.
   package func text(id: Int) -> String {
-    "#\(id) \(queue) (\(site.isEmpty ? "no call site" : site)) occurrence \(occurrence)"
+    "#\(id) \(scheduler) (\(site.isEmpty ? "no call site" : site)) occurrence \(occurrence)"
   }
 }
 
-/// Actions that one function scheduled on one queue: matched as one sequence.
+/// Actions that one function scheduled on one scheduler: matched as one sequence.
 package struct ActionGroup: Hashable, Sendable {
-  package var queue: String
+  package var scheduler: String
   package var file: String
   package var function: String
 }
@@ -43,26 +43,27 @@ package struct ActionGroup: Hashable, Sendable {
 ///
 /// ```swift
 /// var numbering = ActionKeyNumbering()
-/// numbering.key(queue: "net", site: ("App/Loader.swift", 40, "load()")).key.occurrence  // 1
-/// numbering.key(queue: "net", site: ("App/Loader.swift", 44, "load()")).key.occurrence  // 2
+/// numbering.key(scheduler: "net", site: ("App/Loader.swift", 40, "load()")).key.occurrence  // 1
+/// numbering.key(scheduler: "net", site: ("App/Loader.swift", 44, "load()")).key.occurrence  // 2
 /// ```
 package struct ActionKeyNumbering: Sendable {
   private var counts: [ActionGroup: Int] = [:]
 
   package init() {}
 
-  /// The key and group of the next action scheduled on `queue` from `site` (file, line,
+  /// The key and group of the next action scheduled on `scheduler` from `site` (file, line,
   /// function; nil when the trace has no call site for it).
   ///
   /// - Complexity: O(1) amortized.
-  package mutating func key(queue: String, site: (file: String, line: Int, function: String)?)
+  package mutating func key(scheduler: String, site: (file: String, line: Int, function: String)?)
     -> (key: ActionKey, group: ActionGroup)
   {
-    let group = ActionGroup(queue: queue, file: site?.file ?? "", function: site?.function ?? "")
+    let group = ActionGroup(
+      scheduler: scheduler, file: site?.file ?? "", function: site?.function ?? "")
     let occurrence = counts[group, default: 0] + 1
     counts[group] = occurrence
     let text = site.map { "\($0.file):\($0.line) \($0.function)" } ?? ""
-    return (ActionKey(queue: queue, site: text, occurrence: occurrence), group)
+    return (ActionKey(scheduler: scheduler, site: text, occurrence: occurrence), group)
   }
 }
 
@@ -133,10 +134,11 @@ package struct RecordedRuns: Sendable {
     var numbering = ActionKeyNumbering()
     for action in replay.actionIndices {
       let info = replay.action(action)
-      let queue = replay.queue(info.queue)?.label ?? "queue \(info.queue.rawValue)"
+      let scheduler =
+        replay.scheduler(info.scheduler)?.label ?? "scheduler \(info.scheduler.rawValue)"
       let callSite = replay.callSite(of: action)
       let (key, group) = numbering.key(
-        queue: queue, site: callSite.map { ($0.file, $0.line, $0.function) })
+        scheduler: scheduler, site: callSite.map { ($0.file, $0.line, $0.function) })
       groups[group, default: []].append(actions.count)
       actions.append(
         Action(

@@ -11,8 +11,27 @@ public struct ActionID: RawRepresentable, Hashable, Comparable, Sendable, Custom
   /// Wraps an id read from a trace or typed by a user.
   @_spi(Benchmarks) public init(rawValue: UInt32) { self.rawValue = rawValue }
 
-  /// `#12`: the one notation for actions, on screen and in search.
+  /// `#12`: the one notation for actions, on screen, in messages and in search.
   @_spi(Benchmarks) public var description: String { "#\(rawValue)" }
+
+  /// Reads an id as a user types it: `#12`, or `12` where nothing else could be meant (an
+  /// option that takes only an action); surrounding spaces are ignored. Nil for anything else.
+  ///
+  /// - Parameter requiringHash: True where `12` alone means something else (a search for the
+  ///   text `12`, a time), so only `#12` is an action.
+  package init?(parsing text: some StringProtocol, requiringHash: Bool = false) {
+    var trimmed = Substring(text).drop(while: \.isWhitespace)
+    while trimmed.last?.isWhitespace == true { trimmed = trimmed.dropLast() }
+    let hash = trimmed.first == "#"
+    guard hash || !requiringHash else { return nil }
+    let digits = hash ? trimmed.dropFirst() : trimmed
+    // Digits only: `UInt32("+12")` would take a sign no id is written with.
+    guard !digits.isEmpty,
+      digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+      let raw = UInt32(digits)
+    else { return nil }
+    self.init(rawValue: raw)
+  }
 
   @_spi(Benchmarks) public static func < (lhs: Self, rhs: Self) -> Bool {
     lhs.rawValue < rhs.rawValue
@@ -51,8 +70,8 @@ public struct ActionID: RawRepresentable, Hashable, Comparable, Sendable, Custom
   @_spi(Benchmarks) public func advanced(by n: Int) -> Self { Self(offset + n) }
 }
 
-/// A scheduler's id in the trace (`"q"`): one queue, one lane.
-@_spi(Benchmarks) public struct QueueID: RawRepresentable, Hashable, Comparable, Sendable {
+/// A scheduler's id in the trace (`"q"`): one scheduler, one lane.
+@_spi(Benchmarks) public struct SchedulerID: RawRepresentable, Hashable, Comparable, Sendable {
   /// The id in the file.
   @_spi(Benchmarks) public let rawValue: UInt32
 

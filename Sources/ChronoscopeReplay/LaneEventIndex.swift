@@ -7,8 +7,8 @@ import ChronoscopeTraceFormat
 package struct LaneEventIndex: Sendable {
   /// How lanes are keyed.
   package enum Grouping: Sendable, Hashable {
-    /// By the queue of the event's action (queue slots); marks are on no queue.
-    case queue
+    /// By the scheduler of the event's action (scheduler slots); marks are on no scheduler.
+    case scheduler
     /// By the thread the event happened on (thread slots).
     case thread
     /// By the Swift task the event's action is work of (task slots).
@@ -57,7 +57,7 @@ package struct LaneEventIndex: Sendable {
     return Int(starts[last]) - Int(starts[first])
   }
 
-  /// The offsets of every mark, in time order, whatever lane it is on: grouped by queue or by
+  /// The offsets of every mark, in time order, whatever lane it is on: grouped by scheduler or by
   /// task, a mark is on none.
   package var marks: LaneEvents {
     LaneEvents(offsets, Int(starts[marksRun])..<Int(starts[marksRun + 1]))
@@ -214,13 +214,13 @@ struct PackedOffsets: Sendable {
 extension ReplayEngine {
   /// Indexes the events by lane under `grouping`.
   ///
-  /// - Complexity: O(n) for n events: two passes, no hashing for queues and tasks, and one
+  /// - Complexity: O(n) for n events: two passes, no hashing for schedulers and tasks, and one
   ///   lookup per change of thread for threads.
   package func laneEventIndex(by grouping: LaneEventIndex.Grouping) -> LaneEventIndex {
     let kinds = LaneEventIndex.kinds
     let slots =
       switch grouping {
-      case .queue: queueSlotCount
+      case .scheduler: schedulerSlotCount
       case .thread: threadSlotCount
       case .task: tasks.count
       }
@@ -230,9 +230,9 @@ extension ReplayEngine {
     func run(_ event: ReplayEvent) -> Int {
       let slot: Int
       switch grouping {
-      case .queue:
+      case .scheduler:
         guard let action = event.action else { return -1 }
-        slot = Int(actions[action.int].queueSlot)
+        slot = Int(actions[action.int].schedulerSlot)
       case .thread:
         let thread = event.thread.rawValue
         if thread != lastThread {

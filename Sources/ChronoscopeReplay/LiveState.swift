@@ -1,6 +1,6 @@
 import ChronoscopeCore
 
-/// What is live at the replay's cursor: pending and running actions, and per-queue and per-thread
+/// What is live at the replay's cursor: pending and running actions, and per-scheduler and per-thread
 /// tallies kept up to date by every step, so views read them without scanning.
 struct LiveState: Sendable, Equatable {
   /// A pending action: when it is next due and the begin of its last run (for drift).
@@ -15,22 +15,22 @@ struct LiveState: Sendable, Equatable {
   var running: [UInt32: UInt32] = [:]
   /// Running actions that were cancelled during this run.
   var cancelled = Set<UInt32>()
-  /// Pending actions per queue slot.
-  var pendingByQueue: [Int32]
-  /// Running actions per queue slot.
-  var runningByQueue: [Int32]
+  /// Pending actions per scheduler slot.
+  var pendingByScheduler: [Int32]
+  /// Running actions per scheduler slot.
+  var runningByScheduler: [Int32]
   /// Running actions per thread slot, in the order their runs began (outermost first).
   var runningByThread: [[UInt32]]
   /// Pending and running actions per task slot.
   var pendingByTask: [Int32]
   var runningByTask: [Int32]
 
-  init(queues: Int, threads: Int, tasks: Int) {
+  init(schedulers: Int, threads: Int, tasks: Int) {
     pendingByTask = [Int32](repeating: 0, count: tasks)
     runningByTask = [Int32](repeating: 0, count: tasks)
-    // One more slot for actions on a queue the trace never defined.
-    pendingByQueue = [Int32](repeating: 0, count: queues + 1)
-    runningByQueue = [Int32](repeating: 0, count: queues + 1)
+    // One more slot for actions on a scheduler the trace never defined.
+    pendingByScheduler = [Int32](repeating: 0, count: schedulers + 1)
+    runningByScheduler = [Int32](repeating: 0, count: schedulers + 1)
     runningByThread = [[UInt32]](repeating: [], count: threads)
   }
 }
@@ -74,7 +74,7 @@ extension ReplayEngine {
       }
       return
     }
-    leave(slot, from, queueSlot: Int(info.queueSlot))
+    leave(slot, from, schedulerSlot: Int(info.schedulerSlot))
     switch to {
     case .pending:
       let entry: LiveState.Pending
@@ -94,14 +94,14 @@ extension ReplayEngine {
         entry = .init(due: info.due, lastBegin: Self.none)
       }
       live.pending[slot] = entry
-      live.pendingByQueue[Int(info.queueSlot)] += 1
+      live.pendingByScheduler[Int(info.schedulerSlot)] += 1
       tallyTask(of: slot, pending: 1)
     case .running, .runningCancelled:
       let begin =
         forward ? UInt32(truncatingIfNeeded: offset) : lastBegin(of: action, before: offset)
       live.running[slot] = begin
       if to == .runningCancelled { live.cancelled.insert(slot) }
-      live.runningByQueue[Int(info.queueSlot)] += 1
+      live.runningByScheduler[Int(info.schedulerSlot)] += 1
       tallyTask(of: slot, running: 1)
       insertRunning(slot, begin: begin)
     case .unscheduled, .done: break
@@ -126,11 +126,11 @@ extension ReplayEngine {
     live.runningByThread[thread].insert(slot, at: at)
   }
 
-  private mutating func leave(_ slot: UInt32, _ state: ActionState, queueSlot: Int) {
+  private mutating func leave(_ slot: UInt32, _ state: ActionState, schedulerSlot: Int) {
     switch state {
     case .pending:
       live.pending[slot] = nil
-      live.pendingByQueue[queueSlot] -= 1
+      live.pendingByScheduler[schedulerSlot] -= 1
       tallyTask(of: slot, pending: -1)
     case .running, .runningCancelled:
       if let begin = live.running.removeValue(forKey: slot) {
@@ -140,7 +140,7 @@ extension ReplayEngine {
         }
       }
       live.cancelled.remove(slot)
-      live.runningByQueue[queueSlot] -= 1
+      live.runningByScheduler[schedulerSlot] -= 1
       tallyTask(of: slot, running: -1)
     case .unscheduled, .done: break
     }
@@ -148,16 +148,16 @@ extension ReplayEngine {
 
   /// Restores a keyframe and rebuilds the tallies from it.
   mutating func restore(_ keyframe: Keyframe) {
-    live = LiveState(queues: queues.count, threads: threads.count, tasks: tasks.count)
+    live = LiveState(schedulers: schedulers.count, threads: threads.count, tasks: tasks.count)
     live.pending = keyframe.pending
     live.running = keyframe.running
     live.cancelled = keyframe.cancelled
     for slot in keyframe.pending.keys {
-      live.pendingByQueue[Int(actions[Int(slot)].queueSlot)] += 1
+      live.pendingByScheduler[Int(actions[Int(slot)].schedulerSlot)] += 1
       tallyTask(of: slot, pending: 1)
     }
     for (slot, begin) in keyframe.running {
-      live.runningByQueue[Int(actions[Int(slot)].queueSlot)] += 1
+      live.runningByScheduler[Int(actions[Int(slot)].schedulerSlot)] += 1
       tallyTask(of: slot, running: 1)
       insertRunning(slot, begin: begin)
     }

@@ -28,8 +28,8 @@ package struct ReplayAction: Sendable, Hashable {
   package var delay: Int64 { record.delay }
   /// Its id in the trace.
   package var id: ActionID { record.id }
-  /// The queue it was scheduled on.
-  package var queue: QueueID { record.queue }
+  /// The scheduler it was scheduled on.
+  package var scheduler: SchedulerID { record.scheduler }
   /// How it was scheduled.
   package var mode: TraceEvent.ScheduleMode { record.mode }
   /// For a `sync`: it ran inline because its thread already held the scheduler (waiting would
@@ -58,25 +58,25 @@ package struct ActionRecord: Sendable, Hashable {
   package let delay: Int64
   /// Its id in the trace.
   package let id: ActionID
-  /// The queue it was scheduled on.
-  package let queue: QueueID
+  /// The scheduler it was scheduled on.
+  package let scheduler: SchedulerID
   private let parentSlot: UInt32
   private let scheduleOffset: UInt32
-  /// The queue's slot in the replay's tallies, set once every queue is known.
-  var queueSlot: UInt32 = 0
+  /// The scheduler's slot in the replay's tallies, set once every scheduler is known.
+  var schedulerSlot: UInt32 = 0
   /// How it was scheduled.
   package let mode: TraceEvent.ScheduleMode
   /// For a `sync`: it ran inline (see ``ReplayAction/ranInline``).
   package let ranInline: Bool
 
   init(
-    id: ActionID, queue: QueueID, mode: TraceEvent.ScheduleMode, due: Int64, delay: Int64,
+    id: ActionID, scheduler: SchedulerID, mode: TraceEvent.ScheduleMode, due: Int64, delay: Int64,
     parent: ActionIndex?, scheduleEvent: EventIndex, ranInline: Bool = false
   ) {
     self.due = due
     self.delay = delay
     self.id = id
-    self.queue = queue
+    self.scheduler = scheduler
     parentSlot = parent?.rawValue ?? .max
     scheduleOffset = UInt32(truncatingIfNeeded: scheduleEvent.offset)
     self.mode = mode

@@ -22,7 +22,7 @@ extension ReplayEngine {
   /// Checks that the live state is exactly what stepping from the start to the cursor builds,
   /// and that the tallies agree with the live sets. Tests call it; it traps on a violation.
   ///
-  /// - Complexity: O(position + live actions + queues + threads).
+  /// - Complexity: O(position + live actions + schedulers + threads).
   package func _checkInvariants() {
     checkTallies()
     checkLive(steppingFrom: Keyframe(emptyLive, at: 0))
@@ -30,7 +30,7 @@ extension ReplayEngine {
 
   /// The state before any event.
   private var emptyLive: LiveState {
-    LiveState(queues: queues.count, threads: threads.count, tasks: tasks.count)
+    LiveState(schedulers: schedulers.count, threads: threads.count, tasks: tasks.count)
   }
 
   /// Checks that stepping from `keyframe` to the cursor builds the live state there.
@@ -55,21 +55,22 @@ extension ReplayEngine {
         && fresh.live.runningByTask == live.runningByTask, "per-task tallies differ")
   }
 
-  /// The checks of the tallies against the live sets: O(queues + threads + live).
+  /// The checks of the tallies against the live sets: O(schedulers + threads + live).
   func checkTallies() {
     precondition((0...events.count).contains(position), "cursor out of range")
     precondition(live.cancelled.isSubset(of: live.running.keys), "cancelled but not running")
     precondition(
       live.pending.keys.allSatisfy { live.running[$0] == nil }, "both pending and running")
     precondition(
-      live.pendingByQueue.reduce(0, +) == live.pending.count, "pending tallies disagree")
+      live.pendingByScheduler.reduce(0, +) == live.pending.count, "pending tallies disagree")
     precondition(
-      live.runningByQueue.reduce(0, +) == live.running.count, "running tallies disagree")
+      live.runningByScheduler.reduce(0, +) == live.running.count, "running tallies disagree")
     precondition(
       live.runningByThread.reduce(0) { $0 + $1.count } == live.running.count,
       "per-thread running disagrees")
     precondition(
-      live.pendingByQueue.allSatisfy { $0 >= 0 } && live.runningByQueue.allSatisfy { $0 >= 0 }
+      live.pendingByScheduler.allSatisfy { $0 >= 0 }
+        && live.runningByScheduler.allSatisfy { $0 >= 0 }
         && live.pendingByTask.allSatisfy { $0 >= 0 } && live.runningByTask.allSatisfy { $0 >= 0 },
       "a negative tally")
     precondition(

@@ -2,8 +2,8 @@ import ChronoscopeCore
 import ChronoscopeTraceFormat
 import HeapModule
 
-/// How a queue stands at the cursor.
-package struct QueueState: Sendable, Equatable {
+/// How a scheduler stands at the cursor.
+package struct SchedulerState: Sendable, Equatable {
   /// Actions waiting on it.
   package var pending: Int
   /// Actions of it running.
@@ -73,13 +73,13 @@ extension ReplayEngine {
     actions[action.int].scheduleEvent
   }
 
-  /// A queue's record, if the trace defined it.
-  package func queue(_ id: QueueID) -> SchedulerRecord? {
-    guard let slot = queueSlots[id.rawValue] else { return nil }
-    return queues[slot]
+  /// A scheduler's record, if the trace defined it.
+  package func scheduler(_ id: SchedulerID) -> SchedulerRecord? {
+    guard let slot = schedulerSlots[id.rawValue] else { return nil }
+    return schedulers[slot]
   }
 
-  /// A thread's names and the queues it served.
+  /// A thread's names and the schedulers it served.
   package func thread(_ id: ThreadID) -> ThreadInfo? {
     guard let slot = threadSlots[id.rawValue] else { return nil }
     return threads[slot]
@@ -115,33 +115,35 @@ extension ReplayEngine {
   /// header call the end.
   package var end: Int64 { Trace.end(lastEvent: span, closedAt: closedAt, crash: crash) }
 
-  /// How many actions are pending, on every queue, on those in `queues`, or that are work of the
+  /// How many actions are pending, on every scheduler, on those in `schedulers`, or that are work of the
   /// tasks in `tasks`.
   ///
-  /// - Complexity: O(1), or O(`queues.count` + `tasks.count`).
-  package func pendingCount(in queues: Set<QueueID>? = nil, of tasks: Set<TaskID>? = nil) -> Int {
+  /// - Complexity: O(1), or O(`schedulers.count` + `tasks.count`).
+  package func pendingCount(in schedulers: Set<SchedulerID>? = nil, of tasks: Set<TaskID>? = nil)
+    -> Int
+  {
     if let tasks { return tasks.reduce(0) { $0 + taskState($1).pending } }
-    guard let queues else { return live.pending.count }
-    return queues.reduce(0) { $0 + queueState($1).pending }
+    guard let schedulers else { return live.pending.count }
+    return schedulers.reduce(0) { $0 + schedulerState($1).pending }
   }
 
-  /// The `count` soonest-due pending actions (then by when they were scheduled), on every queue,
-  /// on those in `queues`, or that are work of the tasks in `tasks`.
+  /// The `count` soonest-due pending actions (then by when they were scheduled), on every scheduler,
+  /// on those in `schedulers`, or that are work of the tasks in `tasks`.
   ///
   /// - Complexity: O(p log count) for p pending actions, in one pass that keeps the best
   ///   `count` seen, looking no action up unless a filter needs it: a view of the next few
   ///   costs well under a millisecond per hundred thousand pending actions, and nothing is kept
   ///   up to date by the steps for it.
   @_spi(Benchmarks) public func pending(
-    first count: Int, in queues: Set<QueueID>? = nil, of tasks: Set<TaskID>? = nil
+    first count: Int, in schedulers: Set<SchedulerID>? = nil, of tasks: Set<TaskID>? = nil
   ) -> [ActionIndex] {
     guard count > 0 else { return [] }
-    let filtered = queues != nil || tasks != nil
+    let filtered = schedulers != nil || tasks != nil
     var best = Heap<PendingKey>()
     for (slot, entry) in live.pending {
       if filtered {
         // A cache miss per action on a big trace: only when a filter needs it.
-        if let queues, !queues.contains(actions[Int(slot)].queue) { continue }
+        if let schedulers, !schedulers.contains(actions[Int(slot)].scheduler) { continue }
         if let tasks, !isWork(slot, of: tasks) { continue }
       }
       let key = PendingKey(due: entry.due, slot: slot)
@@ -166,15 +168,16 @@ extension ReplayEngine {
     }
   }
 
-  /// Actions running now, in the order they were scheduled; only those on `queues`, running on
+  /// Actions running now, in the order they were scheduled; only those on `schedulers`, running on
   /// `threads` or that are work of `tasks`, when given.
   ///
   /// - Complexity: O(r log r) for r running actions.
   @_spi(Benchmarks) public func running(
-    in queues: Set<QueueID>? = nil, on threads: Set<ThreadID>? = nil, of tasks: Set<TaskID>? = nil
+    in schedulers: Set<SchedulerID>? = nil, on threads: Set<ThreadID>? = nil,
+    of tasks: Set<TaskID>? = nil
   ) -> [ActionIndex] {
     live.running.compactMap { slot, begin -> ActionIndex? in
-      if let queues, !queues.contains(actions[Int(slot)].queue) { return nil }
+      if let schedulers, !schedulers.contains(actions[Int(slot)].scheduler) { return nil }
       if let threads, !threads.contains(events[Int(begin)].thread) { return nil }
       if let tasks, !isWork(slot, of: tasks) { return nil }
       return ActionIndex(slot)
@@ -225,9 +228,9 @@ extension ReplayEngine {
   /// its jobs queued or under way).
   ///
   /// - Complexity: O(log t) for t tasks.
-  package func taskState(_ task: TaskID) -> QueueState {
-    guard let slot = taskSlot(task) else { return QueueState(pending: 0, running: 0) }
-    return QueueState(
+  package func taskState(_ task: TaskID) -> SchedulerState {
+    guard let slot = taskSlot(task) else { return SchedulerState(pending: 0, running: 0) }
+    return SchedulerState(
       pending: Int(live.pendingByTask[slot]), running: Int(live.runningByTask[slot]))
   }
 
@@ -275,18 +278,18 @@ extension ReplayEngine {
       thread: event.thread, hoppedFrom: nil)
   }
 
-  /// How `queue` stands at the cursor.
+  /// How `scheduler` stands at the cursor.
   ///
   /// - Complexity: O(1).
-  package func queueState(_ queue: QueueID) -> QueueState {
-    guard let slot = queueSlots[queue.rawValue] else {
-      // A queue the trace never defined shares its tally with other such queues: count it out.
-      return QueueState(
-        pending: live.pending.keys.count { actions[Int($0)].queue == queue },
-        running: live.running.keys.count { actions[Int($0)].queue == queue })
+  package func schedulerState(_ scheduler: SchedulerID) -> SchedulerState {
+    guard let slot = schedulerSlots[scheduler.rawValue] else {
+      // A scheduler the trace never defined shares its tally with other such schedulers: count it out.
+      return SchedulerState(
+        pending: live.pending.keys.count { actions[Int($0)].scheduler == scheduler },
+        running: live.running.keys.count { actions[Int($0)].scheduler == scheduler })
     }
-    return QueueState(
-      pending: Int(live.pendingByQueue[slot]), running: Int(live.runningByQueue[slot]))
+    return SchedulerState(
+      pending: Int(live.pendingByScheduler[slot]), running: Int(live.runningByScheduler[slot]))
   }
 
   /// How `thread` stands at the cursor: what runs on it (the thread each run began on, not the
@@ -371,7 +374,7 @@ extension ReplayEngine {
   package var lifeIndexBytes: Int { actionEvents.storedBytes }
 }
 
-// MARK: - Dense slots, for passes over the events that keep per-queue or per-thread state
+// MARK: - Dense slots, for passes over the events that keep per-scheduler or per-thread state
 
 extension ReplayEngine {
   /// The begin of `action`'s last run begun before the event at `index`, if any: what a pass
@@ -386,12 +389,14 @@ extension ReplayEngine {
 }
 
 extension ReplayEngine {
-  /// How many queue slots there are: one per defined queue, plus one shared by work on queues the
+  /// How many scheduler slots there are: one per defined scheduler, plus one shared by work on schedulers the
   /// trace never defined.
-  package var queueSlotCount: Int { queues.count + 1 }
+  package var schedulerSlotCount: Int { schedulers.count + 1 }
 
-  /// The queue slot of the queue `action` was scheduled on, in `0..<queueSlotCount`.
-  package func queueSlot(of action: ActionIndex) -> Int { Int(actions[action.int].queueSlot) }
+  /// The scheduler slot of the scheduler `action` was scheduled on, in `0..<schedulerSlotCount`.
+  package func schedulerSlot(of action: ActionIndex) -> Int {
+    Int(actions[action.int].schedulerSlot)
+  }
 
   /// How many thread slots there are: one per thread seen in the trace.
   package var threadSlotCount: Int { threadSlots.count }
@@ -399,8 +404,10 @@ extension ReplayEngine {
   /// The slot of `thread`, in `0..<threadSlotCount`, if the trace has it.
   package func threadSlot(of thread: ThreadID) -> Int? { threadSlots[thread.rawValue] }
 
-  /// The slot of queue `queue` (its place in ``queues``), if the trace defines it.
-  package func queueSlot(_ queue: QueueID) -> Int? { queueSlots[queue.rawValue] }
+  /// The slot of scheduler `scheduler` (its place in ``schedulers``), if the trace defines it.
+  package func schedulerSlot(_ scheduler: SchedulerID) -> Int? {
+    schedulerSlots[scheduler.rawValue]
+  }
 
   /// The slot in ``tasks`` of the task `action` is work of, if any.
   package func taskSlot(of action: ActionIndex) -> Int? {

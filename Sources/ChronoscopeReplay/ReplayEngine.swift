@@ -3,7 +3,7 @@ import ChronoscopeTraceFormat
 import Synchronization
 
 /// Replays a trace on a virtual clock: for any cursor position it answers which actions are
-/// pending, which are running and on which thread, and how each queue and thread stands; it steps
+/// pending, which are running and on which thread, and how each scheduler and thread stands; it steps
 /// forward and back exactly.
 ///
 /// ```swift
@@ -47,8 +47,8 @@ import Synchronization
   package var unscheduledRuns: Int { prepared.unscheduledRuns }
   /// When the recording closed, if the trace says (its `close` line).
   package var closedAt: Int64? { prepared.closedAt }
-  /// The queues (schedulers), by id.
-  @_spi(Benchmarks) public var queues: [SchedulerRecord] { prepared.queues }
+  /// The schedulers (schedulers), by id.
+  @_spi(Benchmarks) public var schedulers: [SchedulerRecord] { prepared.schedulers }
   /// The threads, by id, with titles that identify them.
   package var threads: [ThreadInfo] { prepared.threads }
   /// The marks; ``ReplayEvent/markIndex`` indexes them.
@@ -59,7 +59,7 @@ import Synchronization
   var events: [ReplayEvent] { prepared.events }
   var actions: [ActionRecord] { prepared.actions }
   var callSites: [UInt32: CallSiteRecord] { prepared.callSites }
-  var queueSlots: SlotTable { prepared.queueSlots }
+  var schedulerSlots: SlotTable { prepared.schedulerSlots }
   var threadSlots: SlotTable { prepared.threadSlots }
   var indexByID: SlotTable? { prepared.indexByID }
   var onlyBegins: [UInt32] { prepared.onlyBegins }
@@ -94,7 +94,7 @@ import Synchronization
     let lastDropTime: Int64?
     let drops: [TraceDrop]
     let unscheduledRuns: Int
-    let queues: [SchedulerRecord]
+    let schedulers: [SchedulerRecord]
     let threads: [ThreadInfo]
     let marks: [MarkRecord]
     /// What the app named its work (``Trace/works``), and by action slot the index of each
@@ -105,7 +105,7 @@ import Synchronization
     let events: [ReplayEvent]
     let actions: [ActionRecord]
     let callSites: [UInt32: CallSiteRecord]
-    let queueSlots: SlotTable
+    let schedulerSlots: SlotTable
     let threadSlots: SlotTable
     /// Action slots by trace id; nil when the ids ascend with the slots, as a recorder numbers
     /// them, and a search finds them (the table took 4 to 5 bytes an action).
@@ -188,9 +188,9 @@ import Synchronization
       works = trace.works
       callSites = trace.callSites
       self.keyframeInterval = max(keyframeInterval, 1)
-      queues = trace.schedulers.values.sorted { $0.id < $1.id }
-      queueSlots = SlotTable(queues.map(\.id))
-      var tables = builder.finish(queueSlots: queueSlots)
+      schedulers = trace.schedulers.values.sorted { $0.id < $1.id }
+      schedulerSlots = SlotTable(schedulers.map(\.id))
+      var tables = builder.finish(schedulerSlots: schedulerSlots)
       progress?(0.8)
       // Moved out, so that the history pass writes into them without copying them first.
       var events = tables.events
@@ -222,7 +222,7 @@ import Synchronization
         let id = threadIDs[slot]
         return ThreadInfo(
           id: ThreadID(rawValue: id), recordedName: trace.threadNames[id], title: title,
-          queues: history.served[slot].sorted())
+          schedulers: history.served[slot].sorted())
       }
     }
   }
@@ -297,7 +297,8 @@ import Synchronization
     self.prepared = prepared
     progress?(share)
     live = LiveState(
-      queues: prepared.queues.count, threads: prepared.threads.count, tasks: prepared.tasks.count)
+      schedulers: prepared.schedulers.count, threads: prepared.threads.count,
+      tasks: prepared.tasks.count)
     keyframes = [Keyframe(live, at: 0)]
     if makingKeyframes {
       makeKeyframes(progress: progress.map { report in { report(0.5 + 0.5 * $0) } })
@@ -322,7 +323,7 @@ import Synchronization
     let cursor = position
     // The keyframes come from the stepping code itself, so a seek restores exactly what steps
     // would have built.
-    live = LiveState(queues: queues.count, threads: threads.count, tasks: tasks.count)
+    live = LiveState(schedulers: schedulers.count, threads: threads.count, tasks: tasks.count)
     position = 0
     var keyframes = [Keyframe(live, at: 0)]
     keyframes.reserveCapacity(events.count / keyframeInterval + 1)
@@ -346,7 +347,7 @@ import Synchronization
     if lastKeyframe < events.count { keyframes.append(Keyframe(live, at: events.count)) }
     self.keyframes = keyframes
     keyframesMade = true
-    live = LiveState(queues: queues.count, threads: threads.count, tasks: tasks.count)
+    live = LiveState(schedulers: schedulers.count, threads: threads.count, tasks: tasks.count)
     position = 0
     seek(to: cursor)
     progress?(1)
@@ -373,24 +374,24 @@ import Synchronization
     let slotOf = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, UInt32($0)) })
     var slots = [UInt32](repeating: none, count: actions.count)
     var counts = [Int](repeating: 0, count: ids.count)
-    // (task slot, queue) pairs sorted, rather than a set per task: a server that starts a task
+    // (task slot, scheduler) pairs sorted, rather than a set per task: a server that starts a task
     // per request can leave a million tasks in a trace.
-    var pairs: [(slot: UInt32, queue: UInt32)] = []
+    var pairs: [(slot: UInt32, scheduler: UInt32)] = []
     pairs.reserveCapacity(taskOfAction.count)
     for (action, task) in taskOfAction {
       guard let slot = slotOf[task] else { continue }
       slots[Int(action)] = slot
       counts[Int(slot)] += 1
-      pairs.append((slot, actions[Int(action)].queue.rawValue))
+      pairs.append((slot, actions[Int(action)].scheduler.rawValue))
     }
-    pairs.sort { ($0.slot, $0.queue) < ($1.slot, $1.queue) }
-    var queues = [[QueueID]](repeating: [], count: ids.count)
-    for pair in pairs where queues[Int(pair.slot)].last?.rawValue != pair.queue {
-      queues[Int(pair.slot)].append(QueueID(rawValue: pair.queue))
+    pairs.sort { ($0.slot, $0.scheduler) < ($1.slot, $1.scheduler) }
+    var schedulers = [[SchedulerID]](repeating: [], count: ids.count)
+    for pair in pairs where schedulers[Int(pair.slot)].last?.rawValue != pair.scheduler {
+      schedulers[Int(pair.slot)].append(SchedulerID(rawValue: pair.scheduler))
     }
     let infos = ids.indices.map {
       TaskInfo(
-        id: TaskID(rawValue: ids[$0]), name: names[ids[$0]], queues: queues[$0],
+        id: TaskID(rawValue: ids[$0]), name: names[ids[$0]], schedulers: schedulers[$0],
         actionCount: counts[$0])
     }
     return (infos, slots)
@@ -429,11 +430,11 @@ import Synchronization
     var repeatedBegins: [UInt32: [UInt32]] = [:]
     var firstRuns: [UInt32: UInt32] = [:]
     /// By thread slot.
-    var served: [Set<QueueID>]
+    var served: [Set<SchedulerID>]
   }
 
   /// One pass over the events through the state machine: each event's prior state (written
-  /// into the event), the begins of each action's runs, and which queues each thread ran work
+  /// into the event), the begins of each action's runs, and which schedulers each thread ran work
   /// for.
   fileprivate static func history(
     events: inout [ReplayEvent], actions: [ActionRecord], threadSlots: SlotTable,
@@ -450,8 +451,8 @@ import Synchronization
   ) -> History {
     var history = History(
       onlyBegins: [UInt32](repeating: none, count: actions.count),
-      served: [Set<QueueID>](repeating: [], count: threadSlots.count))
-    // The queue each thread last ran, so a run of work from one queue costs no hashing.
+      served: [Set<SchedulerID>](repeating: [], count: threadSlots.count))
+    // The scheduler each thread last ran, so a run of work from one scheduler costs no hashing.
     var lastServed = [UInt32](repeating: none, count: threadSlots.count)
     var states = [ActionState](repeating: .unscheduled, count: actions.count)
     for offset in events.indices {
@@ -478,10 +479,10 @@ import Synchronization
           history.onlyBegins[slot] = ranMoreThanOnce
         }
         if let thread = threadSlots[event.thread.rawValue],
-          lastServed[thread] != actions[slot].queueSlot
+          lastServed[thread] != actions[slot].schedulerSlot
         {
-          lastServed[thread] = actions[slot].queueSlot
-          history.served[thread].insert(actions[slot].queue)
+          lastServed[thread] = actions[slot].schedulerSlot
+          history.served[thread].insert(actions[slot].scheduler)
         }
       case .end, .cancel, .schedule, .hop, .mark, .task, .work: break
       }

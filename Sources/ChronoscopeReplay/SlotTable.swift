@@ -1,4 +1,4 @@
-/// Maps ids from a trace (actions, queues, threads) to dense slots without hashing in the common
+/// Maps ids from a trace (actions, schedulers, threads) to dense slots without hashing in the common
 /// case: ids below a bound that grows with the table live in an array, the rest (sparse or
 /// hostile ids) in a dictionary. Preparing a replay looks one up per event, and hashing was most
 /// of that time.

@@ -6,8 +6,8 @@ import ChronoscopeTraceFormat
 /// (``ReplayEngine/read(path:keyframeInterval:makingKeyframes:reading:preparing:)``).
 ///
 /// Every action reference becomes a dense index. Events of actions never scheduled are left
-/// out, and `task` events only say whose work an action is. Queue slots are not known until
-/// every scheduler is (a file may define one after its first use), so ``finish(queueSlots:)``
+/// out, and `task` events only say whose work an action is. Scheduler slots are not known until
+/// every scheduler is (a file may define one after its first use), so ``finish(schedulerSlots:)``
 /// sets them.
 final class TablesBuilder: TraceEventStream {
   struct Tables {
@@ -121,7 +121,7 @@ final class TablesBuilder: TraceEventStream {
         index = new
         pass.tables.actions.append(
           ActionRecord(
-            id: id, queue: QueueID(rawValue: event.scheduler), mode: event.mode,
+            id: id, scheduler: SchedulerID(rawValue: event.scheduler), mode: event.mode,
             due: event.due, delay: event.delay,
             parent: event.parent.flatMap { pass.tables.actionIndices[$0].map(ActionIndex.init) },
             scheduleEvent: EventIndex(pass.tables.events.count), ranInline: event.ranInline))
@@ -159,9 +159,9 @@ final class TablesBuilder: TraceEventStream {
     pass.tables.events.append(ReplayEvent(event, action: index, cancelledBy: canceller))
   }
 
-  /// The tables, each action given the slot of its queue in `queueSlots` (the shared last slot
-  /// for a queue the trace never defined).
-  func finish(queueSlots: SlotTable) -> Tables {
+  /// The tables, each action given the slot of its scheduler in `schedulerSlots` (the shared last slot
+  /// for a scheduler the trace never defined).
+  func finish(schedulerSlots: SlotTable) -> Tables {
     populator?.stop()
     populator = nil
     var tables = pass.tables
@@ -173,8 +173,9 @@ final class TablesBuilder: TraceEventStream {
     Self.handBackUnused(&tables.actions)
     tables.actions.withUnsafeMutableBufferPointer { actions in
       for slot in actions.indices {
-        actions[slot].queueSlot = UInt32(
-          truncatingIfNeeded: queueSlots[actions[slot].queue.rawValue] ?? queueSlots.count)
+        actions[slot].schedulerSlot = UInt32(
+          truncatingIfNeeded: schedulerSlots[actions[slot].scheduler.rawValue]
+            ?? schedulerSlots.count)
       }
     }
     return tables

@@ -1,4 +1,4 @@
-/// A thread as the inspector names it: a title that identifies it, and the queues whose work it
+/// A thread as the inspector names it: a title that identifies it, and the schedulers whose work it
 /// ran.
 package struct ThreadInfo: Sendable, Equatable {
   /// The thread's id in the trace.
@@ -8,8 +8,8 @@ package struct ThreadInfo: Sendable, Equatable {
   /// A name that identifies the thread: the recorded name when it is whole and unique, else
   /// `worker N` (N the trace's thread id), or the name with its id when two threads share it.
   package let title: String
-  /// The queues whose work it ran, by id.
-  package let queues: [QueueID]
+  /// The schedulers whose work it ran, by id.
+  package let schedulers: [SchedulerID]
 
   /// Linux keeps at most 15 bytes of a thread's name (16 with the terminator) and Dispatch
   /// keeps the end of a longer one, so a name of exactly that length is probably a fragment

@@ -73,10 +73,10 @@ import Foundation
       .failure(TargetError(description: reason))
     }
     if trimmed.hasPrefix("#") {
-      guard let id = UInt32(trimmed.dropFirst()) else {
+      guard let id = ActionID(parsing: trimmed) else {
         return failure("\"\(text)\" is not an action id (actions are written #12)")
       }
-      return .success(.action(ActionID(rawValue: id)))
+      return .success(.action(id))
     }
     if trimmed.hasPrefix("e"), let number = Int(trimmed.dropFirst()) {
       return number >= 0

@@ -2,7 +2,7 @@
 import ChronoscopeTraceFormat
 
 /// The order a trace recorded, read once and replayed as often as a test likes: which actions
-/// ran, named as `chronoscope diff` names them (queue label, function or call site,
+/// ran, named as `chronoscope diff` names them (scheduler label, function or call site,
 /// occurrence), when each run began from the trace's first event, and in which order.
 ///
 /// ```swift

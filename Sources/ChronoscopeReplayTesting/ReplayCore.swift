@@ -211,17 +211,18 @@ final class ReplayCore: Sendable {
 }
 
 extension ReplayCore.State {
-  /// Names the code's next action on `queue` from `callSite` as `diff` does, and finds the
+  /// Names the code's next action on `scheduler` from `callSite` as `diff` does, and finds the
   /// recorded action with that name that no action of the code has taken yet.
   fileprivate mutating func name(
-    _ queue: String, _ callSite: CallSite, now: Int64, in schedule: RecordedSchedule
+    _ scheduler: String, _ callSite: CallSite, now: Int64, in schedule: RecordedSchedule
   ) -> (recorded: Int?, reference: ActionReference) {
     let (key, group) = numbering.key(
-      queue: queue, site: ("\(callSite.fileID)", Int(callSite.line), "\(callSite.function)"))
+      scheduler: scheduler, site: ("\(callSite.fileID)", Int(callSite.line), "\(callSite.function)")
+    )
     scheduled &+= 1
     let reference = ActionReference(
       key, id: ActionID(rawValue: scheduled), scheduledAt: now)
-    // The k-th action a function schedules on a queue is the k-th it scheduled there in the
+    // The k-th action a function schedules on a scheduler is the k-th it scheduled there in the
     // trace: the diff's key, lines aside (an edit moves them).
     guard let inGroup = schedule.side.groups[group], key.occurrence <= inGroup.count else {
       return (nil, reference)

@@ -39,15 +39,15 @@ public struct ReplayDivergence: Sendable, Equatable, CustomStringConvertible {
   /// nothing more to run.
   public var replayed: Run?
 
-  /// An action as `chronoscope diff` names it across runs: its queue, call site and occurrence.
+  /// An action as `chronoscope diff` names it across runs: its scheduler, call site and occurrence.
   public struct Action: Sendable, Equatable {
     /// Its id in its own run: the trace's, or, for the code, its number in scheduling order.
     public var id: Int
-    /// The label of the queue it was scheduled on.
-    public var queue: String
+    /// The label of the scheduler it was scheduled on.
+    public var scheduler: String
     /// `file:line function`, or empty when the trace has no call site for it.
     public var site: String
-    /// Which of the actions its function scheduled on the queue it is (from 1).
+    /// Which of the actions its function scheduled on the scheduler it is (from 1).
     public var occurrence: Int
     /// When it was scheduled, from its run's origin (ns).
     public var scheduledNanoseconds: Int64
@@ -111,14 +111,14 @@ extension ReplayDivergence.Run {
     let action = run.action
     self.init(
       action: ReplayDivergence.Action(
-        id: Int(action.id.rawValue), queue: action.key.queue, site: action.key.site,
+        id: Int(action.id.rawValue), scheduler: action.key.scheduler, site: action.key.site,
         occurrence: action.key.occurrence, scheduledNanoseconds: action.scheduledAt),
       run: run.run, beganNanoseconds: run.began)
   }
 
   /// `#3 search.network (ChronoscopeExamples/StaleResponseSearch.swift:71 search(_:)) occurrence 1`.
   fileprivate var text: String {
-    ActionKey(queue: action.queue, site: action.site, occurrence: action.occurrence)
+    ActionKey(scheduler: action.scheduler, site: action.site, occurrence: action.occurrence)
       .text(id: action.id)
   }
 }

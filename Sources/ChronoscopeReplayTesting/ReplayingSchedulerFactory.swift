@@ -6,7 +6,7 @@ import ChronoscopeVirtualTime
 ///
 /// Hand the factory to the code as any ``SchedulerFactory``, start the code, then call
 /// ``run()``. Each action the code schedules is matched to the trace's by what `chronoscope
-/// diff` matches: its queue's label, the function that scheduled it (file and name) and its
+/// diff` matches: its scheduler's label, the function that scheduled it (file and name) and its
 /// occurrence — the second action `search(_:)` schedules on `search.network` is the second one
 /// it scheduled there in the trace. Each recorded run then runs at its recorded time from the
 /// trace's first event (virtual time is recorded time), and runs recorded at one instant run in

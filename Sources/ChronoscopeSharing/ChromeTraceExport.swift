@@ -9,19 +9,19 @@ import ChronoscopeTraceFormat
 /// What maps to what (docs/Export.md says it in full, with the viewer's rules it is laid out for):
 /// - each trace is a process (its recorded `pid` where it can be), lined up with the others by
 ///   ``ProcessTimeline``, an empty stretch between recordings that do not overlap cut short;
-/// - each queue is a track, its `tid` the queue's id in the trace; where a queue's runs overlap
-///   (a concurrent queue, or runs at one instant of a virtual clock) the later ones go to more
-///   tracks of the queue (`net (2)`): on a track a run lies inside another only as an inline
+/// - each scheduler is a track, its `tid` the scheduler's id in the trace; where a scheduler's runs overlap
+///   (a concurrent scheduler, or runs at one instant of a virtual clock) the later ones go to more
+///   tracks of the scheduler (`net (2)`): on a track a run lies inside another only as an inline
 ///   `sync` of it;
 /// - each run is a complete slice (`X`) with its action id, mode, run number, call site, thread
 ///   and lateness in `args`; a run of 0 ns is drawn 1 ns long (`args.duration_ns` says 0), and
 ///   one still going when the trace ends lasts to the end and says so;
-/// - each queue's waits (schedule → first begin) are async slices named `wait · <queue>`, their
-///   action in `id2.local` and `args`, so that a viewer draws them on a few tracks per queue;
+/// - each scheduler's waits (schedule → first begin) are async slices named `wait · <scheduler>`, their
+///   action in `id2.local` and `args`, so that a viewer draws them on a few tracks per scheduler;
 /// - a flow arrow goes from the run that scheduled an action to the action's first run, placed
 ///   where a viewer binds its ends to those two slices;
 /// - the recording's start, cancels, marks and findings are process-scoped instants, off the
-///   queues' tracks, so that no arrow binds to them; past ``FindingWindows/instantLimit``
+///   schedulers' tracks, so that no arrow binds to them; past ``FindingWindows/instantLimit``
 ///   findings, each kind's are windows (async slices) that count them;
 /// - each hole the recorder's dropped events left is an async slice `dropped events`;
 /// - a run of a Swift task's work is named by the task (`#3 typist (task 2)`).
@@ -57,7 +57,7 @@ import ChronoscopeTraceFormat
     package var dropPoints = 0
     /// Ends whose begin was dropped: runs not exported.
     package var runsWithoutBegin = 0
-    /// Begins of work whose schedule was dropped: runs not exported (no queue to put them on).
+    /// Begins of work whose schedule was dropped: runs not exported (no scheduler to put them on).
     package var unscheduledRuns = 0
     /// Runs that had not ended when the trace ended but began before a drop: their end may be
     /// among what was dropped. Exported to the trace's end.
@@ -151,11 +151,11 @@ private struct ProcessExport {
   let cut: Int64
   /// The process id written: see ``choosePid(tracks:taken:)``.
   private var pid = 0
-  /// JSON bytes made once per call site, thread and queue rather than once per event.
+  /// JSON bytes made once per call site, thread and scheduler rather than once per event.
   private var siteBytes: [UInt32: (name: [UInt8], site: [UInt8])] = [:]
   private var threadBytes: [UInt32: [UInt8]] = [:]
   private var taskBytes: [TaskID: (string: [UInt8], inName: [UInt8])] = [:]
-  private var queueBytes: [[UInt8]?]
+  private var schedulerBytes: [[UInt8]?]
   private var waitNameBytes: [[UInt8]?]
 
   init(replay: ReplayEngine, file: String, index: Int, offset: Int64, cut: Int64) {
@@ -164,8 +164,8 @@ private struct ProcessExport {
     self.index = index
     self.offset = offset
     self.cut = cut
-    queueBytes = Array(repeating: nil, count: replay.queueSlotCount)
-    waitNameBytes = Array(repeating: nil, count: replay.queueSlotCount)
+    schedulerBytes = Array(repeating: nil, count: replay.schedulerSlotCount)
+    waitNameBytes = Array(repeating: nil, count: replay.schedulerSlotCount)
   }
 
   /// One run of an action, from its begin to its end (or the trace's end).
@@ -208,7 +208,7 @@ private struct ProcessExport {
       let run = runs[index]
       let info = replay.action(run.action)
       let track = tracks.place(
-        queue: replay.queueSlot(of: run.action), begin: run.begin, end: run.shownEnd,
+        scheduler: replay.schedulerSlot(of: run.action), begin: run.begin, end: run.shownEnd,
         action: run.action, inlineIn: info.mode == .sync ? info.parent : nil)
       runs[index].track = track
       if track >= lastOnTrack.count {
@@ -217,8 +217,10 @@ private struct ProcessExport {
       if lastOnTrack[track] >= 0 { nextOnTrack[Int(lastOnTrack[track])] = Int32(index) }
       lastOnTrack[track] = Int32(index)
     }
-    // A queue whose work never ran still gets a track, for its waits.
-    for action in replay.actionIndices { tracks.ensureTrack(queue: replay.queueSlot(of: action)) }
+    // A scheduler whose work never ran still gets a track, for its waits.
+    for action in replay.actionIndices {
+      tracks.ensureTrack(scheduler: replay.schedulerSlot(of: action))
+    }
     pid = choosePid(tracks: tracks, taken: takenPids)
     takenPids.insert(pid)
     writeMetadata(into: out, tracks: tracks, summary: &summary)
@@ -298,7 +300,7 @@ private struct ProcessExport {
   }
 
   /// The process id to write. A viewer shows it after the process's name, so it is the recorded
-  /// pid where that can be used: not 0, not another file's, and not a queue track's tid (a
+  /// pid where that can be used: not 0, not another file's, and not a scheduler track's tid (a
   /// viewer takes the track whose tid equals the pid for the process's main thread). Otherwise
   /// the first number after every tid that no other file took.
   private func choosePid(tracks: TrackTable, taken: Set<Int>) -> Int {
@@ -324,7 +326,7 @@ private struct ProcessExport {
     out.metadata("process_name", pid: pid, tid: 0, name: "\(file) — \(process)\(recordedPid)")
     out.metadataSort("process_sort_index", pid: pid, tid: 0, index: index + 1)
     for (position, track) in tracks.ordered.enumerated() {
-      let label = queueLabel(slot: track.queue)
+      let label = schedulerLabel(slot: track.scheduler)
       out.metadata(
         "thread_name", pid: pid, tid: track.tid,
         name: track.lane == 0 ? label : "\(label) (\(track.lane + 1))")
@@ -351,7 +353,7 @@ private struct ProcessExport {
     out.raw("}}")
   }
 
-  /// An instant's time and process, scoped to the process (off the queues' tracks, where a
+  /// An instant's time and process, scoped to the process (off the schedulers' tracks, where a
   /// viewer would take it for the slice an arrow starts from), and the opening of its `args`.
   private func writeInstantPlace(at time: Int64, into out: JSONWriter) {
     out.field("ts", microseconds: self.time(time))
@@ -360,23 +362,23 @@ private struct ProcessExport {
     out.raw(",\"s\":\"p\",\"args\":{")
   }
 
-  private func queueLabel(slot: Int) -> String {
-    guard slot < replay.queues.count else { return "undefined queue" }
-    return replay.queues[slot].label
+  private func schedulerLabel(slot: Int) -> String {
+    guard slot < replay.schedulers.count else { return "undefined scheduler" }
+    return replay.schedulers[slot].label
   }
 
-  /// The queue's label as a JSON string.
-  private mutating func queueName(slot: Int) -> [UInt8] {
-    if let cached = queueBytes[slot] { return cached }
-    let bytes = JSONWriter.encoded(queueLabel(slot: slot))
-    queueBytes[slot] = bytes
+  /// The scheduler's label as a JSON string.
+  private mutating func schedulerName(slot: Int) -> [UInt8] {
+    if let cached = schedulerBytes[slot] { return cached }
+    let bytes = JSONWriter.encoded(schedulerLabel(slot: slot))
+    schedulerBytes[slot] = bytes
     return bytes
   }
 
-  /// The name of the queue's waits, `"wait · net"`, as a JSON string.
+  /// The name of the scheduler's waits, `"wait · net"`, as a JSON string.
   private mutating func waitName(slot: Int) -> [UInt8] {
     if let cached = waitNameBytes[slot] { return cached }
-    let bytes = JSONWriter.encoded("wait · \(queueLabel(slot: slot))")
+    let bytes = JSONWriter.encoded("wait · \(schedulerLabel(slot: slot))")
     waitNameBytes[slot] = bytes
     return bytes
   }
@@ -501,14 +503,14 @@ private struct ProcessExport {
   }
 
   /// The wait of `action` from its schedule to its first begin (or cancel, or the end), on its
-  /// queue's wait track. Returns how many were written.
+  /// scheduler's wait track. Returns how many were written.
   private mutating func writeWait(
     _ action: ActionIndex, firstRun: Run?, cancelledAt: Int64?, into out: JSONWriter,
     tracks: TrackTable
   ) -> Int {
     let info = replay.action(action)
-    let slot = replay.queueSlot(of: action)
-    let track = tracks.firstTid(queue: slot)
+    let slot = replay.schedulerSlot(of: action)
+    let track = tracks.firstTid(scheduler: slot)
     let end: Int64
     var outcome: StaticString = "began"
     if let firstRun {
@@ -524,7 +526,7 @@ private struct ProcessExport {
     let name = waitName(slot: slot)
     for phase in [0, 1] {
       out.eventStart(phase: phase == 0 ? "b" : "e", category: "wait")
-      // One name per queue: a viewer makes a track set per name, and packs the waits of one
+      // One name per scheduler: a viewer makes a track set per name, and packs the waits of one
       // name onto as few tracks as their overlaps allow. The action is the id: a local one,
       // which a viewer scopes to its process, so files' waits never pair across processes.
       out.append(name)
@@ -609,7 +611,7 @@ private struct ProcessExport {
     instants: Int, windows: Int
   ) {
     var count = 0
-    // Every instant is process-scoped: on a queue's track a viewer would take it for the slice
+    // Every instant is process-scoped: on a scheduler's track a viewer would take it for the slice
     // an arrow starts from.
     for position in replay.eventIndices {
       let event = replay.event(position)
@@ -624,8 +626,8 @@ private struct ProcessExport {
         writeInstantPlace(at: event.time, into: out)
         out.member("after_start", first: true)
         out.raw(event.cancelledAfterStart == true ? "true" : "false")
-        out.raw(",\"queue\":")
-        out.append(queueName(slot: replay.queueSlot(of: action)))
+        out.raw(",\"scheduler\":")
+        out.append(schedulerName(slot: replay.schedulerSlot(of: action)))
         out.raw("}}")
         count += 1
       case .mark:
@@ -717,8 +719,8 @@ private struct ProcessExport {
     out.string(finding.severity.rawValue)
     out.member("message")
     out.string(finding.message)
-    out.raw(",\"queue\":")
-    out.append(queueName(slot: replay.queueSlot(of: finding.action)))
+    out.raw(",\"scheduler\":")
+    out.append(schedulerName(slot: replay.schedulerSlot(of: finding.action)))
     out.raw("}}")
   }
 
@@ -790,16 +792,16 @@ private func firstFree(after start: Int, isTaken: (Int) -> Bool) -> Int {
   return candidate
 }
 
-/// The tracks of a process's queues and which runs go on them. A run goes on the first track of
-/// its queue that is free at its begin; an inline `sync` goes inside its parent's run when that
-/// run is on top of a track of the queue and holds it whole; otherwise the queue gets one more
+/// The tracks of a process's schedulers and which runs go on them. A run goes on the first track of
+/// its scheduler that is free at its begin; an inline `sync` goes inside its parent's run when that
+/// run is on top of a track of the scheduler and holds it whole; otherwise the scheduler gets one more
 /// track. So on a track a slice lies inside another only as an inline `sync` of it, as a viewer
 /// draws a slice inside another as its child.
 private struct TrackTable {
   struct Track {
-    /// The queue's slot.
-    var queue: Int
-    /// Its position among the queue's tracks, from 0.
+    /// The scheduler's slot.
+    var scheduler: Int
+    /// Its position among the scheduler's tracks, from 0.
     var lane: Int
     var tid: Int
     /// The runs open on it, innermost last: where their slices end, and their actions.
@@ -807,77 +809,77 @@ private struct TrackTable {
   }
 
   private(set) var tracks: [Track] = []
-  private var byQueue: [[Int]]
+  private var byScheduler: [[Int]]
   private var usedTids: Set<Int>
-  /// The tid of each queue's first track: the queue's id in the trace, which a viewer shows
+  /// The tid of each scheduler's first track: the scheduler's id in the trace, which a viewer shows
   /// after its name (nil for an id of 0, which a viewer takes for no thread, and for the slot of
-  /// work on undefined queues).
+  /// work on undefined schedulers).
   private let firstTids: [Int?]
-  /// Tids for more tracks, after every queue id.
+  /// Tids for more tracks, after every scheduler id.
   private var nextTid: Int
 
   init(replay: ReplayEngine) {
-    byQueue = Array(repeating: [], count: replay.queueSlotCount)
-    let ids = replay.queues.map { Int($0.id) }
-    firstTids = (0..<replay.queueSlotCount).map { slot in
+    byScheduler = Array(repeating: [], count: replay.schedulerSlotCount)
+    let ids = replay.schedulers.map { Int($0.id) }
+    firstTids = (0..<replay.schedulerSlotCount).map { slot in
       slot < ids.count && ids[slot] > 0 ? ids[slot] : nil
     }
     usedTids = Set(firstTids.compactMap { $0 })
     nextTid = (ids.max() ?? 0) + 1
   }
 
-  /// The tracks in the order to show them: by queue, then lane.
-  var ordered: [Track] { byQueue.flatMap { $0.map { tracks[$0] } } }
+  /// The tracks in the order to show them: by scheduler, then lane.
+  var ordered: [Track] { byScheduler.flatMap { $0.map { tracks[$0] } } }
 
-  /// The tid of `queue`'s first track (0 if it has none).
-  func firstTid(queue: Int) -> Int {
-    guard let first = byQueue[queue].first else { return 0 }
+  /// The tid of `scheduler`'s first track (0 if it has none).
+  func firstTid(scheduler: Int) -> Int {
+    guard let first = byScheduler[scheduler].first else { return 0 }
     return tracks[first].tid
   }
 
-  /// Gives `queue` its first track if it has none yet.
-  mutating func ensureTrack(queue: Int) {
-    if byQueue[queue].isEmpty { _ = addTrack(queue: queue) }
+  /// Gives `scheduler` its first track if it has none yet.
+  mutating func ensureTrack(scheduler: Int) {
+    if byScheduler[scheduler].isEmpty { _ = addTrack(scheduler: scheduler) }
   }
 
-  private mutating func addTrack(queue: Int) -> Int {
-    let lane = byQueue[queue].count
+  private mutating func addTrack(scheduler: Int) -> Int {
+    let lane = byScheduler[scheduler].count
     let tid: Int
-    if lane == 0, let first = firstTids[queue] {
+    if lane == 0, let first = firstTids[scheduler] {
       tid = first
     } else {
       tid = firstFree(after: nextTid - 1) { usedTids.contains($0) }
       usedTids.insert(tid)
       nextTid = tid + 1
     }
-    tracks.append(Track(queue: queue, lane: lane, tid: tid))
-    byQueue[queue].append(tracks.count - 1)
+    tracks.append(Track(scheduler: scheduler, lane: lane, tid: tid))
+    byScheduler[scheduler].append(tracks.count - 1)
     return tracks.count - 1
   }
 
-  /// The track (an index in `tracks`) of a run of `action` on `queue` from `begin` to `end` (where
+  /// The track (an index in `tracks`) of a run of `action` on `scheduler` from `begin` to `end` (where
   /// its slice ends), an inline `sync` of `parent` if given.
   mutating func place(
-    queue: Int, begin: Int64, end: Int64, action: ActionIndex, inlineIn parent: ActionIndex?
+    scheduler: Int, begin: Int64, end: Int64, action: ActionIndex, inlineIn parent: ActionIndex?
   ) -> Int {
-    for track in byQueue[queue] {
+    for track in byScheduler[scheduler] {
       while let top = tracks[track].open.last, top.end <= begin {
         tracks[track].open.removeLast()
       }
     }
     if let parent {
-      for track in byQueue[queue] {
+      for track in byScheduler[scheduler] {
         if let top = tracks[track].open.last, top.action == parent, end <= top.end {
           tracks[track].open.append((end, action))
           return track
         }
       }
     }
-    for track in byQueue[queue] where tracks[track].open.isEmpty {
+    for track in byScheduler[scheduler] where tracks[track].open.isEmpty {
       tracks[track].open.append((end, action))
       return track
     }
-    let track = addTrack(queue: queue)
+    let track = addTrack(scheduler: scheduler)
     tracks[track].open.append((end, action))
     return track
   }

@@ -4,8 +4,8 @@ import ChronoscopeTraceFormat
 /// Several processes' traces as one trace on one timeline, so that every view, the findings and
 /// the export see them together.
 ///
-/// Each trace's times move by its ``ProcessTimeline`` offset; its ids (actions, queues, threads,
-/// call sites, marks) move past the ids of the traces before it, so none collide; its queue labels
+/// Each trace's times move by its ``ProcessTimeline`` offset; its ids (actions, schedulers, threads,
+/// call sites, marks) move past the ids of the traces before it, so none collide; its scheduler labels
 /// and thread names start with a short process tag, `P2 main` — the process column of every lane,
 /// short enough to leave the label readable. The header's `merged` metadata says which process
 /// and file each tag stands for. Events are merged in time order (each trace keeps its own order
@@ -41,13 +41,13 @@ package enum TraceMerge {
     let names = traces.indices.map(tag)
     var shifts: [Shift] = []
     var next = Shift(
-      time: 0, action: 0, queue: 0, thread: 0, site: 0, mark: 0, work: 0, task: 0)
+      time: 0, action: 0, scheduler: 0, thread: 0, site: 0, mark: 0, work: 0, task: 0)
     for (index, trace) in traces.enumerated() {
       next.time = timeline.offsets[index]
       shifts.append(next)
       let used = Used(trace)
       next.action = try advance(next.action, past: used.action, "action ids")
-      next.queue = try advance(next.queue, past: used.queue, "queue ids")
+      next.scheduler = try advance(next.scheduler, past: used.scheduler, "scheduler ids")
       next.thread = try advance(next.thread, past: used.thread, "thread ids")
       next.site = try advance(next.site, past: used.site, "call-site ids")
       next.mark = try advance(next.mark, past: UInt32(clamping: trace.marks.count), "marks")
@@ -81,9 +81,9 @@ package enum TraceMerge {
       let shift = shifts[index]
       let name = names[index]
       for (id, record) in trace.schedulers {
-        let queue = id &+ shift.queue
-        merged.schedulers[queue] = SchedulerRecord(
-          id: queue, label: "\(name) \(record.label)", kind: record.kind, family: record.family,
+        let scheduler = id &+ shift.scheduler
+        merged.schedulers[scheduler] = SchedulerRecord(
+          id: scheduler, label: "\(name) \(record.label)", kind: record.kind, family: record.family,
           time: try shift.moved(record.time))
       }
       for (id, site) in trace.callSites where id != 0 {
@@ -137,7 +137,7 @@ package enum TraceMerge {
   private struct Shift {
     var time: Int64
     var action: UInt32
-    var queue: UInt32
+    var scheduler: UInt32
     var thread: UInt32
     var site: UInt32
     var mark: UInt32
@@ -159,7 +159,7 @@ package enum TraceMerge {
       switch event.kind {
       case .schedule:
         return .schedule(
-          time: time, action: event.action &+ action, scheduler: event.scheduler &+ queue,
+          time: time, action: event.action &+ action, scheduler: event.scheduler &+ scheduler,
           mode: event.mode, delay: event.delay, due: try moved(event.due),
           thread: event.thread &+ thread, parent: event.parent.map { $0 &+ action } ?? 0,
           site: event.site == 0 ? 0 : event.site &+ site, inline: event.ranInline)
@@ -197,7 +197,7 @@ package enum TraceMerge {
   /// The largest id of each kind a trace uses, plus one for thread ids (which start at 0).
   private struct Used {
     var action: UInt32 = 0
-    var queue: UInt32 = 0
+    var scheduler: UInt32 = 0
     var thread: UInt32 = 0
     var site: UInt32 = 0
     var task: UInt64 = 0
@@ -215,11 +215,11 @@ package enum TraceMerge {
           continue  // nor does this
         }
         action = max(action, event.action, event.parent ?? 0)
-        queue = max(queue, event.scheduler)
+        scheduler = max(scheduler, event.scheduler)
         self.thread = max(self.thread, thread(event.thread), thread(event.fromThread))
         site = max(site, event.site)
       }
-      queue = max(queue, trace.schedulers.keys.max() ?? 0)
+      scheduler = max(scheduler, trace.schedulers.keys.max() ?? 0)
       site = max(site, trace.callSites.keys.max() ?? 0)
       self.thread = max(self.thread, thread(trace.threadNames.keys.max() ?? 0))
       if let crash = trace.crash { self.thread = max(self.thread, thread(crash.thread)) }

@@ -138,7 +138,7 @@ enum CanonicalLine {
     // The kinds, in the encoder's key order; each starts after `,"e":"`.
 
     mutating func schedule(_ time: Int64) -> TraceEvent? {
-      guard take("schedule\",\"a\":"), let action = id(), take(",\"q\":"), let queue = id(),
+      guard take("schedule\",\"a\":"), let action = id(), take(",\"q\":"), let scheduler = id(),
         take(",\"mode\":\""), let mode = mode()
       else { return nil }
       var delay: Int64 = 0
@@ -159,7 +159,7 @@ enum CanonicalLine {
         inline = value
       }
       return .schedule(
-        time: time, action: action, scheduler: queue, mode: mode, delay: delay, due: due,
+        time: time, action: action, scheduler: scheduler, mode: mode, delay: delay, due: due,
         thread: thread, parent: parent, site: site, inline: inline)
     }
 

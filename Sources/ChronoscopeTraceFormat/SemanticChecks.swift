@@ -55,7 +55,7 @@ struct SemanticChecks {
       let id = Int(event.scheduler)
       if id >= knownSchedulers.count || !knownSchedulers[id] {
         if schedulers.index(forKey: event.scheduler) == nil {
-          warnings.append("action \(action) is scheduled on unknown scheduler \(event.scheduler)")
+          warnings.append("action #\(action) is scheduled on unknown scheduler \(event.scheduler)")
         } else if id < 1 << 16 {
           if id >= knownSchedulers.count {
             knownSchedulers += repeatElement(false, count: id + 1 - knownSchedulers.count)
@@ -70,7 +70,7 @@ struct SemanticChecks {
         }
         return state.flags.contains(.scheduled)
       }
-      if duplicate { warnings.append("duplicate action id \(action): it was already scheduled") }
+      if duplicate { warnings.append("duplicate action id #\(action): it was already scheduled") }
     case .begin:
       let state = withState(action) { state in
         defer {
@@ -80,9 +80,9 @@ struct SemanticChecks {
         return state
       }
       if !state.flags.contains(.scheduled) {
-        warnings.append("action \(action) begins but was never scheduled")
+        warnings.append("action #\(action) begins but was never scheduled")
       } else if state.flags.contains(.cancelled) {
-        warnings.append("action \(action) begins after it was cancelled")
+        warnings.append("action #\(action) begins after it was cancelled")
       }
       if Int(event.run) > Int(state.lastRun) + 1, event.time > windowStart ?? -1 {
         warnings.append(Self.missingRuns(action, run: event.run, after: state.lastRun))
@@ -90,10 +90,10 @@ struct SemanticChecks {
     case .end:
       let state = withState(action) { $0 }
       if !state.flags.contains(.begun) {
-        warnings.append("action \(action) ends but never began")
+        warnings.append("action #\(action) ends but never began")
       } else if event.run > state.lastRun {
         warnings.append(
-          "action \(action) ends run \(event.run), which never began (the last run to begin was \(state.lastRun))"
+          "action #\(action) ends run \(event.run), which never began (the last run to begin was \(state.lastRun))"
         )
       }
     case .cancel:
@@ -101,11 +101,11 @@ struct SemanticChecks {
     case .task:
       if !withState(action, { $0 }).flags.contains(.scheduled) {
         warnings.append(
-          "action \(action) is named work of task \(event.task ?? 0) but was never scheduled")
+          "action #\(action) is named work of task \(event.task ?? 0) but was never scheduled")
       }
     case .work:
       if !withState(action, { $0 }).flags.contains(.scheduled) {
-        warnings.append("action \(action) is named work but was never scheduled")
+        warnings.append("action #\(action) is named work but was never scheduled")
       }
     case .hop, .mark:
       break
@@ -118,6 +118,6 @@ struct SemanticChecks {
     let (run, last) = (Int(run), Int(last))
     let missing = last + 1 == run - 1 ? "run \(last + 1) is" : "runs \(last + 1)…\(run - 1) are"
     let begins = last == 0 ? "begins with run \(run)" : "begins run \(run) after run \(last)"
-    return "action \(action) \(begins): \(missing) missing"
+    return "action #\(action) \(begins): \(missing) missing"
   }
 }

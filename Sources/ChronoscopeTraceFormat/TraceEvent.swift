@@ -124,7 +124,7 @@ public struct TraceEvent: Sendable, Hashable {
   /// - Parameters:
   ///   - time: When it was scheduled, in trace time.
   ///   - action: The action's id.
-  ///   - scheduler: The scheduler's (queue's) id.
+  ///   - scheduler: The scheduler's (scheduler's) id.
   ///   - mode: How it was scheduled: `async`, `sync`, `after` or `repeating`.
   ///   - delay: The delay (``ScheduleMode/after``) or interval (``ScheduleMode/repeating``).
   ///   - due: When it is first due, in trace time.

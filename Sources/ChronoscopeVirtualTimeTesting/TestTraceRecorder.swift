@@ -181,9 +181,10 @@ public final class TestTraceRecorder: Sendable {
     if let event { replay.seek(to: event) } else { replay.seek(toTime: min(time, replay.end)) }
     func describe(_ action: ActionIndex) -> String {
       let info = replay.action(action)
-      let queue = replay.queue(info.queue)?.label ?? "queue \(info.queue.rawValue)"
+      let scheduler =
+        replay.scheduler(info.scheduler)?.label ?? "scheduler \(info.scheduler.rawValue)"
       let site = replay.callSite(of: action).map { " from \($0.file):\($0.line) \($0.function)" }
-      return "#\(info.id.rawValue) on \(queue)\(site ?? "")"
+      return "#\(info.id.rawValue) on \(scheduler)\(site ?? "")"
     }
     func list(_ actions: [ActionIndex], of total: Int) -> String {
       let more = total > actions.count ? "; \(total - actions.count) more" : ""

@@ -8,7 +8,7 @@ import Foundation
 /// `chronoscope check FILE…`: the findings of each trace, one line each, or as JSON.
 struct Check: ParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Point at what looks like a bug: lost work, late timers, blocked queues, hangs.",
+    abstract: "Point at what looks like a bug: lost work, late timers, blocked schedulers, hangs.",
     discussion: """
       Prints one line per finding: FILE: TIME: SEVERITY: KIND: #ID QUEUE (SITE): MESSAGE, the \
       warnings and errors (info too with --fail-on info, and those of the rules --only names). Kinds (the rules): \
@@ -28,12 +28,12 @@ struct Check: ParsableCommand {
 
   @Option(
     parsing: .unconditional,
-    help: "Run length past which a serial or main queue's run blocks the work behind it.")
+    help: "Run length past which a serial or main scheduler's run blocks the work behind it.")
   var block: String = "50ms"
 
   @Option(
     parsing: .unconditional,
-    help: "Run length past which a main-queue run is a hang.")
+    help: "Run length past which a main-scheduler run is a hang.")
   var hang: String = "250ms"
 
   @Option(
@@ -45,7 +45,7 @@ struct Check: ParsableCommand {
 
   @Flag(
     help:
-      "Treat the files as the processes of one run: one timeline, queues and threads tagged P1, P2… (as view and show do)."
+      "Treat the files as the processes of one run: one timeline, schedulers and threads tagged P1, P2… (as view and show do)."
   )
   var merge = false
 

@@ -11,7 +11,7 @@ struct Diff: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Compare two recordings of the same program: expected (A) and actual (B).",
     discussion: """
-      Actions are matched by queue label, the function that scheduled them and occurrence, not \
+      Actions are matched by scheduler label, the function that scheduled them and occurrence, not \
       by id; source lines only tell apart one function's call sites, so an edit that moves lines \
       changes nothing. Reports the first place where the runs differ in order, the actions only \
       one trace has, and timing differences beyond --tolerance, with times from each trace's \

@@ -14,7 +14,7 @@ struct Export: ParsableCommand {
     abstract: "Export traces as Chrome Trace Event JSON, for Perfetto UI and chrome://tracing.",
     discussion: """
       Each file is a process, lined up with the others by the recordings' wall-clock starts; \
-      each queue a track; each run a slice; waits, flows from schedule to begin, cancels, marks \
+      each scheduler a track; each run a slice; waits, flows from schedule to begin, cancels, marks \
       and findings too (docs/Export.md). A trace cut short exports what it has, with the \
       warnings validate gives about how it ended; where the recorder dropped events is marked on \
       the timeline, and a line on stderr counts the runs that cost. With --gzip, an output not \

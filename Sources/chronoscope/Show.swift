@@ -37,12 +37,12 @@ struct Show: ParsableCommand {
     ))
   var size: String = "100x30"
 
-  @Flag(help: "Lanes by thread instead of by queue.")
+  @Flag(help: "Lanes by thread instead of by scheduler.")
   var byThread = false
 
   @Flag(
     help:
-      "Lanes by Swift task instead of by queue (a trace recorded with RecordingClock or RecordingSerialExecutor)."
+      "Lanes by Swift task instead of by scheduler (a trace recorded with RecordingClock or RecordingSerialExecutor)."
   )
   var byTask = false
 
@@ -102,12 +102,16 @@ struct Show: ParsableCommand {
     if let filter { app.filterLanes(filter) }
     var detail: ActionID?
     if let action {
-      let digits = action.hasPrefix("#") ? action.dropFirst() : action[...]
-      guard let raw = UInt32(digits), app.showDetail(of: ActionID(rawValue: raw)) else {
-        throw UsageFailure("--action: the trace has no action \(TextWidth.sanitized(action))")
+      guard let id = ActionID(parsing: action) else {
+        throw UsageFailure(
+          "--action: \"\(TextWidth.sanitized(action))\" is not an action id (actions are written #12)"
+        )
       }
-      if at == nil { app.seekToMostTellingInstant(of: ActionID(rawValue: raw)) }
-      detail = ActionID(rawValue: raw)
+      guard app.showDetail(of: id) else {
+        throw UsageFailure("--action: the trace has no action \(id)")
+      }
+      if at == nil { app.seekToMostTellingInstant(of: id) }
+      detail = id
     }
     print(
       app.render(width: size.width, height: size.height, colors: false, keyHints: false).plainText)

@@ -5,12 +5,12 @@ import ChronoscopeCore
 @_spi(Benchmarks) import ChronoscopeScreen
 import Foundation
 
-/// `chronoscope stats FILE…`: per queue and per thread figures, an activity line and a lateness
+/// `chronoscope stats FILE…`: per scheduler and per thread figures, an activity line and a lateness
 /// histogram, in 80 columns, or one JSON document.
 struct Stats: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract:
-      "Summarise a trace: per queue counts, lateness, waits, run times; per thread busy time.",
+      "Summarise a trace: per scheduler counts, lateness, waits, run times; per thread busy time.",
     discussion: "--json prints one document (docs/Stats.md). Exit status 2 for unreadable input."
   )
 
@@ -19,7 +19,7 @@ struct Stats: ParsableCommand {
 
   @Flag(
     help:
-      "Treat the files as the processes of one run: one timeline, queues and threads tagged P1, P2… (as view and show do)."
+      "Treat the files as the processes of one run: one timeline, schedulers and threads tagged P1, P2… (as view and show do)."
   )
   var merge = false
 

@@ -164,7 +164,7 @@ enum TraceLoading {
   }
 
   /// Reads `paths`, one trace per process, and prepares them as one replay: a single file as
-  /// it is, several merged on one timeline with each queue and thread named after its process.
+  /// it is, several merged on one timeline with each scheduler and thread named after its process.
   static func loadReplay(_ paths: [String]) throws -> ReplayEngine {
     guard paths.count > 1 else {
       guard let path = paths.first ?? bundledPath() else {

@@ -15,18 +15,18 @@ final class FindingsAnalysisTests: XCTestCase {
   ) -> [Finding] {
     var trace = Trace(
       header: TraceHeader(clock: .virtual, start: "", process: "t", pid: 1), events: events,
-      schedulers: CraftedQueues.all, threadNames: [1: "main"],
+      schedulers: CraftedSchedulers.all, threadNames: [1: "main"],
       closing: closed ? .init(written: Int64(events.count), dropped: 0) : nil)
     trace.crash = crash
     return FindingsAnalysis.findings(in: ReplayEngine(trace: trace), thresholds: thresholds)
   }
 
   private static func schedule(
-    _ action: UInt32, queue: UInt32, at time: Int64, mode: TraceEvent.ScheduleMode = .async,
+    _ action: UInt32, scheduler: UInt32, at time: Int64, mode: TraceEvent.ScheduleMode = .async,
     delay: Int64 = 0
   ) -> TraceEvent {
     .schedule(
-      time: time, action: action, scheduler: queue, mode: mode, delay: delay, due: time + delay,
+      time: time, action: action, scheduler: scheduler, mode: mode, delay: delay, due: time + delay,
       thread: 1, parent: 0, site: 0)
   }
 
@@ -42,8 +42,8 @@ final class FindingsAnalysisTests: XCTestCase {
   func testWorkThatNeverRanNorWasCancelledIsLost() throws {
     let findings = Self.findings(
       [
-        Self.schedule(1, queue: 3, at: 0, mode: .after, delay: 5 * Self.ms),
-        Self.schedule(2, queue: 3, at: 1),
+        Self.schedule(1, scheduler: 3, at: 0, mode: .after, delay: 5 * Self.ms),
+        Self.schedule(2, scheduler: 3, at: 1),
       ] + Self.run(2, from: 2, to: 3) + [.mark(time: 20 * Self.ms, thread: 1, mark: 0)])
     let lost = try XCTUnwrap(findings.first { $0.kind == .lostWork })
     XCTAssertEqual(lost.severity, .warning)
@@ -53,13 +53,13 @@ final class FindingsAnalysisTests: XCTestCase {
 
   func testPendingWorkAtTheTailOfATraceStillBeingWrittenIsNotLost() throws {
     let findings = Self.findings(
-      [Self.schedule(1, queue: 2, at: 0, mode: .after, delay: 5 * Self.ms)], closed: false)
+      [Self.schedule(1, scheduler: 2, at: 0, mode: .after, delay: 5 * Self.ms)], closed: false)
     XCTAssertEqual(findings.map(\.kind), [], "no close line and no crash: the tail is live")
   }
 
   func testPendingWorkAtACrashIsOnlyInformation() throws {
     let findings = Self.findings(
-      [Self.schedule(1, queue: 2, at: 0, mode: .after, delay: 5 * Self.ms)], closed: false,
+      [Self.schedule(1, scheduler: 2, at: 0, mode: .after, delay: 5 * Self.ms)], closed: false,
       crash: Trace.Crash(signal: "SIGSEGV", thread: 1, time: 6 * Self.ms))
     XCTAssertEqual(findings.map(\.kind), [.lostWork])
     XCTAssertEqual(findings[0].severity, .info)
@@ -69,7 +69,7 @@ final class FindingsAnalysisTests: XCTestCase {
   func testPendingWorkWhenAStopSignalEndedTheProcessIsLostIfLongDue() throws {
     // A hung program stopped with Ctrl-C (`chronoscope record`): what it waited for is the bug.
     let events = [
-      Self.schedule(1, queue: 2, at: 0), Self.schedule(2, queue: 2, at: 49 * Self.ms),
+      Self.schedule(1, scheduler: 2, at: 0), Self.schedule(2, scheduler: 2, at: 49 * Self.ms),
     ]
     let findings = Self.findings(
       events, closed: false, crash: Trace.Crash(signal: "SIGINT", thread: 1, time: 50 * Self.ms))
@@ -81,9 +81,11 @@ final class FindingsAnalysisTests: XCTestCase {
     // Its begin may be among the dropped events: no false "lost" (found recording a test suite).
     var trace = Trace(
       header: TraceHeader(clock: .virtual, start: "", process: "t", pid: 1),
-      events: [Self.schedule(1, queue: 3, at: 0), Self.schedule(2, queue: 3, at: 30 * Self.ms)]
+      events: [
+        Self.schedule(1, scheduler: 3, at: 0), Self.schedule(2, scheduler: 3, at: 30 * Self.ms),
+      ]
         + [.mark(time: 90 * Self.ms, thread: 1, mark: 0)],
-      schedulers: CraftedQueues.all, threadNames: [1: "main"],
+      schedulers: CraftedSchedulers.all, threadNames: [1: "main"],
       closing: .init(written: 3, dropped: 10))
     trace.droppedEvents = 10
     trace.lastDropTime = 20 * Self.ms
@@ -96,24 +98,24 @@ final class FindingsAnalysisTests: XCTestCase {
 
   func testABeginPastTheThresholdIsLateWithItsWorstLateness() throws {
     let findings = Self.findings(
-      [Self.schedule(1, queue: 3, at: 0, mode: .after, delay: 10 * Self.ms)]
+      [Self.schedule(1, scheduler: 3, at: 0, mode: .after, delay: 10 * Self.ms)]
         + Self.run(1, from: 35 * Self.ms, to: 36 * Self.ms)
-        + [Self.schedule(2, queue: 3, at: 0, mode: .after, delay: 10 * Self.ms)]
+        + [Self.schedule(2, scheduler: 3, at: 0, mode: .after, delay: 10 * Self.ms)]
         + Self.run(2, from: 19 * Self.ms, to: 20 * Self.ms))
     let late = findings.filter { $0.kind == .late }
     XCTAssertEqual(late.count, 1, "9 ms late is under the 10 ms threshold")
     XCTAssertEqual(late.first?.duration, 25 * Self.ms)
     XCTAssertTrue(late.first?.message.hasPrefix("began 25.000ms after it was due") ?? false)
     let strict = Self.findings(
-      [Self.schedule(2, queue: 3, at: 0, mode: .after, delay: 10 * Self.ms)]
+      [Self.schedule(2, scheduler: 3, at: 0, mode: .after, delay: 10 * Self.ms)]
         + Self.run(2, from: 19 * Self.ms, to: 20 * Self.ms),
       thresholds: FindingThresholds(late: 5 * Self.ms))
     XCTAssertEqual(strict.map(\.kind), [.late], "--late 5ms")
   }
 
-  func testALongRunOnASerialQueueBlocksTheWorkDueBehindIt() throws {
+  func testALongRunOnASerialSchedulerBlocksTheWorkDueBehindIt() throws {
     let findings = Self.findings(
-      [Self.schedule(1, queue: 2, at: 0), Self.schedule(2, queue: 2, at: 10 * Self.ms)]
+      [Self.schedule(1, scheduler: 2, at: 0), Self.schedule(2, scheduler: 2, at: 10 * Self.ms)]
         + Self.run(1, from: 0, to: 80 * Self.ms) + Self.run(2, from: 80 * Self.ms, to: 81 * Self.ms)
     )
     let blocking = try XCTUnwrap(findings.first { $0.kind == .headOfLineBlocking })
@@ -125,26 +127,26 @@ final class FindingsAnalysisTests: XCTestCase {
   }
 
   func testALongRunThatHoldsWorkUpLessThanTheLateThresholdBlocksNothing() {
-    // #1 schedules #2 onto its own queue 5 ms before it ends: #2 waits, but is not late.
+    // #1 schedules #2 onto its own scheduler 5 ms before it ends: #2 waits, but is not late.
     let findings = Self.findings(
-      [Self.schedule(1, queue: 2, at: 0), Self.schedule(2, queue: 2, at: 75 * Self.ms)]
+      [Self.schedule(1, scheduler: 2, at: 0), Self.schedule(2, scheduler: 2, at: 75 * Self.ms)]
         + Self.run(1, from: 0, to: 80 * Self.ms) + Self.run(2, from: 80 * Self.ms, to: 81 * Self.ms)
     )
     XCTAssertEqual(findings.filter { $0.kind == .headOfLineBlocking }, [])
     XCTAssertEqual(findings, [], "nothing is wrong")
   }
 
-  func testALongRunOnAConcurrentQueueBlocksNothing() {
+  func testALongRunOnAConcurrentSchedulerBlocksNothing() {
     let findings = Self.findings(
-      [Self.schedule(1, queue: 3, at: 0), Self.schedule(2, queue: 3, at: 0)]
+      [Self.schedule(1, scheduler: 3, at: 0), Self.schedule(2, scheduler: 3, at: 0)]
         + Self.run(1, from: 0, to: 80 * Self.ms) + Self.run(2, from: 1, to: 2))
     XCTAssertEqual(findings.filter { $0.kind == .headOfLineBlocking }, [])
   }
 
-  func testAMainQueueRunOverTheHangThresholdIsAHang() throws {
+  func testAMainSchedulerRunOverTheHangThresholdIsAHang() throws {
     let findings = Self.findings(
-      [Self.schedule(1, queue: 1, at: 0)] + Self.run(1, from: 0, to: 300 * Self.ms)
-        + [Self.schedule(2, queue: 1, at: 400 * Self.ms)]
+      [Self.schedule(1, scheduler: 1, at: 0)] + Self.run(1, from: 0, to: 300 * Self.ms)
+        + [Self.schedule(2, scheduler: 1, at: 400 * Self.ms)]
         + Self.run(2, from: 400 * Self.ms, to: 600 * Self.ms))
     let hangs = findings.filter { $0.kind == .mainThreadHang }
     XCTAssertEqual(hangs.count, 1, "200 ms is under 250 ms")
@@ -154,7 +156,7 @@ final class FindingsAnalysisTests: XCTestCase {
 
   func testATimerNeverCancelledInAClosedTraceLeaks() throws {
     let timer: [TraceEvent] =
-      [Self.schedule(1, queue: 1, at: 0, mode: .repeating, delay: 10 * Self.ms)]
+      [Self.schedule(1, scheduler: 1, at: 0, mode: .repeating, delay: 10 * Self.ms)]
       + Self.run(1, from: 10 * Self.ms, to: 11 * Self.ms)
     XCTAssertEqual(Self.findings(timer).map(\.kind), [.leakedTimer])
     XCTAssertEqual(Self.findings(timer, closed: false), [], "the recording stopped: not known")
@@ -166,7 +168,7 @@ final class FindingsAnalysisTests: XCTestCase {
   func testATimerMoreThanOneIntervalBehindItsRhythmFallsBehind() throws {
     // Every 10 ms from 10 ms: run 2 (due 20 ms) begins at 35 ms, 15 ms behind.
     let events: [TraceEvent] =
-      [Self.schedule(1, queue: 3, at: 0, mode: .repeating, delay: 10 * Self.ms)]
+      [Self.schedule(1, scheduler: 3, at: 0, mode: .repeating, delay: 10 * Self.ms)]
       + Self.run(1, from: 10 * Self.ms, to: 11 * Self.ms)
       + Self.run(1, from: 35 * Self.ms, to: 36 * Self.ms, run: 2)
       + [.cancel(time: 37 * Self.ms, action: 1, thread: 1, by: 0, started: true)]
@@ -177,14 +179,14 @@ final class FindingsAnalysisTests: XCTestCase {
 
   func testCancellingFinishedWorkIsANoOpCancel() throws {
     let events: [TraceEvent] =
-      [Self.schedule(1, queue: 3, at: 0)] + Self.run(1, from: 1, to: 2)
+      [Self.schedule(1, scheduler: 3, at: 0)] + Self.run(1, from: 1, to: 2)
       + [.cancel(time: 5, action: 1, thread: 1, by: 0, started: true)]
     let findings = Self.findings(events)
     XCTAssertEqual(findings.map(\.kind), [.noOpCancel])
     XCTAssertEqual(findings[0].time, 5)
     XCTAssertEqual(findings[0].severity, .info)
     let beforeItRan: [TraceEvent] = [
-      Self.schedule(1, queue: 3, at: 0),
+      Self.schedule(1, scheduler: 3, at: 0),
       .cancel(time: 1, action: 1, thread: 1, by: 0, started: false),
     ]
     XCTAssertEqual(Self.findings(beforeItRan), [], "a cancel that stopped work did something")
@@ -238,7 +240,7 @@ extension FindingsAnalysisTests {
     let findings = FindingsAnalysis.findings(in: ReplayEngine(trace: trace))
     XCTAssertEqual(findings.map(\.kind), [.inlineSync])
     XCTAssertEqual(findings.first?.time, 2)
-    XCTAssertEqual(findings.first?.related.count, 1, "the action that held the queue")
+    XCTAssertEqual(findings.first?.related.count, 1, "the action that held the scheduler")
   }
 
   func testMoreThreadsAtOnceThanFourTimesTheCoresIsAnExplosion() throws {

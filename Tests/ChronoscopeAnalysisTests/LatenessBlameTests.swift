@@ -17,18 +17,18 @@ final class LatenessBlameTests: XCTestCase {
     return ReplayEngine(
       trace: Trace(
         header: TraceHeader(clock: .host, start: "", process: "t", pid: 1), events: sorted,
-        schedulers: CraftedQueues.all, threadNames: [1: "main"],
+        schedulers: CraftedSchedulers.all, threadNames: [1: "main"],
         closing: .init(written: Int64(events.count), dropped: 0)))
   }
 
-  /// Action `id` scheduled on `queue` at 0, due at `due` (ms), run from `from` to `to` (ms) on
+  /// Action `id` scheduled on `scheduler` at 0, due at `due` (ms), run from `from` to `to` (ms) on
   /// `thread`.
   private static func work(
-    _ id: UInt32, queue: UInt32, due: Int64, from: Int64, to: Int64, thread: UInt32
+    _ id: UInt32, scheduler: UInt32, due: Int64, from: Int64, to: Int64, thread: UInt32
   ) -> [TraceEvent] {
     [
       .schedule(
-        time: 0, action: id, scheduler: queue, mode: .after, delay: due * ms, due: due * ms,
+        time: 0, action: id, scheduler: scheduler, mode: .after, delay: due * ms, due: due * ms,
         thread: 1, parent: 0, site: 0),
       .begin(time: from * ms, action: id, thread: thread, run: 1),
       .end(time: to * ms, action: id, thread: thread, run: 1, duration: (to - from) * ms),
@@ -48,15 +48,15 @@ final class LatenessBlameTests: XCTestCase {
     }
   }
 
-  func testSerialWorkIsBlamedOnTheRunsAheadOfItOnItsQueueAndTheGapAfter() throws {
+  func testSerialWorkIsBlamedOnTheRunsAheadOfItOnItsSchedulerAndTheGapAfter() throws {
     let replay = Self.replay(
-      Self.work(1, queue: 2, due: 0, from: 0, to: 20, thread: 2)
-        + Self.work(2, queue: 2, due: 1, from: 20, to: 30, thread: 2)
-        + Self.work(3, queue: 2, due: 2, from: 35, to: 36, thread: 2)
-        // Work on another queue in the same stretch held nothing of db's.
-        + Self.work(4, queue: 3, due: 0, from: 5, to: 25, thread: 3))
+      Self.work(1, scheduler: 2, due: 0, from: 0, to: 20, thread: 2)
+        + Self.work(2, scheduler: 2, due: 1, from: 20, to: 30, thread: 2)
+        + Self.work(3, scheduler: 2, due: 2, from: 35, to: 36, thread: 2)
+        // Work on another scheduler in the same stretch held nothing of db's.
+        + Self.work(4, scheduler: 3, due: 0, from: 5, to: 25, thread: 3))
     let blame = try Self.blame(of: 3, in: replay)
-    XCTAssertEqual(blame.basis, .queue)
+    XCTAssertEqual(blame.basis, .scheduler)
     XCTAssertEqual(
       [blame.due, blame.began, blame.lateness], [2 * Self.ms, 35 * Self.ms, 33 * Self.ms])
     XCTAssertEqual(Self.shares(blame, replay), ["#1 2-20", "#2 20-30", "idle 30-35"])
@@ -66,10 +66,10 @@ final class LatenessBlameTests: XCTestCase {
 
   func testConcurrentWorkIsBlamedOnTheWorkerThreadsLongestBusyNotOnTheMainThread() throws {
     let replay = Self.replay(
-      Self.work(1, queue: 3, due: 0, from: 0, to: 30, thread: 10)
-        + Self.work(2, queue: 3, due: 0, from: 5, to: 40, thread: 11)
-        + Self.work(5, queue: 1, due: 0, from: 0, to: 50, thread: 1)
-        + Self.work(3, queue: 3, due: 10, from: 45, to: 46, thread: 10))
+      Self.work(1, scheduler: 3, due: 0, from: 0, to: 30, thread: 10)
+        + Self.work(2, scheduler: 3, due: 0, from: 5, to: 40, thread: 11)
+        + Self.work(5, scheduler: 1, due: 0, from: 0, to: 50, thread: 1)
+        + Self.work(3, scheduler: 3, due: 10, from: 45, to: 46, thread: 10))
     let blame = try Self.blame(of: 3, in: replay)
     XCTAssertEqual(blame.basis, .threads)
     XCTAssertEqual(Self.shares(blame, replay), ["#1 10-30", "#2 30-40", "idle 40-45"])
@@ -79,19 +79,19 @@ final class LatenessBlameTests: XCTestCase {
     XCTAssertEqual(blame.shares.map(\.duration).reduce(0, +), 35 * Self.ms)
   }
 
-  func testMainWorkIsBlamedOnWhatRanOnTheMainThreadWhateverItsQueue() throws {
+  func testMainWorkIsBlamedOnWhatRanOnTheMainThreadWhateverItsScheduler() throws {
     let replay = Self.replay(
-      Self.work(1, queue: 1, due: 0, from: 0, to: 30, thread: 1)
-        + Self.work(2, queue: 2, due: 0, from: 30, to: 40, thread: 1)
-        + Self.work(4, queue: 3, due: 0, from: 0, to: 45, thread: 7)
-        + Self.work(3, queue: 1, due: 5, from: 45, to: 46, thread: 1))
+      Self.work(1, scheduler: 1, due: 0, from: 0, to: 30, thread: 1)
+        + Self.work(2, scheduler: 2, due: 0, from: 30, to: 40, thread: 1)
+        + Self.work(4, scheduler: 3, due: 0, from: 0, to: 45, thread: 7)
+        + Self.work(3, scheduler: 1, due: 5, from: 45, to: 46, thread: 1))
     let blame = try Self.blame(of: 3, in: replay)
     XCTAssertEqual(blame.basis, .mainThread)
     XCTAssertEqual(Self.shares(blame, replay), ["#1 5-30", "#2 30-40", "idle 40-45"])
   }
 
   func testWorkThatBeganOnTimeHasNoBlame() throws {
-    let replay = Self.replay(Self.work(1, queue: 2, due: 3, from: 3, to: 4, thread: 2))
+    let replay = Self.replay(Self.work(1, scheduler: 2, due: 3, from: 3, to: 4, thread: 2))
     XCTAssertNil(
       LatenessBlame.worstRun(of: try XCTUnwrap(replay.index(of: ActionID(rawValue: 1))), in: replay)
     )
@@ -118,7 +118,7 @@ final class LatenessBlameTests: XCTestCase {
     var time: Int64 = 0
     for id in UInt32(1)...11 {
       let length = Int64(id)
-      events += Self.work(id, queue: 2, due: 0, from: time, to: time + length, thread: 2)
+      events += Self.work(id, scheduler: 2, due: 0, from: time, to: time + length, thread: 2)
       time += length
     }
     let replay = Self.replay(events)
@@ -136,9 +136,9 @@ final class LatenessBlameTests: XCTestCase {
 
   func testEachLateFindingGetsTheBlameOfItsWorstRun() throws {
     let replay = Self.replay(
-      Self.work(1, queue: 2, due: 0, from: 0, to: 40, thread: 2)
-        + Self.work(2, queue: 2, due: 1, from: 40, to: 41, thread: 2)
-        + Self.work(3, queue: 2, due: 2, from: 41, to: 42, thread: 2))
+      Self.work(1, scheduler: 2, due: 0, from: 0, to: 40, thread: 2)
+        + Self.work(2, scheduler: 2, due: 1, from: 40, to: 41, thread: 2)
+        + Self.work(3, scheduler: 2, due: 2, from: 41, to: 42, thread: 2))
     let findings = FindingsAnalysis.findings(in: replay)
     let blames = LatenessBlame.blames(for: findings, in: replay)
     let late = findings.indices.filter { findings[$0].kind == .late }

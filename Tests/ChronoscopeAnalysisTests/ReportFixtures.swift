@@ -17,7 +17,7 @@ enum ReportFixtures {
       #"{"t":0,"e":"scheduler","q":2,"label":\#(json(hostile)),"kind":"serial","family":"dispatch"}"#,
       #"{"t":0,"e":"site","site":1,"file":\#(json("App/\(hostile).swift")),"line":40,"func":"load()"}"#,
     ]
-    // A long run on the main thread, and work on queue 2 that waits behind it: late, blamed.
+    // A long run on the main thread, and work on scheduler 2 that waits behind it: late, blamed.
     lines += [
       #"{"t":0,"e":"schedule","a":1,"q":1,"mode":"async","due":0,"th":1}"#,
       #"{"t":10,"e":"begin","a":1,"th":1,"run":1}"#,

@@ -5,7 +5,7 @@ import Foundation
 import XCTest
 
 /// The `stats --json` document as a library type: the bytes the command wrote before, read back
-/// by `JSONDecoder`, streamed a queue at a time, with the text beside it.
+/// by `JSONDecoder`, streamed a scheduler at a time, with the text beside it.
 final class StatsReportTests: XCTestCase {
   private func traces() throws -> [(file: String, statistics: TraceStatistics)] {
     [("s/\(ReportFixtures.hostile).trace", TraceStatistics(try ReportFixtures.replay()))]
@@ -41,7 +41,7 @@ final class StatsReportTests: XCTestCase {
       try JSONDecoder().decode(StatsReport.self, from: JSONEncoder().encode(report)), report)
   }
 
-  func testTheTextFitsEightyColumnsAndNamesEachQueue() throws {
+  func testTheTextFitsEightyColumnsAndNamesEachScheduler() throws {
     let lines = try traces()[0].statistics.textLines(file: "s.trace")
     XCTAssertEqual(lines.first, "s.trace · 0.400000s")
     XCTAssertTrue(lines.contains("main (main)"), "\(lines)")

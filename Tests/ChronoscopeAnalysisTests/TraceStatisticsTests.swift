@@ -8,7 +8,7 @@ final class TraceStatisticsTests: XCTestCase {
   private static let ms: Int64 = 1_000_000
 
   private static func statistics() -> TraceStatistics {
-    // A serial queue: #1 async runs 0–10 ms; #2 after 5 ms due at 5 ms, begins at 10 ms (5 ms
+    // A serial scheduler: #1 async runs 0–10 ms; #2 after 5 ms due at 5 ms, begins at 10 ms (5 ms
     // late), runs 10–40 ms; #3 never runs; #4 is cancelled before it runs. Work hops to thread 4.
     let events: [TraceEvent] = [
       .schedule(
@@ -38,24 +38,24 @@ final class TraceStatisticsTests: XCTestCase {
     return TraceStatistics(ReplayEngine(trace: trace))
   }
 
-  func testQueueCountsLatenessWaitsAndRunTimes() throws {
+  func testSchedulerCountsLatenessWaitsAndRunTimes() throws {
     let stats = Self.statistics()
-    let queue = try XCTUnwrap(stats.queues.first)
-    XCTAssertEqual(queue.label, "db")
-    XCTAssertEqual(queue.scheduled, 4)
-    XCTAssertEqual(queue.ran, 2)
-    XCTAssertEqual(queue.cancelled, 1)
-    XCTAssertEqual(queue.lost, 1)
-    XCTAssertEqual(queue.runs, 2)
-    XCTAssertEqual(queue.lateness.count, 1)
-    XCTAssertEqual(queue.lateness.max, 5 * Self.ms)
-    XCTAssertEqual(queue.wait.max, 0)
-    XCTAssertEqual(queue.duration.p50, 10 * Self.ms)
-    XCTAssertEqual(queue.duration.max, 30 * Self.ms)
-    XCTAssertEqual(queue.peakConcurrency, 1)
-    XCTAssertEqual(queue.utilisation, 0.2, accuracy: 1e-9, "40 ms of runs over 200 ms")
-    XCTAssertEqual(queue.busiestWindow?.start, 0)
-    XCTAssertEqual(queue.busiestWindow?.busy, 40 * Self.ms)
+    let scheduler = try XCTUnwrap(stats.schedulers.first)
+    XCTAssertEqual(scheduler.label, "db")
+    XCTAssertEqual(scheduler.scheduled, 4)
+    XCTAssertEqual(scheduler.ran, 2)
+    XCTAssertEqual(scheduler.cancelled, 1)
+    XCTAssertEqual(scheduler.lost, 1)
+    XCTAssertEqual(scheduler.runs, 2)
+    XCTAssertEqual(scheduler.lateness.count, 1)
+    XCTAssertEqual(scheduler.lateness.max, 5 * Self.ms)
+    XCTAssertEqual(scheduler.wait.max, 0)
+    XCTAssertEqual(scheduler.duration.p50, 10 * Self.ms)
+    XCTAssertEqual(scheduler.duration.max, 30 * Self.ms)
+    XCTAssertEqual(scheduler.peakConcurrency, 1)
+    XCTAssertEqual(scheduler.utilisation, 0.2, accuracy: 1e-9, "40 ms of runs over 200 ms")
+    XCTAssertEqual(scheduler.busiestWindow?.start, 0)
+    XCTAssertEqual(scheduler.busiestWindow?.busy, 40 * Self.ms)
   }
 
   func testThreadsAreBusyWhileRunsAreUnderWay() throws {

@@ -36,10 +36,10 @@ final class TraceDiffTests: XCTestCase {
     let diff = TraceDiff(
       try Self.recordDemo(fanOut: 10), try Self.recordDemo(fanOut: 11), tolerance: 0)
     XCTAssertEqual(diff.onlyInA, [])
-    XCTAssertEqual(diff.onlyInB.map(\.key.queue), ["demo.fetch.10"])
+    XCTAssertEqual(diff.onlyInB.map(\.key.scheduler), ["demo.fetch.10"])
     let divergence = try XCTUnwrap(diff.firstDivergence)
-    XCTAssertEqual(divergence.b?.action.key.queue, "demo.fetch.10", "the extra fetch ran")
-    XCTAssertNotEqual(divergence.a?.action.key.queue, "demo.fetch.10")
+    XCTAssertEqual(divergence.b?.action.key.scheduler, "demo.fetch.10", "the extra fetch ran")
+    XCTAssertNotEqual(divergence.a?.action.key.scheduler, "demo.fetch.10")
     XCTAssertEqual(divergence.a?.began, divergence.b?.began, "where A ran something else")
     // Work due during the extra millisecond of fetching began a millisecond later.
     XCTAssertFalse(diff.timing.isEmpty)
@@ -66,11 +66,11 @@ final class TraceDiffTests: XCTestCase {
   }
 
   private static func action(
-    _ id: UInt32, queue: UInt32, site: UInt32, at time: Int64, ran: Int64? = nil
+    _ id: UInt32, scheduler: UInt32, site: UInt32, at time: Int64, ran: Int64? = nil
   ) -> [TraceEvent] {
     var events: [TraceEvent] = [
       .schedule(
-        time: time, action: id, scheduler: queue, mode: .async, delay: 0, due: time, thread: 1,
+        time: time, action: id, scheduler: scheduler, mode: .async, delay: 0, due: time, thread: 1,
         parent: 0, site: site)
     ]
     if let ran {
@@ -85,16 +85,16 @@ final class TraceDiffTests: XCTestCase {
     2: CallSiteRecord(id: 2, file: "App.swift", line: 20, function: "show()"),
   ]
 
-  func testActionsAreMatchedByQueueSiteAndOccurrenceNotById() {
+  func testActionsAreMatchedBySchedulerSiteAndOccurrenceNotById() {
     // B schedules the same work with other ids (one more action before, never run, elsewhere).
     let a = Self.trace(
-      Self.action(1, queue: 2, site: 1, at: 0, ran: 10 * Self.ms)
-        + Self.action(2, queue: 1, site: 2, at: 20 * Self.ms, ran: 30 * Self.ms),
+      Self.action(1, scheduler: 2, site: 1, at: 0, ran: 10 * Self.ms)
+        + Self.action(2, scheduler: 1, site: 2, at: 20 * Self.ms, ran: 30 * Self.ms),
       sites: Self.sites)
     let b = Self.trace(
-      Self.action(7, queue: 1, site: 1, at: 0)
-        + Self.action(8, queue: 2, site: 1, at: 0, ran: 10 * Self.ms)
-        + Self.action(9, queue: 1, site: 2, at: 20 * Self.ms, ran: 31 * Self.ms),
+      Self.action(7, scheduler: 1, site: 1, at: 0)
+        + Self.action(8, scheduler: 2, site: 1, at: 0, ran: 10 * Self.ms)
+        + Self.action(9, scheduler: 1, site: 2, at: 20 * Self.ms, ran: 31 * Self.ms),
       sites: Self.sites)
     let diff = TraceDiff(a, b, tolerance: 2 * Self.ms)
     XCTAssertNil(diff.firstDivergence, "the same runs in the same order")
@@ -109,11 +109,11 @@ final class TraceDiffTests: XCTestCase {
 
   func testTheFirstDivergenceSaysWhatEachTraceRanThere() {
     let a = Self.trace(
-      Self.action(1, queue: 2, site: 1, at: 0, ran: 1 * Self.ms)
-        + Self.action(2, queue: 1, site: 2, at: 0, ran: 5 * Self.ms), sites: Self.sites)
+      Self.action(1, scheduler: 2, site: 1, at: 0, ran: 1 * Self.ms)
+        + Self.action(2, scheduler: 1, site: 2, at: 0, ran: 5 * Self.ms), sites: Self.sites)
     let b = Self.trace(
-      Self.action(1, queue: 2, site: 1, at: 0, ran: 1 * Self.ms)
-        + Self.action(2, queue: 1, site: 2, at: 0), sites: Self.sites)
+      Self.action(1, scheduler: 2, site: 1, at: 0, ran: 1 * Self.ms)
+        + Self.action(2, scheduler: 1, site: 2, at: 0), sites: Self.sites)
     let diff = TraceDiff(a, b)
     XCTAssertEqual(diff.firstDivergence?.position, 2)
     XCTAssertEqual(diff.firstDivergence?.a?.action.key.site, "App.swift:20 show()")
@@ -144,10 +144,10 @@ final class TraceDiffTests: XCTestCase {
   ]
 
   private static func loaderEvents(shift: Int64 = 0) -> [TraceEvent] {
-    action(1, queue: 2, site: 1, at: shift, ran: shift + 1 * ms)
-      + action(2, queue: 2, site: 2, at: shift + 1 * ms, ran: shift + 3 * ms)
-      + action(3, queue: 2, site: 1, at: shift + 2 * ms, ran: shift + 5 * ms)
-      + action(4, queue: 1, site: 3, at: shift + 6 * ms, ran: shift + 7 * ms)
+    action(1, scheduler: 2, site: 1, at: shift, ran: shift + 1 * ms)
+      + action(2, scheduler: 2, site: 2, at: shift + 1 * ms, ran: shift + 3 * ms)
+      + action(3, scheduler: 2, site: 1, at: shift + 2 * ms, ran: shift + 5 * ms)
+      + action(4, scheduler: 1, site: 3, at: shift + 6 * ms, ran: shift + 7 * ms)
   }
 
   private static func sortedByTime(_ events: [TraceEvent]) -> [TraceEvent] {

@@ -78,7 +78,7 @@ final class BackgroundOpeningTests: XCTestCase {
     var opening = InspectorApp.opening(
       replay: ReplayEngine(trace: trace, makingKeyframes: false), name: name)
     // Only the lanes shown are indexed before the first frame; the others come with the rest.
-    XCTAssertNotNil(opening.cache.stripIndexes[.byQueue])
+    XCTAssertNotNil(opening.cache.stripIndexes[.byScheduler])
     XCTAssertNil(opening.cache.stripIndexes[.byThread])
     opening.finishPreparing()
     XCTAssertNotNil(opening.cache.stripIndexes[.byThread], "made in the background")

@@ -10,9 +10,9 @@ import XCTest
 final class FindingsViewTests: XCTestCase {
   private static let ms: Int64 = 1_000_000
 
-  /// A serial queue whose first run blocks the second for 70 ms; the second is late. `extra`
+  /// A serial scheduler whose first run blocks the second for 70 ms; the second is late. `extra`
   /// events follow.
-  private static func blockedQueue(_ extra: [TraceEvent] = []) -> InspectorApp {
+  private static func blockedScheduler(_ extra: [TraceEvent] = []) -> InspectorApp {
     let events: [TraceEvent] =
       [
         .schedule(
@@ -38,7 +38,7 @@ final class FindingsViewTests: XCTestCase {
   }
 
   func testTheHeaderCountsTheFindingsAndTheLaneMarksThem() {
-    var app = Self.blockedQueue()
+    var app = Self.blockedScheduler()
     XCTAssertEqual(app.findings.map(\.kind), [.headOfLineBlocking, .late], "by time")
     app.seek(to: .time(10 * Self.ms))
     let text = screen(app)
@@ -48,7 +48,7 @@ final class FindingsViewTests: XCTestCase {
   }
 
   func testXJumpsToTheNextFindingAndItsActionsCanBeFollowedAndWalkedBack() {
-    var app = Self.blockedQueue()
+    var app = Self.blockedScheduler()
     XCTAssertTrue(app.handle(.character("x")))
     var text = screen(app)
     XCTAssertTrue(text.contains("Finding 1 of 2 · head-of-line-blocking · warning"), text)
@@ -77,7 +77,7 @@ final class FindingsViewTests: XCTestCase {
 
   func testInfoFindingsAreNeitherCountedNorListedNorJumpedToUntilAskedFor() {
     // A cancel of #1 after it finished, as a timeout's cancel does: true, not wrong.
-    var app = Self.blockedQueue([
+    var app = Self.blockedScheduler([
       .cancel(time: 90 * Self.ms, action: 1, thread: 1, by: 0, started: true)
     ])
     XCTAssertEqual(app.findings.map(\.severity), [.warning, .warning, .info])
@@ -111,12 +111,12 @@ final class FindingsViewTests: XCTestCase {
   }
 
   func testWShowsWhatHeldALateActionUpAndEnterOpensIt() {
-    var app = Self.blockedQueue()
+    var app = Self.blockedScheduler()
     XCTAssertTrue(app.showDetail(of: ActionID(rawValue: 2)))
     XCTAssertTrue(app.handle(.character("w")))
     var text = screen(app)
     XCTAssertTrue(text.contains("Why #2 was late · run 1 · 70.000ms"), text)
-    XCTAssertTrue(text.contains("its serial queue db: the runs ahead of it"), text)
+    XCTAssertTrue(text.contains("its serial scheduler db: the runs ahead of it"), text)
     XCTAssertTrue(text.contains("▸ 70.000ms    #1 async        db"), text)
     XCTAssertTrue(app.handle(.enter))
     XCTAssertTrue(screen(app).contains("Action #1 · async"))
@@ -133,7 +133,7 @@ final class FindingsViewTests: XCTestCase {
   }
 
   func testTheFindingsListOpensAFinding() {
-    var app = Self.blockedQueue()
+    var app = Self.blockedScheduler()
     XCTAssertTrue(app.handle(.character("!")))
     var text = screen(app)
     XCTAssertTrue(text.contains("Findings (2)"), text)

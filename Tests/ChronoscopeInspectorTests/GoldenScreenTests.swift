@@ -130,7 +130,8 @@ final class GoldenScreenTests: XCTestCase {
   func testTheLanesKeyOffersTasksOnlyWhenTheTraceNamesThem() throws {
     var app = try Self.app("virtual-timeout")
     press(&app, .character("v"), .character("v"))
-    XCTAssertEqual(app.state.grouping, .byQueue, "queue → thread → queue: no task lanes to show")
+    XCTAssertEqual(
+      app.state.grouping, .byScheduler, "scheduler → thread → scheduler: no task lanes to show")
   }
 
   func testDetailOfAPendingAction() throws {

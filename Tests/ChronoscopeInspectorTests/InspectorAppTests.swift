@@ -117,7 +117,8 @@ final class InspectorAppTests: XCTestCase {
     _ = app.handle(.character("j"))
     _ = app.handle(.character("]"))
     let event = try XCTUnwrap(app.replay.currentEvent)
-    XCTAssertEqual(app.replay.action(try XCTUnwrap(event.action)).queue, QueueID(rawValue: 2))
+    XCTAssertEqual(
+      app.replay.action(try XCTUnwrap(event.action)).scheduler, SchedulerID(rawValue: 2))
     let position = app.replay.position
     _ = app.handle(.character("]"))
     XCTAssertGreaterThan(app.replay.position, position)

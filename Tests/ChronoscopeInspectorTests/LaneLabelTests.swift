@@ -77,10 +77,11 @@ final class LaneLabelTests: XCTestCase {
   /// Wide characters take two columns: a cut label never pushes the strip to the right.
   func testWideLabelsAreCutToTheirColumnsAndKeepTheirNumber() throws {
     let label = "検索キャッシュの更新キュー"
-    let events: [TraceEvent] = (1...2).map { queue in
+    let events: [TraceEvent] = (1...2).map { scheduler in
       .schedule(
-        time: Int64(queue) * 1_000, action: UInt32(queue), scheduler: UInt32(queue), mode: .async,
-        delay: 0, due: Int64(queue) * 1_000, thread: 1, parent: 0, site: 0)
+        time: Int64(scheduler) * 1_000, action: UInt32(scheduler), scheduler: UInt32(scheduler),
+        mode: .async,
+        delay: 0, due: Int64(scheduler) * 1_000, thread: 1, parent: 0, site: 0)
     }
     let trace = Trace(
       header: TraceHeader(clock: .host, start: "", process: "t", pid: 1), events: events,

@@ -153,7 +153,7 @@ final class LaneStripTests: XCTestCase {
     XCTAssertEqual(grid[lane, cursor + 2].text, "·", "nothing after the end:\n\(grid.plainText)")
   }
 
-  func testTheMarksRowShowsMarksThatNoQueueLaneHolds() throws {
+  func testTheMarksRowShowsMarksThatNoSchedulerLaneHolds() throws {
     var app = try requestApp()
     app.seek(to: .time(200 * Self.ms))
     let grid = app.render(width: 100, height: 30)
@@ -161,7 +161,7 @@ final class LaneStripTests: XCTestCase {
     let lane = try row(grid, startingWith: "▸app.request.0")
     XCTAssertEqual(marks, lane + 1, "right under the lanes")
     let mark = try column(of: "◆", in: grid, row: marks)
-    XCTAssertEqual(grid[lane, mark].text, "━", "the queue lane holds no mark: the run goes on")
+    XCTAssertEqual(grid[lane, mark].text, "━", "the scheduler lane holds no mark: the run goes on")
     XCTAssertTrue(grid.plainText.contains("2 marks"))
   }
 }

@@ -20,7 +20,7 @@ final class NamedWorkViewTests: XCTestCase {
     XCTAssertTrue(text.contains("   name         request 12"), text)
   }
 
-  func testSearchingByNameFindsEveryActionOfThatRequestAcrossQueues() throws {
+  func testSearchingByNameFindsEveryActionOfThatRequestAcrossSchedulers() throws {
     var app = try app()
     for key in [InputKey.character("/")] + "name:request 12".map({ .character($0) }) + [.enter] {
       _ = app.handle(key)
@@ -34,8 +34,8 @@ final class NamedWorkViewTests: XCTestCase {
         else { return nil }
         return action
       })
-    let queues = Set(actions.map { replay.action($0).queue })
-    XCTAssertGreaterThan(queues.count, 2, "the request's work spans queues: \(queues)")
+    let schedulers = Set(actions.map { replay.action($0).scheduler })
+    XCTAssertGreaterThan(schedulers.count, 2, "the request's work spans schedulers: \(schedulers)")
     // The first match is a schedule or begin of one of them; n walks on to the others.
     var found = Set<ActionIndex>()
     for _ in 0..<40 {

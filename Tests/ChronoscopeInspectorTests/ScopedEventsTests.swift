@@ -17,7 +17,7 @@ final class ScopedEventsTests: XCTestCase {
     for name in names {
       let path = GoldenScreenTests.recordings.appendingPathComponent(name).path
       let replay = ReplayEngine(trace: try XCTUnwrap(TraceReader.read(path: path).trace))
-      for grouping: InspectorState.Grouping in [.byQueue, .byThread, .byTask] {
+      for grouping: InspectorState.Grouping in [.byScheduler, .byThread, .byTask] {
         let lanes = Lane.lanes(of: replay, grouping: grouping)
         checkedTasks = checkedTasks || (grouping == .byTask && !lanes.isEmpty)
         let index = StripIndex(replay, grouping: grouping)
@@ -38,7 +38,8 @@ final class ScopedEventsTests: XCTestCase {
       }
       let marks = replay.eventIndices.filter { replay.event($0).kind == .mark }
       assert(
-        StripIndex(replay, grouping: .byQueue).marks, equals: marks, eventCount: replay.eventCount,
+        StripIndex(replay, grouping: .byScheduler).marks, equals: marks,
+        eventCount: replay.eventCount,
         "\(name) marks")
     }
     XCTAssertTrue(checkedTasks, "a recording names tasks")

@@ -10,30 +10,30 @@ import XCTest
 final class ScreenTruthTests: XCTestCase {
   // MARK: - Building traces
 
-  private static let queues: [UInt32: SchedulerRecord] = [
+  private static let schedulers: [UInt32: SchedulerRecord] = [
     1: SchedulerRecord(id: 1, label: "main", kind: "main", family: "dispatch", time: 0),
     2: SchedulerRecord(id: 2, label: "search", kind: "serial", family: "dispatch", time: 0),
     3: SchedulerRecord(id: 3, label: "network", kind: "concurrent", family: "dispatch", time: 0),
   ]
 
   private static func app(
-    _ events: [TraceEvent], queues: [UInt32: SchedulerRecord] = queues,
+    _ events: [TraceEvent], schedulers: [UInt32: SchedulerRecord] = schedulers,
     threads: [UInt32: String] = [1: "main"], sites: [UInt32: CallSiteRecord] = [:],
     marks: [MarkRecord] = [], closed: Bool = true, clock: TraceHeader.ClockKind = .host
   ) -> InspectorApp {
     let trace = Trace(
       header: TraceHeader(clock: clock, start: "", process: "t", pid: 1), events: events,
-      schedulers: queues, callSites: sites, threadNames: threads, marks: marks,
+      schedulers: schedulers, callSites: sites, threadNames: threads, marks: marks,
       closing: closed ? .init(written: Int64(events.count), dropped: 0) : nil)
     return InspectorApp(replay: ReplayEngine(trace: trace), name: "t.trace", timeStep: 1_000_000)
   }
 
   private static func schedule(
-    _ action: UInt32, queue: UInt32, at time: Int64, mode: TraceEvent.ScheduleMode = .async,
+    _ action: UInt32, scheduler: UInt32, at time: Int64, mode: TraceEvent.ScheduleMode = .async,
     delay: Int64 = 0, thread: UInt32 = 1, parent: UInt32 = 0, site: UInt32 = 0
   ) -> TraceEvent {
     .schedule(
-      time: time, action: action, scheduler: queue, mode: mode, delay: delay,
+      time: time, action: action, scheduler: scheduler, mode: mode, delay: delay,
       due: time + delay, thread: thread, parent: parent, site: site)
   }
 
@@ -49,10 +49,10 @@ final class ScreenTruthTests: XCTestCase {
     for key in keys { XCTAssertTrue(app.handle(.character(key))) }
   }
 
-  /// Work scheduled from main onto a concurrent queue that runs on worker threads 4 and 5.
+  /// Work scheduled from main onto a concurrent scheduler that runs on worker threads 4 and 5.
   private static let hoppingWork: [TraceEvent] = [
-    schedule(1, queue: 3, at: 1_000),
-    schedule(2, queue: 3, at: 2_000),
+    schedule(1, scheduler: 3, at: 1_000),
+    schedule(2, scheduler: 3, at: 2_000),
     .hop(time: 3_000, action: 1, from: 1, to: 4),
     .begin(time: 3_000, action: 1, thread: 4, run: 1),
     .hop(time: 4_000, action: 2, from: 1, to: 5),
@@ -87,14 +87,14 @@ final class ScreenTruthTests: XCTestCase {
     XCTAssertFalse(screen.contains("-qos.overcommit"), screen)
     XCTAssertFalse(screen.contains("oot.default-qos"), screen)
     XCTAssertTrue(screen.contains("worker 4"), screen)
-    XCTAssertTrue(screen.contains("worker 4 ran network"), "the selected thread's queues")
+    XCTAssertTrue(screen.contains("worker 4 ran network"), "the selected thread's schedulers")
   }
 
   // MARK: - 3. Pending shows when work is due
 
   func testPendingShowsTheDueTimeAndACountdownNotTheSchedulingTime() {
     var app = Self.app([
-      Self.schedule(1, queue: 2, at: 322_699_000, mode: .after, delay: 300_000_000),
+      Self.schedule(1, scheduler: 2, at: 322_699_000, mode: .after, delay: 300_000_000),
       .begin(time: 622_699_000, action: 1, thread: 1, run: 1),
     ])
     app.seek(to: .time(422_699_000))
@@ -110,9 +110,9 @@ final class ScreenTruthTests: XCTestCase {
 
   func testTheLaneFilterAppliesToPendingRunningAndEvents() {
     var app = Self.app([
-      Self.schedule(1, queue: 2, at: 1_000),
-      Self.schedule(2, queue: 3, at: 2_000),
-      Self.schedule(3, queue: 3, at: 3_000),
+      Self.schedule(1, scheduler: 2, at: 1_000),
+      Self.schedule(2, scheduler: 3, at: 2_000),
+      Self.schedule(3, scheduler: 3, at: 3_000),
       .begin(time: 4_000, action: 2, thread: 4, run: 1),
     ])
     app.seek(to: .event(4))
@@ -171,14 +171,14 @@ final class ScreenTruthTests: XCTestCase {
     events.reserveCapacity(210_010)
     for index in 0..<70_000 {
       let time = Int64(index) * 3
-      events.append(Self.schedule(UInt32(index + 1), queue: 2, at: time))
+      events.append(Self.schedule(UInt32(index + 1), scheduler: 2, at: time))
       events.append(.begin(time: time + 1, action: UInt32(index + 1), thread: 1, run: 1))
       events.append(
         .end(time: time + 2, action: UInt32(index + 1), thread: 1, run: 1, duration: 1))
     }
-    events.append(Self.schedule(70_001, queue: 2, at: 209_998, mode: .after, delay: 1_000_000))
+    events.append(Self.schedule(70_001, scheduler: 2, at: 209_998, mode: .after, delay: 1_000_000))
     events.append(.cancel(time: 209_999, action: 70_001, thread: 1, by: 0, started: false))
-    events.append(Self.schedule(70_002, queue: 3, at: 249_000))
+    events.append(Self.schedule(70_002, scheduler: 3, at: 249_000))
     events.append(.begin(time: 250_000, action: 70_002, thread: 1, run: 1))
     let app = Self.app(events)
     let screen = Self.text(app)
@@ -223,13 +223,13 @@ final class ScreenTruthTests: XCTestCase {
 
   func testLongLabelsAreCutWithAnEllipsisAndKeepColumnsInPlace() throws {
     let long = "com.example.app.background-sync.very-long-queue-label"
-    var queues = Self.queues
-    queues[2] = SchedulerRecord(id: 2, label: long, kind: "serial", family: "dispatch", time: 0)
+    var schedulers = Self.schedulers
+    schedulers[2] = SchedulerRecord(id: 2, label: long, kind: "serial", family: "dispatch", time: 0)
     var app = Self.app(
       [
-        Self.schedule(1, queue: 2, at: 1_000, mode: .after, delay: 5_000),
-        Self.schedule(2, queue: 1, at: 2_000, mode: .after, delay: 6_000),
-      ], queues: queues)
+        Self.schedule(1, scheduler: 2, at: 1_000, mode: .after, delay: 5_000),
+        Self.schedule(2, scheduler: 1, at: 2_000, mode: .after, delay: 6_000),
+      ], schedulers: schedulers)
     app.seek(to: .event(2))
     let screen = Self.text(app)
     XCTAssertFalse(screen.contains(long), screen)
@@ -257,7 +257,7 @@ final class ScreenTruthTests: XCTestCase {
 
   func testATimersNextRunIsDueOnItsRhythmAndItsDriftIsShown() {
     var app = Self.app([
-      Self.schedule(1, queue: 1, at: 0, mode: .repeating, delay: 10_000_000),
+      Self.schedule(1, scheduler: 1, at: 0, mode: .repeating, delay: 10_000_000),
       .begin(time: 14_000_000, action: 1, thread: 1, run: 1),
       .end(time: 15_000_000, action: 1, thread: 1, run: 1, duration: 1_000_000),
       .begin(time: 27_000_000, action: 1, thread: 1, run: 2),
@@ -279,8 +279,8 @@ final class ScreenTruthTests: XCTestCase {
     ]
     var app = Self.app(
       [
-        Self.schedule(1, queue: 2, at: 1_000, site: 1),
-        Self.schedule(2, queue: 3, at: 2_000, site: 2),
+        Self.schedule(1, scheduler: 2, at: 1_000, site: 1),
+        Self.schedule(2, scheduler: 3, at: 2_000, site: 2),
         .hop(time: 3_000, action: 2, from: 1, to: 7),
         .begin(time: 3_000, action: 2, thread: 7, run: 1),
         .mark(time: 4_000, thread: 1, mark: 0),
@@ -305,10 +305,10 @@ final class ScreenTruthTests: XCTestCase {
 
   func testTheDetailFollowsParentsAndChildrenAndWalksBack() throws {
     var app = Self.app([
-      Self.schedule(1, queue: 1, at: 1_000),
+      Self.schedule(1, scheduler: 1, at: 1_000),
       .begin(time: 2_000, action: 1, thread: 1, run: 1),
-      Self.schedule(2, queue: 2, at: 2_100, parent: 1),
-      Self.schedule(3, queue: 3, at: 2_200, mode: .after, delay: 9_000, parent: 1),
+      Self.schedule(2, scheduler: 2, at: 2_100, parent: 1),
+      Self.schedule(3, scheduler: 3, at: 2_200, mode: .after, delay: 9_000, parent: 1),
       .end(time: 2_300, action: 1, thread: 1, run: 1, duration: 300),
       .begin(time: 3_000, action: 2, thread: 1, run: 1),
       .cancel(time: 3_100, action: 3, thread: 1, by: 2, started: false),
@@ -339,7 +339,7 @@ final class ScreenTruthTests: XCTestCase {
     var app = Self.app(
       [
         .mark(time: 1_000, thread: 1, mark: 0),
-        Self.schedule(1, queue: 1, at: 2_000),
+        Self.schedule(1, scheduler: 1, at: 2_000),
         .mark(time: 3_000, thread: 1, mark: 1),
       ], marks: [MarkRecord(name: "a"), MarkRecord(name: "b")])
     press(&app, "m")

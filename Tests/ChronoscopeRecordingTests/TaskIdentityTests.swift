@@ -113,6 +113,6 @@ final class TaskIdentityTests: XCTestCase {
       "each task's five calls")
     let replay = ReplayEngine(trace: trace)
     XCTAssertEqual(replay.tasks.map(\.actionCount), [5, 5])
-    XCTAssertTrue(replay.tasks.allSatisfy { $0.queues.count == 1 }, "all on the counter's lane")
+    XCTAssertTrue(replay.tasks.allSatisfy { $0.schedulers.count == 1 }, "all on the counter's lane")
   }
 }

@@ -14,8 +14,8 @@ enum ReplayFixtures {
   static let header =
     #"{"format":"chronoscope-trace","version":1,"clock":"virtual","start":"","process":"p","pid":0,"metadata":{}}"#
 
-  /// The queues the fixtures' traces define: 1 `main`, 2 `net`, 3 `db`.
-  static let queues = [
+  /// The schedulers the fixtures' traces define: 1 `main`, 2 `net`, 3 `db`.
+  static let schedulers = [
     #"{"t":0,"e":"thread","th":1,"name":"main"}"#,
     #"{"t":0,"e":"scheduler","q":1,"label":"main","kind":"main","family":"virtual"}"#,
     #"{"t":0,"e":"scheduler","q":2,"label":"net","kind":"concurrent","family":"virtual"}"#,
@@ -34,10 +34,12 @@ enum ReplayFixtures {
     return CallSite(fileID: "App/App.swift", line: UInt(id * 10), function: functions[id - 1])
   }
 
-  static func schedule(_ action: Int, queue: Int, site: Int, at time: Int64, mode: String = "after")
+  static func schedule(
+    _ action: Int, scheduler: Int, site: Int, at time: Int64, mode: String = "after"
+  )
     -> String
   {
-    #"{"t":\#(time),"e":"schedule","a":\#(action),"q":\#(queue),"mode":"\#(mode)","delay":0,"due":\#(time),"th":1,"site":\#(site)}"#
+    #"{"t":\#(time),"e":"schedule","a":\#(action),"q":\#(scheduler),"mode":"\#(mode)","delay":0,"due":\#(time),"th":1,"site":\#(site)}"#
   }
 
   static func begin(_ action: Int, at time: Int64, run: Int = 1) -> String {

@@ -21,8 +21,10 @@ final class ReplayingSchedulerFactoryTests: XCTestCase {
     let load = [F.begin(1, at: loadBegan), F.end(1, at: loadBegan)]
     let save = [F.begin(2, at: saveBegan), F.end(2, at: saveBegan)]
     return try temporaryTrace(
-      [F.header] + F.queues + [F.site(1), F.site(2)]
-        + [F.schedule(1, queue: 2, site: 1, at: 0), F.schedule(2, queue: 3, site: 2, at: 0)]
+      [F.header] + F.schedulers + [F.site(1), F.site(2)]
+        + [
+          F.schedule(1, scheduler: 2, site: 1, at: 0), F.schedule(2, scheduler: 3, site: 2, at: 0),
+        ]
         + (saveFirst ? save + load : load + save))
   }
 
@@ -51,8 +53,10 @@ final class ReplayingSchedulerFactoryTests: XCTestCase {
       #"{"t":\#(time),"e":"schedule","a":\#(action),"q":1,"mode":"async","delay":0,"due":\#(time),"th":1,"site":2,"parent":\#(parent)}"#
     }
     let path = try temporaryTrace(
-      [F.header] + F.queues + [F.site(1), F.site(2)]
-        + [F.schedule(1, queue: 2, site: 1, at: 0), F.schedule(2, queue: 2, site: 1, at: 0)]
+      [F.header] + F.schedulers + [F.site(1), F.site(2)]
+        + [
+          F.schedule(1, scheduler: 2, site: 1, at: 0), F.schedule(2, scheduler: 2, site: 1, at: 0),
+        ]
         + [F.begin(1, at: 10 * ms), F.begin(2, at: 11 * ms)]
         + [child(3, parent: 2, at: 12 * ms), child(4, parent: 1, at: 13 * ms)]
         + [F.end(2, at: 12 * ms), F.end(1, at: 13 * ms)]
@@ -94,8 +98,8 @@ final class ReplayingSchedulerFactoryTests: XCTestCase {
 
   func testARepeatingActionRunsAsOftenAsTheTraceRanIt() throws {
     let path = try temporaryTrace(
-      [F.header] + F.queues + [
-        F.site(1), F.schedule(1, queue: 3, site: 1, at: 0, mode: "repeating"),
+      [F.header] + F.schedulers + [
+        F.site(1), F.schedule(1, scheduler: 3, site: 1, at: 0, mode: "repeating"),
       ]
         + [10, 20, 30].enumerated().flatMap { run, time in
           [F.begin(1, at: time * ms, run: run + 1), F.end(1, at: time * ms, run: run + 1)]
@@ -115,10 +119,12 @@ final class ReplayingSchedulerFactoryTests: XCTestCase {
   func testASyncRunsWhenTheCodeMakesItAndCountsAsTheTracesAction() throws {
     // load() on net at 10 ms calls save() on db with sync; then log() on db at 20 ms.
     let path = try temporaryTrace(
-      [F.header] + F.queues + [F.site(1), F.site(2), F.site(3)]
-        + [F.schedule(1, queue: 2, site: 1, at: 0), F.begin(1, at: 10 * ms)]
-        + [F.schedule(2, queue: 3, site: 2, at: 10 * ms, mode: "sync"), F.begin(2, at: 10 * ms)]
-        + [F.end(2, at: 10 * ms), F.schedule(3, queue: 3, site: 3, at: 10 * ms)]
+      [F.header] + F.schedulers + [F.site(1), F.site(2), F.site(3)]
+        + [F.schedule(1, scheduler: 2, site: 1, at: 0), F.begin(1, at: 10 * ms)]
+        + [
+          F.schedule(2, scheduler: 3, site: 2, at: 10 * ms, mode: "sync"), F.begin(2, at: 10 * ms),
+        ]
+        + [F.end(2, at: 10 * ms), F.schedule(3, scheduler: 3, site: 3, at: 10 * ms)]
         + [F.end(1, at: 10 * ms), F.begin(3, at: 20 * ms), F.end(3, at: 20 * ms)])
     let replay = try ReplayingSchedulerFactory(replaying: path)
     let log = F.Log()
@@ -255,7 +261,7 @@ final class ReplayingSchedulerFactoryTests: XCTestCase {
       let divergence = (error as? ReplayError)?.divergence
       XCTAssertEqual(divergence?.position, 1)
       XCTAssertEqual(divergence?.cause, .unrecordedWork)
-      XCTAssertEqual(divergence?.recorded?.action.queue, "contacts.load")
+      XCTAssertEqual(divergence?.recorded?.action.scheduler, "contacts.load")
       XCTAssertEqual(
         divergence?.lines.dropFirst(5).first,
         "  B scheduled #1 search.ui (ChronoscopeExamples/StaleResponseSearch.swift:63 type(_:gap:)) occurrence 1, due at 0.000000s: not run, the trace does not have it"
@@ -264,9 +270,10 @@ final class ReplayingSchedulerFactoryTests: XCTestCase {
     XCTAssertNil(search.lastQuery, "the unmatched action did not run")
   }
 
-  func testATraceFromChronoscopeRecordMatchesTheCodeByItsQueueLabelsAndSymbolizedSites() throws {
-    // feed-refresher's first schedule, a repeating timer on a global queue, from a port of its
-    // code naming the same queue and call site; the trace then ran a task's job it does not have.
+  func testATraceFromChronoscopeRecordMatchesTheCodeByItsSchedulerLabelsAndSymbolizedSites() throws
+  {
+    // feed-refresher's first schedule, a repeating timer on a global scheduler, from a port of its
+    // code naming the same scheduler and call site; the trace then ran a task's job it does not have.
     let replay = try ReplayingSchedulerFactory(replaying: Recordings.path("feed-refresher"))
     _ = replay.makeConcurrent(label: "com.apple.root.default-qos").scheduleRepeating(
       every: .milliseconds(50), firstAfter: .milliseconds(50),
@@ -279,7 +286,7 @@ final class ReplayingSchedulerFactoryTests: XCTestCase {
       let divergence = (error as? ReplayError)?.divergence
       XCTAssertEqual(divergence?.cause, .missingWork)
       XCTAssertEqual(divergence?.position, 1)
-      XCTAssertEqual(divergence?.recorded?.action.queue, "Swift global concurrent queue")
+      XCTAssertEqual(divergence?.recorded?.action.scheduler, "Swift global concurrent queue")
       XCTAssertEqual(divergence?.replayed?.action.id, 1, "the code's timer was matched")
       XCTAssertEqual(
         divergence?.replayed?.action.site,
@@ -345,8 +352,10 @@ final class ReplayingSchedulerFactoryTests: XCTestCase {
   func testHostileTimesAndDelaysSaturateWithoutTrapping() throws {
     // Runs at the latest time a trace may hold; extra work asks for the end of time.
     let path = try temporaryTrace(
-      [F.header] + F.queues + [F.site(1), F.site(2)]
-        + [F.schedule(1, queue: 2, site: 1, at: 0), F.schedule(2, queue: 3, site: 2, at: 0)]
+      [F.header] + F.schedulers + [F.site(1), F.site(2)]
+        + [
+          F.schedule(1, scheduler: 2, site: 1, at: 0), F.schedule(2, scheduler: 3, site: 2, at: 0),
+        ]
         + [F.begin(1, at: F.latest - 1), F.begin(2, at: F.latest)])
     let replay = try ReplayingSchedulerFactory(
       replaying: path, options: ReplayOptions(allowsExtraWork: true))

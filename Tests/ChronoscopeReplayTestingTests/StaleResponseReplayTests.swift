@@ -5,7 +5,7 @@ import ChronoscopeVirtualTime
 import ChronoscopeVirtualTimeTesting
 import XCTest
 
-/// The proof of issue 31's first item: a race recorded once on live Dispatch queues
+/// The proof of issue 31's first item: a race recorded once on live Dispatch schedulers
 /// (`Recordings/stale-response.trace`, where a's late response overwrote b's) fails the same way
 /// on every replay, and after the fix the replay says where the code now differs.
 final class StaleResponseReplayTests: XCTestCase {

@@ -7,10 +7,10 @@ import XCTest
 
 /// A lane's events by kind, as the strips look them up, against a plain filter of the events.
 final class LaneEventIndexTests: XCTestCase {
-  /// Any thread id may occur in a file — 0 and 4,294,967,295 too — and queues it never defines.
+  /// Any thread id may occur in a file — 0 and 4,294,967,295 too — and schedulers it never defines.
   func testEveryLaneHoldsExactlyItsEventsWhateverTheIds() {
     let threads: [UInt32] = [0, 1, 7, .max]
-    let queues: [UInt32] = [1, 2, 99]
+    let schedulers: [UInt32] = [1, 2, 99]
     for seed in 1...100 {
       var random = SplitMix64(seed: UInt64(seed))
       func pick<T>(_ values: [T]) -> T { values[Int(random.next() % UInt64(values.count))] }
@@ -19,7 +19,7 @@ final class LaneEventIndexTests: XCTestCase {
         let time = Int64(action) * 10
         events.append(
           .schedule(
-            time: time, action: action, scheduler: pick(queues), mode: .async, delay: 0,
+            time: time, action: action, scheduler: pick(schedulers), mode: .async, delay: 0,
             due: time, thread: pick(threads), parent: 0, site: 0))
         events.append(.begin(time: time + 1, action: action, thread: pick(threads), run: 1))
         events.append(
@@ -34,7 +34,7 @@ final class LaneEventIndexTests: XCTestCase {
         threadNames: [:], closing: nil)
       let replay = ReplayEngine(trace: trace)
       let byThread = replay.laneEventIndex(by: .thread)
-      let byQueue = replay.laneEventIndex(by: .queue)
+      let byScheduler = replay.laneEventIndex(by: .scheduler)
       for kind in [TraceEvent.Kind.schedule, .begin, .end] {
         for slot in 0..<replay.threadSlotCount {
           let expected = replay.eventIndices.filter {
@@ -44,28 +44,29 @@ final class LaneEventIndexTests: XCTestCase {
           XCTAssertEqual(Array(byThread.events(lane: slot, kind: kind)), expected, "seed \(seed)")
           XCTAssertEqual(byThread.count(lane: slot, kind: kind), expected.count)
         }
-        for slot in 0..<replay.queueSlotCount {
+        for slot in 0..<replay.schedulerSlotCount {
           let expected = replay.eventIndices.filter {
             let event = replay.event($0)
             guard event.kind == kind, let action = event.action else { return false }
-            return replay.queueSlot(of: action) == slot
+            return replay.schedulerSlot(of: action) == slot
           }.map { UInt32($0.offset) }
-          XCTAssertEqual(Array(byQueue.events(lane: slot, kind: kind)), expected, "seed \(seed)")
-          XCTAssertEqual(byQueue.count(lane: slot, kind: kind), expected.count)
+          XCTAssertEqual(
+            Array(byScheduler.events(lane: slot, kind: kind)), expected, "seed \(seed)")
+          XCTAssertEqual(byScheduler.count(lane: slot, kind: kind), expected.count)
         }
       }
-      for slot in 0..<replay.queueSlotCount {
+      for slot in 0..<replay.schedulerSlotCount {
         let events = replay.eventIndices.filter {
-          replay.event($0).action.map { replay.queueSlot(of: $0) == slot } ?? false
+          replay.event($0).action.map { replay.schedulerSlot(of: $0) == slot } ?? false
         }
-        XCTAssertEqual(byQueue.count(lane: slot), events.count, "seed \(seed)")
+        XCTAssertEqual(byScheduler.count(lane: slot), events.count, "seed \(seed)")
       }
-      XCTAssertEqual(byQueue.count(lane: replay.queueSlotCount), 0, "past the last lane")
-      XCTAssertEqual(byQueue.count(lane: -1, kind: .begin), 0)
+      XCTAssertEqual(byScheduler.count(lane: replay.schedulerSlotCount), 0, "past the last lane")
+      XCTAssertEqual(byScheduler.count(lane: -1, kind: .begin), 0)
     }
   }
 
-  /// Marks are on no queue and no task: every grouping also keeps them all in one run, in time
+  /// Marks are on no scheduler and no task: every grouping also keeps them all in one run, in time
   /// order, beside the lanes' (a thread lane keeps its own too).
   func testEveryGroupingKeepsEveryMarkInTimeOrder() {
     let events: [TraceEvent] = [
@@ -87,16 +88,17 @@ final class LaneEventIndexTests: XCTestCase {
       UInt32($0.offset)
     }
     XCTAssertEqual(marks.count, 3)
-    for grouping in [LaneEventIndex.Grouping.queue, .thread, .task] {
+    for grouping in [LaneEventIndex.Grouping.scheduler, .thread, .task] {
       XCTAssertEqual(Array(replay.laneEventIndex(by: grouping).marks), marks, "\(grouping)")
     }
     XCTAssertEqual(Array(LaneEventIndex().marks), [])
-    let byQueue = replay.laneEventIndex(by: .queue)
-    for slot in 0..<replay.queueSlotCount {
-      XCTAssertEqual(Array(byQueue.events(lane: slot, kind: .mark)), [], "no mark on a queue")
+    let byScheduler = replay.laneEventIndex(by: .scheduler)
+    for slot in 0..<replay.schedulerSlotCount {
+      XCTAssertEqual(
+        Array(byScheduler.events(lane: slot, kind: .mark)), [], "no mark on a scheduler")
     }
     XCTAssertEqual(
-      Array(byQueue.events(lane: replay.queueSlotCount, kind: .schedule)), [],
+      Array(byScheduler.events(lane: replay.schedulerSlotCount, kind: .schedule)), [],
       "past the last lane: nothing, not the marks")
   }
 
@@ -108,12 +110,12 @@ final class LaneEventIndexTests: XCTestCase {
     var time: Int64 = 0
     for action in UInt32(1)...50_000 {
       time += 1
-      // Queue 2 gets one action in 5,000: its offsets lie far apart.
-      let queue: UInt32 = action % 5_000 == 0 ? 2 : 1
+      // Scheduler 2 gets one action in 5,000: its offsets lie far apart.
+      let scheduler: UInt32 = action % 5_000 == 0 ? 2 : 1
       let thread: UInt32 = action % 3 == 0 ? 9 : 1
       events.append(
         .schedule(
-          time: time, action: action, scheduler: queue, mode: .async, delay: 0, due: time,
+          time: time, action: action, scheduler: scheduler, mode: .async, delay: 0, due: time,
           thread: thread, parent: 0, site: 0))
       events.append(.begin(time: time, action: action, thread: thread, run: 1))
       events.append(.end(time: time, action: action, thread: thread, run: 1, duration: 0))
@@ -125,22 +127,22 @@ final class LaneEventIndexTests: XCTestCase {
         2: SchedulerRecord(id: 2, label: "quiet", kind: "serial", family: "v", time: 0),
       ])
     let replay = ReplayEngine(trace: trace)
-    let byQueue = replay.laneEventIndex(by: .queue)
+    let byScheduler = replay.laneEventIndex(by: .scheduler)
     let byThread = replay.laneEventIndex(by: .thread)
     for kind in [TraceEvent.Kind.schedule, .begin, .end] {
-      var expectedByQueue = [[UInt32]](repeating: [], count: replay.queueSlotCount)
+      var expectedByScheduler = [[UInt32]](repeating: [], count: replay.schedulerSlotCount)
       var expectedByThread = [[UInt32]](repeating: [], count: replay.threadSlotCount)
       for index in replay.eventIndices where replay.event(index).kind == kind {
         let event = replay.event(index)
         if let action = event.action {
-          expectedByQueue[replay.queueSlot(of: action)].append(UInt32(index.offset))
+          expectedByScheduler[replay.schedulerSlot(of: action)].append(UInt32(index.offset))
         }
         if let slot = replay.threadSlot(of: event.thread) {
           expectedByThread[slot].append(UInt32(index.offset))
         }
       }
-      for slot in expectedByQueue.indices {
-        XCTAssertEqual(Array(byQueue.events(lane: slot, kind: kind)), expectedByQueue[slot])
+      for slot in expectedByScheduler.indices {
+        XCTAssertEqual(Array(byScheduler.events(lane: slot, kind: kind)), expectedByScheduler[slot])
       }
       for slot in expectedByThread.indices {
         XCTAssertEqual(Array(byThread.events(lane: slot, kind: kind)), expectedByThread[slot])

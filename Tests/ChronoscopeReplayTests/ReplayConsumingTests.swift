@@ -112,16 +112,16 @@ final class ReplayConsumingTests: XCTestCase {
     }
   }
 
-  /// A queue may be defined after the work scheduled on it (a file is read as it comes): its
-  /// work is counted in its own slot, not in the slot of undefined queues.
-  func testAQueueDefinedAfterItsWorkGetsItsOwnSlot() throws {
+  /// A scheduler may be defined after the work scheduled on it (a file is read as it comes): its
+  /// work is counted in its own slot, not in the slot of undefined schedulers.
+  func testASchedulerDefinedAfterItsWorkGetsItsOwnSlot() throws {
     var lines = [
       #"{"format":"chronoscope-trace","version":1,"clock":"virtual","process":"p","pid":1}"#
     ]
     for action in 1...300 {
-      let queue = action % 2 + 1
+      let scheduler = action % 2 + 1
       lines.append(
-        #"{"t":\#(action),"e":"schedule","a":\#(action),"q":\#(queue),"mode":"async","due":\#(action),"th":1}"#
+        #"{"t":\#(action),"e":"schedule","a":\#(action),"q":\#(scheduler),"mode":"async","due":\#(action),"th":1}"#
       )
     }
     lines.append(
@@ -132,9 +132,9 @@ final class ReplayConsumingTests: XCTestCase {
     XCTAssertEqual(read.preparation, .whileReading)
     let replay = try XCTUnwrap(read.replay)
     assertSameReplay(replay, ReplayEngine(trace: try XCTUnwrap(TraceReader.read(path: path).trace)))
-    let late = try XCTUnwrap(replay.queueSlot(QueueID(rawValue: 2)))
+    let late = try XCTUnwrap(replay.schedulerSlot(SchedulerID(rawValue: 2)))
     let lateWork = replay.eventIndices.compactMap { replay.event($0).action }.filter {
-      replay.queueSlot(of: $0) == late
+      replay.schedulerSlot(of: $0) == late
     }
     XCTAssertEqual(lateWork.count, 150)
   }

@@ -153,15 +153,15 @@ final class ReplayEnginePropertyTests: XCTestCase {
 
   /// The first pending actions are the pending set sorted (soonest due, then scheduled first,
   /// then action), however the cursor got there, for the first few and for all; and the filtered
-  /// path, given every queue, agrees.
+  /// path, given every scheduler, agrees.
   func testTheFirstPendingActionsAreThePendingSetSorted() {
     for seed in 1...200 {
       var random = SplitMix64(seed: UInt64(seed))
       let trace = Self.randomTrace(&random)
       var replay = ReplayEngine(trace: trace, keyframeInterval: 1 + Int(random.next() % 8))
-      let everyQueue = Set(replay.actionIndices.map { replay.action($0).queue })
+      let everyScheduler = Set(replay.actionIndices.map { replay.action($0).scheduler })
       func check(_ how: String) {
-        let sorted = replay.pending(first: .max, in: everyQueue)
+        let sorted = replay.pending(first: .max, in: everyScheduler)
         let keys = sorted.map { action in
           (replay.nextDue(of: action) ?? 0, replay.action(action).scheduledAt, action)
         }
@@ -211,8 +211,8 @@ final class ReplayEnginePropertyTests: XCTestCase {
     for count in [1, 7, 10, 249, 250, 251, 999, 1_000, 5_000] {
       XCTAssertEqual(replay.pending(first: count), Array(all.prefix(count)), "first \(count)")
     }
-    let onA = all.filter { replay.action($0).queue == QueueID(rawValue: 1) }
-    XCTAssertEqual(replay.pending(first: 10, in: [QueueID(rawValue: 1)]), Array(onA.prefix(10)))
+    let onA = all.filter { replay.action($0).scheduler == SchedulerID(rawValue: 1) }
+    XCTAssertEqual(replay.pending(first: 10, in: [SchedulerID(rawValue: 1)]), Array(onA.prefix(10)))
   }
 
   /// Found reading `pending(first:)` for issue 9: a count beyond the pending set reserved that

@@ -56,7 +56,9 @@ final class ReplayEngineTests: XCTestCase {
 
   func testPendingActionsAtKnownInstantsOfTheTimeoutRecording() throws {
     var replay = ReplayEngine(trace: try Self.recording("virtual-timeout"))
-    let label = { (action: ActionIndex) in replay.queue(replay.action(action).queue)?.label ?? "?" }
+    let label = { (action: ActionIndex) in
+      replay.scheduler(replay.action(action).scheduler)?.label ?? "?"
+    }
     // Scenario 1 at time 0, after the service started: the work (due 1 s) and the timeout (due
     // 2 s) are pending, soonest first.
     replay.seek(to: replay.firstIndex(after: 0).offset)
@@ -103,11 +105,12 @@ final class ReplayEngineTests: XCTestCase {
       for count in [0, 1, 3, 10, all.count] {
         XCTAssertEqual(replay.pending(first: count), Array(all.prefix(count)), "at \(position)")
       }
-      for queue in replay.queues.prefix(4).map({ QueueID(rawValue: $0.id) }) {
+      for scheduler in replay.schedulers.prefix(4).map({ SchedulerID(rawValue: $0.id) }) {
         XCTAssertEqual(
-          replay.pending(first: all.count, in: [queue]),
-          all.filter { replay.action($0).queue == queue })
-        XCTAssertEqual(replay.pendingCount(in: [queue]), replay.queueState(queue).pending)
+          replay.pending(first: all.count, in: [scheduler]),
+          all.filter { replay.action($0).scheduler == scheduler })
+        XCTAssertEqual(
+          replay.pendingCount(in: [scheduler]), replay.schedulerState(scheduler).pending)
       }
       if all.count > 12 { checked += 1 }
     }
@@ -151,8 +154,8 @@ final class ReplayEngineTests: XCTestCase {
     replay.seek(to: 1)
     XCTAssertEqual(replay.threadState(main).running, [])
     XCTAssertNil(replay.threadState(main).busySince)
-    XCTAssertEqual(replay.queueState(QueueID(rawValue: 2)).pending, 1)
-    XCTAssertEqual(replay.queueState(QueueID(rawValue: 2)).running, 0)
+    XCTAssertEqual(replay.schedulerState(SchedulerID(rawValue: 2)).pending, 1)
+    XCTAssertEqual(replay.schedulerState(SchedulerID(rawValue: 2)).running, 0)
     replay.seek(to: 3)
     let action = try XCTUnwrap(replay.index(of: ActionID(rawValue: 7)))
     XCTAssertEqual(replay.threadState(worker).running, [action])
@@ -161,8 +164,8 @@ final class ReplayEngineTests: XCTestCase {
     XCTAssertEqual(replay.currentRun(of: action)?.thread, worker)
     XCTAssertEqual(replay.running(on: [worker]), [action])
     XCTAssertEqual(replay.running(on: [main]), [])
-    XCTAssertEqual(replay.queueState(QueueID(rawValue: 2)).pending, 0)
-    XCTAssertEqual(replay.queueState(QueueID(rawValue: 2)).running, 1)
+    XCTAssertEqual(replay.schedulerState(SchedulerID(rawValue: 2)).pending, 0)
+    XCTAssertEqual(replay.schedulerState(SchedulerID(rawValue: 2)).running, 1)
     replay.stepForward()
     XCTAssertEqual(replay.threadState(worker).running, [])
     replay._checkInvariants()
@@ -267,8 +270,9 @@ final class ReplayEngineTests: XCTestCase {
     let action = try XCTUnwrap(replay.index(of: ActionID(rawValue: 1)))
     replay.seek(to: 3)
     XCTAssertEqual(replay.nextDue(of: action), .max, "due + interval saturates")
-    XCTAssertEqual(replay.queueState(QueueID(rawValue: 9)).pending, 1, "an undefined queue")
-    XCTAssertEqual(replay.queueState(QueueID(rawValue: 8)).pending, 0)
+    XCTAssertEqual(
+      replay.schedulerState(SchedulerID(rawValue: 9)).pending, 1, "an undefined scheduler")
+    XCTAssertEqual(replay.schedulerState(SchedulerID(rawValue: 8)).pending, 0)
     replay.seek(to: replay.eventCount)
     XCTAssertEqual(replay.life(of: action).runs.map(\.number), [1, 2])
     replay._checkInvariants()
@@ -287,9 +291,9 @@ final class ReplayEngineTests: XCTestCase {
       titles, ["main", "worker 4", "worker 5", "io (6)", "io (7)", "worker 8", "database"])
   }
 
-  func testThreadsKnowWhichQueuesTheyServed() throws {
+  func testThreadsKnowWhichSchedulersTheyServed() throws {
     let replay = ReplayEngine(trace: try Self.recording("busy-app"))
-    let served = replay.threads.filter { !$0.queues.isEmpty }
+    let served = replay.threads.filter { !$0.schedulers.isEmpty }
     XCTAssertGreaterThan(served.count, 2)
     XCTAssertEqual(Set(replay.threads.map(\.title)).count, replay.threads.count, "unique titles")
     XCTAssertFalse(replay.threads.contains { $0.title.utf8.count == 15 }, "no cut fragments")
@@ -335,7 +339,8 @@ final class ReplayTaskTests: XCTestCase {
     XCTAssertEqual(replay.tasks.map(\.id), [TaskID(rawValue: 7), TaskID(rawValue: 9)])
     XCTAssertEqual(replay.tasks.map(\.actionCount), [2, 1])
     XCTAssertEqual(
-      replay.task(TaskID(rawValue: 7))?.queues, [QueueID(rawValue: 1), QueueID(rawValue: 2)])
+      replay.task(TaskID(rawValue: 7))?.schedulers,
+      [SchedulerID(rawValue: 1), SchedulerID(rawValue: 2)])
     let (seven, nine) = (TaskID(rawValue: 7), TaskID(rawValue: 9))
     func states() -> [String] {
       [seven, nine].map {

@@ -20,13 +20,13 @@ final class ChromeTraceExportTests: XCTestCase {
     return (events, String(decoding: json, as: UTF8.self))
   }
 
-  /// The format's rules as Perfetto applies them: keys each phase needs, waits named per queue
+  /// The format's rules as Perfetto applies them: keys each phase needs, waits named per scheduler
   /// with a process-local id, numeric flow ids matched in pairs, no track whose tid is its pid,
   /// time counted from the recording's start — and what a user sees once Perfetto has read the
   /// file (``PerfettoImportModel``): no slice dropped, no run drawn 0 ns long (a chevron, like
   /// an instant), a run inside another only as an inline `sync` of it, every arrow's tail on
   /// the run that scheduled the work (under way at the schedule) and its head on the work's
-  /// first run, and nothing but runs on the queues' tracks.
+  /// first run, and nothing but runs on the schedulers' tracks.
   private static func checkRules(
     _ events: [[String: Any]], trace: Trace? = nil, file: StaticString = #filePath,
     line: UInt = #line
@@ -59,7 +59,7 @@ final class ChromeTraceExportTests: XCTestCase {
         if event["cat"] as? String == "wait" {
           XCTAssert(
             (event["name"] as? String)?.hasPrefix("wait · ") ?? false,
-            "waits are named by queue, not by action: \(event)", file: file, line: line)
+            "waits are named by scheduler, not by action: \(event)", file: file, line: line)
         } else {
           XCTAssert(
             ["finding", "dropped"].contains(event["cat"] as? String),
@@ -68,7 +68,7 @@ final class ChromeTraceExportTests: XCTestCase {
       }
       if phase == "i" {
         XCTAssertEqual(
-          event["s"] as? String, "p", "an instant off the queues' tracks: \(event)", file: file,
+          event["s"] as? String, "p", "an instant off the schedulers' tracks: \(event)", file: file,
           line: line)
       }
       if phase == "s" || phase == "f" {
@@ -166,7 +166,7 @@ final class ChromeTraceExportTests: XCTestCase {
       parent: parent, site: 0)
   }
 
-  func testOverlappingRunsOfAConcurrentQueueGoOnTracksOfTheirOwn() throws {
+  func testOverlappingRunsOfAConcurrentSchedulerGoOnTracksOfTheirOwn() throws {
     let trace = Self.trace([
       Self.schedule(1, at: 0), Self.schedule(2, at: 0), Self.schedule(3, at: 0),
       .begin(time: 1_234_567, action: 1, thread: 2, run: 1),
@@ -309,7 +309,7 @@ final class ChromeTraceExportTests: XCTestCase {
     XCTAssertFalse(text.contains("\u{1B}"), "the escape is written escaped")
   }
 
-  func testWaitsOfAQueueShareOneNameAndKeepTheirActionAsId() throws {
+  func testWaitsOfASchedulerShareOneNameAndKeepTheirActionAsId() throws {
     // Perfetto makes a track set per async-slice name: one name per action made one track each.
     let trace = Self.trace(
       (1...6).flatMap { id -> [TraceEvent] in
@@ -331,7 +331,7 @@ final class ChromeTraceExportTests: XCTestCase {
   }
 
   func testArrowsStartOnTheParentRunNotOnACancelAnInlineSyncOrTheNextRun() throws {
-    // #1 runs 1–5 ms on a serial queue. At 2 ms it cancels #9 and schedules #2 (a thread-scoped
+    // #1 runs 1–5 ms on a serial scheduler. At 2 ms it cancels #9 and schedules #2 (a thread-scoped
     // cancel instant would take the arrow); it runs #3 inline at 2.5–2.8 ms, then schedules #4
     // at 3 ms (the finished #3 is still on top of the track for a viewer); at its last instant,
     // 5 ms, it schedules #5, when #6 begins on the same track.
@@ -363,12 +363,12 @@ final class ChromeTraceExportTests: XCTestCase {
       XCTAssertEqual(flow.out.flatMap { model.slices[$0]?.action }, 1)
     }
     let cancel = try XCTUnwrap(exported.first { $0["name"] as? String == "cancel #9" })
-    XCTAssertEqual(cancel["s"] as? String, "p", "off the queue's track")
-    XCTAssertEqual(Self.args(cancel)["queue"] as? String, "net")
+    XCTAssertEqual(cancel["s"] as? String, "p", "off the scheduler's track")
+    XCTAssertEqual(Self.args(cancel)["scheduler"] as? String, "net")
     XCTAssertEqual(model.parents.count, 1, "only #3 nests, in #1")
   }
 
-  func testARunInsideAnUnrelatedRunOfAConcurrentQueueGoesOnAnotherTrack() throws {
+  func testARunInsideAnUnrelatedRunOfAConcurrentSchedulerGoesOnAnotherTrack() throws {
     // #2 runs 2–5 ms while #1 runs 1–10 ms on another thread: not #1's child.
     let trace = Self.trace([
       Self.schedule(1, at: 0), Self.schedule(2, at: 0),
@@ -450,7 +450,7 @@ final class ChromeTraceExportTests: XCTestCase {
     XCTAssertLessThan(latest, 25_000, "everything within 25 ms, not 4 hours")
   }
 
-  func testTracksAreNamedByTheQueueWithItsIdForTheTidAfterIt() throws {
+  func testTracksAreNamedByTheSchedulerWithItsIdForTheTidAfterIt() throws {
     // Perfetto titles a thread track "<name> <tid>" and a process "<name> <pid>".
     var trace = Self.trace(
       [Self.schedule(1, at: 0), .begin(time: 1, action: 1, thread: 2, run: 1)], kind: "serial")
@@ -468,7 +468,7 @@ final class ChromeTraceExportTests: XCTestCase {
         "\(name) \(event["name"] as? String == "process_name" ? event["pid"] ?? "" : event["tid"] ?? "")"
     }
     XCTAssertEqual(names, ["t.trace — app 7", "demo.database 5"])
-    // A recorded pid that is a queue's id would mark that queue as the main thread: not used.
+    // A recorded pid that is a scheduler's id would mark that scheduler as the main thread: not used.
     trace.header.pid = 5
     let (clash, _) = try Self.export([(trace, "t.trace")])
     Self.checkRules(clash, trace: trace)

@@ -9,7 +9,7 @@ import XCTest
 final class TraceMergeTests: XCTestCase {
   private static let ms: Int64 = 1_000_000
 
-  /// A process that schedules action 1 on queue 1 at `at` and runs it 1 ms later on thread 2.
+  /// A process that schedules action 1 on scheduler 1 at `at` and runs it 1 ms later on thread 2.
   private static func process(
     _ name: String, pid: Int64, startNanoseconds: Int64?, at time: Int64 = 0,
     clock: TraceHeader.ClockKind = .host
@@ -120,13 +120,13 @@ final class TraceMergeTests: XCTestCase {
     let merged = try TraceMerge.merge(traces)
     XCTAssertEqual(merged.events.count, traces.reduce(0) { $0 + $1.events.count })
     let timeline = ProcessTimeline(headers: traces.map(\.header))
-    // Each process's events, taken back out of the merge by their queue's tag, are its own.
+    // Each process's events, taken back out of the merge by their scheduler's tag, are its own.
     let replay = ReplayEngine(trace: merged)
     for (index, trace) in traces.enumerated() {
       let tag = TraceMerge.tag(index) + " "
       let own = replay.eventIndices.map(replay.event).filter { event in
         guard let action = event.action else { return false }
-        return replay.queue(replay.action(action).queue)?.label.hasPrefix(tag) ?? false
+        return replay.scheduler(replay.action(action).scheduler)?.label.hasPrefix(tag) ?? false
       }
       let expected = trace.events.filter { $0.kind != .mark }
       XCTAssertEqual(own.map(\.kind), expected.map(\.kind), names[index])

@@ -17,18 +17,20 @@ final class TraceSliceTests: XCTestCase {
     return try TraceFixtures.read(TraceEncoder.encode(cut), "slice", file: file, line: line)
   }
 
-  /// What a replay shows at its cursor, by trace ids: every queue's tallies, the pending actions
+  /// What a replay shows at its cursor, by trace ids: every scheduler's tallies, the pending actions
   /// with when they are next due, the running ones with their run, and each thread's work.
   private struct Snapshot: Equatable {
-    var queues: [UInt32: QueueState] = [:]
+    var schedulers: [UInt32: SchedulerState] = [:]
     var pending: [ActionID: Int64] = [:]
     var running: [ActionID: CurrentRun] = [:]
     var threads: [ThreadID: [ActionID]] = [:]
     /// The Swift task each live action is work of, when the trace names it.
     var tasks: [ActionID: TaskID] = [:]
 
-    init(_ replay: ReplayEngine, queues: [SchedulerRecord], threads: [ThreadInfo]) {
-      for queue in queues { self.queues[queue.id] = replay.queueState(QueueID(rawValue: queue.id)) }
+    init(_ replay: ReplayEngine, schedulers: [SchedulerRecord], threads: [ThreadInfo]) {
+      for scheduler in schedulers {
+        self.schedulers[scheduler.id] = replay.schedulerState(SchedulerID(rawValue: scheduler.id))
+      }
       for action in replay.pending(first: .max) {
         pending[replay.action(action).id] = replay.nextDue(of: action)
         tasks[replay.action(action).id] = replay.task(of: action)
@@ -90,8 +92,8 @@ final class TraceSliceTests: XCTestCase {
           original.seek(toTime: instant)
           replay.seek(toTime: instant)
           XCTAssertEqual(
-            Snapshot(replay, queues: original.queues, threads: original.threads),
-            Snapshot(original, queues: original.queues, threads: original.threads),
+            Snapshot(replay, schedulers: original.schedulers, threads: original.threads),
+            Snapshot(original, schedulers: original.schedulers, threads: original.threads),
             "\(name) at \(instant)")
           if instant != from { continue }
           XCTAssertEqual(replay.pendingCount(), original.pendingCount(), name)
@@ -318,10 +320,11 @@ final class TraceSliceTests: XCTestCase {
       for instant in instants {
         replay.original.seek(toTime: instant)
         replay.slice.seek(toTime: instant)
-        let (queues, threads) = (replay.original.queues, replay.original.threads)
+        let (schedulers, threads) = (replay.original.schedulers, replay.original.threads)
         XCTAssertEqual(
-          Snapshot(replay.slice, queues: queues, threads: threads),
-          Snapshot(replay.original, queues: queues, threads: threads), "\(name) at \(instant)")
+          Snapshot(replay.slice, schedulers: schedulers, threads: threads),
+          Snapshot(replay.original, schedulers: schedulers, threads: threads),
+          "\(name) at \(instant)")
       }
     }
   }

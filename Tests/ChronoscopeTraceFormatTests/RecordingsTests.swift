@@ -36,7 +36,7 @@ final class RecordingsTests: XCTestCase {
     }
   }
 
-  func testTheBusyAppRecordingHasRealHopsCancelsAndTimersOnLiveQueues() throws {
+  func testTheBusyAppRecordingHasRealHopsCancelsAndTimersOnLiveSchedulers() throws {
     let trace = try load("busy-app")
     XCTAssertEqual(trace.header.clock, .host)
     XCTAssertGreaterThan(trace.events.count, 1000)
@@ -49,7 +49,8 @@ final class RecordingsTests: XCTestCase {
     XCTAssertTrue(trace.schedulers.values.allSatisfy { $0.family == "dispatch" })
   }
 
-  func testTheStaleResponseRecordingHasALateResponseOverwritingTheNewerOneOnLiveQueues() throws {
+  func testTheStaleResponseRecordingHasALateResponseOverwritingTheNewerOneOnLiveSchedulers() throws
+  {
     let trace = try load("stale-response")
     XCTAssertEqual(trace.header.clock, .host)
     XCTAssertTrue(trace.schedulers.values.allSatisfy { $0.family == "dispatch" })

@@ -24,7 +24,7 @@ final class SemanticChecksTests: XCTestCase {
   func testAnEndWithoutABeginIsAWarningAtItsLine() {
     XCTAssertEqual(
       warnings([schedule(1), #"{"t":2,"e":"end","a":1,"th":1,"dur":0}"#]),
-      ["4: action 1 ends but never began"])
+      ["4: action #1 ends but never began"])
   }
 
   func testAnEndOfARunThatNeverBeganIsAWarning() {
@@ -33,7 +33,7 @@ final class SemanticChecksTests: XCTestCase {
         schedule(1, mode: "repeating"), #"{"t":2,"e":"begin","a":1,"th":1,"run":1}"#,
         #"{"t":3,"e":"end","a":1,"th":1,"run":2,"dur":1}"#,
       ]),
-      ["5: action 1 ends run 2, which never began (the last run to begin was 1)"])
+      ["5: action #1 ends run 2, which never began (the last run to begin was 1)"])
   }
 
   func testARunNumberSkippedBetweenBeginsIsAWarningNamingTheMissingRun() {
@@ -47,15 +47,15 @@ final class SemanticChecksTests: XCTestCase {
         #"{"t":42,"e":"begin","a":1,"th":1,"run":7}"#,
       ]),
       [
-        "6: action 1 begins run 3 after run 1: run 2 is missing",
-        "8: action 1 begins run 7 after run 3: runs 4…6 are missing",
+        "6: action #1 begins run 3 after run 1: run 2 is missing",
+        "8: action #1 begins run 7 after run 3: runs 4…6 are missing",
       ])
   }
 
   func testAFirstBeginThatIsNotRunOneSaysWhichRunsAreMissing() {
     XCTAssertEqual(
       warnings([schedule(1, mode: "repeating"), #"{"t":2,"e":"begin","a":1,"th":1,"run":3}"#]),
-      ["4: action 1 begins with run 3: runs 1…2 are missing"])
+      ["4: action #1 begins with run 3: runs 1…2 are missing"])
   }
 
   func testRunsInOrderGiveNoWarningAndTheLargestRunNumberDoesNotOverflow() {
@@ -70,7 +70,7 @@ final class SemanticChecksTests: XCTestCase {
         #"{"t":14,"e":"begin","a":2,"th":1,"run":4294967295}"#,
         #"{"t":15,"e":"begin","a":2,"th":1,"run":4294967295}"#,
       ]),
-      ["9: action 2 begins with run 4294967295: runs 1…4294967294 are missing"])
+      ["9: action #2 begins with run 4294967295: runs 1…4294967294 are missing"])
   }
 
   func testAHugeActionIdIsTrackedWithoutAHugeTable() {
@@ -81,6 +81,6 @@ final class SemanticChecksTests: XCTestCase {
         #"{"t":3,"e":"end","a":\#(id),"th":1,"dur":1}"#,
         #"{"t":4,"e":"end","a":5,"th":1,"dur":1}"#,
       ]),
-      ["6: action 5 ends but never began"])
+      ["6: action #5 ends but never began"])
   }
 }

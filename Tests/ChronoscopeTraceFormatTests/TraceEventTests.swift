@@ -71,7 +71,7 @@ final class TraceEventTests: XCTestCase {
     }
   }
 
-  /// Actions 1 and 2, scheduled at 1 and 2 ns on queue 1, each followed by `line(action)`.
+  /// Actions 1 and 2, scheduled at 1 and 2 ns on scheduler 1, each followed by `line(action)`.
   private func twoActions(each line: (UInt32) -> TraceEvent) -> Trace {
     var trace = Trace(
       header: TraceHeader(clock: .virtual, start: "", process: "tests", pid: 1),

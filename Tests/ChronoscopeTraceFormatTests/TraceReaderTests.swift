@@ -131,7 +131,7 @@ final class TraceReaderTests: XCTestCase {
       #"missing field "task" in a task line"#)
     let stray = only(read([header, scheduler, #"{"t":10,"e":"task","a":3,"task":7}"#]))
     XCTAssertEqual(stray?.severity, .warning)
-    XCTAssertEqual(stray?.message, "action 3 is named work of task 7 but was never scheduled")
+    XCTAssertEqual(stray?.message, "action #3 is named work of task 7 but was never scheduled")
   }
 
   func testAStartInstantOutsideItsRangeIsAnErrorNamingTheRange() {
@@ -421,10 +421,10 @@ final class TraceReaderTests: XCTestCase {
     XCTAssertEqual(
       reading.diagnostics.map { "\($0.line): \($0.message)" },
       [
-        "3: action 7 begins but was never scheduled",
-        "5: duplicate action id 1: it was already scheduled",
-        "6: action 2 is scheduled on unknown scheduler 9",
-        "8: action 2 begins after it was cancelled",
+        "3: action #7 begins but was never scheduled",
+        "5: duplicate action id #1: it was already scheduled",
+        "6: action #2 is scheduled on unknown scheduler 9",
+        "8: action #2 begins after it was cancelled",
         "9: time goes backwards: 5 ns after a line at 15 ns (lines are written in time order)",
       ])
   }
@@ -474,7 +474,7 @@ final class TraceReaderTests: XCTestCase {
       [
         "4:6: time goes backwards: 12 ns after a line at 20 ns (lines are written in time order)",
         "6:6: time goes backwards: 19 ns after a line at 21 ns (lines are written in time order)",
-        "6:1: action 2 begins but was never scheduled",
+        "6:1: action #2 begins but was never scheduled",
       ])
   }
 }

@@ -147,7 +147,7 @@ final class CheckCommandTests: XCTestCase {
     XCTAssertEqual(files.count, 2)
     let findings = try XCTUnwrap(files[0]["findings"] as? [[String: Any]])
     XCTAssertFalse(findings.isEmpty)
-    for key in ["kind", "severity", "time_ns", "action", "related", "queue_id", "message"] {
+    for key in ["kind", "severity", "time_ns", "action", "related", "scheduler_id", "message"] {
       XCTAssertNotNil(findings[0][key], key)
     }
     XCTAssertEqual((files[1]["findings"] as? [Any])?.count, 0)
@@ -184,7 +184,7 @@ final class CheckCommandTests: XCTestCase {
     let finding = try XCTUnwrap(
       ((root["files"] as? [[String: Any]])?.first?["findings"] as? [[String: Any]])?.first)
     XCTAssertEqual(
-      finding["queue"] as? String, "evil\u{9b}31m\u{202e}\u{7f}\u{1b}[2J", "escaped, not lost")
+      finding["scheduler"] as? String, "evil\u{9b}31m\u{202e}\u{7f}\u{1b}[2J", "escaped, not lost")
   }
 
   func testThresholdsComeFromFlagsAndBadOnesExitTwo() throws {

@@ -44,7 +44,7 @@ final class CommandLineTests: XCTestCase {
     let path = try temporaryTrace([header, #"{"t":1,"e":"begin","a":4,"th":1}"#, close])
     let (status, output) = try run(["validate", path])
     XCTAssertEqual(status, 1, output)
-    XCTAssertEqual(output, "\(path):2:1: warning: action 4 begins but was never scheduled\n")
+    XCTAssertEqual(output, "\(path):2:1: warning: action #4 begins but was never scheduled\n")
   }
 
   func testValidateExitsTwoForErrorsAndUnreadableFiles() throws {
@@ -135,7 +135,7 @@ final class CommandLineTests: XCTestCase {
         "T:64:25: warning: truncated final line (the recording was cut off mid-write) ignored: expected a value, found the end of the line",
         "T:32:1: warning: the recorder dropped 5 event(s) here: the trace is incomplete",
       ], output)
-    XCTAssertEqual(lines[3], "\(path):2:1: warning: action 1 begins but was never scheduled")
+    XCTAssertEqual(lines[3], "\(path):2:1: warning: action #1 begins but was never scheduled")
     XCTAssertEqual(lines.last, "\(path): … and 43 more warnings")
   }
 

@@ -144,7 +144,7 @@ final class DiffCommandTests: XCTestCase {
       // Everything but the names: times, ids, occurrences, positions, aspects.
       let data = try? JSONSerialization.data(withJSONObject: root, options: [.sortedKeys])
       let text = String(decoding: data ?? Data(), as: UTF8.self)
-      return text.replacing(#/"(queue|site)":"[^"]*"/#, with: "")
+      return text.replacing(#/"(scheduler|site)":"[^"]*"/#, with: "")
     }
     XCTAssertEqual(numbers(redacted), numbers(original))
   }

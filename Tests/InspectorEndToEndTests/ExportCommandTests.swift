@@ -150,7 +150,7 @@ final class ExportCommandTests: XCTestCase {
   /// Events the recorder dropped are marked on the timeline (a slice over the write interval
   /// before each `dropped` line, where they were lost) and counted on standard error in one line, with the runs they cost:
   /// a begin lost (its end alone), an end lost (a run to the end of the trace), work whose
-  /// schedule was lost (its runs cannot be placed on a queue).
+  /// schedule was lost (its runs cannot be placed on a scheduler).
   func testDroppedEventsAreMarkedOnTheTimelineAndCountedOnStandardError() throws {
     let lines = [
       #"{"format":"chronoscope-trace","version":1,"clock":"host","start":"","process":"app","pid":9,"metadata":{}}"#,

@@ -27,7 +27,7 @@ final class InspectorEndToEndTests: XCTestCase {
     let session = try start([])
     defer { session.kill() }
     let screen = try session.waitFor("busy-app.trace", timeout: .seconds(30))
-    XCTAssertTrue(screen.contains("Lanes (by queue)"), screen)
+    XCTAssertTrue(screen.contains("Lanes (by scheduler)"), screen)
     XCTAssertTrue(screen.contains("app.database"), screen)
     XCTAssertTrue(session.isInAlternateScreen())
     session.sendKeys("q")
@@ -108,7 +108,7 @@ final class InspectorEndToEndTests: XCTestCase {
     try session.waitFor("search labels, sites, marks, threads, named work")
     session.sendKeys("Escape")
     try session.waitUntil("the main view", timeout: .seconds(10)) {
-      $0.contains("Lanes (by queue)")
+      $0.contains("Lanes (by scheduler)")
     }
     session.sendKeys("Enter")
     try session.waitFor("Action #")
@@ -116,7 +116,7 @@ final class InspectorEndToEndTests: XCTestCase {
     XCTAssertEqual(try session.waitForExit(), 0)
   }
 
-  /// `o` and `h` in the real binary on the bundled recording, whose request queues share five
+  /// `o` and `h` in the real binary on the bundled recording, whose request schedulers share five
   /// labels: sorted by name they are numbered, idle lanes hide and come back, and the title
   /// says which of how many lanes it shows.
   func testLaneKeysSortByNameAndHideIdleLanes() throws {
@@ -131,13 +131,13 @@ final class InspectorEndToEndTests: XCTestCase {
     session.sendKeys("h")
     try session.waitUntil("idle lanes hidden, counted in the title") {
       $0.range(
-        of: #"Lanes \(by queue\) [0-9]+ of [0-9]+ · sorted by name · idle hidden"#,
+        of: #"Lanes \(by scheduler\) [0-9]+ of [0-9]+ · sorted by name · idle hidden"#,
         options: .regularExpression) != nil
     }
     session.sendKeys("h")
     try session.waitUntil("every lane shown again") {
       $0.range(
-        of: #"Lanes \(by queue\) \([0-9]+\) · sorted by name ─"#, options: .regularExpression)
+        of: #"Lanes \(by scheduler\) \([0-9]+\) · sorted by name ─"#, options: .regularExpression)
         != nil
     }
     session.sendKeys("q")
@@ -152,7 +152,7 @@ final class InspectorEndToEndTests: XCTestCase {
     try session.waitFor("terminal too small")
     try session.waitFor("have 40×10")
     session.resize(width: 120, height: 35)
-    let screen = try session.waitFor("Lanes (by queue)")
+    let screen = try session.waitFor("Lanes (by scheduler)")
     let header = screen.split(separator: "\n").first.map(String.init) ?? ""
     XCTAssertTrue(header.hasSuffix("×1"), "the header spans the new width: \(header)")
     XCTAssertGreaterThan(header.count, 100)

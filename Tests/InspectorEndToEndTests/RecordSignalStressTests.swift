@@ -66,7 +66,7 @@ final class RecordSignalStressTests: XCTestCase {
     let ended = DispatchSemaphore(value: 0)
     process.terminationHandler = { _ in ended.signal() }
     try process.run()
-    // The program says "busy PID" once every queue has run work.
+    // The program says "busy PID" once every scheduler has run work.
     var seen = Data()
     while !seen.contains(UInt8(ascii: "\n")) {
       let chunk = output.fileHandleForReading.availableData

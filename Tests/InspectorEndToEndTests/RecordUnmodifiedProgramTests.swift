@@ -72,7 +72,7 @@ final class RecordUnmodifiedProgramTests: XCTestCase {
     XCTAssertEqual(validation.status, 0, validation.output)
   }
 
-  func testItsQueuesAreTheTracesSchedulersWithTheirKinds() throws {
+  func testItsSchedulersAreTheTracesSchedulersWithTheirKinds() throws {
     let trace = try recording.trace
     XCTAssertEqual(try scheduler("feed.database", in: trace).kind, "serial")
     XCTAssertEqual(try scheduler("feed.thumbnails", in: trace).kind, "concurrent")
@@ -101,9 +101,9 @@ final class RecordUnmodifiedProgramTests: XCTestCase {
       trace.events.first { $0.kind == .cancel && $0.action == timer.action })
     XCTAssertTrue(cancel.started)
     XCTAssertEqual(cancel.parent, timer.action, "cancelled from its own handler")
-    // The slow save, then the main queue's sync read of the database.
+    // The slow save, then the main scheduler's sync read of the database.
     XCTAssertEqual(try on("feed.database").map(\.mode), [.async, .sync])
-    // Two asyncs onto the main queue (the refresh and the leave) and the group's notify, and
+    // Two asyncs onto the main scheduler (the refresh and the leave) and the group's notify, and
     // the main actor's job of `MainActor.run`, a task's.
     let main = try on("com.apple.main-thread")
     let tasks = Set(trace.events.filter { $0.kind == .task }.map(\.action))
@@ -139,7 +139,7 @@ final class RecordUnmodifiedProgramTests: XCTestCase {
   func testWorkRunsWhereDispatchRanItWithHopsAndParents() throws {
     let trace = try recording.trace
     XCTAssertFalse(trace.events.filter { $0.kind == .hop }.isEmpty)
-    // The save and the main queue's refresh were scheduled from inside the `asyncAfter` block.
+    // The save and the main scheduler's refresh were scheduled from inside the `asyncAfter` block.
     let schedules = trace.events.filter { $0.kind == .schedule }
     let database = try scheduler("feed.database", in: trace).id
     let save = try XCTUnwrap(schedules.first { $0.scheduler == database })
@@ -148,7 +148,7 @@ final class RecordUnmodifiedProgramTests: XCTestCase {
     let main = try scheduler("com.apple.main-thread", in: trace).id
     XCTAssertTrue(schedules.contains { $0.scheduler == main && $0.parent == parent })
     // The sync read ran on the thread that asked, inside the refresh, as Dispatch runs a sync
-    // (after `dispatchMain()`, a worker thread serves the main queue).
+    // (after `dispatchMain()`, a worker thread serves the main scheduler).
     let read = try XCTUnwrap(schedules.first { $0.scheduler == database && $0.mode == .sync })
     let readRun = try XCTUnwrap(
       trace.events.first { $0.kind == .begin && $0.action == read.action })
@@ -203,7 +203,7 @@ final class RecordUnmodifiedProgramTests: XCTestCase {
     let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
     XCTAssertEqual(names.count, 1, "\(names)")
     // A child writing into the parent's file showed as errors and as warnings of repeated ids
-    // and time going backwards. The busy queues may fill the rings: drops are said, and fine.
+    // and time going backwards. The busy schedulers may fill the rings: drops are said, and fine.
     let reading = TraceReader.read(
       path: folder.appendingPathComponent(try XCTUnwrap(names.first)).path)
     let problems = reading.diagnostics.filter { !$0.message.contains("the recorder dropped") }
@@ -235,8 +235,8 @@ final class RecordUnmodifiedProgramTests: XCTestCase {
     let name = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: folder.path).first)
     let trace = try XCTUnwrap(
       TraceReader.read(path: folder.appendingPathComponent(name).path).trace)
-    let queue = try scheduler("readers-writer", in: trace).id
-    let schedules = trace.events.filter { $0.kind == .schedule && $0.scheduler == queue }
+    let scheduler = try scheduler("readers-writer", in: trace).id
+    let schedules = trace.events.filter { $0.kind == .schedule && $0.scheduler == scheduler }
     // 200 asyncs, the two work items and the barrier sync.
     XCTAssertEqual(schedules.count, 203)
     let begun = Set(trace.events.filter { $0.kind == .begin }.map(\.action))

@@ -46,7 +46,7 @@ final class ScreenTruthEndToEndTests: XCTestCase {
   func testAt120ColumnsTheFooterEndsWithHelpAndQuit() throws {
     let session = try start(width: 120, height: 30)
     defer { session.kill() }
-    let screen = try session.waitFor("Lanes (by queue)", timeout: .seconds(30))
+    let screen = try session.waitFor("Lanes (by scheduler)", timeout: .seconds(30))
     let footer = screen.split(separator: "\n").last {
       !$0.trimmingCharacters(in: .whitespaces).isEmpty
     }
@@ -64,7 +64,7 @@ final class ScreenTruthEndToEndTests: XCTestCase {
   func testByThreadShowsWholeUniqueThreadNamesAndTheTimeAxis() throws {
     let session = try start(width: 120, height: 30)
     defer { session.kill() }
-    try session.waitFor("Lanes (by queue)", timeout: .seconds(30))
+    try session.waitFor("Lanes (by scheduler)", timeout: .seconds(30))
     session.sendKeys("G", "v")
     let screen = try session.waitFor("Lanes (by thread)")
     XCTAssertTrue(screen.contains("worker "), screen)
@@ -82,7 +82,7 @@ final class ScreenTruthEndToEndTests: XCTestCase {
     // The findings are made after the first frame; the title says `⚑ finding…` until then, and
     // counts none after: every finding of this app is a cancel of a timer that already fired.
     try session.waitUntil("the findings made", timeout: .seconds(30)) {
-      $0.contains("Lanes (by queue)") && !$0.contains("⚑")
+      $0.contains("Lanes (by scheduler)") && !$0.contains("⚑")
     }
     session.sendKeys("x")
     try session.waitFor("no warnings or errors in this trace (! then i lists")
@@ -101,7 +101,7 @@ final class ScreenTruthEndToEndTests: XCTestCase {
   func testTheDetailViewFollowsTheParentAndWalksBack() throws {
     let session = try start(width: 120, height: 30)
     defer { session.kill() }
-    try session.waitFor("Lanes (by queue)", timeout: .seconds(30))
+    try session.waitFor("Lanes (by scheduler)", timeout: .seconds(30))
     // A search for an action that has a parent, then its detail and the parent's.
     session.sendKeys("@")
     session.type("#5")

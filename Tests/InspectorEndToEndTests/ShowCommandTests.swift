@@ -33,7 +33,7 @@ final class ShowCommandTests: XCTestCase {
   func testShowPrintsNoKeyHints() throws {
     let (status, output) = try show(["--at", "0.5s"])
     XCTAssertEqual(status, 0, output)
-    XCTAssertTrue(output.contains("Lanes (by queue)"), output)
+    XCTAssertTrue(output.contains("Lanes (by scheduler)"), output)
     XCTAssertFalse(output.contains("q quit"), output)
     XCTAssertFalse(output.contains("space play"), output)
   }
@@ -44,7 +44,7 @@ final class ShowCommandTests: XCTestCase {
     XCTAssertTrue(byThread.output.contains("Lanes (by thread)"), byThread.output)
     let filtered = try show(["--at", "0.5s", "--filter", "app.c"])
     XCTAssertTrue(
-      filtered.output.contains("Lanes (by queue) 1 of 45 · filter \"app.c\""), filtered.output)
+      filtered.output.contains("Lanes (by scheduler) 1 of 45 · filter \"app.c\""), filtered.output)
     XCTAssertFalse(filtered.output.contains("app.database"), filtered.output)
     let detail = try show(["--at", "0.5s", "--action", "#1"])
     XCTAssertEqual(detail.status, 0, detail.output)
@@ -121,7 +121,9 @@ final class ShowCommandTests: XCTestCase {
       (["--at", "#999999"], "the trace has no action #999999"),
       (["--at", "120"], "\"120\" needs a unit"),
       (["--at", "-1s"], "times start at 0s"),
-      (["--action", "424242"], "--action: the trace has no action 424242"),
+      (["--action", "424242"], "--action: the trace has no action #424242"),
+      (["--action", "+1"], "--action: \"+1\" is not an action id (actions are written #12)"),
+      (["--action", "#1x"], "--action: \"#1x\" is not an action id"),
       (["--bogus"], "Unknown option '--bogus'"),
     ]
     for (arguments, message) in cases {

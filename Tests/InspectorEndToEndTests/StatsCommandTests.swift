@@ -17,17 +17,17 @@ final class StatsCommandTests: XCTestCase {
     XCTAssertTrue(output.contains("  late p50 "), output)
   }
 
-  func testJSONHasQueuesThreadsAndTheHistogram() throws {
+  func testJSONHasSchedulersThreadsAndTheHistogram() throws {
     let (status, output) = try CommandRun.chronoscope(["stats", "--json", recording("retry")])
     XCTAssertEqual(status, 0, output)
     let root = try XCTUnwrap(
       JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
     XCTAssertEqual(root["schema"] as? String, "chronoscope-stats")
     let file = try XCTUnwrap((root["files"] as? [[String: Any]])?.first)
-    let queues = try XCTUnwrap(file["queues"] as? [[String: Any]])
-    XCTAssertFalse(queues.isEmpty)
+    let schedulers = try XCTUnwrap(file["schedulers"] as? [[String: Any]])
+    XCTAssertFalse(schedulers.isEmpty)
     for key in ["scheduled", "ran", "cancelled", "lost", "runs", "lateness_ns", "run_ns"] {
-      XCTAssertNotNil(queues[0][key], key)
+      XCTAssertNotNil(schedulers[0][key], key)
     }
     XCTAssertNotNil(file["lateness_histogram"] as? [String: Int])
     let missing = try CommandRun.chronoscope(["stats", "/nonexistent.trace"])

@@ -93,7 +93,7 @@ struct FrameBenchmark: ParsableCommand {
     frame("next lane") { _ = $0.handle(.character("j")) }
     frame("step on the lane") { _ = $0.handle(.character("]")) }
     frame("lanes by thread") { _ = $0.handle(.character("v")) }
-    frame("lanes by queue") { _ = $0.handle(.character("v")) }
+    frame("lanes by scheduler") { _ = $0.handle(.character("v")) }
     frame("time step") { _ = $0.handle(.character("t")) }
     frame("pending panel") { _ = $0.handle(.tab) }
     frame("detail") { _ = $0.handle(.enter) }
@@ -136,7 +136,7 @@ struct FrameBenchmark: ParsableCommand {
     line.add("benchmark", .string("inspector-frame"))
     line.add("scenario", .string(scenario.rawValue))
     line.add("events", .int(replay.eventCount))
-    line.add("lanes", .int(replay.queues.count))
+    line.add("lanes", .int(replay.schedulers.count))
     line.add("generate_s", .double(rounded(generated, places: 3)))
     line.add("prepare_s", .double(rounded(prepared, places: 3)))
     line.add("first_life_ms", .double(rounded(firstLife * 1000, places: 2)))

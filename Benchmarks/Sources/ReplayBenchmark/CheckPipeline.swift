@@ -70,7 +70,8 @@ enum CheckPipeline {
     clock = ContinuousClock.now
     let statistics = TraceStatistics(replay)
     let summarised = ContinuousClock.now - clock
-    ReplayBenchmark.progress("\(findings.count) findings, \(statistics.queues.count) queues")
+    ReplayBenchmark.progress(
+      "\(findings.count) findings, \(statistics.schedulers.count) schedulers")
     clock = ContinuousClock.now
     // The JSON goes to a sink that only counts it: the formatting, not the disk.
     var exportedBytes = 0

@@ -5,7 +5,7 @@ import BenchmarkSupport
 import ChronoscopeTraceFormat
 import Foundation
 
-/// Replay at scale: builds an N-event trace in memory (a busy app's shape: 8 queues, 4 threads,
+/// Replay at scale: builds an N-event trace in memory (a busy app's shape: 8 schedulers, 4 threads,
 /// async, delayed and repeating work, cancels), prepares a ReplayEngine, then measures resident
 /// memory per event and the worst seek and step times over many random targets. With `--file`,
 /// times `chronoscope check`, `stats` and `export` on a trace file instead (``CheckPipeline``).
@@ -123,7 +123,7 @@ struct ReplayBenchmark: ParsableCommand {
     clock = ContinuousClock.now
     let statistics = TraceStatistics(replay)
     let summarised = ContinuousClock.now - clock
-    Self.progress("\(findings.count) findings, \(statistics.queues.count) queues")
+    Self.progress("\(findings.count) findings, \(statistics.schedulers.count) schedulers")
     seekTimes.sort()
     let seekMaxMilliseconds = rounded(seconds(worstSeek) * 1e3, places: 3)
     let seekByTimeMaxMilliseconds = rounded(seconds(worstTimeSeek) * 1e3, places: 3)
@@ -168,7 +168,8 @@ struct ReplayBenchmark: ParsableCommand {
       header: TraceHeader(clock: .host, start: "2026-11-21T00:00:00Z", process: "bench", pid: 1))
     for id in 1...8 {
       trace.schedulers[UInt32(id)] = SchedulerRecord(
-        id: UInt32(id), label: "queue.\(id)", kind: id == 1 ? "main" : "serial", family: "dispatch",
+        id: UInt32(id), label: "scheduler.\(id)", kind: id == 1 ? "main" : "serial",
+        family: "dispatch",
         time: 0)
     }
     trace.callSites[1] = CallSiteRecord(id: 1, file: "App/Work.swift", line: 10, function: "work()")
