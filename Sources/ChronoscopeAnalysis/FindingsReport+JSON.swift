@@ -9,11 +9,15 @@ extension FindingsReport {
   /// (`JSONEscaping`). No newline at the end.
   ///
   /// - Parameters:
-  ///   - traces: each trace's name, replay and the findings to report (as ``File/init(file:replay:findings:)``).
+  ///   - traces: each trace's name, replay, what its reader said of its recording
+  ///     (``TraceReading/fate``) and the findings to report (as
+  ///     ``File/init(file:replay:recording:findings:)``).
   ///   - sink: takes each chunk; the bytes are valid only during the call.
   /// - Complexity: O(findings + their blames); memory O(one chunk).
   @_spi(Benchmarks) public static func writeJSON(
-    _ traces: [(file: String, replay: ReplayEngine, findings: [Finding])],
+    _ traces: [(
+      file: String, replay: ReplayEngine, recording: [TraceDiagnostic], findings: [Finding]
+    )],
     to sink: (UnsafeBufferPointer<UInt8>) -> Void
   ) {
     withoutActuallyEscaping(sink) { sink in
@@ -22,6 +26,7 @@ extension FindingsReport {
         for trace in traces {
           writer.objectStart()
           writer.member("file", trace.file)
+          // Members in key order, as the `Codable` form writes them: file, findings, recording.
           writer.key("findings")
           writer.arrayStart()
           let blames = LatenessBlame.blames(for: trace.findings, in: trace.replay)
@@ -31,6 +36,10 @@ extension FindingsReport {
             if writer.chunkIsFull { writer.flush() }
           }
           writer.arrayEnd()
+          if !trace.recording.isEmpty {
+            writer.key("recording")
+            JSONWriterEncoder.encode(trace.recording.map(RecordingNote.init), to: writer)
+          }
           writer.objectEnd()
         }
       }

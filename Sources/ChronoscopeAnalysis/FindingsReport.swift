@@ -33,25 +33,56 @@ import ChronoscopeTraceFormat
   package struct File: Codable, Sendable, Equatable {
     /// The file's name as given (several joined with `+` when merged).
     package var file: String
+    /// How the recording ended when not cleanly, and where its recorder dropped events, as
+    /// `chronoscope validate` says it first (``TraceReading/fate``); nil for a trace that closed
+    /// with nothing dropped. Findings near such a place may be missing or wrong: a cut trace
+    /// cannot say whether the work pending at its end ran.
+    package var recording: [RecordingNote]?
     /// Its findings, in the order ``FindingsAnalysis`` found them.
     package var findings: [Entry]
 
     /// Makes the entry of `file`.
-    package init(file: String, findings: [Entry]) {
+    package init(file: String, recording: [RecordingNote]? = nil, findings: [Entry]) {
       self.file = file
+      self.recording = recording.flatMap { $0.isEmpty ? nil : $0 }
       self.findings = findings
     }
 
     /// The findings of `replay` that `findings` names, each with its blame when it is late.
     ///
     /// - Complexity: O(findings), plus a blame per late finding (``LatenessBlame``).
-    package init(file: String, replay: ReplayEngine, findings: [Finding]) {
+    package init(
+      file: String, replay: ReplayEngine, recording: [TraceDiagnostic] = [], findings: [Finding]
+    ) {
       let blames = LatenessBlame.blames(for: findings, in: replay)
       self.init(
-        file: file,
+        file: file, recording: recording.map(RecordingNote.init),
         findings: findings.indices.map {
           Entry(findings[$0], blame: blames[$0], in: replay)
         })
+    }
+  }
+
+  /// What a trace says of its own recording that a reader must know before trusting its
+  /// findings: it did not close (the process was killed, or is still being written), the
+  /// process crashed or was stopped by a signal, a write failed, its last line was cut off, or
+  /// the recorder dropped events.
+  package struct RecordingNote: Codable, Sendable, Equatable {
+    /// The trace file it is about: the report's file, or one of the files merged into it.
+    package var file: String
+    /// The line of that file (the last line read, for an ending).
+    package var line: Int
+    /// `warning` (`error` when the file itself is damaged).
+    package var severity: String
+    /// What happened, in words.
+    package var message: String
+
+    /// The note of a reader's diagnostic.
+    package init(_ diagnostic: TraceDiagnostic) {
+      file = diagnostic.file
+      line = diagnostic.line
+      severity = diagnostic.severity.rawValue
+      message = diagnostic.message
     }
   }
 

@@ -47,7 +47,7 @@ import Synchronization
   package var unscheduledRuns: Int { prepared.unscheduledRuns }
   /// When the recording closed, if the trace says (its `close` line).
   package var closedAt: Int64? { prepared.closedAt }
-  /// The schedulers (schedulers), by id.
+  /// The schedulers, by id.
   @_spi(Benchmarks) public var schedulers: [SchedulerRecord] { prepared.schedulers }
   /// The threads, by id, with titles that identify them.
   package var threads: [ThreadInfo] { prepared.threads }

@@ -3,6 +3,7 @@ import ArgumentParser
 import ChronoscopeCore
 @_spi(Benchmarks) import ChronoscopeReplay
 @_spi(Benchmarks) import ChronoscopeScreen
+import ChronoscopeTraceFormat
 import Foundation
 
 /// `chronoscope check FILE…`: the findings of each trace, one line each, or as JSON.
@@ -10,10 +11,13 @@ struct Check: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Point at what looks like a bug: lost work, late timers, blocked schedulers, hangs.",
     discussion: """
-      Prints one line per finding: FILE: TIME: SEVERITY: KIND: #ID QUEUE (SITE): MESSAGE, the \
+      Prints one line per finding: FILE: TIME: SEVERITY: KIND: #ID SCHEDULER (SITE): MESSAGE, the \
       warnings and errors (info too with --fail-on info, and those of the rules --only names). Kinds (the rules): \
       \(Finding.Kind.allCases.map(\.rawValue).joined(separator: ", ")). Exit status: 0 when no \
       finding is as severe as --fail-on, 1 when one is, 2 for unreadable input or bad options. \
+      A trace whose recording did not end cleanly (not closed: killed, or still being written; \
+      crashed; stopped by a signal; a failed write; dropped events) says so first, once, as \
+      validate does, and counts as a warning. \
       --json prints one document with every finding of the rules chosen, and for late ones why \
       (docs/Findings.md).
       """
@@ -93,10 +97,12 @@ struct Check: ParsableCommand {
       throw ExitCode(2)
     }
     let (replays, unreadable) = TraceLoading.replays(of: files, merged: merge)
-    var reports: [(file: String, replay: ReplayEngine, findings: [Finding])] = []
-    for (file, replay) in replays {
+    var reports:
+      [(file: String, replay: ReplayEngine, recording: [TraceDiagnostic], findings: [Finding])] =
+        []
+    for (file, replay, recording) in replays {
       let findings = FindingsAnalysis.findings(in: replay, thresholds: thresholds)
-      reports.append((file, replay, findings.filter { rules.contains($0.kind) }))
+      reports.append((file, replay, recording, findings.filter { rules.contains($0.kind) }))
     }
     if json {
       FindingsReport.writeJSON(reports, to: standardOutput)
@@ -107,6 +113,8 @@ struct Check: ParsableCommand {
       let listed = only.isEmpty ? min(failLevel, .warning) : .info
       var unlisted = 0
       for report in reports {
+        // How the recording ended, first: it says how far the findings can be trusted.
+        for note in report.recording { print(TraceLoading.line(note, of: note.file)) }
         for finding in report.findings {
           guard finding.severity >= listed else {
             unlisted += 1
@@ -123,9 +131,19 @@ struct Check: ParsableCommand {
       }
     }
     if unreadable { throw ExitCode(2) }
-    if reports.contains(where: { $0.findings.contains { $0.severity >= failLevel } }) {
+    if reports.contains(where: { report in
+      report.findings.contains { $0.severity >= failLevel }
+        || report.recording.contains { Self.severity(of: $0) >= failLevel }
+    }) {
       throw ExitCode(1)
     }
+  }
+
+  /// How a note on the recording counts against `--fail-on`: a trace that did not close,
+  /// crashed or dropped events is a warning (its findings are not the whole story), a damaged
+  /// file an error.
+  static func severity(of note: TraceDiagnostic) -> Finding.Severity {
+    note.severity == .error ? .error : .warning
   }
 
   /// A threshold such as `10ms`: a non-negative duration with a unit.

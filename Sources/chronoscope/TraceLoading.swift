@@ -148,17 +148,22 @@ enum TraceLoading {
   /// The replay of each file, or of all of them merged on one timeline (named as
   /// ``mergedName(_:)`` names them); `unreadable` when one could not be read (its problems are
   /// on stderr already).
+  ///
+  /// Each replay comes with what its reader said of the recording (``TraceReading/fate``: it did
+  /// not close, crashed, dropped events…), each file's for a merged one, for a command that says
+  /// so before what it found.
   static func replays(of files: [String], merged: Bool) -> (
-    replays: [(file: String, replay: ReplayEngine)], unreadable: Bool
+    replays: [(file: String, replay: ReplayEngine, recording: [TraceDiagnostic])],
+    unreadable: Bool
   ) {
-    var replays: [(file: String, replay: ReplayEngine)] = []
+    var replays: [(file: String, replay: ReplayEngine, recording: [TraceDiagnostic])] = []
     var unreadable = false
     for file in merged ? [mergedName(files)] : files {
-      guard let replay = try? loadReplay(merged ? files : [file]) else {
+      guard let (replay, recording) = try? loadReplayAndFate(merged ? files : [file]) else {
         unreadable = true
         continue
       }
-      replays.append((file, replay))
+      replays.append((file, replay, recording))
     }
     return (replays, unreadable)
   }
@@ -166,15 +171,28 @@ enum TraceLoading {
   /// Reads `paths`, one trace per process, and prepares them as one replay: a single file as
   /// it is, several merged on one timeline with each scheduler and thread named after its process.
   static func loadReplay(_ paths: [String]) throws -> ReplayEngine {
+    try loadReplayAndFate(paths).replay
+  }
+
+  /// ``loadReplay(_:)-([String])``, and what each file's reader said of its recording.
+  private static func loadReplayAndFate(_ paths: [String]) throws -> (
+    replay: ReplayEngine, recording: [TraceDiagnostic]
+  ) {
     guard paths.count > 1 else {
       guard let path = paths.first ?? bundledPath() else {
         standardError("chronoscope: no trace file given")
         throw AlreadyReported.failure
       }
-      return try loadReplay(path)
+      let (replay, reading) = try loadReplayAndReading(path)
+      return (replay, reading.fate)
     }
     var traces: [Trace] = []
-    for path in paths { traces.append(try loadTrace(path)) }
+    var recording: [TraceDiagnostic] = []
+    for path in paths {
+      let (trace, fate) = try loadTraceAndFate(path)
+      traces.append(trace)
+      recording += fate
+    }
     let merged: Trace
     do {
       merged = try TraceMerge.merge(traces, sources: paths)
@@ -182,7 +200,7 @@ enum TraceLoading {
       standardError("chronoscope: \(TextWidth.sanitized(error.description))")
       throw AlreadyReported.failure
     }
-    return prepare(merged)
+    return (prepare(merged), recording)
   }
 
   /// Reads and prepares `path` as a replay, preparing as it reads (see
@@ -209,6 +227,13 @@ enum TraceLoading {
 
   /// Reads `path`; errors as for ``load(_:timeStep:)``.
   static func loadTrace(_ path: String) throws -> Trace {
+    try loadTraceAndFate(path).trace
+  }
+
+  /// ``loadTrace(_:)``, and what its reader said of the recording (``TraceReading/fate``).
+  private static func loadTraceAndFate(_ path: String) throws -> (
+    trace: Trace, fate: [TraceDiagnostic]
+  ) {
     try checkFile(path)
     let bars = progressBars(for: path)
     var reading = TraceReader.read(path: path) { bars.reading?.update($0) }
@@ -217,7 +242,7 @@ enum TraceLoading {
     guard !reading.hasErrors, let trace = reading.trace.take() else {
       throw unreadable(reading, path)
     }
-    return trace
+    return (trace, reading.fate)
   }
 
   /// Prints why `path` cannot be read at all, and throws, if it cannot.

@@ -7,14 +7,24 @@ import XCTest
 /// The `check --json` document as a library type: the bytes the command wrote before, read back
 /// by `JSONDecoder`, streamed a chunk at a time, with the text beside it.
 final class FindingsReportTests: XCTestCase {
-  private func traces() throws -> [(file: String, replay: ReplayEngine, findings: [Finding])] {
+  private typealias Checked = (
+    file: String, replay: ReplayEngine, recording: [TraceDiagnostic], findings: [Finding]
+  )
+
+  /// The fixture, and a second file whose recording was cut, as `check` gets them.
+  private func traces() throws -> [Checked] {
     let replay = try ReportFixtures.replay()
-    return [("a/\(ReportFixtures.hostile).trace", replay, FindingsAnalysis.findings(in: replay))]
+    let findings = FindingsAnalysis.findings(in: replay)
+    let cut = TraceDiagnostic(
+      severity: .warning, file: "b.trace", line: 12, column: 1,
+      message: "the recording did not close: \(ReportFixtures.hostile)")
+    return [
+      ("a/\(ReportFixtures.hostile).trace", replay, [], findings),
+      ("b.trace", replay, [cut], findings),
+    ]
   }
 
-  private func streamed(_ traces: [(file: String, replay: ReplayEngine, findings: [Finding])])
-    -> [UInt8]
-  {
+  private func streamed(_ traces: [Checked]) -> [UInt8] {
     var bytes: [UInt8] = []
     FindingsReport.writeJSON(traces) { bytes.append(contentsOf: $0) }
     return bytes
@@ -24,9 +34,12 @@ final class FindingsReportTests: XCTestCase {
     let traces = try traces()
     let report = FindingsReport(
       files: traces.map {
-        FindingsReport.File(file: $0.file, replay: $0.replay, findings: $0.findings)
+        FindingsReport.File(
+          file: $0.file, replay: $0.replay, recording: $0.recording, findings: $0.findings)
       })
     XCTAssertTrue(report.files[0].findings.contains { $0.blame != nil && $0.work != nil })
+    XCTAssertNil(report.files[0].recording, "a trace that closed says nothing of its recording")
+    XCTAssertEqual(report.files[1].recording?.map(\.line), [12])
     XCTAssertEqual(streamed(traces), report.json())
   }
 
@@ -41,7 +54,8 @@ final class FindingsReportTests: XCTestCase {
     let traces = try traces()
     let report = FindingsReport(
       files: traces.map {
-        FindingsReport.File(file: $0.file, replay: $0.replay, findings: $0.findings)
+        FindingsReport.File(
+          file: $0.file, replay: $0.replay, recording: $0.recording, findings: $0.findings)
       })
     XCTAssertEqual(try JSONDecoder().decode(FindingsReport.self, from: Data(report.json())), report)
     XCTAssertEqual(
@@ -68,7 +82,7 @@ final class FindingsReportTests: XCTestCase {
     var chunks = 0
     var largest = 0
     var total = 0
-    FindingsReport.writeJSON([(traces[0].file, traces[0].replay, many)]) {
+    FindingsReport.writeJSON([(traces[0].file, traces[0].replay, [], many)]) {
       chunks += 1
       largest = max(largest, $0.count)
       total += $0.count

@@ -32,7 +32,7 @@ final class CheckCommandTests: XCTestCase {
     XCTAssertEqual(status, 1, output)
     let lines = output.split(separator: "\n")
     XCTAssertFalse(lines.isEmpty)
-    // FILE: TIME: SEVERITY: KIND: #ID QUEUE (SITE): MESSAGE
+    // FILE: TIME: SEVERITY: KIND: #ID SCHEDULER (SITE): MESSAGE
     let pattern = try NSRegularExpression(
       pattern:
         #"^\#(NSRegularExpression.escapedPattern(for: path)): \d+\.\d{6}s: (error|warning|info): [a-z-]+: #\d+ .+: .+$"#
@@ -151,6 +151,78 @@ final class CheckCommandTests: XCTestCase {
       XCTAssertNotNil(findings[0][key], key)
     }
     XCTAssertEqual((files[1]["findings"] as? [Any])?.count, 0)
+  }
+
+  /// `timeout-success`, whose findings are none, with its last line replaced by `ending`.
+  private func clean(endingWith ending: String?) throws -> (path: String, lastLine: Int) {
+    var lines = try String(contentsOfFile: recording("timeout-success"), encoding: .utf8)
+      .split(separator: "\n").map(String.init)
+    lines.removeLast()  // its `close`
+    if let ending { lines.append(ending) }
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("ended-\(UUID().uuidString).trace").path
+    try (lines.joined(separator: "\n") + "\n").write(
+      toFile: path, atomically: true, encoding: .utf8)
+    addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
+    return (path, lines.count)
+  }
+
+  func testATraceThatWasCutSaysSoOnceAndFails() throws {
+    let (cut, last) = try clean(endingWith: nil)
+    let (status, output) = try CommandRun.chronoscope(["check", cut])
+    XCTAssertEqual(status, 1, "CI can tell a cut trace from a whole one: \(output)")
+    XCTAssertEqual(
+      output.split(separator: "\n").map(String.init),
+      [
+        "\(cut):\(last):1: warning: the recording did not close: the process may have crashed or not called close(); the last moments may be missing"
+      ])
+    let relaxed = try CommandRun.chronoscope(["check", "--fail-on", "error", cut])
+    XCTAssertEqual(relaxed.status, 0, relaxed.output)
+    XCTAssertTrue(relaxed.output.contains("did not close"), "still said: \(relaxed.output)")
+  }
+
+  func testACrashAStopAndDroppedEventsAreSaidBeforeTheFindings() throws {
+    let (crashed, last) = try clean(
+      endingWith: #"{"t":55847903,"e":"crash","signal":"SIGSEGV","th":3}"#)
+    let crash = try CommandRun.chronoscope(["check", crashed])
+    XCTAssertEqual(crash.status, 1, crash.output)
+    XCTAssertTrue(
+      crash.output.hasPrefix(
+        "\(crashed):\(last):1: warning: the process crashed (SIGSEGV on thread 3)"),
+      crash.output)
+    let dropped = try clean(endingWith: #"{"t":55847903,"e":"dropped","count":7}"#).path
+    let drop = try CommandRun.chronoscope(["check", dropped])
+    XCTAssertEqual(drop.status, 1, drop.output)
+    XCTAssertTrue(drop.output.contains("7"), drop.output)
+    XCTAssertEqual(drop.output.split(separator: "\n").count, 2, "the drop, then the missing close")
+  }
+
+  func testJSONCarriesTheRecordingsEndingPerFile() throws {
+    let (cut, last) = try clean(endingWith: nil)
+    let (status, output) = try CommandRun.chronoscope([
+      "check", "--json", recording("timeout-success"), cut,
+    ])
+    XCTAssertEqual(status, 1, output)
+    let root = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+    let files = try XCTUnwrap(root["files"] as? [[String: Any]])
+    XCTAssertNil(files[0]["recording"], "a whole trace has no note")
+    let notes = try XCTUnwrap(files[1]["recording"] as? [[String: Any]])
+    XCTAssertEqual(notes.count, 1)
+    XCTAssertEqual(notes[0]["line"] as? Int, last)
+    XCTAssertEqual(notes[0]["file"] as? String, cut)
+    XCTAssertEqual(notes[0]["severity"] as? String, "warning")
+    XCTAssertTrue((notes[0]["message"] as? String)?.contains("did not close") == true)
+  }
+
+  func testMergedFilesSayWhichOneWasCut() throws {
+    let cut = try clean(endingWith: nil).path
+    let (status, output) = try CommandRun.chronoscope([
+      "check", "--merge", recording("timeout-success"), cut,
+    ])
+    XCTAssertEqual(status, 1, output)
+    XCTAssertTrue(output.contains("\(cut):"), "the note names the file that was cut: \(output)")
+    XCTAssertEqual(output.split(separator: "\n").count { $0.contains("did not close") }, 1, output)
   }
 
   func testNothingFromTheTraceReachesTheTerminalRawInTextOrJSON() throws {
