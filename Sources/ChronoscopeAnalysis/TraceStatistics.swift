@@ -50,7 +50,8 @@ import ChronoscopeTraceFormat
     package var scheduled: Int
     /// Actions that began at least once.
     package var ran: Int
-    /// Actions cancelled.
+    /// Actions cancelled before they began (one cancelled during or after a run is among
+    /// ``ran``): `ran + cancelled + lost == scheduled`.
     package var cancelled: Int
     /// Actions that never began and were never cancelled.
     package var lost: Int
@@ -180,7 +181,10 @@ import ChronoscopeTraceFormat
           }
         }
       case .cancel:
-        scheduler(action, info.scheduler) { $0.cancelled += 1 }
+        // Cancelled before it ever began: a cancel during or after a run (a timer stopped by
+        // its own body, a repeating one stopped between runs) leaves it counted as ran, so
+        // that ran, cancelled and lost divide what was scheduled.
+        if runs[slot] == 0 { scheduler(action, info.scheduler) { $0.cancelled += 1 } }
       case .schedule, .hop, .mark, .task, .work:
         break
       }

@@ -1,6 +1,8 @@
 @_spi(Benchmarks) import ChronoscopeAnalysis
 @_spi(Benchmarks) import ChronoscopeReplay
+import ChronoscopeTestSupport
 import ChronoscopeTraceFormat
+import Foundation
 import XCTest
 
 /// The figures of `chronoscope stats` on a trace whose answers are known.
@@ -56,6 +58,49 @@ final class TraceStatisticsTests: XCTestCase {
     XCTAssertEqual(scheduler.utilisation, 0.2, accuracy: 1e-9, "40 ms of runs over 200 ms")
     XCTAssertEqual(scheduler.busiestWindow?.start, 0)
     XCTAssertEqual(scheduler.busiestWindow?.busy, 40 * Self.ms)
+  }
+
+  /// A work item that cancels itself while it runs (a timer whose body stops it), and a
+  /// repeating timer stopped between runs: both ran; neither is also counted as cancelled.
+  func testWorkCancelledDuringOrAfterItsRunCountsAsRanOnly() throws {
+    let events: [TraceEvent] = [
+      .schedule(
+        time: 0, action: 1, scheduler: 2, mode: .async, delay: 0, due: 0, thread: 1, parent: 0,
+        site: 0),
+      .schedule(
+        time: 0, action: 2, scheduler: 2, mode: .repeating, delay: Self.ms, due: Self.ms,
+        thread: 1, parent: 0, site: 0),
+      .begin(time: 0, action: 1, thread: 4, run: 1),
+      .cancel(time: 1, action: 1, thread: 4, by: 1, started: true),
+      .end(time: 2, action: 1, thread: 4, run: 1, duration: 2),
+      .begin(time: Self.ms, action: 2, thread: 4, run: 1),
+      .end(time: Self.ms + 5, action: 2, thread: 4, run: 1, duration: 5),
+      .cancel(time: Self.ms + 10, action: 2, thread: 1, by: 0, started: true),
+    ]
+    let trace = Trace(
+      header: TraceHeader(clock: .virtual, start: "", process: "t", pid: 1), events: events,
+      schedulers: [2: SchedulerRecord(id: 2, label: "db", kind: "serial", family: "v", time: 0)],
+      threadNames: [1: "main"], closing: .init(written: 8, dropped: 0))
+    let scheduler = try XCTUnwrap(TraceStatistics(ReplayEngine(trace: trace)).schedulers.first)
+    XCTAssertEqual(
+      [scheduler.scheduled, scheduler.ran, scheduler.cancelled, scheduler.lost], [2, 2, 0, 0])
+  }
+
+  /// What a user adds up: on every bundled recording, ran, cancelled and lost divide what was
+  /// scheduled on each scheduler.
+  func testRanCancelledAndLostDivideTheScheduledWorkInEveryRecording() throws {
+    let names = try FileManager.default.contentsOfDirectory(atPath: Recordings.folder.path)
+      .filter { $0.hasSuffix(".trace") }
+    XCTAssertGreaterThan(names.count, 10)
+    for name in names {
+      let reading = TraceReader.read(path: Recordings.folder.appendingPathComponent(name).path)
+      let trace = try XCTUnwrap(reading.trace, name)
+      for scheduler in TraceStatistics(ReplayEngine(trace: trace)).schedulers {
+        XCTAssertEqual(
+          scheduler.ran + scheduler.cancelled + scheduler.lost, scheduler.scheduled,
+          "\(name): \(scheduler.label)")
+      }
+    }
   }
 
   func testThreadsAreBusyWhileRunsAreUnderWay() throws {
