@@ -98,15 +98,26 @@
       state.action = nil
     }
 
-    /// One firing: `handler` runs as a run of the timer's action.
+    /// One firing: `handler` runs as a run of the timer's action (as ``runRecorded`` runs
+    /// work: outside the recorder, so that what it schedules is recorded).
+    ///
+    /// The run's `begin` is stamped under the lock a cancel takes (``endAction(_:)``): a cancel
+    /// that sees the run started is then stamped after its begin. Counting the run under the
+    /// lock and stamping after it let a cancel in between say `started` before the begin.
     func fire(_ handler: () -> Void) {
-      let run = state.withLock { state -> (ForeignWorkRecorder.Action, UInt32)? in
+      let outer = chronoscope_preload_suspend()
+      let run = state.withLock { state -> (ForeignWorkRecorder.Action, UInt32, Int64)? in
         guard let action = state.action else { return nil }
         state.runs &+= 1
-        return (action, state.runs)
+        return (action, state.runs, recorder.begin(action, run: state.runs))
       }
-      guard let (action, number) = run else { return handler() }
-      runRecorded(recorder, action, run: number, handler)
+      guard let (action, number, start) = run else {
+        chronoscope_preload_restore(outer)
+        return handler()
+      }
+      handler()
+      recorder.end(action, run: number, startedAt: start)
+      chronoscope_preload_restore(outer)
     }
   }
 

@@ -97,7 +97,15 @@ struct SemanticChecks {
         )
       }
     case .cancel:
-      _ = withState(action) { $0.flags.insert(.cancelled) }
+      let state = withState(action) { state in
+        defer { state.flags.insert(.cancelled) }
+        return state
+      }
+      // A cancel that says a run had started, before any begin of an action scheduled in this
+      // file (so its begins are here too): the two were stamped out of order.
+      if event.started, state.flags.contains(.scheduled), !state.flags.contains(.begun) {
+        warnings.append("action #\(action) is cancelled after a run started, but no run has begun")
+      }
     case .task:
       if !withState(action, { $0 }).flags.contains(.scheduled) {
         warnings.append(

@@ -27,6 +27,29 @@ final class SemanticChecksTests: XCTestCase {
       ["4: action #1 ends but never began"])
   }
 
+  func testACancelSayingARunStartedBeforeAnyBeginIsAWarning() {
+    XCTAssertEqual(
+      warnings([
+        schedule(1, mode: "repeating"),
+        #"{"t":2,"e":"cancel","a":1,"th":2,"started":true}"#,
+        #"{"t":3,"e":"begin","a":1,"th":1,"run":1}"#,
+        #"{"t":4,"e":"end","a":1,"th":1,"run":1,"dur":1}"#,
+      ]),
+      [
+        "4: action #1 is cancelled after a run started, but no run has begun",
+        "5: action #1 begins after it was cancelled",
+      ])
+    XCTAssertEqual(
+      warnings([
+        schedule(1, mode: "repeating"), #"{"t":2,"e":"begin","a":1,"th":1,"run":1}"#,
+        #"{"t":3,"e":"cancel","a":1,"th":2,"started":true}"#,
+        #"{"t":4,"e":"end","a":1,"th":1,"run":1,"dur":2}"#,
+      ]), [], "cancelled during its run, in order")
+    XCTAssertEqual(
+      warnings([#"{"t":2,"e":"cancel","a":9,"th":2,"started":true}"#]), [],
+      "an action scheduled before the file's window: its begin may be before it too")
+  }
+
   func testAnEndOfARunThatNeverBeganIsAWarning() {
     XCTAssertEqual(
       warnings([

@@ -247,6 +247,35 @@ final class RecordUnmodifiedProgramTests: XCTestCase {
     XCTAssertFalse(cancel.started)
   }
 
+  func testACancelRacingATimersFiringNeverSaysARunStartedBeforeItsBegin() throws {
+    // A firing counted its run under the timer's lock and stamped the begin after it; a cancel
+    // in between was written first, saying a run had started (in OpenCombine's suite, once in
+    // eight traces; here tens to hundreds in 10,000 timers before the fix).
+    let folder = try temporaryFolder("record-timer-race")
+    let run = try CommandRun.chronoscope([
+      "record", "-o", folder.appendingPathComponent("r-%p.trace").path, "--",
+      try ProductsDirectory.executable("chronoscope-examples").path, "timer-cancel-race",
+      "--timers", "10000",
+    ])
+    XCTAssertEqual(run.status, 0, run.output)
+    let name = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: folder.path).first)
+    let path = folder.appendingPathComponent(name).path
+    let reading = TraceReader.read(path: path)
+    let trace = try XCTUnwrap(reading.trace)
+    XCTAssertEqual(reading.diagnostics.map(\.message), [], "validate is clean")
+    var begun = Set<UInt32>()
+    var cancels = 0
+    var early: [UInt32] = []
+    for event in trace.events {
+      if event.kind == .begin { begun.insert(event.action) }
+      guard event.kind == .cancel else { continue }
+      cancels += 1
+      if event.started, !begun.contains(event.action) { early.append(event.action) }
+    }
+    XCTAssertEqual(early, [], "cancels written before the begin of the run they say started")
+    XCTAssertEqual(cancels, 10000, "each timer's cancel is recorded")
+  }
+
   func testEachSwiftProcessOfTheTreeWritesItsOwnTrace() throws {
     // A shell (not recorded) runs the program twice: two processes, two traces, one timeline.
     let folder = try temporaryFolder("record-tree")
