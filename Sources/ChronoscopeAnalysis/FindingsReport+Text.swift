@@ -10,7 +10,7 @@ extension FindingsReport.Entry {
   /// The text is the trace's as it is: sanitize it before it reaches a terminal.
   @_spi(Benchmarks) public func line(file: String) -> String {
     let scheduler = self.scheduler ?? "scheduler \(schedulerID)"
-    let site = self.site.map { " (\($0.file):\($0.line))" } ?? ""
+    let site = self.site.map { " (\(CallSiteRecord.place(file: $0.file, line: $0.line)))" } ?? ""
     let work =
       self.work.map { " \"\(WorkRecord(name: $0.name, fields: $0.values).summary)\"" } ?? ""
     return

@@ -62,7 +62,8 @@ package struct ActionKeyNumbering: Sendable {
       scheduler: scheduler, file: site?.file ?? "", function: site?.function ?? "")
     let occurrence = counts[group, default: 0] + 1
     counts[group] = occurrence
-    let text = site.map { "\($0.file):\($0.line) \($0.function)" } ?? ""
+    let text =
+      site.map { CallSiteRecord.text(file: $0.file, line: $0.line, function: $0.function) } ?? ""
     return (ActionKey(scheduler: scheduler, site: text, occurrence: occurrence), group)
   }
 }

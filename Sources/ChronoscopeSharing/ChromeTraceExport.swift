@@ -393,9 +393,9 @@ private struct ProcessExport {
     if let cached = siteBytes[id] { return cached }
     guard let site = replay.callSite(of: action) else { return nil }
     let file = site.file.split(separator: "/").last.map(String.init) ?? site.file
-    var name = JSONWriter.encoded(" \(file):\(site.line)")
+    var name = JSONWriter.encoded(" " + CallSiteRecord.place(file: file, line: site.line))
     name.removeFirst()  // the name's opening quote is written with its id
-    let bytes = (name, JSONWriter.encoded("\(site.file):\(site.line) \(site.function)"))
+    let bytes = (name, JSONWriter.encoded(site.text))
     siteBytes[id] = bytes
     return bytes
   }

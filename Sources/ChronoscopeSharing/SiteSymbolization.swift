@@ -148,9 +148,8 @@ package enum SiteSymbolization {
       let frames = try lookUp(Array(Set(offsets)).sorted(), in: module, tools: tools)
       for index in indices {
         let code = pending[index].code
-        let own = frames[code.offset]
-        let chosen =
-          (own?.isProgramCode ?? false) ? own : code.callerOffset.flatMap { frames[$0] } ?? own
+        let chosen = bestFrame(
+          own: frames[code.offset], caller: code.callerOffset.flatMap { frames[$0] })
         guard let chosen, !chosen.function.isEmpty, chosen.function != "??" else {
           outcome.unresolved += 1
           continue
@@ -261,14 +260,32 @@ package enum SiteSymbolization {
 
   // MARK: - The tools
 
-  private struct Frame {
-    var file: String
-    var line: Int
-    var function: String
+  /// One frame as the symbolizer names it.
+  package struct Frame: Sendable, Equatable {
+    package var file: String
+    package var line: Int
+    package var function: String
+
+    /// Makes a frame.
+    package init(file: String, line: Int, function: String) {
+      self.file = file
+      self.line = line
+      self.function = function
+    }
 
     /// Whether this is the program's own source rather than code the compiler made (a thunk,
     /// a specialization of a library's generic function, with no line of its own).
     var isProgramCode: Bool { line > 0 && !file.contains("<compiler-generated>") }
+  }
+
+  /// The frame a site is shown as, of the two the recorder captured: the best the program
+  /// owns — the site's own when it is the program's source, else its caller's (the site was in
+  /// a thunk or a specialized library function), else whichever has a line, else the site's,
+  /// whose function at least names it (a module built without debug information).
+  package static func bestFrame(own: Frame?, caller: Frame?) -> Frame? {
+    let candidates = [own, caller].compactMap { $0 }
+    return candidates.first(where: \.isProgramCode) ?? candidates.first { $0.line > 0 } ?? own
+      ?? caller
   }
 
   private static func lookUp(_ offsets: [UInt64], in module: String, tools: Tools) throws

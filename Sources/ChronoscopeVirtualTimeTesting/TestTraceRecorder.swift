@@ -183,7 +183,7 @@ public final class TestTraceRecorder: Sendable {
       let info = replay.action(action)
       let scheduler =
         replay.scheduler(info.scheduler)?.label ?? "scheduler \(info.scheduler.rawValue)"
-      let site = replay.callSite(of: action).map { " from \($0.file):\($0.line) \($0.function)" }
+      let site = replay.callSite(of: action).map { " from \($0.text)" }
       return "#\(info.id.rawValue) on \(scheduler)\(site ?? "")"
     }
     func list(_ actions: [ActionIndex], of total: Int) -> String {

@@ -74,6 +74,16 @@ final class FindingsReportTests: XCTestCase {
     )
   }
 
+  func testASiteWithoutALineIsPrintedWithoutALineZero() throws {
+    let traces = try traces()
+    let late = try XCTUnwrap(traces[0].findings.first { $0.kind == .late })
+    var entry = FindingsReport.Entry(late, blame: nil, in: traces[0].replay)
+    entry.site?.line = 0
+    let line = entry.line(file: "f")
+    XCTAssertTrue(line.contains(" (App/\(ReportFixtures.hostile).swift): "), line)
+    XCTAssertFalse(line.contains(".swift:0"), line)
+  }
+
   /// 1M findings must cost what their text costs: the document is handed over a chunk at a
   /// time as the findings are written, never held whole.
   func testManyFindingsAreHandedOverInChunksNeverAsOneDocument() throws {

@@ -211,4 +211,27 @@ final class SiteSymbolizationTests: XCTestCase {
     XCTAssertEqual(site.file, "app", "the module's name, as recorded")
     XCTAssertEqual(site.line, 0)
   }
+
+  /// Of the two frames a site was recorded with, the one shown is the best the program owns.
+  func testASiteIsShownAsTheBestFrameTheProgramOwns() {
+    typealias Frame = SiteSymbolization.Frame
+    let program = Frame(file: "Sources/App/Feed.swift", line: 42, function: "run()")
+    let thunk = Frame(file: "<compiler-generated>", line: 0, function: "reabstraction thunk")
+    let specialized = Frame(
+      file: "", line: 0, function: "specialized Task.init(name:priority:operation:)")
+    let noDebugInfo = Frame(file: "", line: 0, function: "main")
+    let library = Frame(file: "Swift/Sequence.swift", line: 0, function: "forEach(_:)")
+    XCTAssertEqual(SiteSymbolization.bestFrame(own: program, caller: thunk), program)
+    XCTAssertEqual(SiteSymbolization.bestFrame(own: thunk, caller: program), program)
+    XCTAssertEqual(SiteSymbolization.bestFrame(own: specialized, caller: program), program)
+    XCTAssertEqual(
+      SiteSymbolization.bestFrame(own: noDebugInfo, caller: nil), noDebugInfo,
+      "no line anywhere: the site's function names it")
+    XCTAssertEqual(SiteSymbolization.bestFrame(own: thunk, caller: library), thunk)
+    XCTAssertEqual(
+      SiteSymbolization.bestFrame(
+        own: thunk, caller: Frame(file: "<compiler-generated>", line: 7, function: "t")),
+      Frame(file: "<compiler-generated>", line: 7, function: "t"), "a line beats none")
+    XCTAssertEqual(SiteSymbolization.bestFrame(own: nil, caller: program), program)
+  }
 }
