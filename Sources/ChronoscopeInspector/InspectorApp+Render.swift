@@ -26,7 +26,7 @@ extension InspectorApp {
     }
     headerPanel.draw(into: &grid, theme: theme)
     switch state.mode {
-    case .main: drawMain(&grid, theme, Layout(width: grid.width))
+    case .main: drawMain(&grid, theme, PanelLayout(width: grid.width))
     case .detail(let action, let link):
       detailPanel(of: action, link: link).draw(into: &grid, theme: theme)
     case .help: helpPanel.draw(into: &grid, theme: theme)
@@ -45,16 +45,6 @@ extension InspectorApp {
       grid[row, column] = cell
     }
     return grid
-  }
-
-  /// Column widths shared by every panel of a frame, so a label is cut the same way everywhere.
-  struct Layout {
-    /// Queue labels and thread titles.
-    let label: Int
-    /// `#12 repeating`.
-    let action = 16
-
-    init(width: Int) { label = min(max(width / 6, 14), 28) }
   }
 
   // MARK: - Header and status
@@ -107,28 +97,6 @@ extension InspectorApp {
 
   // MARK: - Main view
 
-  /// The rows of the main view's parts at a height: what is drawn where, and where a click
-  /// lands.
-  struct MainRows {
-    let lanes: Range<Int>
-    /// The marks row under the lanes, when the trace has marks.
-    let marks: Int?
-    let axis: Int
-    let pending: Range<Int>
-    let running: Range<Int>
-    let events: Range<Int>
-
-    /// The title row above a panel's rows.
-    func title(of panel: InspectorState.Panel) -> Int {
-      switch panel {
-      case .lanes: lanes.lowerBound - 1
-      case .pending: pending.lowerBound - 1
-      case .running: running.lowerBound - 1
-      case .events: events.lowerBound - 1
-      }
-    }
-  }
-
   func mainRows(height: Int, pendingCount: Int, runningCount: Int) -> MainRows {
     let body = height - 2  // header and status
     let laneRows = min(max(lanes.count, 1), max(3, body / 4))
@@ -173,7 +141,7 @@ extension InspectorApp {
   }
 
   /// Draws the main view: the lanes, Pending, Running and Events, each from what it shows.
-  private func drawMain(_ grid: inout ScreenGrid, _ theme: Theme, _ layout: Layout) {
+  private func drawMain(_ grid: inout ScreenGrid, _ theme: Theme, _ layout: PanelLayout) {
     let pendingCount = self.pendingCount
     let running = runningActions
     let rows = mainRows(
@@ -225,7 +193,7 @@ extension InspectorApp {
   }
 
   /// The widths of an action's first columns in the main view's panels.
-  private func actionColumns(_ layout: Layout) -> ActionColumns {
+  private func actionColumns(_ layout: PanelLayout) -> ActionColumns {
     ActionColumns(
       labelWidth: layout.label, actionWidth: layout.action, hasNamedWork: replay.hasNamedWork)
   }
@@ -243,7 +211,7 @@ extension InspectorApp {
   /// The Pending or the Running panel, of `rows`: each an action, what its row says of it
   /// beyond its label, name and queue, and whether it is selected.
   private func actionRowsPanel(
-    title: PanelTitle, _ layout: Layout, empty: String,
+    title: PanelTitle, _ layout: PanelLayout, empty: String,
     rows: [(ActionIndex, ActionRowsPanel.State, Bool)]
   ) -> ActionRowsPanel {
     ActionRowsPanel(
@@ -257,7 +225,7 @@ extension InspectorApp {
 
   /// The lanes panel at a screen's `width`, on `rows`: the visible lanes' strips made from the
   /// strips' index.
-  private func lanesPanel(width: Int, layout: Layout, rows: MainRows) -> LanesPanel {
+  private func lanesPanel(width: Int, layout: PanelLayout, rows: MainRows) -> LanesPanel {
     let visible = lanes.isEmpty ? 0..<0 : visibleLanes(rows: rows.lanes.count)
     let statuses = visible.map { laneStatus(lanes[$0]) }
     let strip = StripGeometry(
@@ -319,7 +287,7 @@ extension InspectorApp {
   }
 
   /// The Events panel, with `rows` rows.
-  private func eventsPanel(_ layout: Layout, rows: Int) -> EventsPanel {
+  private func eventsPanel(_ layout: PanelLayout, rows: Int) -> EventsPanel {
     let selected = state.focus == .events ? state.selectedEvent : nil
     let count = cache.scopedEvents?.count ?? replay.eventCount
     let shown = count > 0 ? scopedEvents(onRows: visibleEvents(rows: rows)) : []
@@ -350,144 +318,5 @@ extension InspectorApp {
       thread: threadTitle(event.thread), owner: owner,
       isCurrent: index.offset == replay.position - 1,
       isFuture: index.offset >= replay.position, isSelected: index == selected)
-  }
-
-  /// `#12 after`.
-  func label(of action: ActionIndex) -> String {
-    let info = replay.action(action)
-    return "\(info.id) \(info.mode.name)"
-  }
-
-  /// The queue's label, or `queue N` when the trace did not define it, numbered as its lane is
-  /// where labels repeat: `app.request.2 ·10`.
-  func queueLabel(of action: ActionIndex) -> String { queueLane(of: action).text }
-
-  /// The title and number of the lane of `action`'s queue.
-  func queueLane(of action: ActionIndex) -> LaneLabel {
-    let queue = replay.action(action).queue
-    guard let label = replay.queue(queue)?.label else {
-      return LaneLabel(title: "queue \(queue.rawValue)")
-    }
-    return LaneLabel(title: label, ordinal: cache.queueOrdinals?[queue])
-  }
-
-  /// A thread's title (`main`, `worker 4`, `app.io`).
-  func threadTitle(_ thread: ThreadID) -> String {
-    replay.thread(thread)?.title ?? "thread \(thread.rawValue)"
-  }
-
-  /// What the app named `action` (`search "swift" request=42`), empty when it did not.
-  func workName(of action: ActionIndex) -> String {
-    replay.work(of: action)?.summary ?? ""
-  }
-
-  /// Where `action` was scheduled: `file.swift:12`, or `—` when the trace does not say.
-  func site(of action: ActionIndex) -> String {
-    guard let site = replay.callSite(of: action) else { return "—" }
-    return "\(site.file):\(site.line)"
-  }
-
-  // MARK: Lanes
-
-  /// Where the lane strips are and what trace time each column covers.
-  struct StripGeometry {
-    let start: Int
-    let width: Int
-    let windowStart: Int64
-    let windowEnd: Int64
-    let columnSpan: Int64
-    /// The lanes' statuses' columns at the right, with the gap before them.
-    let countsWidth: Int
-
-    /// - Parameter statusWidth: The widest status of the lanes shown (`busy 358.604ms ×2`):
-    ///   the strips end a column before it.
-    init(
-      width gridWidth: Int, layout: Layout, clock: Int64, span: Int64, end: Int64,
-      statusWidth: Int = 0
-    ) {
-      start = layout.label + 3
-      countsWidth = max(14, statusWidth + 1)
-      width = max(gridWidth - start - countsWidth - 1, 8)
-      let window = Self.window(clock: clock, span: span, end: end)
-      windowStart = window.lowerBound
-      windowEnd = window.upperBound
-      columnSpan =
-        windowStart == 0 && windowEnd == end
-        // The whole trace, its end in the last column.
-        ? end / Int64(width) + 1
-        : max(windowEnd.subtracting(saturating: windowStart) / Int64(width), 1)
-    }
-
-    /// The trace time the strips show, whatever their width: `span` centred on the cursor, but
-    /// never before the trace's start; the whole trace when `span` holds it (`end`, its end).
-    static func window(clock: Int64, span: Int64, end: Int64) -> ClosedRange<Int64> {
-      let half = max(span / 2, 1)
-      let total = half.multiplied(saturating: 2)
-      // The whole trace fits (`0`, or zoomed out to its span): all of it, from its start.
-      if total >= end { return 0...end }
-      let start = max(clock.subtracting(saturating: half), 0)
-      return start...start.adding(saturating: total)
-    }
-
-    /// The column of trace time `time`, if it is in the window.
-    func column(of time: Int64) -> Int? {
-      guard time >= windowStart else { return nil }
-      let column = time.subtracting(saturating: windowStart) / columnSpan
-      return column < Int64(width) ? Int(column) : nil
-    }
-  }
-
-  /// What the title says about the selected lane: for a thread, whose work it ran; for a task,
-  /// where its work was.
-  private func aboutLane(_ lane: Lane) -> String? {
-    switch lane.key {
-    case .queue: return nil
-    case .thread(let id):
-      guard let info = replay.thread(id) else { return nil }
-      let queues = info.queues.compactMap { replay.queue($0)?.label }
-      let served = queues.isEmpty ? "ran no queue's work" : "ran " + queues.joined(separator: ", ")
-      return "\(info.title) \(served)"
-    case .task(let id):
-      guard let info = replay.task(id) else { return nil }
-      let queues = info.queues.map { replay.queue($0)?.label ?? "queue \($0.rawValue)" }
-      let work = info.actionCount == 1 ? "1 action" : "\(info.actionCount) actions"
-      return "\(info.title): \(work) on " + queues.joined(separator: ", ")
-    }
-  }
-
-  /// How many of the lane's actions run at the cursor: on the queue, of the task, on the thread.
-  private func runningCount(_ lane: Lane) -> Int {
-    switch lane.key {
-    case .queue(let id): replay.queueState(id).running
-    case .task(let id): replay.taskState(id).running
-    case .thread(let id): replay.threadState(id).running.count
-    }
-  }
-
-  /// The right-hand summary of a lane: `2p 1r` for a queue (pending, running), `busy 3.2ms` or
-  /// `idle` for a thread.
-  private func laneStatus(_ lane: Lane) -> (String, Bool) {
-    switch lane.key {
-    case .queue(let id):
-      let status = replay.queueState(id)
-      return ("\(status.pending)p \(status.running)r", status.running > 0)
-    case .task(let id):
-      let status = replay.taskState(id)
-      return ("\(status.pending)p \(status.running)r", status.running > 0)
-    case .thread(let id):
-      let status = replay.threadState(id)
-      guard let since = status.busySince else { return ("idle", false) }
-      let nested = status.running.count > 1 ? " ×\(status.running.count)" : ""
-      return (
-        "busy \(TimeText.duration(state.clock.subtracting(saturating: since)))\(nested)", true
-      )
-    }
-  }
-
-  /// `+3.2ms` or `-850ns`.
-  static func signed(_ nanoseconds: Int64) -> String {
-    nanoseconds >= 0
-      ? "+" + TimeText.duration(nanoseconds)
-      : "-" + TimeText.duration(nanoseconds.magnitudeSaturated)
   }
 }

@@ -4,12 +4,12 @@ import XCTest
 
 /// The lanes panel drawn alone, from hand-made rows and strips.
 final class LanesPanelTests: XCTestCase {
-  private let layout = InspectorApp.Layout(width: 100)
-  private let rows = InspectorApp.MainRows(
+  private let layout = PanelLayout(width: 100)
+  private let rows = MainRows(
     lanes: 2..<4, marks: nil, axis: 4, pending: 6..<7, running: 8..<9, events: 10..<11)
 
   private func panel(_ lanes: [LanesPanel.Row]) -> LanesPanel {
-    let strip = InspectorApp.StripGeometry(
+    let strip = StripGeometry(
       width: 100, layout: layout, clock: 0, span: 1_000_000_000, end: 1_000_000_000)
     return LanesPanel(
       title: PanelTitle(title: "Lanes (by queue)", count: lanes.count, total: 40),

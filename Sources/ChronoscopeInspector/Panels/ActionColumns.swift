@@ -1,7 +1,7 @@
 /// An action's first columns in a main-view panel (`#12 after  load "x"  app.db`): as wide in
 /// every panel of a frame, so that a label is cut the same way everywhere.
 struct ActionColumns: Equatable {
-  /// The width of lane labels and thread titles (see ``InspectorApp/Layout``).
+  /// The width of lane labels and thread titles (see ``PanelLayout``).
   var labelWidth: Int
   /// The width of `#12 repeating`.
   var actionWidth: Int

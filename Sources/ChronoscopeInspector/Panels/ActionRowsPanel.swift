@@ -74,7 +74,7 @@ struct ActionRowsPanel {
       let countdown =
         dueIn >= 0
         ? "in \(TimeText.duration(dueIn))" : "late \(TimeText.duration(dueIn.magnitudeSaturated))"
-      let rhythm = lastLateness.map { "last run \(InspectorApp.signed($0)) late" } ?? ""
+      let rhythm = lastLateness.map { "last run \(Self.signed($0)) late" } ?? ""
       return first + [
         PanelColumn("due \(TimeText.seconds(due))", width: 16, priority: 70),
         PanelColumn(
@@ -95,5 +95,12 @@ struct ActionRowsPanel {
         PanelColumn(cancelled ? "cancelled" : "", width: 12, style: theme.cancel, priority: 80),
       ]
     }
+  }
+
+  /// `+3.2ms` or `-850ns`.
+  static func signed(_ nanoseconds: Int64) -> String {
+    nanoseconds >= 0
+      ? "+" + TimeText.duration(nanoseconds)
+      : "-" + TimeText.duration(nanoseconds.magnitudeSaturated)
   }
 }

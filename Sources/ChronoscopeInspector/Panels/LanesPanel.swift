@@ -28,17 +28,17 @@ struct LanesPanel {
   var rows: [Row]
   /// What the panel says when no lane shows.
   var empty: String
-  /// The label's width (see ``InspectorApp/Layout``).
+  /// The label's width (see ``PanelLayout``).
   var labelWidth: Int
   /// Where the strips are and what time they show.
-  var strip: InspectorApp.StripGeometry
+  var strip: StripGeometry
   /// The cursor's time.
   var clock: Int64
   /// The marks' row: its strip and the marks in the window; nil when the trace has no marks.
   var marks: (cells: [StripCell], count: Int)?
 
   /// Draws the title, lanes, marks and axis on the rows `layout` gives them.
-  func draw(into grid: inout ScreenGrid, theme: Theme, rows layout: InspectorApp.MainRows) {
+  func draw(into grid: inout ScreenGrid, theme: Theme, rows layout: MainRows) {
     drawTitle(into: &grid, theme: theme, row: layout.title(of: .lanes))
     drawLanes(into: &grid, theme: theme, top: layout.lanes.lowerBound)
     if let row = layout.marks, let marks {
