@@ -1,7 +1,6 @@
 @_spi(Benchmarks) import ChronoscopeAnalysis
 import ChronoscopeCore
 @_spi(Benchmarks) import ChronoscopeReplay
-@_spi(Benchmarks) import ChronoscopeScreen
 
 extension InspectorApp {
   /// The action each stretch of `action`'s blame names, in order: nil for a stretch in which
@@ -17,30 +16,15 @@ extension InspectorApp {
     return LatenessBlame.worstRun(of: action, in: replay)
   }
 
-  /// Why `action`'s worst run began late: its due time and begin, what it waited for, and the
-  /// stretches that add up to the lateness, each with the run that held it up, selectable.
-  func drawBlame(_ grid: inout ScreenGrid, _ theme: Theme, action: ActionIndex, link: Int) {
-    guard let blame = blame(of: action) else { return }
-    grid.write(" " + blameTitle(blame), row: 2, column: 1, style: theme.title)
-    let top = drawLabelled(&grid, theme, blameLines(blame), from: 4) + 1
-    let bottom = grid.height - 1
-    guard top + 1 < bottom else { return }
-    grid.write(
-      "Held up by (\(blame.shares.count)) · j/k select · ⏎ details · esc back", row: top,
-      column: 3, style: theme.title)
-    let selected = min(max(link, 0), blame.shares.count - 1)
-    var row = top + 1
-    for index in window(count: blame.shares.count, selected: selected, rows: bottom - row) {
-      let text = blameRow(blame.shares[index], of: blame)
-      grid.write(index == selected ? "▸" : " ", row: row, column: 1, style: theme.title)
-      grid.write(
-        TextWidth.truncated(text, to: grid.width - 4), row: row, column: 3,
-        style: blame.shares[index].action == nil ? theme.dim : .plain)
-      if index == selected {
-        grid.paint(row: row, from: 3, to: grid.width - 1, style: theme.selected)
-      }
-      row += 1
-    }
+  /// What the page of why `action` was late shows, `link` its selected stretch; nil when it
+  /// never began late.
+  func blamePanel(of action: ActionIndex, link: Int) -> BlamePanel? {
+    guard let blame = blame(of: action) else { return nil }
+    return BlamePanel(
+      title: blameTitle(blame), lines: blameLines(blame),
+      stretches: blame.shares.map {
+        BlamePanel.Stretch(text: blameRow($0, of: blame), isIdle: $0.action == nil)
+      }, selected: link)
   }
 
   /// `show --action`'s account of why the action was late, as plain lines; nil when it never

@@ -1,4 +1,5 @@
 @_spi(Benchmarks) import ChronoscopeAnalysis
+import ChronoscopeCore
 @_spi(Benchmarks) import ChronoscopeReplay
 
 extension InspectorApp {
@@ -90,5 +91,55 @@ extension InspectorApp {
     }
     guard let slot = StripIndex.slot(of: lane.key, in: replay) else { return true }
     return !strips.hasEvents(lane: slot, in: window, replay: replay)
+  }
+
+  /// What the title says about the selected lane: for a thread, whose work it ran; for a task,
+  /// where its work was.
+  func aboutLane(_ lane: Lane) -> String? {
+    switch lane.key {
+    case .scheduler: return nil
+    case .thread(let id):
+      guard let info = replay.thread(id) else { return nil }
+      let schedulers = info.schedulers.compactMap { replay.scheduler($0)?.label }
+      let served =
+        schedulers.isEmpty ? "ran no scheduler's work" : "ran " + schedulers.joined(separator: ", ")
+      return "\(info.title) \(served)"
+    case .task(let id):
+      guard let info = replay.task(id) else { return nil }
+      let schedulers = info.schedulers.map {
+        replay.scheduler($0)?.label ?? "scheduler \($0.rawValue)"
+      }
+      let work = info.actionCount == 1 ? "1 action" : "\(info.actionCount) actions"
+      return "\(info.title): \(work) on " + schedulers.joined(separator: ", ")
+    }
+  }
+
+  /// How many of the lane's actions run at the cursor: on the scheduler, of the task, on the thread.
+  func runningCount(_ lane: Lane) -> Int {
+    switch lane.key {
+    case .scheduler(let id): replay.schedulerState(id).running
+    case .task(let id): replay.taskState(id).running
+    case .thread(let id): replay.threadState(id).running.count
+    }
+  }
+
+  /// The right-hand summary of a lane: `2p 1r` for a scheduler (pending, running), `busy 3.2ms` or
+  /// `idle` for a thread.
+  func laneStatus(_ lane: Lane) -> (String, Bool) {
+    switch lane.key {
+    case .scheduler(let id):
+      let status = replay.schedulerState(id)
+      return ("\(status.pending)p \(status.running)r", status.running > 0)
+    case .task(let id):
+      let status = replay.taskState(id)
+      return ("\(status.pending)p \(status.running)r", status.running > 0)
+    case .thread(let id):
+      let status = replay.threadState(id)
+      guard let since = status.busySince else { return ("idle", false) }
+      let nested = status.running.count > 1 ? " ×\(status.running.count)" : ""
+      return (
+        "busy \(TimeText.duration(state.clock.subtracting(saturating: since)))\(nested)", true
+      )
+    }
   }
 }

@@ -62,9 +62,8 @@ extension InspectorApp {
       state.selection[.pending] = index
     } else if rows.running.contains(row) {
       let running = runningActions.count
-      let visible = window(
-        count: running, selected: min(state.selected(.running), running - 1),
-        rows: rows.running.count)
+      let visible = VisibleRows.around(
+        min(state.selected(.running), running - 1), count: running, rows: rows.running.count)
       let index = visible.lowerBound + row - rows.running.lowerBound
       guard visible.contains(index) else { return }
       state.focus = .running

@@ -21,10 +21,6 @@ import ChronoscopeTraceFormat
   package internal(set) var state: InspectorState
   /// The trace's name in the header.
   package let name: String
-  /// Speeds `+`/`-` step through.
-  static let speeds: ClosedRange<Double> = (1.0 / 64)...1024
-  /// How far `z`/`Z` zoom the lane strips.
-  static let laneSpans: ClosedRange<Int64> = 1_000...(Int64.max / 4)
 
   /// The smallest size the main view is drawn at.
   package static let minimumWidth = 60
@@ -264,168 +260,64 @@ import ChronoscopeTraceFormat
 
   /// Handles one key; returns false when the user quits.
   ///
-  /// While the screen is too small to draw (see ``minimumWidth``), only `q` and a resize do
-  /// anything: keys typed at a screen that says "terminal too small" must not move the replay.
+  /// What the key does to the UI state is ``KeyHandler``'s to say; what it asks beyond that
+  /// (``KeyEffect``: moving the replay, remaking the cache) is done here.
   @_spi(Benchmarks) public mutating func handle(_ key: InputKey) -> Bool {
     // Whatever the key moved, the lanes shown follow (see `showLanes`).
     defer { showLanes() }
-    if case .resize(let width, let height) = key {
-      // Keeps the message: the first resize, with the size at the start, comes before any key.
-      screenSize = (width, height)
-      return true
-    }
-    if isTooSmall { return key != .character("q") }
-    state.message = nil
-    if case .mouse(let event) = key { return handleMouse(event) }
-    if let prompt = state.prompt { return handlePrompt(prompt, key) }
-    switch state.mode {
-    case .detail(let action, let link):
-      if handleLinks(key, to: detailLinks(of: action).map(\.action), link: link) { return true }
-    case .finding(let index, let link):
-      if handleLinks(key, to: findingActions(index), link: link) { return true }
-    case .blame(let action, let link):
-      if handleLinks(key, to: blameLinks(of: action), link: link) { return true }
-    case .findings(let selected):
-      if handleFindingsList(key, selected: selected) { return true }
-    case .help:
-      if handleHelp(key) { return true }
-    case .main:
-      break
-    }
-    if key == .character("w") {
-      // Why the action shown, or the finding's, was late.
+    let handled = KeyHandler.handle(key, in: state, context: keyContext)
+    state = handled.state
+    return perform(handled.effect)
+  }
+
+  /// What ``KeyHandler`` needs to know of the replay, the cache and the screen now.
+  private var keyContext: KeyHandler.Context {
+    let links: [ActionIndex?] =
       switch state.mode {
-      case .detail(let action, _):
-        showBlame(of: action)
-        return true
-      case .finding(let index, _) where cache.listedFindings.indices.contains(index):
+      case .detail(let action, _): detailLinks(of: action).map(\.action)
+      case .finding(let index, _): findingActions(index)
+      case .blame(let action, _): blameLinks(of: action)
+      case .main, .help, .findings: []
+      }
+    return KeyHandler.Context(
+      isTooSmall: isTooSmall, end: replay.end, fittingSpan: fittingSpan,
+      // The Events panel's selection is this app's to move (`moveEventSelection`).
+      rowCount: state.focus != .events ? rowCount(state.focus) : 0,
+      links: links, findingCount: cache.listedFindings.count,
+      helpScrollLimit: state.mode == .help ? helpScrollLimit : 0, hasTasks: !replay.tasks.isEmpty)
+  }
+
+  /// Does what a key asked beyond its change of the UI state; false when the user quits.
+  private mutating func perform(_ effect: KeyEffect) -> Bool {
+    switch effect {
+    case .none: break
+    case .quit: return false
+    case .resize(let width, let height): screenSize = (width, height)
+    case .mouse(let event): return handleMouse(event)
+    case .step(let forward): step(forward: forward)
+    case .stepOnLane(let forward): stepOnLane(forward: forward)
+    case .jumpToMark(let forward): jumpToMark(forward: forward)
+    case .jumpToMatch(let forward): jumpToMatch(forward: forward)
+    case .jumpToFinding(let forward): jumpToFinding(forward: forward)
+    case .seekToEvent(let index): seek(index: index)
+    case .seekToTime(let time): seek(time: time)
+    case .submit(let prompt): submit(prompt)
+    case .filterLanes(let text): filterLanes(text)
+    case .clearMatches: cache.setMatches([], in: replay)
+    case .group(let grouping): group(by: grouping)
+    case .order(let order): orderLanes(by: order)
+    case .hideIdleLanes(let hide): hideIdleLanes(hide)
+    case .moveEventSelection(let delta): moveEventSelection(by: delta)
+    case .openDetail: openDetail()
+    case .showBlame(let action): showBlame(of: action)
+    case .showBlameOfFinding(let index):
+      if cache.listedFindings.indices.contains(index) {
         showBlame(of: cache.listedFindings[index].action)
-        return true
-      default: break
       }
-    }
-    switch key {
-    case .character("q"): return false
-    case .character("?"):
-      state.mode = state.mode == .help ? .main : .help
-      state.helpScroll = 0
-    case .escape, .backspace:
-      if state.mode != .main {
-        state.mode = .main
-      } else if key == .escape, state.search != nil {
-        state.search = nil
-        cache.setMatches([], in: replay)
-      }
-    case .character(" "):
-      state.playing.toggle()
-      // Play runs to the trace's end, which may be after its last event (its close line).
-      if state.clock >= replay.end, state.playing { state.playing = false }
-    case .character("n") where state.search != nil: jumpToMatch(forward: true)
-    case .character("N") where state.search != nil: jumpToMatch(forward: false)
-    case .character("n"), .right: step(forward: true)
-    case .character("p"), .left: step(forward: false)
-    case .character("]"): stepOnLane(forward: true)
-    case .character("["): stepOnLane(forward: false)
-    case .character("x"): jumpToFinding(forward: true)
-    case .character("X"): jumpToFinding(forward: false)
-    case .character("!"):
-      state.history = []
-      state.mode = .findings(selected: 0)
-    case .character("m"): jumpToMark(forward: true)
-    case .character("M"): jumpToMark(forward: false)
-    case .character("+"), .character("="): setSpeed(state.speed * 2)
-    case .character("-"): setSpeed(state.speed / 2)
-    case .character("z"): zoom(in: true)
-    case .character("Z"): zoom(in: false)
-    case .character("0"): zoomToFit()
-    case .character("t"): seek(time: state.clock.adding(saturating: state.timeStep))
-    case .character("T"): seek(time: state.clock.subtracting(saturating: state.timeStep))
-    case .character("g"), .home: seek(index: 0)
-    case .character("G"), .end: seek(time: replay.end)
-    case .character("@"): state.prompt = .seek("")
-    case .character("/"): state.prompt = .search("")
-    case .character("f"): state.prompt = .filter(state.laneFilter)
-    case .character("v"): group(by: nextGrouping)
-    case .character("o"): orderLanes(by: nextLaneOrder)
-    case .character("h"): hideIdleLanes(!state.hidesIdleLanes)
-    case .character("j"), .down: moveSelection(by: 1)
-    case .character("k"), .up: moveSelection(by: -1)
-    case .pageDown: moveSelection(by: 10)
-    case .pageUp: moveSelection(by: -10)
-    case .tab: cycleFocus(by: 1)
-    case .backTab: cycleFocus(by: -1)
-    case .enter: openDetail()
-    case .resize, .mouse, .character: break
+    case .openFinding(let index): openFinding(index)
+    case .listFindings: cache.listFindings(showingInfo: state.showsInfoFindings)
     }
     return true
-  }
-
-  /// Keys a view with selectable actions (a detail, a finding) takes before the main ones:
-  /// moving among them, following one, and walking back.
-  private mutating func handleLinks(_ key: InputKey, to links: [ActionIndex?], link: Int) -> Bool {
-    switch key {
-    case .character("j"), .down, .tab:
-      if !links.isEmpty { state.mode = state.mode.selecting(min(link + 1, links.count - 1)) }
-    case .character("k"), .up, .backTab:
-      state.mode = state.mode.selecting(max(link - 1, 0))
-    case .enter:
-      guard links.indices.contains(link), let target = links[link] else {
-        state.message =
-          links.indices.contains(link) ? "no action ran then" : "no related action to follow"
-        return true
-      }
-      state.history.append(state.mode)
-      state.mode = .detail(action: target, link: 0)
-    case .escape, .backspace:
-      goBack()
-    default:
-      return false
-    }
-    return true
-  }
-
-  /// Keys the help takes before the main ones: scrolling it.
-  private mutating func handleHelp(_ key: InputKey) -> Bool {
-    let scroll: Int
-    switch key {
-    case .character("j"), .down: scroll = state.helpScroll + 1
-    case .character("k"), .up: scroll = state.helpScroll - 1
-    case .pageDown, .character(" "): scroll = state.helpScroll + 10
-    case .pageUp: scroll = state.helpScroll - 10
-    case .character("g"), .home: scroll = 0
-    case .character("G"), .end: scroll = helpScrollLimit
-    default: return false
-    }
-    state.helpScroll = min(max(scroll, 0), helpScrollLimit)
-    return true
-  }
-
-  private mutating func handleFindingsList(_ key: InputKey, selected: Int) -> Bool {
-    switch key {
-    case .character("j"), .down:
-      state.mode = .findings(selected: min(selected + 1, max(cache.listedFindings.count - 1, 0)))
-    case .character("k"), .up: state.mode = .findings(selected: max(selected - 1, 0))
-    case .pageDown:
-      state.mode = .findings(selected: min(selected + 10, max(cache.listedFindings.count - 1, 0)))
-    case .pageUp: state.mode = .findings(selected: max(selected - 10, 0))
-    case .character("i"):
-      state.showsInfoFindings.toggle()
-      cache.listFindings(showingInfo: state.showsInfoFindings)
-      state.mode = .findings(selected: 0)
-    case .enter:
-      guard cache.listedFindings.indices.contains(selected) else { return true }
-      state.history.append(state.mode)
-      openFinding(selected)
-    case .escape, .backspace:
-      goBack()
-    default:
-      return false
-    }
-    return true
-  }
-
-  private mutating func goBack() {
-    state.mode = state.history.popLast() ?? .main
   }
 
   /// The actions a listed finding concerns: its own, then the others involved.
@@ -492,39 +384,10 @@ import ChronoscopeTraceFormat
     }
   }
 
-  private mutating func handlePrompt(_ prompt: InspectorState.Prompt, _ key: InputKey) -> Bool {
-    var text: String
+  /// Carries out a prompt's line, entered.
+  private mutating func submit(_ prompt: InspectorState.Prompt) {
     switch prompt {
-    case .search(let value), .seek(let value), .filter(let value): text = value
-    }
-    switch key {
-    case .escape:
-      state.prompt = nil
-      return true
-    case .enter:
-      state.prompt = nil
-      submit(prompt, text)
-      return true
-    case .backspace:
-      if !text.isEmpty { text.removeLast() }
-    case .character(let character):
-      if text.count < 200 { text.append(character) }
-    default:
-      return true
-    }
-    switch prompt {
-    case .search: state.prompt = .search(text)
-    case .seek: state.prompt = .seek(text)
-    case .filter:
-      state.prompt = .filter(text)
-      filterLanes(text)  // lanes and panels filter as you type
-    }
-    return true
-  }
-
-  private mutating func submit(_ prompt: InspectorState.Prompt, _ text: String) {
-    switch prompt {
-    case .search:
+    case .search(let text):
       guard !text.isEmpty else {
         state.search = nil
         cache.setMatches([], in: replay)
@@ -537,7 +400,7 @@ import ChronoscopeTraceFormat
       } else {
         jumpToMatch(forward: true)
       }
-    case .seek:
+    case .seek(let text):
       switch TimeText.target(text) {
       case .success(let target):
         if let problem = Self.problem(with: target, in: replay) {
@@ -547,7 +410,7 @@ import ChronoscopeTraceFormat
         }
       case .failure(let error): state.message = error.description
       }
-    case .filter:
+    case .filter(let text):
       filterLanes(text)
     }
   }
@@ -611,31 +474,12 @@ import ChronoscopeTraceFormat
     replay.seek(toTime: state.clock)
   }
 
-  private mutating func setSpeed(_ speed: Double) {
-    state.speed = min(max(speed, Self.speeds.lowerBound), Self.speeds.upperBound)
-  }
-
-  /// Halves or doubles the strips' span; zooming out stops where the whole trace fits.
-  private mutating func zoom(in zoomIn: Bool) {
-    let fit = fittingSpan
-    if !zoomIn, state.laneSpan >= fit {
-      state.message = "the strips show the whole trace"
-      return
-    }
-    let span = zoomIn ? state.laneSpan / 2 : min(state.laneSpan.multiplied(saturating: 2), fit)
-    state.laneSpan = min(max(span, Self.laneSpans.lowerBound), Self.laneSpans.upperBound)
-  }
-
-  /// Zooms the strips out (or in) to show the whole trace.
-  private mutating func zoomToFit() {
-    state.laneSpan = fittingSpan
-  }
-
   /// The strips' span that shows the whole trace, to its end (one more than that, so that
   /// halving an odd span does not leave its last nanosecond out).
   var fittingSpan: Int64 {
     min(
-      max(replay.end.adding(saturating: 1), Self.laneSpans.lowerBound), Self.laneSpans.upperBound)
+      max(replay.end.adding(saturating: 1), KeyHandler.laneSpans.lowerBound),
+      KeyHandler.laneSpans.upperBound)
   }
 
   /// Moves to the next (or previous) of `events` after (before) the current event.
@@ -680,16 +524,13 @@ import ChronoscopeTraceFormat
 
   // MARK: - Selection
 
-  private mutating func moveSelection(by delta: Int) {
-    let count = rowCount(state.focus)
+  /// Moves the Events panel's selection by `delta` rows: from the selected event, or else from
+  /// the current one (before the first: none yet).
+  private mutating func moveEventSelection(by delta: Int) {
+    let count = rowCount(.events)
     guard count > 0 else { return }
-    if state.focus == .events {
-      // From the selected event, or else from the current one (before the first: none yet).
-      let from = state.selectedEvent.map { eventRow(before: $0.offset + 1) } ?? currentEventRow
-      state.selectedEvent = scopedEvent(atRow: min(max(from + delta, 0), count - 1))
-      return
-    }
-    state.selection[state.focus] = min(max(state.selected(state.focus) + delta, 0), count - 1)
+    let from = state.selectedEvent.map { eventRow(before: $0.offset + 1) } ?? currentEventRow
+    state.selectedEvent = scopedEvent(atRow: min(max(from + delta, 0), count - 1))
   }
 
   /// The Events panel's row of its last event before `position` (an offset in the whole trace),
@@ -715,12 +556,6 @@ import ChronoscopeTraceFormat
     cache.scopedEvents?.events(onRows: rows) ?? rows.map { EventIndex($0) }
   }
 
-  private mutating func cycleFocus(by delta: Int) {
-    let panels = InspectorState.Panel.allCases
-    let index = (state.focus.rawValue + delta + panels.count) % panels.count
-    state.focus = panels[index]
-  }
-
   private func rowCount(_ panel: InspectorState.Panel) -> Int {
     switch panel {
     case .lanes: lanes.count
@@ -743,21 +578,6 @@ import ChronoscopeTraceFormat
   /// of the kept tasks.
   var runningActions: [ActionIndex] {
     replay.running(in: cache.scope.schedulers, on: cache.scope.threads, of: cache.scope.tasks)
-  }
-
-  /// What `o` turns to: the trace's order, name, activity, findings, and round again.
-  private var nextLaneOrder: InspectorState.LaneOrder {
-    let orders = InspectorState.LaneOrder.allCases
-    return orders[((orders.firstIndex(of: state.laneOrder) ?? 0) + 1) % orders.count]
-  }
-
-  /// What `v` turns to: scheduler, thread, then task when the trace names tasks.
-  private var nextGrouping: InspectorState.Grouping {
-    switch state.grouping {
-    case .byScheduler: .byThread
-    case .byThread: replay.tasks.isEmpty ? .byScheduler : .byTask
-    case .byTask: .byScheduler
-    }
   }
 
   /// The action the focused panel's selection points at.

@@ -32,7 +32,7 @@ package struct InspectorState: Sendable, Equatable {
     case filter(String)
   }
 
-  /// How lanes are grouped: by scheduler (a queue, an actor, a clock), by thread, or by Swift task —
+  /// How lanes are grouped: by scheduler (a scheduler, an actor, a clock), by thread, or by Swift task —
   /// the last only for a trace whose recording named tasks.
   package enum Grouping: Sendable, Equatable {
     case byScheduler, byThread, byTask

@@ -107,7 +107,7 @@ struct SearchQuery: Equatable, Sendable {
   /// does not match every site); `site:` matches the whole `file:line function`.
   private func matches(_ site: CallSiteRecord) -> Bool {
     if field == .site {
-      return "\(site.file):\(site.line) \(site.function)".lowercased().contains(text)
+      return site.text.lowercased().contains(text)
     }
     let file = site.file.split(separator: "/").last.map(String.init) ?? site.file
     let stem = file.split(separator: ".").first.map(String.init) ?? file

@@ -70,7 +70,7 @@ struct StripIndex: Sendable {
   /// each column — cancels over begins, over ends, over marks, hops and schedules; the earliest
   /// of that kind in the column says whether it is still to come (after `clock`).
   func fill(
-    _ cells: inout [StripCell], lane slot: Int, strip: InspectorApp.StripGeometry, clock: Int64,
+    _ cells: inout [StripCell], lane slot: Int, strip: StripGeometry, clock: Int64,
     replay: ReplayEngine
   ) {
     for kind in Self.kindsByPriority {
@@ -83,7 +83,7 @@ struct StripIndex: Sendable {
   /// Fills the empty columns of `cells` with a ◆ where a mark falls, whatever lane it is on;
   /// returns how many marks the window holds.
   func fillMarks(
-    _ cells: inout [StripCell], strip: InspectorApp.StripGeometry, clock: Int64,
+    _ cells: inout [StripCell], strip: StripGeometry, clock: Int64,
     replay: ReplayEngine
   ) -> Int {
     let marks = index.marks
@@ -100,7 +100,7 @@ struct StripIndex: Sendable {
   /// Puts a glyph of `kind` in each empty column of `cells` that one of `events` falls in.
   private static func place(
     _ events: LaneEvents, as kind: TraceEvent.Kind, in cells: inout [StripCell],
-    strip: InspectorApp.StripGeometry, clock: Int64, replay: ReplayEngine
+    strip: StripGeometry, clock: Int64, replay: ReplayEngine
   ) {
     guard !events.isEmpty else { return }
     let windowEnd = strip.windowEnd.adding(saturating: 1)
@@ -133,7 +133,7 @@ struct StripIndex: Sendable {
   ///
   /// - Complexity: O(w log n) for w columns and n runs of the lane.
   func fillRuns(
-    _ cells: inout [StripCell], lane slot: Int, running: Int, strip: InspectorApp.StripGeometry,
+    _ cells: inout [StripCell], lane slot: Int, running: Int, strip: StripGeometry,
     clock: Int64, replay: ReplayEngine
   ) {
     let begins = index.events(lane: slot, kind: .begin)
