@@ -107,7 +107,9 @@ struct Record: ParsableCommand {
       var environment = ProcessInfo.processInfo.environment
       environment["LD_PRELOAD"] = ([library.path] + (environment["LD_PRELOAD"].map { [$0] } ?? []))
         .joined(separator: ":")
-      environment["CHRONOSCOPE_TRACE"] = template
+      // Resolved now, against record's own working directory: the recorder opens the file
+      // inside the program, after any `chdir` it made, and in children it started elsewhere.
+      environment["CHRONOSCOPE_TRACE"] = RecordingLaunch.absolute(template)
       if let flight, let seconds = RecordingLaunch.seconds(flight) {
         // The variable takes whole seconds; a window is never shorter than asked for.
         environment["CHRONOSCOPE_TRACE_FLIGHT"] = String(Int(seconds.rounded(.up)))
@@ -166,6 +168,12 @@ enum RecordingLaunch {
       folder.appendingPathComponent(libraryName),
       folder.deletingLastPathComponent().appendingPathComponent("lib/chronoscope/\(libraryName)"),
     ]
+  }
+
+  /// `path` as an absolute path: itself when it starts with `/`, else under the working
+  /// directory (a `%p` in it stays).
+  static func absolute(_ path: String) -> String {
+    path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
   }
 
   static func preloadLibrary() -> URL? {

@@ -1,0 +1,57 @@
+import ChronoscopeTestSupport
+import ChronoscopeTraceFormat
+import Foundation
+import XCTest
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `chronoscope record -- PROGRAM` at the edges of the program's processes (issue 40): a program
+/// that changes its working directory, starts children, or replaces itself with `exec`, and what
+/// `record` says when it cannot write at all. Linux only, as `record` is.
+final class RecordProcessEdgesTests: XCTestCase {
+  #if os(Linux)
+    /// Runs `record ARGUMENTS -- chronoscope-examples PROGRAM…` in `folder`.
+    private func record(
+      _ arguments: [String], program: [String], in folder: URL
+    ) throws -> (status: Int32, output: String) {
+      try CommandRun.chronoscope(
+        ["record"] + arguments + [
+          "--", try ProductsDirectory.executable("chronoscope-examples").path,
+        ] + program, in: folder)
+    }
+
+    /// The names in `folder`, sorted.
+    private func names(in folder: URL) throws -> [String] {
+      try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+    }
+
+    func testARelativeOutputIsWhereRecordRanNotWhereTheProgramWent() throws {
+      let folder = try temporaryFolder("record-relative")
+      let elsewhere = try temporaryFolder("record-relative-elsewhere")
+      // The file opened before main, a flight recording written at exit, files a rotation
+      // opens as the program goes: all after the program's `chdir` but the first.
+      for options in [
+        ["-o", "rel.trace"], ["-o", "rel-%p.trace"], ["--flight", "30s", "-o", "rel.trace"],
+        ["--max-bytes", "8K", "--keep", "100", "-o", "rel.trace"],
+      ] {
+        let run = try record(
+          options, program: ["chdir-work", "--into", elsewhere.path, "--items", "400"],
+          in: folder)
+        XCTAssertEqual(run.status, 0, run.output)
+        XCTAssertTrue(run.output.contains("worked in \(elsewhere.path)"), run.output)
+        XCTAssertEqual(try names(in: elsewhere), [], "\(options): nothing where the program went")
+        let written = try names(in: folder)
+        XCTAssertFalse(written.isEmpty, "\(options): \(run.output)")
+        XCTAssertFalse(run.output.contains("no trace was written"), run.output)
+        for name in written {
+          XCTAssertTrue(run.output.contains("trace written to \(name)"), "\(name): \(run.output)")
+          let validation = try CommandRun.chronoscope(["validate", name], in: folder)
+          XCTAssertEqual(validation.status, 0, "\(options) \(name): \(validation.output)")
+          try FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        }
+      }
+    }
+  #endif
+}
