@@ -104,6 +104,12 @@ struct Record: ParsableCommand {
         )
         throw ExitCode(2)
       }
+      if stream == nil, let reason = RecordingLaunch.unwritableFolder(of: template) {
+        // Every process's recorder would refuse it and run unrecorded; the program need not
+        // run for that.
+        standardError("chronoscope: cannot open \(template) for writing: \(reason)")
+        throw ExitCode(2)
+      }
       var environment = ProcessInfo.processInfo.environment
       environment["LD_PRELOAD"] = ([library.path] + (environment["LD_PRELOAD"].map { [$0] } ?? []))
         .joined(separator: ":")
@@ -174,6 +180,19 @@ enum RecordingLaunch {
   /// directory (a `%p` in it stays).
   static func absolute(_ path: String) -> String {
     path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+  }
+
+  /// Why no trace can be made in the folder `template` names (no such folder, not a folder, not
+  /// writable), as the system says it; nil when it can, or when `%p` in the folder's own path
+  /// makes it one folder per process.
+  static func unwritableFolder(of template: String) -> String? {
+    let folder = (absolute(template) as NSString).deletingLastPathComponent
+    guard !folder.contains("%p") else { return nil }
+    var status = stat()
+    guard stat(folder, &status) == 0 else { return String(cString: strerror(errno)) }
+    guard status.st_mode & S_IFMT == S_IFDIR else { return String(cString: strerror(ENOTDIR)) }
+    guard access(folder, W_OK | X_OK) == 0 else { return String(cString: strerror(errno)) }
+    return nil
   }
 
   static func preloadLibrary() -> URL? {

@@ -53,5 +53,15 @@ final class RecordProcessEdgesTests: XCTestCase {
         }
       }
     }
+
+    func testAnOutputInAFolderThatIsNotThereSaysTheOpenErrorAloneAndFails() throws {
+      let folder = try temporaryFolder("record-no-folder")
+      let path = folder.appendingPathComponent("missing/x.trace").path
+      let run = try record(["-o", path], program: ["chdir-work", "--into", "/"], in: folder)
+      XCTAssertNotEqual(run.status, 0, run.output)
+      XCTAssertEqual(
+        run.output, "chronoscope: cannot open \(path) for writing: No such file or directory\n")
+    }
   #endif
+
 }
