@@ -64,4 +64,18 @@ final class RecordProcessEdgesTests: XCTestCase {
     }
   #endif
 
+  func testACrashOrStopOnAnUnknownThreadNamesNoThread() throws {
+    for (signal, words) in [
+      ("SIGSEGV", "the process crashed (SIGSEGV);"),
+      ("SIGINT", "the process was stopped by SIGINT;"),
+    ] {
+      let path = try temporaryTrace([
+        TraceFixtures.header, #"{"t":5,"e":"crash","signal":"\#(signal)","th":0}"#,
+      ])
+      let run = try CommandRun.chronoscope(["validate", path])
+      XCTAssertEqual(run.status, 1, run.output)
+      XCTAssertTrue(run.output.contains(words), run.output)
+      XCTAssertFalse(run.output.contains("thread 0"), run.output)
+    }
+  }
 }
