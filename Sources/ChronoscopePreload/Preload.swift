@@ -162,25 +162,30 @@
     /// Labels announced so far.
     private let labels = Mutex<Set<String>>([])
 
-    /// `label`, told apart from an earlier queue's by the queue's quality of service (the Swift
-    /// runtime makes a "Swift global concurrent queue" for each priority), or by a number.
+    /// `label`, told apart from an earlier queue's by the queue's quality of service, or by a
+    /// number when that does not tell them apart. The Swift runtime's queues (one "Swift global
+    /// concurrent queue" per priority) are named by their quality of service from the first:
+    /// "Swift global concurrent queue (user-initiated)".
     private func distinct(_ label: String, of queue: OpaquePointer) -> String {
       labels.withLock { labels in
+        var priority: Int32 = 0
+        let qos = Self.qosNames[realGetQoS(queue, &priority)]
         var chosen = label
-        if labels.contains(chosen) {
-          var priority: Int32 = 0
-          let qos = Self.qosNames[realGetQoS(queue, &priority)]
-          if let qos { chosen = "\(label) (\(qos))" }
-          var number = 2
-          while labels.contains(chosen) {
-            chosen = "\(label) #\(number)"
-            number += 1
-          }
+        if let qos, label == Self.runtimeQueueLabel || labels.contains(label) {
+          chosen = "\(label) (\(qos))"
+        }
+        var number = 2
+        while labels.contains(chosen) {
+          chosen = "\(label) #\(number)"
+          number += 1
         }
         labels.insert(chosen)
         return chosen
       }
     }
+
+    /// The label of the Swift runtime's global executor queues.
+    private static let runtimeQueueLabel = "Swift global concurrent queue"
 
     /// libdispatch's QoS classes by their values.
     private static let qosNames: [UInt32: String] = [

@@ -62,6 +62,22 @@ final class RecordProcessEdgesTests: XCTestCase {
       XCTAssertEqual(
         run.output, "chronoscope: cannot open \(path) for writing: No such file or directory\n")
     }
+
+    func testTheRuntimesQueuesAreNamedByTheirQualityOfService() throws {
+      let folder = try temporaryFolder("record-priorities")
+      let run = try record(["-o", "p.trace"], program: ["task-priorities"], in: folder)
+      XCTAssertEqual(run.status, 0, run.output)
+      let trace = try XCTUnwrap(
+        TraceReader.read(path: folder.appendingPathComponent("p.trace").path).trace)
+      let runtime = trace.schedulers.values.map(\.label)
+        .filter { $0.hasPrefix("Swift global concurrent queue") }
+      XCTAssertEqual(
+        Set(runtime),
+        Set(
+          ["user-initiated", "utility", "background", "default"].map {
+            "Swift global concurrent queue (\($0))"
+          }), run.output)
+    }
   #endif
 
   func testACrashOrStopOnAnUnknownThreadNamesNoThread() throws {
