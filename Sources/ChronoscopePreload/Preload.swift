@@ -6,6 +6,7 @@
   import ChronoscopeRecording
   import ChronoscopeScheduling
   import ChronoscopeTraceFormat
+  import Foundation
   import Glibc
   import Synchronization
 
@@ -35,14 +36,26 @@
     guard chronoscope_preload_enter() != 0 else { return }
     defer { chronoscope_preload_leave() }
     chronoscope_preload_note_system_modules()
+    var environment = ProcessInfo.processInfo.environment
+    let variable = RecordingSchedulerFactory.environmentVariable
+    guard let template = environment[variable], !template.isEmpty else { return }
+    // Each image of each process its own file (see `TraceProcessNames`): a child of a recorded
+    // process, or what a recorded process `exec`ed into, finds the name of that one inherited.
+    let image = TraceProcessNames.image(
+      pid: getpid(), inherited: environment[RecordingSchedulerFactory.preloadedVariable])
+    // A device, FIFO or socket is written in place by every process, as it always was.
+    let inPlace = !template.contains("%p") && TraceReader.streamKind(of: template) != nil
+    environment[variable] = TraceProcessNames.path(
+      template, image: image.name, isFirst: image.isFirst || inPlace)
+    environment[RecordingSchedulerFactory.preloadedVariable] = nil
     guard
       let recorder = RecordingSchedulerFactory.recorderIfRequested(
-        metadata: metadata())
+        environment: environment, metadata: metadata())
     else { return }
     Preload.recorder = ForeignWorkRecorder(recorder: recorder, describeCode: describe(address:))
     // The app may open a recorder from the same variables (`recordingIfRequested`): this
     // process's trace is taken. Before main, with no other thread yet, setenv is safe.
-    setenv(RecordingSchedulerFactory.preloadedVariable, String(getpid()), 1)
+    setenv(RecordingSchedulerFactory.preloadedVariable, image.name, 1)
     // Ctrl-C or `kill` ends a hung program: what the recorder holds then, and a line saying what
     // stopped it, are written first (the program still ends by the signal).
     FatalSignals.catchStops()

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 
 #if canImport(Glibc)
@@ -23,10 +22,7 @@ struct ChangeDirectory: ParsableCommand {
 
   func run() throws {
     guard chdir(into) == 0 else { throw ExitCode(3) }
-    let queue = DispatchQueue(label: "after-chdir")
-    let group = DispatchGroup()
-    for _ in 0..<items { queue.async(group: group) {} }
-    group.wait()
+    runDispatchWork(label: "after-chdir", items: items)
     print("worked in \(into)")
   }
 }

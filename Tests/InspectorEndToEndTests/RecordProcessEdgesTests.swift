@@ -63,6 +63,41 @@ final class RecordProcessEdgesTests: XCTestCase {
         run.output, "chronoscope: cannot open \(path) for writing: No such file or directory\n")
     }
 
+    /// The labels of the queues in each trace `record` wrote in `folder`, by file name, each
+    /// file checked by `validate` and named in `output`.
+    private func queuesByFile(in folder: URL, output: String) throws -> [String: Set<String>] {
+      var queues: [String: Set<String>] = [:]
+      for name in try names(in: folder) {
+        XCTAssertTrue(output.contains("trace written to \(name)\n"), "\(name): \(output)")
+        let validation = try CommandRun.chronoscope(["validate", name], in: folder)
+        XCTAssertEqual(validation.status, 0, "\(name): \(validation.output)")
+        let reading = TraceReader.read(path: folder.appendingPathComponent(name).path)
+        XCTAssertNotNil(reading.trace?.closing, "\(name) ends with its end marker")
+        queues[name] = Set(reading.trace?.schedulers.values.map(\.label) ?? [])
+      }
+      return queues
+    }
+
+    func testChildrenOfAProgramGivenOnePathEachWriteAFileOfTheirOwn() throws {
+      // Two copies of itself started by fork and exec, and two forked children that exit: the
+      // copies' recorders found the file taken and recorded nothing.
+      let folder = try temporaryFolder("record-children")
+      let run = try record(
+        ["-o", "one.trace"], program: ["spawn-children", "--children", "2"], in: folder)
+      XCTAssertEqual(run.status, 0, run.output)
+      XCTAssertFalse(run.output.contains("another process is recording"), run.output)
+      let queues = try queuesByFile(in: folder, output: run.output)
+      XCTAssertEqual(queues.count, 3, "\(queues.keys.sorted()): \(run.output)")
+      XCTAssertEqual(queues["one.trace"]?.contains("spawner"), true, "\(queues)")
+      for index in 0..<2 {
+        let files = queues.filter { $0.value.contains("child-\(index)") }.map(\.key)
+        XCTAssertEqual(files.count, 1, "child-\(index): \(queues)")
+        let file = try XCTUnwrap(files.first)
+        XCTAssertNotNil(
+          file.range(of: #"^one-[0-9]+\.trace$"#, options: .regularExpression), file)
+      }
+    }
+
     func testTheRuntimesQueuesAreNamedByTheirQualityOfService() throws {
       let folder = try temporaryFolder("record-priorities")
       let run = try record(["-o", "p.trace"], program: ["task-priorities"], in: folder)
