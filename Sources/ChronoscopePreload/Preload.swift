@@ -56,9 +56,28 @@
     // The app may open a recorder from the same variables (`recordingIfRequested`): this
     // process's trace is taken. Before main, with no other thread yet, setenv is safe.
     setenv(RecordingSchedulerFactory.preloadedVariable, image.name, 1)
+    chronoscope_preload_note_owner()
     // Ctrl-C or `kill` ends a hung program: what the recorder holds then, and a line saying what
     // stopped it, are written first (the program still ends by the signal).
     FatalSignals.catchStops()
+  }
+
+  /// Called by the `exec` family's interposers (CChronoscopePreload) in the process that opened
+  /// the recorder, before the real call: `exec` runs no exit handlers, so what is buffered is
+  /// written now and the trace ends with its end marker, in the calling thread.
+  @_cdecl("chronoscope_preload_before_exec")
+  package func chronoscopePreloadBeforeExec() {
+    guard Preload.isRecording, chronoscope_preload_enter() != 0 else { return }
+    defer { chronoscope_preload_leave() }
+    ExecHandoff.writeBeforeExec()
+  }
+
+  /// Called by the `exec` family's interposers when the call failed: the recording goes on.
+  @_cdecl("chronoscope_preload_after_failed_exec")
+  package func chronoscopePreloadAfterFailedExec() {
+    guard Preload.isRecording, chronoscope_preload_enter() != 0 else { return }
+    defer { chronoscope_preload_leave() }
+    ExecHandoff.resumeAfterFailedExec()
   }
 
   /// The header's metadata: who recorded, and the `chronoscope record` run the trace belongs to,

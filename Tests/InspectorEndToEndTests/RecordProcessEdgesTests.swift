@@ -98,6 +98,25 @@ final class RecordProcessEdgesTests: XCTestCase {
       }
     }
 
+    func testAProgramThatExecsKeepsTheWorkOfBothImagesAndOfAFailedExec() throws {
+      for output in ["ex.trace", "ex-%p.trace"] {
+        let folder = try temporaryFolder("record-exec")
+        let run = try record(
+          ["-o", output], program: ["exec-other", "--fail-first", "dispatch-work"], in: folder)
+        XCTAssertEqual(run.status, 0, run.output)
+        XCTAssertTrue(run.output.contains("dispatch-work: ran 8 blocks"), run.output)
+        let queues = try queuesByFile(in: folder, output: run.output)
+        XCTAssertEqual(queues.count, 2, "\(output): \(queues.keys.sorted()) \(run.output)")
+        let first = try XCTUnwrap(queues.first { $0.value.contains("before-exec") }, "\(queues)")
+        XCTAssertTrue(first.value.contains("after-failed-exec"), "\(queues)")
+        let second = try XCTUnwrap(queues.first { $0.value.contains("dispatch-work") })
+        XCTAssertNotNil(
+          second.key.range(of: #"^ex-[0-9]+-exec1\.trace$"#, options: .regularExpression),
+          second.key)
+        if output == "ex.trace" { XCTAssertEqual(first.key, "ex.trace") }
+      }
+    }
+
     func testTheRuntimesQueuesAreNamedByTheirQualityOfService() throws {
       let folder = try temporaryFolder("record-priorities")
       let run = try record(["-o", "p.trace"], program: ["task-priorities"], in: folder)
