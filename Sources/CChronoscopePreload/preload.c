@@ -6,6 +6,8 @@
 #include "CChronoscopePreload.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
 #include <elf.h>
 #include <link.h>
 #include <pthread.h>
@@ -17,6 +19,9 @@
 #include <unwind.h>
 
 extern void chronoscope_preload_start(void);
+extern void chronoscope_preload_before_exec(void);
+extern void chronoscope_preload_after_failed_exec(void);
+static void find_exec_family(void);
 static void disable_in_child(void);
 static const char *base_name(const char *path);
 /// Whether CHRONOSCOPE_TRACE_SITES=0 turned call sites off.
@@ -82,6 +87,7 @@ static void restore_crash_defaults(void) {
 __attribute__((constructor)) static void chronoscope_preload_constructor(void) {
   if (!chronoscope_preload_main_program_is_swift()) restore_crash_defaults();
   pthread_atfork(NULL, NULL, disable_in_child);
+  find_exec_family();
   const char *sites = getenv("CHRONOSCOPE_TRACE_SITES");
   sites_off = sites != NULL && strcmp(sites, "0") == 0;
   chronoscope_preload_start();
@@ -109,6 +115,116 @@ int chronoscope_preload_suspend(void) {
 }
 
 void chronoscope_preload_restore(int outer) { inside = outer; }
+
+// MARK: - exec
+
+// `exec` runs no exit handlers and ends every thread: what the recorder buffered would be lost,
+// and its trace left without its end. Each of the family (glibc's own calls to one another are
+// internal, so each public one is interposed) ends the traces first, in the calling thread, and
+// takes the end back if the call fails. Only in the process that opened the recorder: a child
+// forked (`disabled`) or `vfork`ed (another pid, sharing the parent's memory and locks) touches
+// nothing of the parent's. The real functions are found at start: looking one up in a child
+// could take a lock another thread of the parent held at the fork.
+
+static pid_t owner_pid;
+
+void chronoscope_preload_note_owner(void) { owner_pid = getpid(); }
+
+typedef int (*execve_function)(const char *, char *const[], char *const[]);
+typedef int (*execv_function)(const char *, char *const[]);
+typedef int (*fexecve_function)(int, char *const[], char *const[]);
+static execve_function real_execve, real_execvpe;
+static execv_function real_execv, real_execvp;
+static fexecve_function real_fexecve;
+
+static void find_exec_family(void) {
+  real_execve = (execve_function)dlsym(RTLD_NEXT, "execve");
+  real_execvpe = (execve_function)dlsym(RTLD_NEXT, "execvpe");
+  real_execv = (execv_function)dlsym(RTLD_NEXT, "execv");
+  real_execvp = (execv_function)dlsym(RTLD_NEXT, "execvp");
+  real_fexecve = (fexecve_function)dlsym(RTLD_NEXT, "fexecve");
+}
+
+static int before_exec(void) {
+  if (owner_pid == 0 || disabled || inside || getpid() != owner_pid) return 0;
+  chronoscope_preload_before_exec();
+  return 1;
+}
+
+// Returns `result` with the call's errno, after the recording resumed.
+static int after_exec(int ended, int result) {
+  int error = errno;
+  if (ended) chronoscope_preload_after_failed_exec();
+  errno = error;
+  return result;
+}
+
+static int missing(void) {
+  errno = ENOSYS;
+  return -1;
+}
+
+int execve(const char *path, char *const argv[], char *const envp[]) {
+  if (real_execve == NULL) return missing();
+  int ended = before_exec();
+  return after_exec(ended, real_execve(path, argv, envp));
+}
+
+int execvpe(const char *file, char *const argv[], char *const envp[]) {
+  if (real_execvpe == NULL) return missing();
+  int ended = before_exec();
+  return after_exec(ended, real_execvpe(file, argv, envp));
+}
+
+int execv(const char *path, char *const argv[]) {
+  if (real_execv == NULL) return missing();
+  int ended = before_exec();
+  return after_exec(ended, real_execv(path, argv));
+}
+
+int execvp(const char *file, char *const argv[]) {
+  if (real_execvp == NULL) return missing();
+  int ended = before_exec();
+  return after_exec(ended, real_execvp(file, argv));
+}
+
+int fexecve(int descriptor, char *const argv[], char *const envp[]) {
+  if (real_fexecve == NULL) return missing();
+  int ended = before_exec();
+  return after_exec(ended, real_fexecve(descriptor, argv, envp));
+}
+
+// The list forms gather their arguments (on the stack: nothing allocates) and call the vector
+// forms above, which end the traces.
+#define GATHER_ARGUMENTS(first, last_named, extra)                   \
+  va_list count_list;                                                \
+  va_start(count_list, last_named);                                  \
+  size_t count = 1;                                                  \
+  while (va_arg(count_list, char *) != NULL) count++;                \
+  va_end(count_list);                                                \
+  char *argv[count + 1];                                             \
+  va_list list;                                                      \
+  va_start(list, last_named);                                        \
+  argv[0] = (char *)(first);                                         \
+  for (size_t index = 1; index <= count; index++) argv[index] = va_arg(list, char *); \
+  extra;                                                             \
+  va_end(list)
+
+int execl(const char *path, const char *arg, ...) {
+  GATHER_ARGUMENTS(arg, arg, (void)0);
+  return execv(path, argv);
+}
+
+int execlp(const char *file, const char *arg, ...) {
+  GATHER_ARGUMENTS(arg, arg, (void)0);
+  return execvp(file, argv);
+}
+
+int execle(const char *path, const char *arg, ...) {
+  char *const *envp;
+  GATHER_ARGUMENTS(arg, arg, envp = va_arg(list, char *const *));
+  return execve(path, argv, envp);
+}
 
 // MARK: - System modules
 

@@ -6,6 +6,7 @@
   import ChronoscopeRecording
   import ChronoscopeScheduling
   import ChronoscopeTraceFormat
+  import Foundation
   import Glibc
   import Synchronization
 
@@ -35,17 +36,48 @@
     guard chronoscope_preload_enter() != 0 else { return }
     defer { chronoscope_preload_leave() }
     chronoscope_preload_note_system_modules()
+    var environment = ProcessInfo.processInfo.environment
+    let variable = RecordingSchedulerFactory.environmentVariable
+    guard let template = environment[variable], !template.isEmpty else { return }
+    // Each image of each process its own file (see `TraceProcessNames`): a child of a recorded
+    // process, or what a recorded process `exec`ed into, finds the name of that one inherited.
+    let image = TraceProcessNames.image(
+      pid: getpid(), inherited: environment[RecordingSchedulerFactory.preloadedVariable])
+    // A device, FIFO or socket is written in place by every process, as it always was.
+    let inPlace = !template.contains("%p") && TraceReader.streamKind(of: template) != nil
+    environment[variable] = TraceProcessNames.path(
+      template, image: image.name, isFirst: image.isFirst || inPlace)
+    environment[RecordingSchedulerFactory.preloadedVariable] = nil
     guard
       let recorder = RecordingSchedulerFactory.recorderIfRequested(
-        metadata: metadata())
+        environment: environment, metadata: metadata())
     else { return }
     Preload.recorder = ForeignWorkRecorder(recorder: recorder, describeCode: describe(address:))
     // The app may open a recorder from the same variables (`recordingIfRequested`): this
     // process's trace is taken. Before main, with no other thread yet, setenv is safe.
-    setenv(RecordingSchedulerFactory.preloadedVariable, String(getpid()), 1)
+    setenv(RecordingSchedulerFactory.preloadedVariable, image.name, 1)
+    chronoscope_preload_note_owner()
     // Ctrl-C or `kill` ends a hung program: what the recorder holds then, and a line saying what
     // stopped it, are written first (the program still ends by the signal).
     FatalSignals.catchStops()
+  }
+
+  /// Called by the `exec` family's interposers (CChronoscopePreload) in the process that opened
+  /// the recorder, before the real call: `exec` runs no exit handlers, so what is buffered is
+  /// written now and the trace ends with its end marker, in the calling thread.
+  @_cdecl("chronoscope_preload_before_exec")
+  package func chronoscopePreloadBeforeExec() {
+    guard Preload.isRecording, chronoscope_preload_enter() != 0 else { return }
+    defer { chronoscope_preload_leave() }
+    ExecHandoff.writeBeforeExec()
+  }
+
+  /// Called by the `exec` family's interposers when the call failed: the recording goes on.
+  @_cdecl("chronoscope_preload_after_failed_exec")
+  package func chronoscopePreloadAfterFailedExec() {
+    guard Preload.isRecording, chronoscope_preload_enter() != 0 else { return }
+    defer { chronoscope_preload_leave() }
+    ExecHandoff.resumeAfterFailedExec()
   }
 
   /// The header's metadata: who recorded, and the `chronoscope record` run the trace belongs to,
@@ -162,25 +194,30 @@
     /// Labels announced so far.
     private let labels = Mutex<Set<String>>([])
 
-    /// `label`, told apart from an earlier queue's by the queue's quality of service (the Swift
-    /// runtime makes a "Swift global concurrent queue" for each priority), or by a number.
+    /// `label`, told apart from an earlier queue's by the queue's quality of service, or by a
+    /// number when that does not tell them apart. The Swift runtime's queues (one "Swift global
+    /// concurrent queue" per priority) are named by their quality of service from the first:
+    /// "Swift global concurrent queue (user-initiated)".
     private func distinct(_ label: String, of queue: OpaquePointer) -> String {
       labels.withLock { labels in
+        var priority: Int32 = 0
+        let qos = Self.qosNames[realGetQoS(queue, &priority)]
         var chosen = label
-        if labels.contains(chosen) {
-          var priority: Int32 = 0
-          let qos = Self.qosNames[realGetQoS(queue, &priority)]
-          if let qos { chosen = "\(label) (\(qos))" }
-          var number = 2
-          while labels.contains(chosen) {
-            chosen = "\(label) #\(number)"
-            number += 1
-          }
+        if let qos, label == Self.runtimeQueueLabel || labels.contains(label) {
+          chosen = "\(label) (\(qos))"
+        }
+        var number = 2
+        while labels.contains(chosen) {
+          chosen = "\(label) #\(number)"
+          number += 1
         }
         labels.insert(chosen)
         return chosen
       }
     }
+
+    /// The label of the Swift runtime's global executor queues.
+    private static let runtimeQueueLabel = "Swift global concurrent queue"
 
     /// libdispatch's QoS classes by their values.
     private static let qosNames: [UInt32: String] = [

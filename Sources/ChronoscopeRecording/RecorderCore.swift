@@ -27,6 +27,9 @@ final class RecorderCore: Sendable {
   private let stopping = Atomic<Bool>(false)
   /// This core's place in the crash-handler chain, while it is open.
   private let crashRegistration = Mutex<FatalSignals.Registration?>(nil)
+  /// The writer as it was before ``endBeforeExec()`` ended the trace, and where its file ended
+  /// then: what an `exec` that failed goes back to.
+  private let beforeExec = Mutex<(writer: TraceWriter, fileEnd: Int64)?>(nil)
   /// What the crash path writes when the writer's lock never comes free.
   private let lastResort = LastResort()
   // Signalled to make the writer flush before its interval is up: on close, and when a thread's
@@ -322,6 +325,33 @@ final class RecorderCore: Sendable {
     RecorderRegistry.shared.remove(self)
   }
 
+  /// Before an `exec` (see ``ExecHandoff``): writes what is buffered and the end marker, as
+  /// ``close()`` does, but keeps the file open, remembering the writer as it was, so that
+  /// ``resumeAfterFailedExec()`` can take the marker back. Only a regular file can be cut back:
+  /// a device, FIFO or socket is flushed and left open without the marker.
+  func endBeforeExec() {
+    writer.withLock { writer in
+      guard !writer.isClosed, writer.isOpen else { return }
+      let end = now()
+      drain(into: &writer, upTo: end)
+      guard let fileEnd = writer.regularFileEnd else { return }
+      let before = writer
+      writer.close(time: end, keepingFile: true)
+      beforeExec.withLock { $0 = (before, fileEnd) }
+    }
+  }
+
+  /// After an `exec` that failed: cuts the file back to where it ended before
+  /// ``endBeforeExec()`` and goes on writing as before. A file that cannot be cut stays ended.
+  func resumeAfterFailedExec() {
+    writer.withLock { writer in
+      guard let (before, fileEnd) = beforeExec.withLock({ $0.take() }),
+        writer.cutBack(to: fileEnd)
+      else { return }
+      writer = before
+    }
+  }
+
   /// Moves the action-id counter on to `value` (for tests of the ids' wrap-around).
   func skipActionIDs(to value: UInt64) { actionIDs.skip(to: value) }
 
@@ -377,7 +407,8 @@ final class RecorderCore: Sendable {
   /// stamp in progress keeps anything at or before the cut from arriving late. So every flush
   /// writes exactly the events stamped in (previous cut, this cut], and `t` never decreases.
   private func drain(into writer: inout TraceWriter, upTo end: Int64? = nil) {
-    guard writer.isOpen else { return }
+    // An ended trace (closed, or before an `exec`) takes nothing more.
+    guard writer.isOpen, !writer.isClosed else { return }
     let cutoff = end ?? now()
     // After the cut is read: every stamp flag raised before a clock reading earlier than the
     // cut is now visible (see `ThreadBuffer.stamp`).

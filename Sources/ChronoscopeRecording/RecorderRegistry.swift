@@ -47,8 +47,22 @@ final class RecorderRegistry: Sendable {
     dumps.withLock { $0[ObjectIdentifier(core)] = (core, path, logger) }
   }
 
-  private func flushAll() {
+  /// Before an `exec` (see ``ExecHandoff``): as at exit, but the recorders that close there
+  /// only end their traces, keeping their files, in case the `exec` fails.
+  func writeBeforeExec() {
     guard getpid() == owner else { return }
+    dumpFlights()
+    for core in closing.withLock({ Array($0.values) }) { core.endBeforeExec() }
+    for core in recorders.withLock({ Array($0.values) }) { core.flush() }
+  }
+
+  /// After an `exec` that failed: the traces ended before it go on.
+  func resumeAfterFailedExec() {
+    guard getpid() == owner else { return }
+    for core in closing.withLock({ Array($0.values) }) { core.resumeAfterFailedExec() }
+  }
+
+  private func dumpFlights() {
     for (core, path, logger) in dumps.withLock({ Array($0.values) }) {
       do {
         try core.dump(to: path)
@@ -56,6 +70,11 @@ final class RecorderRegistry: Sendable {
         logger.error("flight recorder: \(error)")
       }
     }
+  }
+
+  private func flushAll() {
+    guard getpid() == owner else { return }
+    dumpFlights()
     for core in closing.withLock({ Array($0.values) }) { core.close() }
     for core in recorders.withLock({ Array($0.values) }) {
       core.flush()

@@ -1,4 +1,5 @@
 import ChronoscopeScheduling
+import ChronoscopeTraceFormat
 import Foundation
 import Logging
 import Synchronization
@@ -51,9 +52,11 @@ extension RecordingSchedulerFactory {
   /// With ``environmentVariable``: flight mode, keeping this many seconds in memory (see
   /// ``FlightRecorder``) and writing them to the trace path on SIGUSR1, on a crash and at exit.
   public static let flightVariable = "CHRONOSCOPE_TRACE_FLIGHT"
-  /// Set by the preload library of `chronoscope record` to the id of the process whose trace it
-  /// writes: a recorder of its own in that process would write the same file, so the app's is
-  /// not opened (the preload records the app's Dispatch work, the decorator's included).
+  /// Set by the preload library of `chronoscope record` to the name of the process image whose
+  /// trace it writes (its process id, `4242-exec1` after an `exec`: see `TraceProcessNames`): a
+  /// recorder of its own in that process would write the same file, so the app's is not opened
+  /// (the preload records the app's Dispatch work, the decorator's included). Children inherit
+  /// it, which tells them a trace of their own is theirs to make.
   package static let preloadedVariable = "CHRONOSCOPE_TRACE_PRELOADED"
 
   /// `factory`, recording as the environment asks when `CHRONOSCOPE_TRACE` names a trace path,
@@ -102,7 +105,11 @@ extension RecordingSchedulerFactory {
     metadata: [String: String] = [:], logger: Logger = Logger(label: "chronoscope")
   ) -> TraceRecorder? {
     guard let template = environment[environmentVariable], !template.isEmpty else { return nil }
-    if environment[preloadedVariable] == String(getpid()) { return nil }
+    if let image = environment[preloadedVariable],
+      TraceProcessNames.process(of: image) == getpid()
+    {
+      return nil
+    }
     let path = withProcessID(template)
     do {
       let settings = try RequestedRecording(environment)

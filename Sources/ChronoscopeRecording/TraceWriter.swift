@@ -2,6 +2,12 @@ import ChronoscopeScheduling
 import ChronoscopeTraceFormat
 import HeapModule
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// Turns batches of events into trace lines — the encoding core — and hands them to its sink
 /// (``TraceSink``): a plain file, a rotating file, or a flight recorder's memory.
 ///
@@ -407,7 +413,9 @@ package struct TraceWriter {
     }
   }
 
-  mutating func close(time: Int64) {
+  /// Writes the end marker, once, and closes the file; with `keepingFile`, leaves it open (a
+  /// trace ended before an `exec`, which closes it if it succeeds: see ``cutBack(to:)``).
+  mutating func close(time: Int64, keepingFile: Bool = false) {
     isClosed = true
     guard sink.hasOpenFile else {
       sink = .closed
@@ -425,8 +433,27 @@ package struct TraceWriter {
         written: written + Int64(eventEnds.count) - start.written + start.contextEvents,
         dropped: dropped - start.dropped))
     emit()
+    guard !keepingFile else { return }
     sink.close()
     sink = .closed
+  }
+
+  /// Where the file open now ends, when it is a regular file, which ``cutBack(to:)`` can cut
+  /// back to; nil for a device, FIFO or socket, a flight recorder's memory, or no file.
+  var regularFileEnd: Int64? {
+    let descriptor = sink.currentDescriptor
+    var status = stat()
+    guard descriptor >= 0, fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG
+    else { return nil }
+    let end = lseek(descriptor, 0, SEEK_CUR)
+    return end >= 0 ? Int64(end) : nil
+  }
+
+  /// Cuts the file open now back to `end` bytes and writes on from there; false if it cannot.
+  func cutBack(to end: Int64) -> Bool {
+    let descriptor = sink.currentDescriptor
+    return descriptor >= 0 && ftruncate(descriptor, off_t(end)) == 0
+      && lseek(descriptor, off_t(end), SEEK_SET) == off_t(end)
   }
 
   /// How many of the lines ending (after their newline) at `ends` a reader finds in a file that

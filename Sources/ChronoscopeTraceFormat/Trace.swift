@@ -64,11 +64,15 @@ public struct Trace: Sendable {
     public var isStop: Bool { ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"].contains(signal) }
 
     /// What ended the process, in words: "crashed (SIGSEGV on thread 3)", or "was stopped by
-    /// SIGINT (on thread 3)".
+    /// SIGINT (on thread 3)"; without the thread when the recorder did not know it (thread 0:
+    /// "crashed (SIGSEGV)", "was stopped by SIGINT").
     public var ending: String {
-      isStop
-        ? "was stopped by \(signal) (on thread \(thread))"
-        : "crashed (\(signal) on thread \(thread))"
+      switch (isStop, thread) {
+      case (true, 0): "was stopped by \(signal)"
+      case (true, _): "was stopped by \(signal) (on thread \(thread))"
+      case (false, 0): "crashed (\(signal))"
+      case (false, _): "crashed (\(signal) on thread \(thread))"
+      }
     }
 
     /// The ending by `signal` (its name, `SIGSEGV`) on `thread`, at `time` (ns).

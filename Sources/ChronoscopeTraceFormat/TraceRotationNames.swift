@@ -29,7 +29,7 @@ package enum TraceRotationNames {
 
   /// `path` as its part before the extension and the extension with its dot (`.trace`), or ""
   /// when the file name has none (a leading dot starts no extension).
-  private static func split(_ path: String) -> (stem: String, suffix: String) {
+  package static func split(_ path: String) -> (stem: String, suffix: String) {
     let nameStart = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
     guard let dot = path[nameStart...].lastIndex(of: "."), dot > nameStart,
       path.index(after: dot) < path.endIndex

@@ -19,7 +19,9 @@ struct Record: ParsableCommand {
     discussion: """
       The program runs unchanged: the preload library (found beside chronoscope) records what it \
       asks of Dispatch and of Swift's executors. Each process of its tree that loads the library \
-      writes its own trace (%p in the path becomes its process id). The exit status is the \
+      writes its own trace (%p in the path becomes its process id; without %p the first gets \
+      the path and the others, and what a process execs into, one-PID.trace and \
+      one-PID-exec1.trace beside it). The exit status is the \
       program's (128+N when signal N ended it; 127 when there is no such program, 126 when it \
       cannot run); SIGINT and SIGTERM are passed on to it. Linux only (the library is preloaded \
       with LD_PRELOAD into glibc programs): on other systems record says so and exits with 2.
@@ -104,10 +106,18 @@ struct Record: ParsableCommand {
         )
         throw ExitCode(2)
       }
+      if stream == nil, let reason = RecordingLaunch.unwritableFolder(of: template) {
+        // Every process's recorder would refuse it and run unrecorded; the program need not
+        // run for that.
+        standardError("chronoscope: cannot open \(template) for writing: \(reason)")
+        throw ExitCode(2)
+      }
       var environment = ProcessInfo.processInfo.environment
       environment["LD_PRELOAD"] = ([library.path] + (environment["LD_PRELOAD"].map { [$0] } ?? []))
         .joined(separator: ":")
-      environment["CHRONOSCOPE_TRACE"] = template
+      // Resolved now, against record's own working directory: the recorder opens the file
+      // inside the program, after any `chdir` it made, and in children it started elsewhere.
+      environment["CHRONOSCOPE_TRACE"] = RecordingLaunch.absolute(template)
       if let flight, let seconds = RecordingLaunch.seconds(flight) {
         // The variable takes whole seconds; a window is never shorter than asked for.
         environment["CHRONOSCOPE_TRACE_FLIGHT"] = String(Int(seconds.rounded(.up)))
@@ -168,34 +178,42 @@ enum RecordingLaunch {
     ]
   }
 
+  /// `path` as an absolute path: itself when it starts with `/`, else under the working
+  /// directory (a `%p` in it stays).
+  static func absolute(_ path: String) -> String {
+    path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+  }
+
+  /// Why no trace can be made in the folder `template` names (no such folder, not a folder, not
+  /// writable), as the system says it; nil when it can, or when `%p` in the folder's own path
+  /// makes it one folder per process.
+  static func unwritableFolder(of template: String) -> String? {
+    let folder = (absolute(template) as NSString).deletingLastPathComponent
+    guard !folder.contains("%p") else { return nil }
+    var status = stat()
+    guard stat(folder, &status) == 0 else { return String(cString: strerror(errno)) }
+    guard status.st_mode & S_IFMT == S_IFDIR else { return String(cString: strerror(ENOTDIR)) }
+    guard access(folder, W_OK | X_OK) == 0 else { return String(cString: strerror(errno)) }
+    return nil
+  }
+
   static func preloadLibrary() -> URL? {
     libraryCandidates().first { FileManager.default.isReadableFile(atPath: $0.path) }
   }
 
-  /// The trace files this run's processes wrote for `template` (`%p` standing for any process
-  /// id): those whose header carries `session`, oldest first.
+  /// The trace files this run's processes wrote for `template`: those whose header carries
+  /// `session`, oldest first. `%p` stands for each process image's name (`TraceProcessNames`);
+  /// a template without it names the first image's file, and the others' beside it.
   static func traces(matching template: String, session: String) -> [String] {
     let url = URL(fileURLWithPath: template)
     let folder = url.deletingLastPathComponent().path
     let pattern = url.lastPathComponent
-    let parts = pattern.components(separatedBy: "%p")
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
       return []
     }
-    // The file of each process (`%p`: its id), and each's older files (`--max-bytes`: `r.1.trace`
-    // for `r.trace`, by the recorder's rule).
-    let matching = names.filter { name in
-      guard parts.count > 1 else {
-        return TraceRotationNames.generation(of: name, base: pattern) != nil
-      }
-      guard name.hasPrefix(parts[0]), name.hasSuffix(parts[parts.count - 1]),
-        name.count >= parts[0].count + parts[parts.count - 1].count
-      else { return false }
-      let middle = name.dropFirst(parts[0].count).dropLast(parts[parts.count - 1].count)
-      // A process id, and the number a rotated file gets after it.
-      return parts.count == 2
-        ? !middle.isEmpty && middle.allSatisfy { $0.isNumber || $0 == "." } : true
-    }
+    let patterns =
+      pattern.contains("%p") ? [pattern] : [pattern, TraceProcessNames.othersTemplate(pattern)]
+    let matching = names.filter { name in patterns.contains { matches(name, $0) } }
     let dated = matching.compactMap { name -> (path: String, modified: Date)? in
       // Paths as the template spells them: relative when it is.
       let path = template.contains("/") ? (folder as NSString).appendingPathComponent(name) : name
@@ -208,6 +226,21 @@ enum RecordingLaunch {
       return (path, modified)
     }
     return dated.sorted { $0.modified < $1.modified }.map(\.path)
+  }
+
+  /// Whether the file named `name` belongs to a recording whose file name is `pattern`: the
+  /// file of each image (`%p`: its name), and each's older files (`--max-bytes`: `r.1.trace`
+  /// for `r.trace`, by the recorder's rule).
+  private static func matches(_ name: String, _ pattern: String) -> Bool {
+    let parts = pattern.components(separatedBy: "%p")
+    guard parts.count > 1 else {
+      return TraceRotationNames.generation(of: name, base: pattern) != nil
+    }
+    guard name.hasPrefix(parts[0]), name.hasSuffix(parts[parts.count - 1]),
+      name.count >= parts[0].count + parts[parts.count - 1].count
+    else { return false }
+    let middle = name.dropFirst(parts[0].count).dropLast(parts[parts.count - 1].count)
+    return parts.count == 2 ? TraceProcessNames.isFileName(middle) : true
   }
 
   /// What `path` is when it names a device, FIFO or socket ("a character device"…), which the

@@ -212,8 +212,12 @@ final class RecordUnmodifiedProgramTests: XCTestCase {
   }
 
   func testAProgramWhoseRecorderCannotStartRunsUnrecordedWithOneLineSaid() throws {
+    // A folder as the path: `record` finds nothing wrong with where it is (a folder that is not
+    // there it says itself, before the program runs: RecordProcessEdgesTests), the recorder
+    // refuses it.
+    let folder = try temporaryFolder("record-unstartable")
     let run = try CommandRun.chronoscope([
-      "record", "-o", "/nonexistent-folder-for-chronoscope/feed-%p.trace", "--",
+      "record", "-o", folder.path, "--",
       try ProductsDirectory.executable("feed-refresher").path,
     ])
     XCTAssertEqual(run.status, 0, run.output)

@@ -19,6 +19,9 @@ int chronoscope_preload_enter(void);
 /// `exec`) inherits the recorder but not its threads, and records nothing; its interposers then
 /// touch no lock another thread of the parent may have held at the fork.
 int chronoscope_preload_is_disabled(void);
+/// Notes the calling process as the one whose recorder is open: the `exec` family's interposers
+/// end its traces before an `exec` in it, and in no other (a child forked or `vfork`ed from it).
+void chronoscope_preload_note_owner(void);
 
 /// Lowers the flag raised by a successful enter.
 void chronoscope_preload_leave(void);

@@ -1,0 +1,151 @@
+import ChronoscopeTestSupport
+import ChronoscopeTraceFormat
+import Foundation
+import XCTest
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `chronoscope record -- PROGRAM` at the edges of the program's processes (issue 40): a program
+/// that changes its working directory, starts children, or replaces itself with `exec`, and what
+/// `record` says when it cannot write at all. Linux only, as `record` is.
+final class RecordProcessEdgesTests: XCTestCase {
+  #if os(Linux)
+    /// Runs `record ARGUMENTS -- chronoscope-examples PROGRAM…` in `folder`.
+    private func record(
+      _ arguments: [String], program: [String], in folder: URL
+    ) throws -> (status: Int32, output: String) {
+      try CommandRun.chronoscope(
+        ["record"] + arguments + [
+          "--", try ProductsDirectory.executable("chronoscope-examples").path,
+        ] + program, in: folder)
+    }
+
+    /// The names in `folder`, sorted.
+    private func names(in folder: URL) throws -> [String] {
+      try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+    }
+
+    func testARelativeOutputIsWhereRecordRanNotWhereTheProgramWent() throws {
+      let folder = try temporaryFolder("record-relative")
+      let elsewhere = try temporaryFolder("record-relative-elsewhere")
+      // The file opened before main, a flight recording written at exit, files a rotation
+      // opens as the program goes: all after the program's `chdir` but the first.
+      for options in [
+        ["-o", "rel.trace"], ["-o", "rel-%p.trace"], ["--flight", "30s", "-o", "rel.trace"],
+        ["--max-bytes", "8K", "--keep", "100", "-o", "rel.trace"],
+      ] {
+        let run = try record(
+          options, program: ["chdir-work", "--into", elsewhere.path, "--items", "400"],
+          in: folder)
+        XCTAssertEqual(run.status, 0, run.output)
+        XCTAssertTrue(run.output.contains("worked in \(elsewhere.path)"), run.output)
+        XCTAssertEqual(try names(in: elsewhere), [], "\(options): nothing where the program went")
+        let written = try names(in: folder)
+        XCTAssertFalse(written.isEmpty, "\(options): \(run.output)")
+        XCTAssertFalse(run.output.contains("no trace was written"), run.output)
+        for name in written {
+          XCTAssertTrue(run.output.contains("trace written to \(name)"), "\(name): \(run.output)")
+          let validation = try CommandRun.chronoscope(["validate", name], in: folder)
+          XCTAssertEqual(validation.status, 0, "\(options) \(name): \(validation.output)")
+          try FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        }
+      }
+    }
+
+    func testAnOutputInAFolderThatIsNotThereSaysTheOpenErrorAloneAndFails() throws {
+      let folder = try temporaryFolder("record-no-folder")
+      let path = folder.appendingPathComponent("missing/x.trace").path
+      let run = try record(["-o", path], program: ["chdir-work", "--into", "/"], in: folder)
+      XCTAssertNotEqual(run.status, 0, run.output)
+      XCTAssertEqual(
+        run.output, "chronoscope: cannot open \(path) for writing: No such file or directory\n")
+    }
+
+    /// The labels of the queues in each trace `record` wrote in `folder`, by file name, each
+    /// file checked by `validate` and named in `output`.
+    private func queuesByFile(in folder: URL, output: String) throws -> [String: Set<String>] {
+      var queues: [String: Set<String>] = [:]
+      for name in try names(in: folder) {
+        XCTAssertTrue(output.contains("trace written to \(name)\n"), "\(name): \(output)")
+        let validation = try CommandRun.chronoscope(["validate", name], in: folder)
+        XCTAssertEqual(validation.status, 0, "\(name): \(validation.output)")
+        let reading = TraceReader.read(path: folder.appendingPathComponent(name).path)
+        XCTAssertNotNil(reading.trace?.closing, "\(name) ends with its end marker")
+        queues[name] = Set(reading.trace?.schedulers.values.map(\.label) ?? [])
+      }
+      return queues
+    }
+
+    func testChildrenOfAProgramGivenOnePathEachWriteAFileOfTheirOwn() throws {
+      // Two copies of itself started by fork and exec, and two forked children that exit: the
+      // copies' recorders found the file taken and recorded nothing.
+      let folder = try temporaryFolder("record-children")
+      let run = try record(
+        ["-o", "one.trace"], program: ["spawn-children", "--children", "2"], in: folder)
+      XCTAssertEqual(run.status, 0, run.output)
+      XCTAssertFalse(run.output.contains("another process is recording"), run.output)
+      let queues = try queuesByFile(in: folder, output: run.output)
+      XCTAssertEqual(queues.count, 3, "\(queues.keys.sorted()): \(run.output)")
+      XCTAssertEqual(queues["one.trace"]?.contains("spawner"), true, "\(queues)")
+      for index in 0..<2 {
+        let files = queues.filter { $0.value.contains("child-\(index)") }.map(\.key)
+        XCTAssertEqual(files.count, 1, "child-\(index): \(queues)")
+        let file = try XCTUnwrap(files.first)
+        XCTAssertNotNil(
+          file.range(of: #"^one-[0-9]+\.trace$"#, options: .regularExpression), file)
+      }
+    }
+
+    func testAProgramThatExecsKeepsTheWorkOfBothImagesAndOfAFailedExec() throws {
+      for output in ["ex.trace", "ex-%p.trace"] {
+        let folder = try temporaryFolder("record-exec")
+        let run = try record(
+          ["-o", output], program: ["exec-other", "--fail-first", "dispatch-work"], in: folder)
+        XCTAssertEqual(run.status, 0, run.output)
+        XCTAssertTrue(run.output.contains("dispatch-work: ran 8 blocks"), run.output)
+        let queues = try queuesByFile(in: folder, output: run.output)
+        XCTAssertEqual(queues.count, 2, "\(output): \(queues.keys.sorted()) \(run.output)")
+        let first = try XCTUnwrap(queues.first { $0.value.contains("before-exec") }, "\(queues)")
+        XCTAssertTrue(first.value.contains("after-failed-exec"), "\(queues)")
+        let second = try XCTUnwrap(queues.first { $0.value.contains("dispatch-work") })
+        XCTAssertNotNil(
+          second.key.range(of: #"^ex-[0-9]+-exec1\.trace$"#, options: .regularExpression),
+          second.key)
+        if output == "ex.trace" { XCTAssertEqual(first.key, "ex.trace") }
+      }
+    }
+
+    func testTheRuntimesQueuesAreNamedByTheirQualityOfService() throws {
+      let folder = try temporaryFolder("record-priorities")
+      let run = try record(["-o", "p.trace"], program: ["task-priorities"], in: folder)
+      XCTAssertEqual(run.status, 0, run.output)
+      let trace = try XCTUnwrap(
+        TraceReader.read(path: folder.appendingPathComponent("p.trace").path).trace)
+      let runtime = trace.schedulers.values.map(\.label)
+        .filter { $0.hasPrefix("Swift global concurrent queue") }
+      XCTAssertEqual(
+        Set(runtime),
+        Set(
+          ["user-initiated", "utility", "background", "default"].map {
+            "Swift global concurrent queue (\($0))"
+          }), run.output)
+    }
+  #endif
+
+  func testACrashOrStopOnAnUnknownThreadNamesNoThread() throws {
+    for (signal, words) in [
+      ("SIGSEGV", "the process crashed (SIGSEGV);"),
+      ("SIGINT", "the process was stopped by SIGINT;"),
+    ] {
+      let path = try temporaryTrace([
+        TraceFixtures.header, #"{"t":5,"e":"crash","signal":"\#(signal)","th":0}"#,
+      ])
+      let run = try CommandRun.chronoscope(["validate", path])
+      XCTAssertEqual(run.status, 1, run.output)
+      XCTAssertTrue(run.output.contains(words), run.output)
+      XCTAssertFalse(run.output.contains("thread 0"), run.output)
+    }
+  }
+}
