@@ -17,7 +17,8 @@ struct Check: ParsableCommand {
       finding is as severe as --fail-on, 1 when one is, 2 for unreadable input or bad options. \
       A trace whose recording did not end cleanly (not closed: killed, or still being written; \
       crashed; stopped by a signal; a failed write; dropped events) says so first, once, as \
-      validate does, and counts as a warning. \
+      validate does, and counts as a warning: the rule "recording", which --only and --ignore \
+      name as they name a kind. \
       --json prints one document with every finding of the rules chosen, and for late ones why \
       (docs/Findings.md).
       """
@@ -78,6 +79,8 @@ struct Check: ParsableCommand {
     let thresholds: FindingThresholds
     let failLevel: Finding.Severity
     let rules: Set<Finding.Kind>
+    /// Whether notes on the recording are printed, and whether they fail the check.
+    let recordingNotes: (shown: Bool, fail: Bool)
     do {
       thresholds = FindingThresholds(
         late: try Self.duration(late, "--late"), block: try Self.duration(block, "--block"),
@@ -90,8 +93,10 @@ struct Check: ParsableCommand {
       }
       failLevel = level
       let chosen = try Self.rules(only, "--only")
-      rules = (chosen.isEmpty ? Set(Finding.Kind.allCases) : chosen)
-        .subtracting(try Self.rules(ignore, "--ignore"))
+      let ignored = try Self.rules(ignore, "--ignore")
+      let all = chosen.kinds.isEmpty && !chosen.recording
+      rules = (all ? Set(Finding.Kind.allCases) : chosen.kinds).subtracting(ignored.kinds)
+      recordingNotes = (!ignored.recording, (all || chosen.recording) && !ignored.recording)
     } catch let failure as UsageFailure {
       standardError("chronoscope: \(TextWidth.sanitized(failure.description))")
       throw ExitCode(2)
@@ -114,7 +119,9 @@ struct Check: ParsableCommand {
       var unlisted = 0
       for report in reports {
         // How the recording ended, first: it says how far the findings can be trusted.
-        for note in report.recording { print(TraceLoading.line(note, of: note.file)) }
+        if recordingNotes.shown {
+          for note in report.recording { print(TraceLoading.line(note, of: note.file)) }
+        }
         for finding in report.findings {
           guard finding.severity >= listed else {
             unlisted += 1
@@ -133,7 +140,7 @@ struct Check: ParsableCommand {
     if unreadable { throw ExitCode(2) }
     if reports.contains(where: { report in
       report.findings.contains { $0.severity >= failLevel }
-        || report.recording.contains { Self.severity(of: $0) >= failLevel }
+        || recordingNotes.fail && report.recording.contains { Self.severity(of: $0) >= failLevel }
     }) {
       throw ExitCode(1)
     }
@@ -157,17 +164,31 @@ struct Check: ParsableCommand {
     return value
   }
 
-  /// The rules named in `values` (each a kind, or several separated by commas).
-  static func rules(_ values: [String], _ option: String) throws -> Set<Finding.Kind> {
+  /// The rule that a trace's recording ended cleanly, beside the findings' kinds: its notes
+  /// (not closed, crashed, dropped events…) fail the check unless `--only` leaves it out or
+  /// `--ignore` names it; they are printed unless `--ignore` names it.
+  static let recordingRule = "recording"
+
+  /// The rules named in `values` (each a kind or ``recordingRule``, or several separated by
+  /// commas).
+  static func rules(_ values: [String], _ option: String) throws -> (
+    kinds: Set<Finding.Kind>, recording: Bool
+  ) {
     var rules: Set<Finding.Kind> = []
+    var recording = false
     for name in values.flatMap({ $0.split(separator: ",") }) {
       let trimmed = name.trimmingCharacters(in: .whitespaces)
+      if trimmed == recordingRule {
+        recording = true
+        continue
+      }
       guard let kind = Finding.Kind(rawValue: trimmed) else {
-        let known = Finding.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+        let known = (Finding.Kind.allCases.map(\.rawValue) + [recordingRule])
+          .joined(separator: ", ")
         throw UsageFailure("\(option): no rule \"\(trimmed)\"; the rules are \(known)")
       }
       rules.insert(kind)
     }
-    return rules
+    return (rules, recording)
   }
 }

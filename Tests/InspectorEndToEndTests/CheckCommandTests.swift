@@ -181,6 +181,21 @@ final class CheckCommandTests: XCTestCase {
     XCTAssertTrue(relaxed.output.contains("did not close"), "still said: \(relaxed.output)")
   }
 
+  func testTheRecordingRuleIsChosenAndLeftOutAsAKindIs() throws {
+    let cut = try clean(endingWith: nil).path
+    let narrowed = try CommandRun.chronoscope(["check", "--only", "late,lost-work", cut])
+    XCTAssertEqual(narrowed.status, 0, "--only leaves the rule out: \(narrowed.output)")
+    XCTAssertTrue(narrowed.output.contains("did not close"), "still said: \(narrowed.output)")
+    let ignored = try CommandRun.chronoscope(["check", "--ignore", "recording", cut])
+    XCTAssertEqual(ignored.status, 0, ignored.output)
+    XCTAssertEqual(ignored.output, "")
+    let chosen = try CommandRun.chronoscope(["check", "--only", "recording", cut])
+    XCTAssertEqual(chosen.status, 1, chosen.output)
+    let unknown = try CommandRun.chronoscope(["check", "--only", "recordings", cut])
+    XCTAssertEqual(unknown.status, 2, unknown.output)
+    XCTAssertTrue(unknown.output.contains("thread-explosion, recording"), unknown.output)
+  }
+
   func testACrashAStopAndDroppedEventsAreSaidBeforeTheFindings() throws {
     let (crashed, last) = try clean(
       endingWith: #"{"t":55847903,"e":"crash","signal":"SIGSEGV","th":3}"#)
