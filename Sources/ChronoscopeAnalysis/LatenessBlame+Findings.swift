@@ -14,7 +14,7 @@ extension LatenessBlame {
   ///
   /// - Complexity: O(n) for n events, plus, per late finding, the stretches in its window.
   package static func blames(
-    for findings: [Finding], in replay: ReplayEngine, maxShares: Int = 10
+    for findings: [Finding], in replay: ReplayEngine, maxShares: Int = reportedShares
   ) -> [Int: LatenessBlame] {
     var requests: [(offset: Int, request: Request)] = []
     for offset in findings.indices where findings[offset].kind == .late {
@@ -148,30 +148,60 @@ extension LatenessBlame {
       let (from, to) = (request.due, request.began)
       // The first stretch that ends after `from`.
       let low = kept.partitioningIndex { $0.to > from }
-      var longest = Heap<Ranked>()
-      var omitted = (count: 0, duration: Int64(0))
-      for index in kept.indices[low...] {
-        var share = kept[index]
-        guard share.from < to else { break }
+      let window = kept[low...].lazy.prefix { $0.from < to }.map { share in
+        var share = share
         share.from = max(share.from, from)
         share.to = min(share.to, to)
-        var ranked = Ranked(share: share, index: index)
-        if longest.count >= max(limit, 0) {
-          // Full: the new one is left out, or takes the place of the shortest kept.
-          if let shortest = longest.min, shortest < ranked {
-            ranked = longest.replaceMin(with: ranked)
-          }
-          omitted.count += 1
-          omitted.duration = omitted.duration.adding(saturating: ranked.share.duration)
-        } else {
-          longest.insert(ranked)
-        }
+        return share
       }
-      var blame = request.blame(longest.unordered.sorted { $0.index < $1.index }.map(\.share))
+      let (shares, omitted) = LatenessBlame.longest(window, keeping: limit)
+      var blame = request.blame(shares)
       blame.omittedShares = omitted.count
       blame.omittedDuration = omitted.duration
       return blame
     }
+  }
+
+  /// At most `limit` of `shares` (in time order), the longest, in time order, and how many were
+  /// left out and how long they lasted together: what every report of a blame shows, so that a
+  /// late run on a busy machine (hundreds of thousands of changes in who was busy) reads as its
+  /// few longest stretches and one line for the rest.
+  ///
+  /// - Complexity: O(s log `limit`) for s stretches.
+  package static func longest(_ shares: some Sequence<Share>, keeping limit: Int) -> (
+    shares: [Share], omitted: (count: Int, duration: Int64)
+  ) {
+    var longest = Heap<Ranked>()
+    var omitted = (count: 0, duration: Int64(0))
+    for (index, share) in shares.enumerated() {
+      var ranked = Ranked(share: share, index: index)
+      if longest.count >= max(limit, 0) {
+        // Full: the new one is left out, or takes the place of the shortest kept.
+        if let shortest = longest.min, shortest < ranked {
+          ranked = longest.replaceMin(with: ranked)
+        }
+        omitted.count += 1
+        omitted.duration = omitted.duration.adding(saturating: ranked.share.duration)
+      } else {
+        longest.insert(ranked)
+      }
+    }
+    return (longest.unordered.sorted { $0.index < $1.index }.map(\.share), omitted)
+  }
+
+  /// How many stretches a report of a blame lists (`check --json`, the inspector's page,
+  /// `show --action`): the longest, in time order, and a count of the rest.
+  package static let reportedShares = 10
+
+  /// This blame with at most `limit` stretches: the longest, in time order, the rest counted in
+  /// ``omittedShares`` and ``omittedDuration``.
+  package func keepingLongest(_ limit: Int) -> LatenessBlame {
+    let (kept, omitted) = Self.longest(shares, keeping: limit)
+    var blame = self
+    blame.shares = kept
+    blame.omittedShares += omitted.count
+    blame.omittedDuration = blame.omittedDuration.adding(saturating: omitted.duration)
+    return blame
   }
 
   /// A stretch ranked for keeping: the longer first, then the earlier.

@@ -13,7 +13,22 @@ extension InspectorApp {
   /// this action's, else made now.
   private func blame(of action: ActionIndex) -> LatenessBlame? {
     if let shownBlame = cache.shownBlame, shownBlame.action == action { return shownBlame.blame }
-    return LatenessBlame.worstRun(of: action, in: replay)
+    return Self.reportedBlame(of: action, in: replay)
+  }
+
+  /// Why `action`'s worst run began late, as every report shows it: its longest stretches, in
+  /// time order, and a count of the rest (``LatenessBlame/reportedShares``). A late run on a
+  /// busy machine has a stretch per change in who was busy: hundreds of thousands.
+  static func reportedBlame(of action: ActionIndex, in replay: ReplayEngine) -> LatenessBlame? {
+    LatenessBlame.worstRun(of: action, in: replay)?.keepingLongest(LatenessBlame.reportedShares)
+  }
+
+  /// The line that counts the stretches a blame leaves out, if it leaves any out.
+  private func omittedLine(_ blame: LatenessBlame) -> String? {
+    guard blame.omittedShares > 0 else { return nil }
+    let count = blame.omittedShares
+    return
+      "… and \(count) shorter stretch\(count == 1 ? "" : "es"), \(TimeText.duration(blame.omittedDuration)) in all"
   }
 
   /// What the page of why `action` was late shows, `link` its selected stretch; nil when it
@@ -24,18 +39,20 @@ extension InspectorApp {
       title: blameTitle(blame), lines: blameLines(blame),
       stretches: blame.shares.map {
         BlamePanel.Stretch(text: blameRow($0, of: blame), isIdle: $0.action == nil)
-      }, selected: link)
+      }, omitted: omittedLine(blame), selected: link)
   }
 
   /// `show --action`'s account of why the action was late, as plain lines; nil when it never
   /// began late.
   package func whyLate(of id: ActionID) -> [String]? {
-    guard let action = replay.index(of: id),
-      let blame = LatenessBlame.worstRun(of: action, in: replay)
+    guard let action = replay.index(of: id), let blame = Self.reportedBlame(of: action, in: replay)
     else { return nil }
+    let heldUpBy =
+      blame.omittedShares > 0 ? "  held up by (the longest, in time order)" : "  held up by"
     return [blameTitle(blame)]
       + blameLines(blame).map { "  \($0.0.padded(to: 13))\($0.1)" }
-      + ["  held up by"] + blame.shares.map { "    " + blameRow($0, of: blame) }
+      + [heldUpBy] + blame.shares.map { "    " + blameRow($0, of: blame) }
+      + (omittedLine(blame).map { ["    " + $0] } ?? [])
   }
 
   private func blameTitle(_ blame: LatenessBlame) -> String {
@@ -48,7 +65,8 @@ extension InspectorApp {
       case .scheduler:
         "its serial scheduler \(schedulerLabel(of: blame.action)): the runs ahead of it"
       case .mainThread: "the main thread: what ran on it"
-      case .threads: "the worker threads: what ran on them, the one busy longest first"
+      case .threads:
+        "the worker threads: what ran on them (each moment given to the run under way longest)"
       }
     return [
       ("due", TimeText.seconds(blame.due)),

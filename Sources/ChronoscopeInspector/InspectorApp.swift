@@ -328,7 +328,7 @@ import ChronoscopeTraceFormat
 
   /// Shows why `action` was late, or says it never began late.
   private mutating func showBlame(of action: ActionIndex) {
-    cache.shownBlame = (action, LatenessBlame.worstRun(of: action, in: replay))
+    cache.shownBlame = (action, Self.reportedBlame(of: action, in: replay))
     guard !blameLinks(of: action).isEmpty else {
       state.message = "\(replay.action(action).id) never began late"
       return

@@ -79,6 +79,33 @@ final class LatenessBlameTests: XCTestCase {
     XCTAssertEqual(blame.shares.map(\.duration).reduce(0, +), 35 * Self.ms)
   }
 
+  /// A late run on a busy machine has a stretch per change in who was busy: a report lists the
+  /// longest, in time order, and counts the rest, and the two still add up to the lateness.
+  func testABlameWithManyStretchesKeepsTheLongestInTimeOrderAndCountsTheRest() throws {
+    // On db, 40 runs ahead of #100, one every 3 ms: run k lasts 1 ms, but every tenth lasts 2.
+    var events: [TraceEvent] = []
+    for k in 0..<40 {
+      let from = Int64(k) * 3
+      events += Self.work(
+        UInt32(k + 1), scheduler: 2, due: 0, from: from, to: from + (k % 10 == 9 ? 2 : 1),
+        thread: 2)
+    }
+    events += Self.work(100, scheduler: 2, due: 0, from: 121, to: 122, thread: 2)
+    let replay = Self.replay(events)
+    let whole = try Self.blame(of: 100, in: replay)
+    XCTAssertEqual(whole.shares.count, 80, "a run and a gap for each of the 40")
+    let kept = whole.keepingLongest(LatenessBlame.reportedShares)
+    XCTAssertEqual(kept.shares.count, 10)
+    XCTAssertEqual(kept.shares, kept.shares.sorted { $0.from < $1.from }, "in time order")
+    XCTAssertEqual(
+      Set(kept.shares.map(\.duration)), [2 * Self.ms], "the ten 2 ms stretches are the longest")
+    XCTAssertEqual(kept.omittedShares, 70)
+    XCTAssertEqual(
+      kept.shares.map(\.duration).reduce(0, +) + kept.omittedDuration, whole.lateness,
+      "what is listed and what is counted add up to the lateness")
+    XCTAssertEqual(whole.keepingLongest(100), whole, "a limit it does not pass changes nothing")
+  }
+
   func testMainWorkIsBlamedOnWhatRanOnTheMainThreadWhateverItsScheduler() throws {
     let replay = Self.replay(
       Self.work(1, scheduler: 1, due: 0, from: 0, to: 30, thread: 1)

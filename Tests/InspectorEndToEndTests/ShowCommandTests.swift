@@ -111,6 +111,43 @@ final class ShowCommandTests: XCTestCase {
     XCTAssertTrue(output.contains("▸ e5 "), "action #3 is scheduled by the fifth event:\n\(output)")
   }
 
+  func testWhyLateListsTheLongestStretchesInTimeOrderAndCountsTheRest() throws {
+    // On a serial scheduler, 40 runs ahead of #100, one every 3 ms, every tenth twice as long.
+    var lines = [
+      #"{"format":"chronoscope-trace","version":1,"clock":"host","start":"","process":"t","pid":1}"#,
+      #"{"t":0,"e":"scheduler","q":2,"label":"db","kind":"serial","family":"dispatch"}"#,
+      #"{"t":0,"e":"thread","th":2,"name":"worker"}"#,
+    ]
+    var events: [(Int64, String)] = []
+    for k in 0..<41 {
+      let id = k == 40 ? 100 : k + 1
+      let from = Int64(k == 40 ? 121 : 3 * k) * 1_000_000
+      let length: Int64 = (k % 10 == 9 ? 2 : 1) * 1_000_000
+      events.append(
+        (0, #"{"t":0,"e":"schedule","a":\#(id),"q":2,"mode":"async","due":0,"th":1}"#))
+      events.append((from, #"{"t":\#(from),"e":"begin","a":\#(id),"th":2,"run":1}"#))
+      events.append(
+        (
+          from + length,
+          #"{"t":\#(from + length),"e":"end","a":\#(id),"th":2,"run":1,"dur":\#(length)}"#
+        ))
+    }
+    lines += events.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }
+      .map(\.element.1)
+    lines.append(#"{"t":130000000,"e":"close","events":123,"dropped":0}"#)
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("why-late-\(UUID().uuidString).trace").path
+    try (lines.joined(separator: "\n") + "\n").write(
+      toFile: path, atomically: true, encoding: .utf8)
+    addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
+    let (status, output) = try CommandRun.chronoscope(["show", path, "--action", "100"])
+    XCTAssertEqual(status, 0, output)
+    XCTAssertTrue(output.contains("  held up by (the longest, in time order)"), output)
+    XCTAssertTrue(output.contains("    … and 70 shorter stretches, 101.000ms in all"), output)
+    let stretches = output.split(separator: "\n").filter { $0.hasPrefix("    2.000ms") }
+    XCTAssertEqual(stretches.count, 10, output)
+  }
+
   func testBadValuesExitTwoAndNameTheLimit() throws {
     let cases: [([String], String)] = [
       (["--size", "10x5"], "--size 10x5 is below the minimum, 60x16"),

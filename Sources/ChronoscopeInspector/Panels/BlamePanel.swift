@@ -16,15 +16,18 @@ struct BlamePanel: Equatable {
   var title: String
   /// When it was due, when it began, what it waited for.
   var lines: [(String, String)]
-  /// The stretches, in order.
+  /// The stretches listed: all of them, or the longest (``LatenessBlame/reportedShares``), in
+  /// time order.
   var stretches: [Stretch]
+  /// `… and 12 shorter stretches, 1.2ms in all`, when the list leaves some out.
+  var omitted: String? = nil
   /// The selected stretch.
   var selected: Int
 
   static func == (lhs: Self, rhs: Self) -> Bool {
     lhs.title == rhs.title && lhs.lines.map(\.0) == rhs.lines.map(\.0)
       && lhs.lines.map(\.1) == rhs.lines.map(\.1) && lhs.stretches == rhs.stretches
-      && lhs.selected == rhs.selected
+      && lhs.omitted == rhs.omitted && lhs.selected == rhs.selected
   }
 
   /// Draws the page from row 2 down to the status bar.
@@ -33,12 +36,16 @@ struct BlamePanel: Equatable {
     let top = LabelledLines.draw(lines, into: &grid, theme: theme, from: 4) + 1
     let bottom = grid.height - 1
     guard top + 1 < bottom else { return }
+    let count =
+      omitted == nil ? "\(stretches.count)" : "the \(stretches.count) longest, in time order"
     grid.write(
-      "Held up by (\(stretches.count)) · j/k select · ⏎ details · esc back", row: top,
+      "Held up by (\(count)) · j/k select · ⏎ details · esc back", row: top,
       column: 3, style: theme.title)
     let selected = min(max(selected, 0), stretches.count - 1)
     var row = top + 1
-    for index in VisibleRows.around(selected, count: stretches.count, rows: bottom - row) {
+    // The line for the stretches left out takes the last row when it is there.
+    let listRows = bottom - row - (omitted == nil ? 0 : 1)
+    for index in VisibleRows.around(selected, count: stretches.count, rows: listRows) {
       grid.write(index == selected ? "▸" : " ", row: row, column: 1, style: theme.title)
       grid.write(
         TextWidth.truncated(stretches[index].text, to: grid.width - 4), row: row, column: 3,
@@ -47,6 +54,10 @@ struct BlamePanel: Equatable {
         grid.paint(row: row, from: 3, to: grid.width - 1, style: theme.selected)
       }
       row += 1
+    }
+    if let omitted, row < bottom {
+      grid.write(
+        TextWidth.truncated(omitted, to: grid.width - 4), row: row, column: 3, style: theme.dim)
     }
   }
 }
