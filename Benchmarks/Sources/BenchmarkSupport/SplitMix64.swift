@@ -1,6 +1,6 @@
 /// A small, fast, seedable pseudo-random generator (Steele, Lea and Flood's SplitMix64), so every
 /// library in a benchmark sees exactly the same workload. The main package's `SplitMix64`
-/// (ChronoscopeVirtualTime) is the same generator but `package`: reaching it from here would
+/// (ChronoscopeCore) is the same generator but `package`: reaching it from here would
 /// make it `@_spi(Benchmarks)` in a supported product, for ten lines every benchmark, the
 /// comparison ones included, would then take from the library they measure.
 public struct SplitMix64: RandomNumberGenerator, Sendable {
