@@ -15,7 +15,7 @@ import Synchronization
 /// one crash-handler chain, which has no limit on recorders and runs on an alternate signal stack,
 /// so a stack overflow is written too): on SIGSEGV, SIGBUS, SIGILL (Swift's traps), SIGABRT and
 /// SIGTRAP it writes the events its threads have buffered, in time order, mark names included,
-/// then a `crash` line naming the signal and the thread it hit, and the crash goes on to the
+/// with the schedulers and call sites they use that no flush wrote yet, then a `crash` line naming the signal and the thread it hit, and the crash goes on to the
 /// handler that was there before (Swift's backtracer, or the default).
 ///
 /// The callback runs on `ChronoscopeFatalSignals`' worker thread while the crashed thread waits (a bounded

@@ -41,6 +41,11 @@ package struct TraceWriter {
   /// On the crash path, the definitions recorded since the last flush, if their lock was free:
   /// read in place for the names of marks and works that have no pending entry yet.
   private var crashDefinitions: RecorderCore.Definitions?
+  /// On the crash path, the schedulers and sites of ``crashDefinitions`` written so far: those
+  /// definitions were never handed to the writer (no flush came after them), so they are
+  /// written from there, once each, in room made up front (``reserveForCrash(maxActionID:threads:)``).
+  private var crashWrittenSchedulers: [UInt32] = []
+  private var crashWrittenSites: [UInt32] = []
   private var encoder = TraceEncoder()
   /// Events stamped after the last cut, written next time.
   private var carried: [[TraceEvent]] = []
@@ -137,6 +142,8 @@ package struct TraceWriter {
   mutating func reserveForCrash(maxActionID: UInt32, threads: Int) {
     if !keepsIDs { actionIDs.reserve(upTo: maxActionID) }
     namedThreads.reserveCapacity(threads + 64)
+    crashWrittenSchedulers.reserveCapacity(Self.crashDefinitionRoom)
+    crashWrittenSites.reserveCapacity(Self.crashDefinitionRoom)
     // A source per buffer and per run held back from the last flush (at most one a buffer).
     let cursors = 2 * (2 * threads + 64)
     if crashCursors.count < cursors {
@@ -399,6 +406,73 @@ package struct TraceWriter {
       encoder.callSite(site, time: event.time)
       if tracksContext { context.defineSite(site) }
     }
+    if crashing { defineFromCrashDefinitions(event) }
+  }
+
+  /// How many schedulers and how many sites defined since the last flush the crash path writes;
+  /// past that, a site or scheduler stays undefined (`validate` says so) rather than allocate.
+  static let crashDefinitionRoom = 1024
+
+  /// On the crash path: writes the scheduler and call site `event` uses when they were defined
+  /// since the last flush (``crashDefinitions``), and not yet written. Plain index loops and
+  /// room made up front: nothing allocates (see `CrashFlush`).
+  private mutating func defineFromCrashDefinitions(_ event: TraceEvent) {
+    guard let definitions = crashDefinitions else { return }
+    if !Self.holds(crashWrittenSchedulers, event.scheduler),
+      crashWrittenSchedulers.count < crashWrittenSchedulers.capacity
+    {
+      var index = 0
+      while index < definitions.schedulers.count {
+        var scheduler = definitions.schedulers[index]
+        index += 1
+        guard scheduler.id == event.scheduler else { continue }
+        guard
+          makeCrashRoom(
+            for: scheduler.label.utf8.count &+ scheduler.kind.utf8.count
+              &+ scheduler.family.utf8.count)
+        else { break }
+        scheduler.time = event.time
+        encoder.scheduler(scheduler)
+        crashWrittenSchedulers.append(scheduler.id)
+        break
+      }
+    }
+    guard event.site != 0, !Self.holds(crashWrittenSites, event.site),
+      crashWrittenSites.count < crashWrittenSites.capacity
+    else { return }
+    var index = 0
+    while index < definitions.sites.count {
+      let site = definitions.sites[index]
+      index += 1
+      guard site.id == event.site else { continue }
+      let code = site.code.map { $0.module.utf8.count &+ $0.buildID.utf8.count } ?? 0
+      guard makeCrashRoom(for: site.file.utf8.count &+ site.function.utf8.count &+ code) else {
+        break
+      }
+      encoder.callSite(site, time: event.time)
+      crashWrittenSites.append(site.id)
+      break
+    }
+  }
+
+  /// Whether `ids` holds `id` (a plain loop: the crash path meets no generic sequence).
+  private static func holds(_ ids: [UInt32], _ id: UInt32) -> Bool {
+    var index = 0
+    while index < ids.count {
+      if ids[index] == id { return true }
+      index += 1
+    }
+    return false
+  }
+
+  /// Makes sure a definition whose strings take `stringBytes` fits in the room the encoder has,
+  /// writing out what is encoded first when it would not; false when it cannot fit at all.
+  private mutating func makeCrashRoom(for stringBytes: Int) -> Bool {
+    // Escaped, a byte takes at most six (`\u001b`); the rest of the line is under 512.
+    let needed = stringBytes &* 6 &+ 512
+    if encoder.bytes.capacity &- encoder.bytes.count >= needed { return true }
+    emitChunk()
+    return encoder.bytes.capacity &- encoder.bytes.count >= needed
   }
 
   /// The next unwritten event of one run, ordered by time, then by run (earlier runs hold

@@ -27,10 +27,33 @@ struct SemanticChecks {
   /// lines up to it are context, which may skip the runs of a repeating action that the window
   /// let go of.
   var windowStart: Int64?
-  /// Scheduler ids below 65,536 known to be defined, by id: looking each schedule's scheduler up
-  /// in the table hashed its id and copied its record (strings and all) out of it. (A
+  /// The schedulers and call sites known to be defined (see ``KnownIDs``).
+  private var knownSchedulers = KnownIDs()
+  private var knownSites = KnownIDs()
+
+  /// Ids below 65,536 known to be defined, by id: looking each schedule's scheduler or site up
+  /// in its table hashed the id and copied its record (strings and all) out of it. (A
   /// definition is never taken back, so an id once known stays known.)
-  private var knownSchedulers: [Bool] = []
+  private struct KnownIDs {
+    private var known: [Bool] = []
+
+    /// Whether `id` is defined: known already, or found by `isDefined`, and then remembered.
+    mutating func contains(_ id: UInt32, isDefined: () -> Bool) -> Bool {
+      let index = Int(id)
+      if index < known.count, known[index] { return true }
+      guard isDefined() else { return false }
+      remember(id)
+      return true
+    }
+
+    /// Counts `id` as known from now on (one reported missing need not be reported again).
+    mutating func remember(_ id: UInt32) {
+      let index = Int(id)
+      guard index < 1 << 16 else { return }
+      if index >= known.count { known += repeatElement(false, count: index + 1 - known.count) }
+      known[index] = true
+    }
+  }
 
   private mutating func withState<R>(_ action: UInt32, _ body: (inout CheckedAction) -> R) -> R {
     let index = Int(action)
@@ -47,21 +70,29 @@ struct SemanticChecks {
   }
 
   /// The warnings `event` raises, given what came before it.
-  mutating func check(_ event: TraceEvent, schedulers: [UInt32: SchedulerRecord]) -> [String] {
+  mutating func check(
+    _ event: TraceEvent, schedulers: [UInt32: SchedulerRecord],
+    callSites: [UInt32: CallSiteRecord]
+  ) -> [String] {
     var warnings: [String] = []
     let action = event.action
     switch event.kind {
     case .schedule:
-      let id = Int(event.scheduler)
-      if id >= knownSchedulers.count || !knownSchedulers[id] {
-        if schedulers.index(forKey: event.scheduler) == nil {
-          warnings.append("action #\(action) is scheduled on unknown scheduler \(event.scheduler)")
-        } else if id < 1 << 16 {
-          if id >= knownSchedulers.count {
-            knownSchedulers += repeatElement(false, count: id + 1 - knownSchedulers.count)
-          }
-          knownSchedulers[id] = true
-        }
+      if !knownSchedulers.contains(
+        event.scheduler, isDefined: { schedulers.index(forKey: event.scheduler) != nil })
+      {
+        warnings.append("action #\(action) is scheduled on unknown scheduler \(event.scheduler)")
+      }
+      // A definition comes before the first line that uses it: a site used and not yet defined
+      // was lost (a crash path that did not write it), and the action's place with it.
+      // Said once a site.
+      if event.site != 0,
+        !knownSites.contains(event.site, isDefined: { callSites.index(forKey: event.site) != nil })
+      {
+        knownSites.remember(event.site)
+        warnings.append(
+          "action #\(action) is scheduled at call site \(event.site), which the trace has not defined"
+        )
       }
       let duplicate = withState(action) { state in
         defer {

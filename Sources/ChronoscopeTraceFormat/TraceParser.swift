@@ -849,7 +849,7 @@ struct TraceParser {
   }
 
   private mutating func append(_ event: TraceEvent, _ line: Int) {
-    for warning in checks.check(event, schedulers: schedulers) {
+    for warning in checks.check(event, schedulers: schedulers, callSites: callSites) {
       report(.warning, line, 1, warning)
     }
     if let (slots, count) = compaction {

@@ -50,6 +50,18 @@ final class SemanticChecksTests: XCTestCase {
       "an action scheduled before the file's window: its begin may be before it too")
   }
 
+  func testAScheduleAtACallSiteTheTraceNeverDefinedIsAWarningOnceASite() {
+    let site = #"{"t":1,"e":"site","site":2,"file":"A.swift","line":3,"func":"f()"}"#
+    XCTAssertEqual(
+      warnings([
+        #"{"t":1,"e":"schedule","a":1,"q":1,"mode":"async","due":1,"th":1,"site":1}"#,
+        #"{"t":1,"e":"schedule","a":2,"q":1,"mode":"async","due":1,"th":1,"site":1}"#,
+        site,
+        #"{"t":1,"e":"schedule","a":3,"q":1,"mode":"async","due":1,"th":1,"site":2}"#,
+      ]),
+      ["3: action #1 is scheduled at call site 1, which the trace has not defined"])
+  }
+
   func testAnEndOfARunThatNeverBeganIsAWarning() {
     XCTAssertEqual(
       warnings([

@@ -329,9 +329,21 @@ final class RecordUnmodifiedProgramTests: XCTestCase {
       environment: ["SWIFT_BACKTRACE": "enable=no"])
     XCTAssertEqual(run.status, 128 + SIGILL, run.output)
     let name = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: folder.path).first)
-    let trace = try XCTUnwrap(
-      TraceReader.read(path: folder.appendingPathComponent(name).path).trace)
+    let reading = TraceReader.read(path: folder.appendingPathComponent(name).path)
+    let trace = try XCTUnwrap(reading.trace)
     XCTAssertEqual(trace.crash?.signal, "SIGILL")
+    // The crash came before any flush: the sites and schedulers defined since were written by
+    // the crash path too (they were lost: every schedule pointed at a site with no line), and
+    // `record` symbolized them.
+    XCTAssertEqual(
+      reading.diagnostics.map(\.message).filter { !$0.hasPrefix("the process crashed") }, [])
+    let used = Set(trace.events.filter { $0.kind == .schedule && $0.site != 0 }.map(\.site))
+    XCTAssertFalse(used.isEmpty)
+    XCTAssertEqual(used.subtracting(trace.callSites.keys), [], "every site used is defined")
+    XCTAssertTrue(
+      trace.callSites.values.contains { $0.file.hasSuffix("DispatchSemantics.swift") },
+      "\(trace.callSites.values.map(\.file))")
+    XCTAssertTrue(trace.schedulers.values.contains { $0.label == "readers-writer" })
     // The block that trapped began and never ended.
     let ended = Set(trace.events.filter { $0.kind == .end }.map(\.action))
     XCTAssertEqual(trace.events.filter { $0.kind == .begin && !ended.contains($0.action) }.count, 1)
