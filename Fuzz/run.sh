@@ -94,7 +94,11 @@ build_variant() {
   local module
   # In dependency order; once one is rebuilt, every later one is too (it imports the new module).
   for module in "${modules[@]:0:count}"; do
-    local sources=(Sources/"$module"/*.swift)
+    # Every Swift file of the module, in its subfolders too (Inspector's Panels/, Keys/), in a
+    # stable order, as SwiftPM takes them.
+    local sources=()
+    while IFS= read -r file; do sources+=("$file"); done \
+      < <(find Sources/"$module" -name '*.swift' | LC_ALL=C sort)
     local object="$dir/$module.o"
     if ((stale)) || [[ ! -f "$object" ]] \
       || [[ -n "$(find Sources/"$module" -newer "$object" -name '*.swift')" ]]; then

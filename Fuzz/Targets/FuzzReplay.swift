@@ -47,10 +47,10 @@ public func fuzzReplay(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     case 6: replay.seek(toTime: input.int64())
     case 7: _ = replay.pending(first: input.int(typical: -1...20))
     case 8:
-      let queues = Set(replay.queues.prefix(Int(input.byte() % 4)).map { QueueID(rawValue: $0.id) })
+      let schedulers = Set(replay.schedulers.prefix(Int(input.byte() % 4)).map { SchedulerID(rawValue: $0.id) })
       let threads = Set(replay.threads.prefix(Int(input.byte() % 4)).map(\.id))
-      _ = replay.running(in: input.bool() ? queues : nil, on: input.bool() ? threads : nil)
-      _ = replay.pendingCount(in: input.bool() ? queues : nil)
+      _ = replay.running(in: input.bool() ? schedulers : nil, on: input.bool() ? threads : nil)
+      _ = replay.pendingCount(in: input.bool() ? schedulers : nil)
     case 9:
       if let action {
         _ = replay.state(of: action)
@@ -67,7 +67,7 @@ public func fuzzReplay(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
       }
     case 11:
       let id = UInt32(truncatingIfNeeded: input.int64())
-      _ = replay.queueState(QueueID(rawValue: input.bool() ? id : UInt32(input.byte())))
+      _ = replay.schedulerState(SchedulerID(rawValue: input.bool() ? id : UInt32(input.byte())))
     case 12:
       let id = UInt32(truncatingIfNeeded: input.int64())
       _ = replay.threadState(ThreadID(rawValue: input.bool() ? id : UInt32(input.byte())))
