@@ -107,7 +107,12 @@ struct Check: ParsableCommand {
         []
     for (file, replay, recording) in replays {
       let findings = FindingsAnalysis.findings(in: replay, thresholds: thresholds)
-      reports.append((file, replay, recording, findings.filter { rules.contains($0.kind) }))
+      // `--ignore recording` leaves the notes out of the text and the JSON alike.
+      reports.append(
+        (
+          file, replay, recordingNotes.shown ? recording : [],
+          findings.filter { rules.contains($0.kind) }
+        ))
     }
     if json {
       FindingsReport.writeJSON(reports, to: standardOutput)
@@ -119,9 +124,7 @@ struct Check: ParsableCommand {
       var unlisted = 0
       for report in reports {
         // How the recording ended, first: it says how far the findings can be trusted.
-        if recordingNotes.shown {
-          for note in report.recording { print(TraceLoading.line(note, of: note.file)) }
-        }
+        for note in report.recording { print(TraceLoading.line(note, of: note.file)) }
         for finding in report.findings {
           guard finding.severity >= listed else {
             unlisted += 1
