@@ -196,6 +196,8 @@ let package = Package(
         "ChronoscopeScreen", "ChronoscopeInspector", "ChronoscopeTerminal",
         "ChronoscopeSharing", "ChronoscopeDiff", "ChronoscopeRedaction", "CChronoscopeZlib",
         "CChronoscopeShims", "ChronoscopeFatalSignals",
+        // The writer that converts a recorder's spool into its trace (`TraceSpoolConversion`).
+        "ChronoscopeRecording",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

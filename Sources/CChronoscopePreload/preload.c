@@ -12,6 +12,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,7 +94,14 @@ __attribute__((constructor)) static void chronoscope_preload_constructor(void) {
   chronoscope_preload_start();
 }
 
-static __thread int inside;
+// Thread-local state in the initial-exec model: read at a fixed offset from the thread pointer,
+// where the general-dynamic model a shared library gets by default calls `__tls_get_addr` on
+// every access (about 55 instructions a schedule). Sound because this library is only ever
+// loaded by LD_PRELOAD, with the program, when the static TLS block is laid out; `dlopen`ing it
+// later is not supported (the loader would refuse it for want of static TLS room).
+#define PRELOAD_TLS __thread __attribute__((tls_model("initial-exec")))
+
+static PRELOAD_TLS int inside;
 static volatile int disabled;
 
 static void disable_in_child(void) { disabled = 1; }
@@ -331,7 +339,7 @@ int chronoscope_preload_is_concurrency_runtime(uintptr_t function) {
 // MARK: - Queue cache
 
 enum { queue_cache_size = 16 };
-static __thread struct {
+static PRELOAD_TLS struct {
   uintptr_t queue;
   uint32_t id, generation;
 } queue_cache[queue_cache_size];
@@ -365,11 +373,11 @@ void chronoscope_preload_cache_queue(uintptr_t queue, uint32_t id, uint32_t gene
 // library frame's return address lies, what it was, and where the program's frame's lies. A
 // later walk whose stack holds the same return addresses at the same places reads the program's
 // frame from its place instead of unwinding. The program's return address must point into code;
-// every 64th use of a chain is unwound in full and compared, and a chain that ever disagrees (a
+// every 256th use of a chain is unwound in full and compared, and a chain that ever disagrees (a
 // library frame of varying size) is not used again. x86_64 only, where the frame's canonical
 // address is its frame pointer plus 16; elsewhere every walk unwinds.
 
-enum { walk_limit = 48, chain_limit = 12, chain_count = 8, check_every = 64 };
+enum { walk_limit = 48, chain_limit = 12, chain_count = 8, check_every = 256 };
 
 struct walk {
   uintptr_t site, caller;
@@ -420,9 +428,11 @@ struct chain {
   intptr_t site_offset, caller_offset;  // caller_offset 0: the walk found no caller
 };
 
-static __thread struct chain chains[chain_count];
-static __thread unsigned next_chain;
-static __thread uintptr_t stack_low, stack_high;
+static PRELOAD_TLS struct chain chains[chain_count];
+static PRELOAD_TLS unsigned next_chain;
+static PRELOAD_TLS uintptr_t stack_low, stack_high;
+// Addresses found to be the program's code lately (see `is_program_code`), by a hash of each.
+static PRELOAD_TLS uintptr_t program_code[16];
 
 // The calling thread's stack bounds, found once per thread.
 static int stack_bounds(void) {
@@ -448,6 +458,20 @@ static int read_slot(uintptr_t base, intptr_t offset, uintptr_t *value) {
   return 1;
 }
 
+// Whether `address` is in the program's code: in code, outside the system's modules. Two scans
+// of the module ranges cost a few hundred instructions a schedule, for the same few addresses
+// each time (a loop's call site, its caller): the answer for each is kept, per thread, in a
+// small table of the addresses found to be the program's lately. A module unloaded since can
+// leave a stale entry, whose address is then no return address on the stack: a chain's site is
+// a return address it read there.
+static int is_program_code(uintptr_t address) {
+  unsigned slot = (unsigned)((address >> 3) ^ (address >> 11)) % 16;
+  if (program_code[slot] == address) return 1;
+  if (!in_code(address) || in_system_module(address)) return 0;
+  program_code[slot] = address;
+  return 1;
+}
+
 // The site (and caller) a remembered chain gives for the stack at `base`, or 0.
 static uintptr_t follow(const struct chain *chain, uintptr_t base, uintptr_t *caller) {
   uintptr_t value;
@@ -456,13 +480,10 @@ static uintptr_t follow(const struct chain *chain, uintptr_t base, uintptr_t *ca
       return 0;
   }
   uintptr_t site;
-  if (!read_slot(base, chain->site_offset, &site) || !in_code(site) || in_system_module(site))
-    return 0;
+  if (!read_slot(base, chain->site_offset, &site) || !is_program_code(site)) return 0;
   *caller = 0;
   if (chain->caller_offset != 0) {
-    if (!read_slot(base, chain->caller_offset, &value) || !in_code(value) ||
-        in_system_module(value))
-      return 0;
+    if (!read_slot(base, chain->caller_offset, &value) || !is_program_code(value)) return 0;
     *caller = value - 1;
   }
   return site - 1;
@@ -640,6 +661,87 @@ void *chronoscope_preload_copy_block(const void *block) { return _Block_copy(blo
 void chronoscope_preload_run_block(void *block) {
   ((struct block_layout *)block)->invoke(block);
   _Block_release(block);
+}
+
+// MARK: - Recorded work records
+//
+// Every recorded schedule hands Dispatch a record of the work (chronoscope_recorded_work), taken
+// on the scheduling thread and given back on the thread that runs it. From the heap, that was a
+// malloc on one thread and a free on another for each schedule: with the program's own blocks
+// and Dispatch's continuations doing the same, malloc's per-thread caches ran dry on the
+// scheduling thread and its arena consolidated (about 250 instructions a schedule, callgrind).
+// The records are pooled instead: each thread keeps up to `works_kept` given back on it, and
+// passes the surplus to a shared list in one compare-and-swap; a thread whose own pool is empty
+// takes the whole shared list in one exchange. Taking all at once, never one, is what keeps the
+// shared list free of the ABA problem. The pools hold at most what was ever in flight at once.
+
+enum { works_kept = 64 };
+
+static _Atomic(chronoscope_recorded_work *) shared_works;
+static PRELOAD_TLS chronoscope_recorded_work *own_works;
+static PRELOAD_TLS unsigned own_count;
+static PRELOAD_TLS int own_works_armed;
+static pthread_key_t works_key;
+static pthread_once_t works_key_once = PTHREAD_ONCE_INIT;
+
+static void share_works(chronoscope_recorded_work *first, chronoscope_recorded_work *last) {
+  chronoscope_recorded_work *head = atomic_load_explicit(&shared_works, memory_order_relaxed);
+  do {
+    last->next = head;
+  } while (!atomic_compare_exchange_weak_explicit(&shared_works, &head, first,
+                                                  memory_order_release, memory_order_relaxed));
+}
+
+// A thread that ends passes its pool on.
+static void share_own_works(void *unused) {
+  (void)unused;
+  chronoscope_recorded_work *first = own_works;
+  own_works = NULL;
+  own_count = 0;
+  if (first == NULL) return;
+  chronoscope_recorded_work *last = first;
+  while (last->next != NULL) last = last->next;
+  share_works(first, last);
+}
+
+static void make_works_key(void) { pthread_key_create(&works_key, share_own_works); }
+
+// Makes the thread's end pass its pool on: a key's destructor runs only for a value set.
+static void arm_own_works(void) {
+  if (own_works_armed) return;
+  own_works_armed = 1;
+  pthread_once(&works_key_once, make_works_key);
+  pthread_setspecific(works_key, (void *)1);
+}
+
+chronoscope_recorded_work *chronoscope_preload_take_work(void) {
+  chronoscope_recorded_work *work = own_works;
+  if (work == NULL) {
+    work = atomic_exchange_explicit(&shared_works, NULL, memory_order_acquire);
+    if (work == NULL) return malloc(sizeof *work);
+    arm_own_works();
+    own_count = 0;
+    for (chronoscope_recorded_work *each = work; each != NULL; each = each->next) own_count++;
+  }
+  own_works = work->next;
+  own_count--;
+  return work;
+}
+
+void chronoscope_preload_give_work(chronoscope_recorded_work *work) {
+  arm_own_works();
+  work->next = own_works;
+  own_works = work;
+  if (++own_count < 2 * works_kept) return;
+  // Keep the first `works_kept`; share the rest.
+  chronoscope_recorded_work *kept = own_works;
+  for (int index = 1; index < works_kept; index++) kept = kept->next;
+  chronoscope_recorded_work *first = kept->next;
+  kept->next = NULL;
+  own_count = works_kept;
+  chronoscope_recorded_work *last = first;
+  while (last->next != NULL) last = last->next;
+  share_works(first, last);
 }
 
 // MARK: - Which programs

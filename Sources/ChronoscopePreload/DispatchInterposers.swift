@@ -104,33 +104,18 @@
     chronoscope_preload_restore(outer)
   }
 
-  /// A (context, function) pair's work, recording its run: passed to Dispatch as the context of
-  /// ``runRecordedWork``, which it releases.
-  private final class RecordedWork {
-    let context: UnsafeMutableRawPointer?
-    let function: WorkFunction
-    let recorder: ForeignWorkRecorder
-    let action: ForeignWorkRecorder.Action
-
-    init(
-      _ context: UnsafeMutableRawPointer?, _ function: WorkFunction,
-      _ recorder: ForeignWorkRecorder,
-      _ action: ForeignWorkRecorder.Action
-    ) {
-      self.context = context
-      self.function = function
-      self.recorder = recorder
-      self.action = action
-    }
-
-    /// The context to give Dispatch with ``runRecordedWork``; it holds this work until it runs.
-    var retainedContext: UnsafeMutableRawPointer { Unmanaged.passRetained(self).toOpaque() }
-  }
-
+  /// Runs the work of a record from `chronoscope_preload_take_work`, passed to Dispatch as its
+  /// context, as a run of its action; the record goes back to the pool before the work runs, so
+  /// work that schedules more reuses it at once.
   private let runRecordedWork: WorkFunction = { raw in
     guard let raw else { return }
-    let work = Unmanaged<RecordedWork>.fromOpaque(raw).takeRetainedValue()
-    runRecorded(work.recorder, work.action) { work.function(work.context) }
+    let work = raw.assumingMemoryBound(to: chronoscope_recorded_work.self)
+    let (context, function) = (work.pointee.context, work.pointee.function)
+    let action = ForeignWorkRecorder.Action(id: work.pointee.action, thread: work.pointee.thread)
+    chronoscope_preload_give_work(work)
+    // Set before main and never cleared: a record is only taken while it is there.
+    guard let recorder = Preload.recorder else { return function?(context) ?? () }
+    runRecorded(recorder, action) { function?(context) }
   }
 
   /// A plain block's work as a (context, function) pair for the `_f` form of the call the program
@@ -148,12 +133,18 @@
   }
 
   /// The (context, function) to hand Dispatch for recorded work.
+  /// A record from the pool when the heap had no room for one: the work then runs unrecorded.
   @inline(__always)
   private func recorded(
     _ context: UnsafeMutableRawPointer?, _ function: WorkFunction,
     _ schedule: (ForeignWorkRecorder, ForeignWorkRecorder.Action)
   ) -> (UnsafeMutableRawPointer?, WorkFunction) {
-    (RecordedWork(context, function, schedule.0, schedule.1).retainedContext, runRecordedWork)
+    guard let work = chronoscope_preload_take_work() else { return (context, function) }
+    work.pointee.context = context
+    work.pointee.function = function
+    work.pointee.action = schedule.1.id
+    work.pointee.thread = schedule.1.thread
+    return (UnsafeMutableRawPointer(work), runRecordedWork)
   }
 
   /// How long from now a `dispatch_time_t` is, in nanoseconds: 0 for now or the past, the longest

@@ -21,6 +21,11 @@ package final class ForeignWorkRecorder: Sendable {
     package let id: UInt32
     /// The thread that scheduled it, for the `hop` of a run elsewhere.
     package let thread: UInt32
+
+    package init(id: UInt32, thread: UInt32) {
+      self.id = id
+      self.thread = thread
+    }
   }
 
   /// Records into `recorder`; `describeCode` tells a call site's module and offset.

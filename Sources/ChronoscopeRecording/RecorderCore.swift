@@ -59,7 +59,7 @@ final class RecorderCore: Sendable {
   convenience init(
     path: String, clock: TraceClock, metadata: [String: String], bufferCapacity: Int,
     onError: @escaping @Sendable (String) -> Void, reproducible: Bool = false,
-    rotation: TraceRotation? = nil
+    rotation: TraceRotation? = nil, spool: Bool = false
   ) throws(TraceRecorderError) {
     FileSizeLimit.survive
     // By the recorder's rules for its files (links, owners, other recorders, FIFOs: see
@@ -84,7 +84,12 @@ final class RecorderCore: Sendable {
     var writer =
       rotation.map {
         TraceWriter(descriptor: descriptor, path: path, rotation: $0, onError: onError)
-      } ?? TraceWriter(descriptor: descriptor, path: path, onError: onError)
+      }
+      ?? TraceWriter(
+        descriptor: descriptor, path: path,
+        // A spool only in a regular file: what a device, FIFO or socket gets is read as it
+        // comes, and nothing converts it.
+        spool: spool && opened.kind == .regular, onError: onError)
     // A header that cannot be written is an error of `init`, like a file that cannot be opened:
     // `onError` is only ever called from the writer, for failures after the recorder started.
     guard writer.writeHeader(header) else {

@@ -59,6 +59,12 @@ extension RecordingSchedulerFactory {
   /// it, which tells them a trace of their own is theirs to make.
   package static let preloadedVariable = "CHRONOSCOPE_TRACE_PRELOADED"
 
+  /// Set to `1` by `chronoscope record`, which converts what its processes wrote when the
+  /// program ends: a plain file is then written as a spool (see `TraceSpool`), which costs the
+  /// recorder's writer a tenth of the lines' encoding. Without it, or for a rotating file, a
+  /// flight recorder or a device, FIFO or socket, the trace's lines are written directly.
+  package static let spoolVariable = "CHRONOSCOPE_TRACE_SPOOL"
+
   /// `factory`, recording as the environment asks when `CHRONOSCOPE_TRACE` names a trace path,
   /// and `factory` itself — untouched, at no cost — when it does not. The way to record an app
   /// in the field or in CI without changing its code: build its factory with this once.
@@ -126,9 +132,10 @@ extension RecordingSchedulerFactory {
       // A write that fails later (a full disk) is said once through the logger, as a path that
       // cannot be opened is.
       let recorder = try TraceRecorder(
-        path: path, metadata: metadata,
+        path: path, clock: .host, metadata: metadata, bufferCapacity: 1 << 16,
+        onError: { message in logger.error("\(message)") }, backgroundWriter: true,
         rotation: settings.maxBytes.map { TraceRotation(maxBytes: $0, keep: settings.keep) },
-        onError: { message in logger.error("\(message)") })
+        spool: environment[spoolVariable] == "1")
       recorder.closeAtExit()
       return recorder
     } catch {

@@ -25,10 +25,17 @@ struct TraceFileSink {
   private var reported = false
   /// Bytes written to the file open now.
   private(set) var bytes = 0
+  /// Whether the file is a spool (see `TraceSpool`): a failure ends it with a spool record, not
+  /// a JSON line.
+  let isSpool: Bool
 
-  init(descriptor: Int32, path: String, onError: @escaping @Sendable (String) -> Void) {
+  init(
+    descriptor: Int32, path: String, spool: Bool = false,
+    onError: @escaping @Sendable (String) -> Void
+  ) {
     self.descriptor = descriptor
     self.path = path
+    self.isSpool = spool
     self.onError = onError
   }
 
@@ -126,7 +133,12 @@ struct TraceFileSink {
       }
       line.bytes.removeAll(keepingCapacity: true)
       // Readers add up the `dropped` lines: this one counts this write's lines that are lost.
-      line.writeFailed(time: time, dropped: Int64(ends.count - kept), reason: reason)
+      if isSpool {
+        TraceSpool.appendWriteFailed(
+          time: time, dropped: Int64(ends.count - kept), reason: reason, to: &line.bytes)
+      } else {
+        line.writeFailed(time: time, dropped: Int64(ends.count - kept), reason: reason)
+      }
       if writeAll(descriptor, line.bytes) { return kept }
       _ = ftruncate(descriptor, cut)
       guard kept > 0 else { return kept }

@@ -98,12 +98,12 @@ public final class TraceRecorder: Sendable {
   convenience init(
     path: String, clock: TraceClock, metadata: [String: String], bufferCapacity: Int,
     onError: @escaping @Sendable (String) -> Void, backgroundWriter: Bool,
-    reproducible: Bool = false, rotation: TraceRotation? = nil
+    reproducible: Bool = false, rotation: TraceRotation? = nil, spool: Bool = false
   ) throws(TraceRecorderError) {
     self.init(
       core: try RecorderCore(
         path: path, clock: clock, metadata: metadata, bufferCapacity: bufferCapacity,
-        onError: onError, reproducible: reproducible, rotation: rotation),
+        onError: onError, reproducible: reproducible, rotation: rotation, spool: spool),
       backgroundWriter: backgroundWriter)
   }
 

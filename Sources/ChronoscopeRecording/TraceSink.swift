@@ -10,6 +10,8 @@ enum TraceSink {
   case file(TraceFileSink)
   case rotating(RotatingTraceFileSink)
   case memory(FlightMemorySink)
+  /// Lines collected in memory: a spool's conversion (see `TraceSpoolConversion`).
+  case buffer(TraceByteSink)
   /// After ``TraceWriter/close(time:)``; and, for a moment, while a case's sink is changed in
   /// place (so that it is the only copy, and its buffers are not copied on write).
   case closed
@@ -21,7 +23,7 @@ enum TraceSink {
   var keepsIDs: Bool {
     switch self {
     case .rotating, .memory: true
-    case .file, .closed: false
+    case .file, .buffer, .closed: false
     }
   }
 
@@ -29,7 +31,7 @@ enum TraceSink {
     switch self {
     case .file(let file): file.isOpen
     case .rotating(let rotating): rotating.file.isOpen
-    case .memory: true
+    case .memory, .buffer: true
     case .closed: false
     }
   }
@@ -39,6 +41,7 @@ enum TraceSink {
     switch self {
     case .file(let file): file.isOpen
     case .rotating(let rotating): rotating.file.isOpen
+    case .buffer: true
     case .memory, .closed: false
     }
   }
@@ -49,7 +52,7 @@ enum TraceSink {
     switch self {
     case .file(let file): file.failed ? -1 : file.descriptor
     case .rotating(let rotating): rotating.file.failed ? -1 : rotating.file.descriptor
-    case .memory, .closed: -1
+    case .memory, .buffer, .closed: -1
     }
   }
 
@@ -60,7 +63,7 @@ enum TraceSink {
     case .file(let file): file.failed
     case .rotating(let rotating): rotating.file.failed
     case .memory(let memory): memory.failed
-    case .closed: false
+    case .buffer, .closed: false
     }
   }
 
@@ -90,17 +93,29 @@ enum TraceSink {
       self = .closed
       defer { self = .memory(sink) }
       return memory(&sink)
-    case .closed:
+    case .buffer, .closed:
       return closed
     }
   }
 
   /// Writes the header of the trace; false, with the reason in `errno`, if the file takes nothing.
+  /// A spool starts with its own first line (see `TraceSpool`).
   mutating func writeHeader(_ header: TraceHeader) -> Bool {
     var encoder = TraceEncoder()
     encoder.header(header)
+    if case .buffer(let buffer) = self {
+      buffer.bytes.append(contentsOf: encoder.bytes)
+      return true
+    }
     return modify(
-      { $0.write(encoder.bytes, ends: [], time: 0, crashing: false, reporting: false).succeeded },
+      { file in
+        var start: [UInt8] = []
+        if file.isSpool { TraceSpool.appendStart(header, to: &start) }
+        return file.write(
+          file.isSpool ? start : encoder.bytes, ends: [], time: 0, crashing: false,
+          reporting: false
+        ).succeeded
+      },
       rotating: { $0.writeHeader(header) }, memory: { _ in true }, closed: false)
   }
 
@@ -110,7 +125,11 @@ enum TraceSink {
   mutating func write(
     _ lines: [UInt8], ends: [Int], time: Int64, crashing: Bool, reporting: Bool
   ) -> (kept: Int, succeeded: Bool) {
-    modify(
+    if case .buffer(let buffer) = self {
+      buffer.bytes.append(contentsOf: lines)
+      return (ends.count, true)
+    }
+    return modify(
       { $0.write(lines, ends: ends, time: time, crashing: crashing, reporting: reporting) },
       rotating: {
         $0.file.write(lines, ends: ends, time: time, crashing: crashing, reporting: reporting)
@@ -152,7 +171,7 @@ enum TraceSink {
         { _ in },
         rotating: { $0.rotate(time: time, written: written, dropped: dropped, context: context) },
         memory: { _ in }, closed: ())
-    case .file, .rotating, .closed:
+    case .file, .rotating, .buffer, .closed:
       break
     }
   }
@@ -201,4 +220,11 @@ enum TraceSink {
       { $0.abandonAfterCrash() }, rotating: { $0.file.abandonAfterCrash() },
       memory: { $0.abandonAfterCrash() }, closed: ())
   }
+}
+
+/// The lines of a spool's conversion, collected in memory (see `TraceSpoolConversion`).
+// @unchecked Sendable: one conversion makes it, writes it through its one writer and reads it
+// afterwards, all on one thread; it is never shared.
+final class TraceByteSink: @unchecked Sendable {
+  var bytes: [UInt8] = []
 }

@@ -34,6 +34,10 @@ package struct TraceWriter {
   /// The sink's ``TraceSink/keepsIDs``, read once: each batch's loop is specialised for it
   /// (see ``IDPolicy``), so the hot path switches on no sink and tests no flag per event.
   private let keepsIDs: Bool
+  /// Whether the file is a spool (see `TraceSpool`): each batch goes out as the threads' runs
+  /// of events, as they are, for `TraceSpoolConversion` to write as lines afterwards with this
+  /// same type. No merge, no encoding, no definitions held back on the recording's side.
+  private let spooling: Bool
   /// Whether ``close(time:)`` has run: the end marker is written once.
   private(set) var isClosed = false
   /// Set on the crash path: failures are not reported (that would call the app's code).
@@ -83,15 +87,26 @@ package struct TraceWriter {
   private init(sink: TraceSink) {
     self.sink = sink
     keepsIDs = sink.keepsIDs
+    if case .file(let file) = sink { spooling = file.isSpool } else { spooling = false }
     encoder.bytes.reserveCapacity((1 << 20) + (1 << 16))
     eventEnds.reserveCapacity(1 << 16)
     // A crash before the first flush merges up to 64 threads' buffers.
     crashCursors = [Int](repeating: 0, count: 2 * 64)
   }
 
-  /// A plain file's writer.
-  init(descriptor: Int32, path: String, onError: @escaping @Sendable (String) -> Void) {
-    self.init(sink: .file(TraceFileSink(descriptor: descriptor, path: path, onError: onError)))
+  /// A plain file's writer; with `spool`, the file is a spool (see `TraceSpool`).
+  init(
+    descriptor: Int32, path: String, spool: Bool = false,
+    onError: @escaping @Sendable (String) -> Void
+  ) {
+    self.init(
+      sink: .file(
+        TraceFileSink(descriptor: descriptor, path: path, spool: spool, onError: onError)))
+  }
+
+  /// A writer whose lines go to `buffer`: a spool's conversion.
+  init(buffer: TraceByteSink) {
+    self.init(sink: .buffer(buffer))
   }
 
   /// A rotating file's writer (see ``RotatingTraceFileSink``).
@@ -129,6 +144,16 @@ package struct TraceWriter {
   /// Takes scheduler and call-site definitions and mark texts; each is written with the first
   /// event that needs it.
   mutating func define(_ definitions: RecorderCore.Definitions) {
+    if spooling {
+      guard
+        !(definitions.schedulers.isEmpty && definitions.sites.isEmpty && definitions.marks.isEmpty
+          && definitions.works.isEmpty && definitions.taskNames.isEmpty)
+      else { return }
+      TraceSpool.appendDefinitions(
+        schedulers: definitions.schedulers, sites: definitions.sites, marks: definitions.marks,
+        works: definitions.works, taskNames: definitions.taskNames, to: &encoder.bytes)
+      return
+    }
     for scheduler in definitions.schedulers { pendingSchedulers[scheduler.id] = scheduler }
     for site in definitions.sites { pendingSites[site.id] = site }
     for mark in definitions.marks { pendingMarks[mark.index] = mark.record }
@@ -160,6 +185,12 @@ package struct TraceWriter {
 
   /// Learns a thread's name; it is written before the thread's first event.
   mutating func nameThread(_ id: UInt32, _ name: String) {
+    if spooling {
+      if namedThreads.insert(id).inserted {
+        TraceSpool.appendThread(id: id, name: name, to: &encoder.bytes)
+      }
+      return
+    }
     if !namedThreads.contains(id) { threadNames[id] = name }
   }
 
@@ -167,6 +198,7 @@ package struct TraceWriter {
   /// already in order) so that each thread's own order is kept. Later events wait for the next
   /// call.
   mutating func write(runs newRuns: [[TraceEvent]], upTo cutoff: Int64, dropped: Int64) {
+    if spooling { return spool(runs: newRuns, upTo: cutoff, dropped: dropped) }
     self.dropped += dropped
     var runs = carried
     carried.removeAll()
@@ -233,6 +265,11 @@ package struct TraceWriter {
     crashDefinitions = definitions
     // A flight recorder writes its window to the crash dump, then carries on as a file would.
     guard sink.beginCrash() else { return }
+    if spooling {
+      return spoolAfterCrash(
+        buffers: buffers, definitions: definitions, signal: signal, thread: thread, time: time,
+        cut: cut)
+    }
     // Two numbers per source, the next position and the end, in room made outside the crash
     // (`withUnsafeTemporaryAllocation` may call malloc, whose lock the interrupted thread may
     // hold). Threads that started since the last flush, beyond the room's slack, are left out.
@@ -304,6 +341,107 @@ package struct TraceWriter {
     encoder.crash(time: max(time, lastTime), signal: signal, thread: thread)
     emit(reporting: false)
     sink.endCrash()  // nothing more: the process is going down
+  }
+
+  /// A batch as a spool holds it: each thread's run as its ring gave it, then the cut and the
+  /// count of events the rings dropped. The conversion merges them and holds back what is past
+  /// the cut, as ``write(runs:upTo:dropped:)`` does here for a trace.
+  private mutating func spool(runs: [[TraceEvent]], upTo cutoff: Int64, dropped: Int64) {
+    self.dropped += dropped
+    if sink.failed {
+      self.dropped += Int64(runs.reduce(0) { $0 + $1.count })
+      encoder.bytes.removeAll(keepingCapacity: true)
+      return
+    }
+    encoder.bytes.reserveCapacity((1 << 20) + (1 << 12))
+    for run in runs where !run.isEmpty {
+      spoolRun(count: run.count) { run[$0] }
+      lastTime = max(lastTime, min(run[run.count - 1].time, cutoff))
+    }
+    TraceSpool.appendBatchEnd(cut: cutoff, dropped: dropped, to: &encoder.bytes)
+    emit()
+  }
+
+  /// Spools a run of `count` events, read with `event`, writing a chunk whenever one is full.
+  /// Allocates nothing (the crash path) while the encoder's reserved capacity holds.
+  @inline(__always)
+  private mutating func spoolRun(count: Int, _ event: (Int) -> TraceEvent) {
+    TraceSpool.appendRunStart(to: &encoder.bytes)
+    var index = 0
+    while index < count {
+      TraceSpool.appendEvent(event(index), to: &encoder.bytes)
+      eventEnds.append(encoder.bytes.count)
+      if encoder.bytes.count >= chunkLimit { emit(reporting: !crashing) }
+      index += 1
+    }
+  }
+
+  /// The crash path of a spool: the definitions made since the last flush (when there is room
+  /// for them), what each thread's ring holds, the cut with the events the rings turned away,
+  /// and the crash. Allocates nothing while the reserved capacities hold: loops over indices,
+  /// records built in the encoder's room.
+  private mutating func spoolAfterCrash(
+    buffers: [ThreadBuffer], definitions: RecorderCore.Definitions?, signal: StaticString,
+    thread: UInt32, time: Int64, cut: Int64
+  ) {
+    if let definitions {
+      let size = TraceSpool.definitionsSize(
+        schedulers: definitions.schedulers, sites: definitions.sites, marks: definitions.marks,
+        works: definitions.works, taskNames: definitions.taskNames)
+      if encoder.bytes.capacity &- encoder.bytes.count < size { emit(reporting: false) }
+      if encoder.bytes.capacity &- encoder.bytes.count >= size {
+        TraceSpool.appendDefinitions(
+          schedulers: definitions.schedulers, sites: definitions.sites, marks: definitions.marks,
+          works: definitions.works, taskNames: definitions.taskNames, to: &encoder.bytes)
+      }
+    }
+    var lost: Int64 = 0
+    var index = 0
+    while index < buffers.count {
+      let buffer = buffers[index]
+      let positions = buffer.publishedPositions()
+      if !positions.isEmpty {
+        spoolRun(count: positions.count) { buffer.event(at: positions.lowerBound &+ $0) }
+      }
+      lost &+= buffer.takeDropped()
+      index += 1
+    }
+    dropped &+= lost
+    TraceSpool.appendBatchEnd(cut: cut, dropped: lost, to: &encoder.bytes)
+    TraceSpool.appendCrash(
+      time: max(time, lastTime), thread: thread, signal: signal, to: &encoder.bytes)
+    emit(reporting: false)
+    sink.endCrash()
+  }
+
+  /// Ends a spool's conversion where the spool stops without its close or crash record (its
+  /// process killed): the events of a flush it did not finish writing, and those held back past
+  /// the last cut, are left out — a cause among them may be missing — and counted in a `dropped`
+  /// line. Returns how many.
+  mutating func endCutShort(unfinished: Int) -> Int64 {
+    let lost = Int64(unfinished) + Int64(carried.reduce(0) { $0 + $1.count })
+    carried.removeAll()
+    if lost > 0 {
+      encoder.dropped(time: lastTime, count: lost)
+      dropped += lost
+      emit()
+    }
+    return lost
+  }
+
+  /// Writes a spool's crash record as the trace's `crash` line (its conversion).
+  mutating func writeCrash(time: Int64, thread: UInt32, signal: String) {
+    encoder.crash(time: max(time, lastTime), signalName: signal, thread: thread)
+    emit()
+    isClosed = true
+  }
+
+  /// Writes a spool's record of a failed write as the trace's last line (its conversion).
+  mutating func writeFailure(time: Int64, dropped count: Int64, reason: String) {
+    encoder.writeFailed(time: max(time, lastTime), dropped: count, reason: reason)
+    dropped += count
+    emit()
+    isClosed = true
   }
 
   /// Encodes `runs` merged by time, with the action ids `IDs` says: one loop per policy.
@@ -496,6 +634,14 @@ package struct TraceWriter {
       return
     }
     let time = max(time, lastTime)
+    if spooling {
+      TraceSpool.appendClose(time: time, to: &encoder.bytes)
+      emit()
+      guard !keepingFile else { return }
+      sink.close()
+      sink = .closed
+      return
+    }
     Self.encodeUnusedDefinitions(pendingSchedulers, pendingSites, time: time, into: &encoder)
     pendingSchedulers.removeAll()
     pendingSites.removeAll()
@@ -565,6 +711,9 @@ package struct TraceWriter {
 private struct DenseActionIDs {
   /// File id by recorder id; 0 for ids not seen yet.
   private var table: [UInt32] = []
+  /// File ids of recorder ids far past the table's end: ids that jumped (a counter moved on
+  /// near its wrap, or a spool made by hand), which a table would need gigabytes to hold.
+  private var sparse: [UInt32: UInt32] = [:]
   private var last: UInt32 = 0
 
   /// The file's id for the recorder's `id`, handing out the next one on first sight.
@@ -573,9 +722,20 @@ private struct DenseActionIDs {
   mutating func fileID(for id: UInt32) -> UInt32 {
     let index = Int(id)
     if index >= table.count {
+      // The table at most doubles, and only while ids stay near it.
+      guard index < max(2 * table.count, 1 << 20) else {
+        if let known = sparse[id] { return known }
+        last &+= 1
+        sparse[id] = last
+        return last
+      }
       table.append(contentsOf: repeatElement(0, count: max(index + 1 - table.count, table.count)))
     }
     if table[index] == 0 {
+      if !sparse.isEmpty, let known = sparse[id] {
+        table[index] = known
+        return known
+      }
       last &+= 1
       table[index] = last
     }
@@ -585,7 +745,8 @@ private struct DenseActionIDs {
   /// Grows the table to hold ids up to `id` now, so that a later lookup need not allocate.
   mutating func reserve(upTo id: UInt32) {
     let count = Int(id) + 1
-    if count > table.count {
+    // As far as ``fileID(for:)`` would grow it; ids past that go to `sparse`.
+    if count > table.count, count <= max(2 * table.count, 1 << 20) {
       table.append(contentsOf: repeatElement(0, count: count - table.count))
     }
   }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -156,7 +157,11 @@ public enum TraceReader {
     _ bytes: UnsafeBufferPointer<UInt8>, file: String, workers: Int, pageChunk: Int? = nil,
     streamingTo stream: TraceEventStream? = nil, progress: ((Double) -> Void)? = nil
   ) -> TraceReading {
-    withUnsafeTemporaryAllocation(of: FieldSlot.self, capacity: Key.allCases.count) { slots in
+    if TraceSpool.isSpool(UnsafeRawBufferPointer(bytes)) {
+      return parseSpool(bytes, file: file, streamingTo: stream, progress: progress)
+    }
+    return withUnsafeTemporaryAllocation(of: FieldSlot.self, capacity: Key.allCases.count) {
+      slots in
       guard let storage = slots.baseAddress else {
         return TraceReading(trace: nil, diagnostics: [])
       }
@@ -171,6 +176,50 @@ public enum TraceReader {
       }
       return parser.result()
     }
+  }
+
+  /// Converts a recorder's spool (see ``TraceSpool``) to its trace's lines, with what converting
+  /// found: set once by a program that links the recorder (the `chronoscope` command), which
+  /// owns the writer the conversion runs. Where it is not set, a spool is refused with a message
+  /// saying how to convert it.
+  package typealias SpoolConverter =
+    @Sendable (UnsafeRawBufferPointer, String) -> (lines: [UInt8], diagnostics: [TraceDiagnostic])
+
+  private static let spoolConverter = Mutex<SpoolConverter?>(nil)
+
+  /// Sets how spools are converted for reading (see ``SpoolConverter``).
+  package static func convertSpools(with converter: @escaping SpoolConverter) {
+    spoolConverter.withLock { $0 = converter }
+  }
+
+  /// Reads a spool: converted, then read as its trace; the diagnostics of the trace's lines name
+  /// the file as converted, since their line numbers are the trace's, not the spool's.
+  private static func parseSpool(
+    _ bytes: UnsafeBufferPointer<UInt8>, file: String, streamingTo stream: TraceEventStream?,
+    progress: ((Double) -> Void)?
+  ) -> TraceReading {
+    guard let convert = spoolConverter.withLock({ $0 }) else {
+      let message =
+        "the recorder's spool, not yet converted to its trace (its recording did not end under chronoscope record): chronoscope convert \(file) converts it"
+      return TraceReading(
+        trace: nil,
+        diagnostics: [
+          TraceDiagnostic(severity: .error, file: file, line: 0, column: 0, message: message)
+        ], notATrace: message)
+    }
+    let converted = convert(UnsafeRawBufferPointer(bytes), file)
+    var reading = converted.lines.withUnsafeBufferPointer { lines in
+      parse(
+        lines, file: "\(file) (converted from its spool)",
+        workers: defaultWorkers(for: lines.count),
+        streamingTo: stream, progress: progress)
+    }
+    reading.diagnostics = converted.diagnostics + reading.diagnostics
+    if converted.lines.isEmpty { reading.notATrace = converted.diagnostics.first?.message }
+    reading.errorCount += converted.diagnostics.count { $0.severity == .error }
+    reading.warningCount += converted.diagnostics.count { $0.severity == .warning }
+    reading.fate = converted.diagnostics.filter { $0.severity == .warning } + reading.fate
+    return reading
   }
 
   /// Parses trace bytes; `file` names them in diagnostics.

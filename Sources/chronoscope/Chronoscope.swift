@@ -1,4 +1,6 @@
 import ArgumentParser
+@_spi(Benchmarks) import ChronoscopeRecording
+import ChronoscopeTraceFormat
 import Foundation
 
 /// `chronoscope`: inspect, check and convert scheduler traces.
@@ -14,7 +16,7 @@ struct Chronoscope: ParsableCommand {
     version: "0.1.0",
     subcommands: [
       View.self, Show.self, Validate.self, Check.self, Stats.self, Diff.self, Export.self,
-      Redact.self, Slice.self, Record.self,
+      Redact.self, Slice.self, Record.self, Convert.self,
     ],
     defaultSubcommand: View.self
   )
@@ -22,6 +24,8 @@ struct Chronoscope: ParsableCommand {
   /// Runs the command; a usage error (a bad option or value) exits with status 2, like every other
   /// bad input, instead of the parser's 64.
   static func main() {
+    // Every command reads what the recorder may leave behind, a spool included.
+    TraceReader.convertSpools(with: TraceSpoolConversion.convert)
     let arguments = Array(CommandLine.arguments.dropFirst())
     if let problem = CommandName.unknownCommand(in: arguments) {
       standardError("chronoscope: \(problem)")

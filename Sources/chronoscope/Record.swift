@@ -1,5 +1,7 @@
 import ArgumentParser
+import ChronoscopeCore
 import ChronoscopeFatalSignals
+@_spi(Benchmarks) import ChronoscopeRecording
 @_spi(Benchmarks) import ChronoscopeSharing
 import ChronoscopeTraceFormat
 import Foundation
@@ -123,6 +125,13 @@ struct Record: ParsableCommand {
         environment["CHRONOSCOPE_TRACE_FLIGHT"] = String(Int(seconds.rounded(.up)))
       }
       if let maxBytes { environment["CHRONOSCOPE_TRACE_MAX_BYTES"] = maxBytes }
+      // Plain files are spooled while the program runs, and converted below when it ends: the
+      // recorder's writer then keeps up with programs that keep every core busy (see
+      // `TraceSpool`). A stream is read as it comes, and a rotating file or a flight window is
+      // written as lines anyway.
+      if stream == nil, maxBytes == nil, flight == nil {
+        environment[RecordingSchedulerFactory.spoolVariable] = "1"
+      }
       if let keep { environment["CHRONOSCOPE_TRACE_KEEP"] = String(keep) }
       // Another run may write traces by the same template in the same folder at the same time:
       // this run's carry its token in their headers.
@@ -139,6 +148,7 @@ struct Record: ParsableCommand {
           "chronoscope: no trace was written (\(template)): the program is not a Swift or Dispatch program, its recorder could not start (said above), or it ended first"
         )
       }
+      RecordingLaunch.convertSpools(traces)
       RecordingLaunch.symbolize(traces)
       for trace in traces {
         standardError("chronoscope: trace written to \(trace)")
@@ -255,7 +265,9 @@ enum RecordingLaunch {
   static func header(of path: String) -> TraceHeader? {
     guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
     defer { try? handle.close() }
-    let start = (try? handle.read(upToCount: 1 << 16)) ?? Data()
+    var start = (try? handle.read(upToCount: 1 << 16)) ?? Data()
+    // A spool's header line follows its first line.
+    if start.starts(with: TraceSpool.magic) { start = start.dropFirst(TraceSpool.magic.count) }
     let line = Array(start.prefix { $0 != UInt8(ascii: "\n") }) + [UInt8(ascii: "\n")]
     return TraceReader.parse(line, file: path).trace?.header
   }
@@ -287,6 +299,30 @@ enum RecordingLaunch {
   /// once what could not be done. Nothing here changes `record`'s status: a failure is a note,
   /// and a crash (a trap, a fault the trace reader's guard does not mend) ends `record` with the
   /// status of the program `run` ran, and a note (see `ExitOnCrash`).
+  /// Converts the spools among `traces` into their traces, in place (see `TraceSpool`). A process
+  /// still running keeps its spool, which every command reads and `convert` converts later.
+  static func convertSpools(_ traces: [String]) {
+    ExitOnCrash.while(status: programStatus.load(ordering: .relaxed)) {
+      for trace in traces {
+        if isStillWritten(trace) {
+          standardError(
+            "chronoscope: \(trace): its process is still running: left as a spool, which every command reads (chronoscope convert converts it once the process ends)"
+          )
+          continue
+        }
+        do throws(TraceSpoolConversion.ConversionError) {
+          for diagnostic in try TraceSpoolConversion.convertInPlace(path: trace) ?? [] {
+            standardError("chronoscope: \(TextWidth.sanitized(diagnostic.description))")
+          }
+        } catch {
+          standardError(
+            "chronoscope: \(trace): left as a spool, which every command reads: \(error.description)"
+          )
+        }
+      }
+    }
+  }
+
   static func symbolize(_ traces: [String]) {
     guard !traces.isEmpty else { return }
     ExitOnCrash.while(status: programStatus.load(ordering: .relaxed)) {

@@ -54,6 +54,53 @@ final class RecordProcessEdgesTests: XCTestCase {
       }
     }
 
+    /// `record` spools plain files while the program runs and converts them when it ends
+    /// (issue 40, section 1); a spool left behind (recorded without `record`, or a process that
+    /// was killed) is read by every command, and `convert` writes its trace in its place.
+    func testASpoolIsConvertedByRecordAndReadByEveryCommandWhenLeftBehind() throws {
+      let folder = try temporaryFolder("record-spool")
+      let recorded = try record(["-o", "r.trace"], program: ["dispatch-work"], in: folder)
+      XCTAssertEqual(recorded.status, 0, recorded.output)
+      let converted = try Data(contentsOf: folder.appendingPathComponent("r.trace"))
+      XCTAssertTrue(converted.starts(with: Array("{\"format\"".utf8)), "record converted it")
+
+      let library = try ProductsDirectory.executable("chronoscope").deletingLastPathComponent()
+        .appendingPathComponent("libChronoscopePreload.so")
+      let killed = try CommandRun.program(
+        URL(fileURLWithPath: "/bin/sh"),
+        [
+          "-c", "\"$0\" busy-dispatch & sleep 1; kill -KILL $!; wait",
+          try ProductsDirectory.executable("chronoscope-examples").path,
+        ],
+        in: folder,
+        environment: [
+          "LD_PRELOAD": library.path,
+          "CHRONOSCOPE_TRACE": folder.appendingPathComponent("k.trace").path,
+          "CHRONOSCOPE_TRACE_SPOOL": "1",
+        ])
+      XCTAssertEqual(killed.status, 0, killed.output)
+      let spool = try Data(contentsOf: folder.appendingPathComponent("k.trace"))
+      XCTAssertTrue(spool.starts(with: Array("CHRONOSCOPE-SPOOL 1\n".utf8)), "left a spool")
+
+      let validation = try CommandRun.chronoscope(["validate", "k.trace"], in: folder)
+      XCTAssertEqual(validation.status, 1, validation.output)
+      XCTAssertTrue(
+        validation.output.contains("k.trace (converted from its spool):"), validation.output)
+      XCTAssertTrue(validation.output.contains("the recording did not close"), validation.output)
+      let stats = try CommandRun.chronoscope(["stats", "k.trace"], in: folder)
+      XCTAssertEqual(stats.status, 0, stats.output)
+
+      let conversion = try CommandRun.chronoscope(["convert", "k.trace", "r.trace"], in: folder)
+      XCTAssertEqual(conversion.status, 1, "cut short: " + conversion.output)
+      XCTAssertTrue(conversion.output.contains("k.trace: converted"), conversion.output)
+      XCTAssertTrue(conversion.output.contains("r.trace: already a trace"), conversion.output)
+      let after = try Data(contentsOf: folder.appendingPathComponent("k.trace"))
+      XCTAssertTrue(after.starts(with: Array("{\"format\"".utf8)), "converted in place")
+      let again = try CommandRun.chronoscope(["validate", "k.trace"], in: folder)
+      XCTAssertEqual(again.status, 1, again.output)
+      XCTAssertFalse(again.output.contains("converted from its spool"), again.output)
+    }
+
     func testAnOutputInAFolderThatIsNotThereSaysTheOpenErrorAloneAndFails() throws {
       let folder = try temporaryFolder("record-no-folder")
       let path = folder.appendingPathComponent("missing/x.trace").path

@@ -110,6 +110,13 @@ struct PreloadBenchmark: ParsableCommand {
   var timeout = 600
 
   @Flag(
+    name: .customLong("lines"),
+    help: ArgumentHelp(
+      "With LD_PRELOAD: write the trace's JSON lines while the program runs, instead of the "
+        + "spool `chronoscope record` writes and converts when the program ends."))
+  var lines = false
+
+  @Flag(
     name: .customLong("keep-traces"),
     help: "Keep the recorded runs' traces and print their folder on stderr.")
   var keepTraces = false
@@ -205,7 +212,7 @@ struct PreloadBenchmark: ParsableCommand {
       }
       recording = .chronoscope(path: viaChronoscope)
     } else {
-      recording = .preload(library: try resolveLibrary())
+      recording = .preload(library: try resolveLibrary(), spool: !lines)
     }
     let directory = files.temporaryDirectory.appendingPathComponent(
       "chronoscope-preload-benchmark-\(ProcessInfo.processInfo.processIdentifier)"
@@ -261,7 +268,7 @@ struct PreloadBenchmark: ParsableCommand {
 extension ProgramRunner.Recording {
   /// The library a direct recording preloads.
   var library: String? {
-    if case .preload(let library) = self { return library }
+    if case .preload(let library, _) = self { return library }
     return nil
   }
 }

@@ -6,6 +6,10 @@ import Foundation
 enum PreloadThroughput {
   /// Issue 30: recorded wall time at most 1.3× bare, for 1M asyncs across 4 queues.
   static let ratioTarget = Target.atMost(1.3, "ratio")
+  /// Issue 40: recorded CPU time at most 1.5× bare.
+  static let cpuRatioTarget = Target.atMost(1.5, "cpu_ratio")
+  /// Issue 40: nothing dropped in a full recording.
+  static let droppedTarget = Target.atMost(0, "most_dropped")
 
   static func run(_ runner: ProgramRunner, actions: Int, repeats: Int) throws -> (
     JSONLine, [TargetOutcome]
@@ -17,6 +21,9 @@ enum PreloadThroughput {
     var bareThreads = 0
     var recordedThreads = 0
     var mostDropped = 0
+    var bareCPU = Double.infinity
+    var recordedCPU = Double.infinity
+    var convertSeconds = Double.infinity
     for index in 1...repeats {
       let plain = try runner.run(
         "throughput", actions: actions, recorded: false, name: "throughput-bare-\(index)")
@@ -31,10 +38,15 @@ enum PreloadThroughput {
       bareThreads = max(bareThreads, plain.report.threads)
       recordedThreads = max(recordedThreads, traced.report.threads)
       mostDropped = max(mostDropped, traced.trace?.dropped ?? 0)
+      bareCPU = min(bareCPU, plain.cpuSeconds)
+      recordedCPU = min(recordedCPU, traced.cpuSeconds)
+      convertSeconds = min(convertSeconds, traced.trace?.convertSeconds ?? .infinity)
       printError(
         "  run \(index): bare \(format(seconds: plainSeconds)) (process "
           + "\(format(seconds: plain.processSeconds))) recorded \(format(seconds: tracedSeconds)) "
-          + "(process \(format(seconds: traced.processSeconds))), written "
+          + "(process \(format(seconds: traced.processSeconds))), CPU bare "
+          + "\(format(seconds: plain.cpuSeconds)) recorded \(format(seconds: traced.cpuSeconds)), "
+          + "converted in \(traced.trace?.convertSeconds.map { format(seconds: $0) } ?? "-"), written "
           + "\(traced.trace?.written ?? 0), dropped \(traced.trace?.dropped ?? 0)")
     }
     guard let bare, let recorded, let bareSeconds = bare.report.elapsedSeconds,
@@ -52,6 +64,14 @@ enum PreloadThroughput {
     line.add("ratio", .double(ratio))
     line.add("bare_process_seconds", .double(rounded(bare.processSeconds, places: 6)))
     line.add("recorded_process_seconds", .double(rounded(recorded.processSeconds, places: 6)))
+    let cpuRatio = rounded(recordedCPU / bareCPU, places: 3)
+    line.add("bare_cpu_seconds", .double(rounded(bareCPU, places: 6)))
+    line.add("recorded_cpu_seconds", .double(rounded(recordedCPU, places: 6)))
+    line.add("cpu_ratio", .double(cpuRatio))
+    if convertSeconds.isFinite {
+      line.add("convert_seconds", .double(rounded(convertSeconds, places: 6)))
+    }
+    if let spoolBytes = trace.spoolBytes { line.add("spool_bytes", .int(spoolBytes)) }
     line.add("events", .int(trace.written))
     line.add("dropped", .int(trace.dropped))
     line.add("most_dropped", .int(mostDropped))
@@ -65,7 +85,9 @@ enum PreloadThroughput {
     line.add("bare_threads", .int(bareThreads))
     line.add("recorded_threads", .int(recordedThreads))
     let outcomes = [
-      ratioTarget.outcome(ratio, context: "preload-throughput actions=\(actions)")
+      ratioTarget.outcome(ratio, context: "preload-throughput actions=\(actions)"),
+      cpuRatioTarget.outcome(cpuRatio, context: "preload-throughput actions=\(actions)"),
+      droppedTarget.outcome(Double(mostDropped), context: "preload-throughput actions=\(actions)"),
     ]
     line.add(outcomes)
     return (line, outcomes)

@@ -1,19 +1,26 @@
 import BenchmarkSupport
+@_spi(Benchmarks) import ChronoscopeRecording
 import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// Runs DispatchHeavyProgram in a child process, bare or recorded, and reads what it said of
 /// itself and, recorded, what its trace says.
 struct ProgramRunner {
   /// How a recorded run switches recording on.
   enum Recording {
-    /// `LD_PRELOAD=library CHRONOSCOPE_TRACE=template`: what `chronoscope record` sets.
-    case preload(library: String)
+    /// `LD_PRELOAD=library CHRONOSCOPE_TRACE=template`, and with `spool`
+    /// `CHRONOSCOPE_TRACE_SPOOL=1`: what `chronoscope record` sets; the spool is then converted
+    /// as `record` converts it when the program ends, and timed apart.
+    case preload(library: String, spool: Bool)
     /// `chronoscope record -o template -- program …`, through the binary at this path.
     case chronoscope(path: String)
 
     var description: String {
       switch self {
-      case .preload: "LD_PRELOAD"
+      case .preload(_, let spool): spool ? "LD_PRELOAD, spooled" : "LD_PRELOAD, lines"
       case .chronoscope: "chronoscope record"
       }
     }
@@ -51,12 +58,18 @@ struct ProgramRunner {
     var bytes: Int
     var written: Int
     var dropped: Int
+    /// The spool's size, when the run spooled.
+    var spoolBytes: Int?
+    /// How long converting the spool to the trace took, when the run spooled.
+    var convertSeconds: Double?
   }
 
   struct Run {
     var report: Report
     /// From starting the child until it exited: start-up and the recorder's close at exit too.
     var processSeconds: Double
+    /// The child's CPU time, user and system, every thread's.
+    var cpuSeconds: Double
     var trace: TraceSummary?
   }
 
@@ -74,10 +87,12 @@ struct ProgramRunner {
     process.arguments = arguments
     if recorded {
       switch recording {
-      case .preload(let library):
+      case .preload(let library, let spool):
         environment["LD_PRELOAD"] =
           ([library] + (environment["LD_PRELOAD"].map { [$0] } ?? [])).joined(separator: ":")
         environment["CHRONOSCOPE_TRACE"] = template
+        // `RecordingSchedulerFactory.spoolVariable`, which is the package's own.
+        if spool { environment["CHRONOSCOPE_TRACE_SPOOL"] = "1" }
       case .chronoscope(let path):
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = ["record", "-o", template, "--", program] + arguments
@@ -87,6 +102,7 @@ struct ProgramRunner {
     let output = Pipe()
     process.standardOutput = output
 
+    let cpuBefore = childrenCPUSeconds()
     let started = ContinuousClock.now
     try process.run()
     let watchdog = DispatchWorkItem { [process] in
@@ -99,6 +115,7 @@ struct ProgramRunner {
     process.waitUntilExit()
     watchdog.cancel()
     let processSeconds = seconds(started.duration(to: .now))
+    let cpuSeconds = childrenCPUSeconds() - cpuBefore
 
     let command =
       (recorded ? "\(recording.description) " : "")
@@ -132,10 +149,33 @@ struct ProgramRunner {
           "\(command) wrote \(traces.count) traces matching \(template), expected 1: "
             + traces.joined(separator: ", "))
       }
+      var spoolBytes: Int?
+      var convertSeconds: Double?
+      if case .preload(_, true) = recording {
+        spoolBytes = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int
+        let converting = ContinuousClock.now
+        do {
+          _ = try TraceSpoolConversion.convertInPlace(path: path)
+        } catch {
+          throw MeasurementError("\(command): its spool \(path) did not convert: \(error)")
+        }
+        convertSeconds = seconds(converting.duration(to: .now))
+      }
       trace = try summary(of: path, command: command)
+      trace?.spoolBytes = spoolBytes
+      trace?.convertSeconds = convertSeconds
       if !keepTraces { try? FileManager.default.removeItem(atPath: path) }
     }
-    return Run(report: report, processSeconds: processSeconds, trace: trace)
+    return Run(
+      report: report, processSeconds: processSeconds, cpuSeconds: cpuSeconds, trace: trace)
+  }
+
+  /// The CPU time, user and system, of the children waited for so far.
+  private func childrenCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+      + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
   }
 
   /// The traces a run named `name` wrote (`name-PID.trace`).

@@ -62,7 +62,8 @@ struct ReportBenchmark: ParsableCommand {
           FindingsReport.Entry(finding, blame: nil, in: replay).line(file: "t").utf8.count + 1
       }
     case ("check", _):
-      FindingsReport.writeJSON([("t", replay, [], FindingsAnalysis.findings(in: replay))], to: count)
+      FindingsReport.writeJSON(
+        [("t", replay, [], FindingsAnalysis.findings(in: replay))], to: count)
     case ("stats", "text"):
       for line in TraceStatistics(replay).textLines(file: "t") { bytes += line.utf8.count + 1 }
     default:

@@ -55,6 +55,23 @@ void *chronoscope_preload_copy_block(const void *block);
 /// to Dispatch as a function's context, which is what dispatch_async does with it.
 void chronoscope_preload_run_block(void *block);
 
+/// Recorded work on its way to Dispatch: the program's (context, function) and the action its
+/// runs belong to, handed to Dispatch as the context of the preload's own function.
+typedef struct chronoscope_recorded_work {
+  struct chronoscope_recorded_work *next;  // the pool's, while the record is free
+  void *context;
+  void (*function)(void *);
+  uint32_t action;
+  uint32_t thread;
+} chronoscope_recorded_work;
+
+/// A record for recorded work, from the calling thread's pool, else the shared one, else the
+/// heap; NULL only when the heap has no room.
+chronoscope_recorded_work *chronoscope_preload_take_work(void);
+/// Gives a record back once its fields are read (a run's thread, usually not the one that took
+/// it): it goes to the calling thread's pool, whose surplus goes to the shared one.
+void chronoscope_preload_give_work(chronoscope_recorded_work *work);
+
 /// Whether the main program is a Swift or Dispatch program (it links libswiftCore or
 /// libdispatch): in any other process of the tree (a shell) the library stays inert.
 int chronoscope_preload_main_program_uses_dispatch(void);
