@@ -23,6 +23,19 @@ public func fuzzReader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     stream.events + (streamed.trace?.events ?? []) == reading.trace?.events ?? [],
     "events differ streamed")
   precondition(reading.errorCount >= reading.diagnostics.count { $0.severity == .error })
+  // The same bytes as a recorder's spool records (`TraceSpool`), after a spool's first line and a
+  // header: read to the end or to the first record refused, never past the bytes.
+  var spool = TraceSpool.magic + Array(spoolHeader.utf8)
+  spool.append(contentsOf: bytes)
+  spool.withUnsafeBytes { raw in
+    guard var records = try? TraceSpool.Reader(raw) else { preconditionFailure("a spool's start") }
+    var previous = records.offset
+    while let record = try? records.next() {
+      precondition(records.offset > previous && records.offset <= raw.count, "a record's end")
+      previous = records.offset
+      _ = record
+    }
+  }
   for diagnostic in reading.diagnostics { _ = diagnostic.description }
   if let trace = reading.trace {
     // What the reader accepts stays inside the documented ranges (docs/TraceFormat.md).
@@ -42,6 +55,10 @@ public func fuzzReader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   }
   return 0
 }
+
+private let spoolHeader =
+  #"{"format":"chronoscope-trace","version":1,"clock":"host","start":"","process":"f","pid":1,"metadata":{}}"#
+  + "\n"
 
 /// Keeps the events a reader streams.
 private final class CollectingStream: TraceEventStream {

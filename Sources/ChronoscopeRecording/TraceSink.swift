@@ -104,7 +104,7 @@ enum TraceSink {
     var encoder = TraceEncoder()
     encoder.header(header)
     if case .buffer(let buffer) = self {
-      buffer.bytes.append(contentsOf: encoder.bytes)
+      buffer.append(encoder.bytes)
       return true
     }
     return modify(
@@ -126,7 +126,7 @@ enum TraceSink {
     _ lines: [UInt8], ends: [Int], time: Int64, crashing: Bool, reporting: Bool
   ) -> (kept: Int, succeeded: Bool) {
     if case .buffer(let buffer) = self {
-      buffer.bytes.append(contentsOf: lines)
+      buffer.append(lines)
       return (ends.count, true)
     }
     return modify(
@@ -227,4 +227,19 @@ enum TraceSink {
 // afterwards, all on one thread; it is never shared.
 final class TraceByteSink: @unchecked Sendable {
   var bytes: [UInt8] = []
+  /// Takes what is collected whenever it passes 4 MiB, so that a conversion written to a file
+  /// never holds the whole trace; nil to keep it all.
+  private let drain: (([UInt8]) -> Void)?
+
+  init(drain: (([UInt8]) -> Void)? = nil) {
+    self.drain = drain
+  }
+
+  func append(_ lines: [UInt8]) {
+    bytes.append(contentsOf: lines)
+    if let drain, bytes.count >= 1 << 22 {
+      drain(bytes)
+      bytes.removeAll(keepingCapacity: true)
+    }
+  }
 }

@@ -24,6 +24,16 @@ import ChronoscopeTraceFormat
   package static func convert(_ bytes: UnsafeRawBufferPointer, file: String) -> (
     lines: [UInt8], diagnostics: [TraceDiagnostic]
   ) {
+    let sink = TraceByteSink()
+    let converted = convert(bytes, file: file, into: sink)
+    return (sink.bytes, converted.diagnostics)
+  }
+
+  /// Converts the spool in `bytes` into `sink`; returns what converting found, and whether
+  /// there was a trace to write (a header) at all.
+  private static func convert(
+    _ bytes: UnsafeRawBufferPointer, file: String, into sink: TraceByteSink
+  ) -> (diagnostics: [TraceDiagnostic], started: Bool) {
     var diagnostics: [TraceDiagnostic] = []
     func say(_ severity: TraceDiagnostic.Severity, _ error: TraceSpool.ReadError) {
       diagnostics.append(
@@ -39,7 +49,7 @@ import ChronoscopeTraceFormat
       reader = try TraceSpool.Reader(bytes)
     } catch {
       say(.error, error)
-      return ([], diagnostics)
+      return (diagnostics, false)
     }
     let headerLine = Array(reader.headerLine)
     guard let header = TraceReader.parse(headerLine, file: file).trace?.header else {
@@ -47,9 +57,8 @@ import ChronoscopeTraceFormat
         TraceDiagnostic(
           severity: .error, file: file, line: 0, column: 0,
           message: "the recorder's spool has no trace header after its first line"))
-      return ([], diagnostics)
+      return (diagnostics, false)
     }
-    let sink = TraceByteSink()
     var writer = TraceWriter(buffer: sink)
     _ = writer.writeHeader(header)
     var runs: [[TraceEvent]] = []
@@ -114,7 +123,7 @@ import ChronoscopeTraceFormat
             "the recorder's spool goes on for \(bytes.count - reader.offset) bytes after its end; they were not read"
         ))
     }
-    return (sink.bytes, diagnostics)
+    return (diagnostics, true)
   }
 
   /// Converts the spool at `path` to its trace in place: the trace is written beside it and
@@ -125,22 +134,44 @@ import ChronoscopeTraceFormat
     guard let mapped = MappedTraceFile(path: path) else {
       throw ConversionError(description: "cannot read \(path)")
     }
-    let converted = mapped.withBytes { bytes in
-      TraceSpool.isSpool(UnsafeRawBufferPointer(bytes))
-        ? convert(UnsafeRawBufferPointer(bytes), file: path) : nil
-    }
-    guard let converted else { return nil }
-    if mapped.changed {
-      throw ConversionError(description: "\(path) changed while it was converted")
-    }
+    let isSpool = mapped.withBytes { TraceSpool.isSpool(UnsafeRawBufferPointer($0)) }
+    guard isSpool else { return nil }
+    let output: OutputFile
     do throws(OutputFile.Failure) {
-      let output = try OutputFile(path: path)
-      try output.write(converted.lines)
-      try output.commit()
+      output = try OutputFile(path: path)
     } catch {
       throw ConversionError(description: error.description)
     }
-    return converted.diagnostics
+    // Written as it is converted, a few MiB at a time: a spool of gigabytes never becomes a
+    // trace of gigabytes in memory.
+    var failure: OutputFile.Failure?
+    let sink = TraceByteSink { lines in
+      guard failure == nil else { return }
+      do throws(OutputFile.Failure) { try output.write(lines) } catch { failure = error }
+    }
+    let (diagnostics, started) = mapped.withBytes { bytes in
+      convert(UnsafeRawBufferPointer(bytes), file: path, into: sink)
+    }
+    guard started else {
+      // Nothing to put in its place: the spool stays, and says why when read.
+      output.abandon()
+      throw ConversionError(
+        description: diagnostics.first.map(\.message).map { "\(path): \($0)" }
+          ?? "\(path) holds no trace")
+    }
+    if mapped.changed {
+      output.abandon()
+      throw ConversionError(description: "\(path) changed while it was converted")
+    }
+    do throws(OutputFile.Failure) {
+      if let failure { throw failure }
+      try output.write(sink.bytes)
+      try output.commit()
+    } catch {
+      output.abandon()
+      throw ConversionError(description: error.description)
+    }
+    return diagnostics
   }
 
   /// Why a spool could not be converted in place.

@@ -150,6 +150,48 @@ final class TraceSpoolTests: XCTestCase {
       Set(trace.schedulers.values.map(\.label)).isSuperset(of: (0..<4).map { "worker.\($0)" }))
   }
 
+  /// In place, a big spool is written as it is converted (a few MiB at a time), and comes out
+  /// as the conversion in memory does; one with nothing to convert is left as it is.
+  func testConvertingInPlaceStreamsAndLeavesAnUnreadableSpoolAlone() throws {
+    let spool = file("big.trace")
+    var writer = TraceWriter(
+      descriptor: spool.descriptor, path: spool.path, spool: true, onError: { _ in })
+    XCTAssertTrue(
+      writer.writeHeader(
+        TraceHeader(clock: .host, start: "", process: "app", pid: 7, metadata: [:])))
+    var definitions = RecorderCore.Definitions()
+    definitions.schedulers = [
+      SchedulerRecord(id: 1, label: "q", kind: "serial", family: "dispatch", time: 0)
+    ]
+    writer.define(definitions)
+    for batch in 0..<20 {
+      let base = Int64(batch) * 10_000
+      let events = (0..<5_000).flatMap { index -> [TraceEvent] in
+        let id = UInt32(batch * 5_000 + index + 1)
+        let time = base + Int64(index) * 2
+        return [
+          .schedule(
+            time: time, action: id, scheduler: 1, mode: .async, delay: 0, due: time, thread: 1,
+            parent: 0, site: 0),
+          .begin(time: time + 1, action: id, thread: 1, run: 1),
+        ]
+      }
+      writer.write(runs: [events], upTo: base + 9_999, dropped: 0)
+    }
+    writer.close(time: 200_000)
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: spool.path))
+    let inMemory = bytes.withUnsafeBytes { TraceSpoolConversion.convert($0, file: spool.path) }
+    XCTAssertGreaterThan(inMemory.lines.count, 4 << 20, "more than one drain's worth")
+    XCTAssertEqual(try TraceSpoolConversion.convertInPlace(path: spool.path), [])
+    XCTAssertEqual(Array(try Data(contentsOf: URL(fileURLWithPath: spool.path))), inMemory.lines)
+
+    let broken = folder + "/broken.trace"
+    let brokenBytes = Data(TraceSpool.magic + Array("not a header\n".utf8))
+    try brokenBytes.write(to: URL(fileURLWithPath: broken))
+    XCTAssertThrowsError(try TraceSpoolConversion.convertInPlace(path: broken))
+    XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: broken)), brokenBytes)
+  }
+
   // MARK: - Untrusted spools
 
   /// A spool made by ``feed(_:)``.
