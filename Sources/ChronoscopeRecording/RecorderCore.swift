@@ -25,6 +25,11 @@ final class RecorderCore: Sendable {
   private let definitions = LockedDefinitions()
   private let writer: Mutex<TraceWriter>
   private let stopping = Atomic<Bool>(false)
+  /// Whether threads wait for room in their rings rather than drop (see
+  /// `ThreadBuffer.makeRoom`): while a writer thread writes a file. A flight recorder never
+  /// makes the app wait: its window may drop, by design.
+  private let waitsForRoom: Bool
+  private let writerRunning = WriterRunning()
   /// This core's place in the crash-handler chain, while it is open.
   private let crashRegistration = Mutex<FatalSignals.Registration?>(nil)
   /// The writer as it was before ``endBeforeExec()`` ended the trace, and where its file ended
@@ -97,7 +102,7 @@ final class RecorderCore: Sendable {
       writer.close(time: 0)
       throw .cannotWrite(path: path, reason: reason)
     }
-    self.init(writer: writer, clock: clock, bufferCapacity: bufferCapacity)
+    self.init(writer: writer, clock: clock, bufferCapacity: bufferCapacity, waitsForRoom: true)
   }
 
   /// A flight recorder's core: it keeps `window` in memory and writes it on ``dump(to:)`` and,
@@ -109,10 +114,13 @@ final class RecorderCore: Sendable {
     let writer = TraceWriter(
       window: window, header: Self.header(clock: clock, metadata: metadata, reproducible: false),
       crashDumpPath: crashDumpPath)
-    self.init(writer: writer, clock: clock, bufferCapacity: bufferCapacity)
+    self.init(writer: writer, clock: clock, bufferCapacity: bufferCapacity, waitsForRoom: false)
   }
 
-  private init(writer: TraceWriter, clock: TraceClock, bufferCapacity: Int) {
+  private init(
+    writer: TraceWriter, clock: TraceClock, bufferCapacity: Int, waitsForRoom: Bool
+  ) {
+    self.waitsForRoom = waitsForRoom
     var key = pthread_key_t()
     // Each thread's slot points at its buffer without owning it: `buffers` owns every buffer, so
     // a finished thread's events stay until drained, and all buffers go with the recorder (a
@@ -202,6 +210,7 @@ final class RecorderCore: Sendable {
       internCode: { address, caller in
         Self.intern(codeAddress: address, caller: caller, in: definitions)
       },
+      mayWaitForRoom: { [writerRunning] in writerRunning.flag.load(ordering: .relaxed) },
       onHalfFull: { wakeUp.signal() })
     pthread_setspecific(bufferKey, Unmanaged.passUnretained(buffer).toOpaque())
     buffers.withLock { $0.append(buffer) }
@@ -318,6 +327,7 @@ final class RecorderCore: Sendable {
     if let registration = crashRegistration.withLock({ $0.take() }) {
       CrashFlush.unregister(registration)
     }
+    writerRunning.flag.store(false, ordering: .relaxed)
     if !stopping.exchange(true, ordering: .acquiringAndReleasing) { wakeUp.signal() }
     writer.withLock { writer in
       guard !writer.isClosed else { return }
@@ -387,6 +397,7 @@ final class RecorderCore: Sendable {
         flush()
         _ = wakeUp.wait(timeout: .now() + seconds)
       }
+      writerRunning.flag.store(false, ordering: .relaxed)
     }
     thread.name = "chronoscope.trace-writer"
     // The writer takes none of the app's signals: a signal the app waits for with all its own
@@ -399,6 +410,10 @@ final class RecorderCore: Sendable {
     sigdelset(&all, SIGFPE)
     var previous = sigset_t()
     pthread_sigmask(SIG_BLOCK, &all, &previous)
+    // Up before the thread runs: a ring that fills before its first flush waits for it too.
+    if waitsForRoom, !stopping.load(ordering: .acquiring) {
+      writerRunning.flag.store(true, ordering: .relaxed)
+    }
     thread.start()
     pthread_sigmask(SIG_SETMASK, &previous, nil)
   }
@@ -567,6 +582,12 @@ final class ActionIDCounter: Sendable {
   func skip(to value: UInt64) {
     next.store(value, ordering: .relaxed)
   }
+}
+
+/// Whether a core's writer thread is writing a file, shared with its thread buffers, which may
+/// then wait for room (see `ThreadBuffer.makeRoom`) and must not hold the core.
+final class WriterRunning: Sendable {
+  let flag = Atomic<Bool>(false)
 }
 
 /// The definitions waiting to be written, shared by the core and the thread buffers (which

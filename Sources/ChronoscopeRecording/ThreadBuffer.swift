@@ -13,7 +13,10 @@ import Synchronization
 ///
 /// The owning thread writes a 48-byte event into the next slot and publishes it with one
 /// release store; the writer copies out everything published and hands the slots back with
-/// another. Neither waits for the other. When the ring is full the event is dropped and counted.
+/// another. Neither waits for the other while there is room. When the ring is nearly full, a
+/// thread of a full recording waits for the writer to make room (see ``makeRoom()``), so that
+/// nothing is lost; where it may not wait (a flight recorder, no writer thread) or the writer
+/// makes no progress, the event is dropped and counted.
 // @unchecked Sendable: a slot is written only by the owning thread, at `tail`, before `tail`
 // moves past it (release), and read only by the writer (under the recorder's writer lock) below
 // the `tail` it loaded (acquire) and above `head`, which only it moves. The `nonisolated(unsafe)`
@@ -40,6 +43,8 @@ final class ThreadBuffer: @unchecked Sendable {
   /// ``AsymmetricFence/isSplit``, read once.
   private let splitFence = AsymmetricFence.isSplit
   private let onHalfFull: @Sendable () -> Void
+  /// Whether a thread may wait for room now (see ``makeRoom()``).
+  private let mayWaitForRoom: @Sendable () -> Bool
   private let reserveIDs: @Sendable () -> UInt32
   private let internSite: @Sendable (CallSite) -> UInt32
   private let internCode: @Sendable (UInt, UInt) -> UInt32
@@ -50,6 +55,10 @@ final class ThreadBuffer: @unchecked Sendable {
 
   /// The producer's last look at `head`; refreshed only when the ring seems full.
   @exclusivity(unchecked) nonisolated(unsafe) private var knownHead = 0
+  /// Where `head` was when the thread last gave up waiting for room (see ``makeRoom()``), or
+  /// -1: until the writer takes something, the thread does not wait again, so a stalled writer
+  /// costs it one wait, not one per event.
+  @exclusivity(unchecked) nonisolated(unsafe) private var gaveUpAt = -1
   /// Actions pushed and popped around their runs on this thread.
   @exclusivity(unchecked) nonisolated(unsafe) var running = RunningActions()
   /// An action that never left the call that scheduled it on this thread, kept for the thread's
@@ -76,6 +85,7 @@ final class ThreadBuffer: @unchecked Sendable {
     reserveIDs: @escaping @Sendable () -> UInt32,
     internSite: @escaping @Sendable (CallSite) -> UInt32,
     internCode: @escaping @Sendable (UInt, UInt) -> UInt32 = { _, _ in 0 },
+    mayWaitForRoom: @escaping @Sendable () -> Bool = { false },
     onHalfFull: @escaping @Sendable () -> Void
   ) {
     self.threadID = threadID
@@ -89,6 +99,7 @@ final class ThreadBuffer: @unchecked Sendable {
     self.internSite = internSite
     self.internCode = internCode
     self.onHalfFull = onHalfFull
+    self.mayWaitForRoom = mayWaitForRoom
     self.clock = clock
     self.origin = origin
   }
@@ -153,6 +164,9 @@ final class ThreadBuffer: @unchecked Sendable {
   /// fence, as a sequentially consistent store was before.
   @inline(__always)
   func stamp<R>(_ body: () -> R) -> R {
+    // Room first, before the flag is up: the writer waits for a stamp in progress, so a thread
+    // must never wait for the writer inside one.
+    if tail.load(ordering: .relaxed) &- knownHead > capacity &- Self.stampSlots { makeRoom() }
     localStamps &+= 1
     stamps.store(localStamps, ordering: .relaxed)
     AsymmetricFence.light(split: splitFence)
@@ -184,6 +198,56 @@ final class ThreadBuffer: @unchecked Sendable {
       append(.end(time: end, action: action, thread: threadID, run: run, duration: end &- start))
     }
   }
+
+  /// The most events one stamp appends (a hop and a begin, a schedule and its `task` and `work`
+  /// lines).
+  private static let stampSlots = 4
+
+  /// Waits for the writer to take events until the ring has room for a stamp's events, when
+  /// the recording may wait (a file written by a writer thread): a program that makes events
+  /// faster than they are written is slowed to the writer's pace rather than losing any. The
+  /// writer is woken, then waited for, yielding, then sleeping 50 µs at a time. Gives up when
+  /// the writer has taken nothing for ``roomPatienceNanoseconds`` (a FIFO whose reader stopped,
+  /// a writer that is closing): the events that do not fit are then dropped and counted, as
+  /// they are where waiting is not allowed.
+  @inline(never)
+  private func makeRoom() {
+    let position = tail.load(ordering: .relaxed)
+    knownHead = head.load(ordering: .acquiring)
+    guard position &- knownHead > capacity &- Self.stampSlots, knownHead != gaveUpAt,
+      mayWaitForRoom()
+    else { return }
+    onHalfFull()
+    var waitedSince = clock.isHost ? now() : 0
+    var seenHead = knownHead
+    var tries = 0
+    while position &- knownHead > capacity &- Self.stampSlots {
+      tries += 1
+      if tries < 16 {
+        sched_yield()
+      } else {
+        var pause = timespec(tv_sec: 0, tv_nsec: 50_000)
+        nanosleep(&pause, nil)
+      }
+      knownHead = head.load(ordering: .acquiring)
+      if knownHead != seenHead {
+        seenHead = knownHead
+        waitedSince = clock.isHost ? now() : 0
+        continue
+      }
+      // A virtual clock does not move while the thread waits: count the pauses instead.
+      let waited = clock.isHost ? now() &- waitedSince : Int64(tries) &* 50_000
+      if waited > Self.roomPatienceNanoseconds || !mayWaitForRoom() {
+        gaveUpAt = knownHead
+        return
+      }
+      if tries % 64 == 0 { onHalfFull() }
+    }
+  }
+
+  /// How long a thread waits for a writer that takes nothing before it drops events instead:
+  /// longer than a flush of a full ring takes, far shorter than a FIFO's stall limit.
+  static let roomPatienceNanoseconds: Int64 = 200_000_000
 
   /// Waits until the stamp the owning thread had in progress, if any, is appended (the writer
   /// only, after reading the clock for its cut and passing ``AsymmetricFence/heavy()``). Later

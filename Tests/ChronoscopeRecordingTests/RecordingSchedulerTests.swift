@@ -192,6 +192,38 @@ final class RecordingSchedulerTests: XCTestCase {
     XCTAssertEqual(Int64(trace.events.count), closing.written)
   }
 
+  /// With a writer thread, a full recording waits for room rather than drop (issue 40): a
+  /// thread that schedules far faster than an 8-slot ring is written is slowed to the writer's
+  /// pace, and the file has every event.
+  func testAFullRecordingWaitsForTheWriterInsteadOfDropping() throws {
+    let recorder = try TraceRecorder(
+      path: path, clock: .host, metadata: [:], bufferCapacity: 8, onError: { _ in },
+      backgroundWriter: true)
+    let queue = RecordingScheduler(
+      wrapping: ImmediateScheduler(label: "inline"), recorder: recorder)
+    for _ in 0..<2_000 { queue.async {} }
+    recorder.close()
+    let reading = TraceReader.read(path: path)
+    XCTAssertEqual(reading.diagnostics, [])
+    let closing = try XCTUnwrap(reading.trace?.closing)
+    XCTAssertEqual(closing.dropped, 0)
+    XCTAssertEqual(closing.written, 6_000)
+  }
+
+  /// A flight recorder never makes the app wait: its window drops, by design, and counts.
+  func testAFlightRecorderDropsRatherThanWaits() throws {
+    let flight = FlightRecorder(
+      keeping: FlightRecorderWindow(keeping: .seconds(30), maxBytes: 1 << 20),
+      bufferCapacity: 8)
+    let queue = RecordingScheduler(
+      wrapping: ImmediateScheduler(label: "inline"), recorder: flight.recorder)
+    for _ in 0..<2_000 { queue.async {} }
+    try flight.dump(to: path)
+    flight.close()
+    let trace = try XCTUnwrap(TraceReader.read(path: path).trace)
+    XCTAssertGreaterThan(trace.droppedEvents, 0, "an 8-slot ring outpaced, and nobody waited")
+  }
+
   func testAWriteFailureIsReportedOnceAndRecordingCarriesOn() throws {
     // A pipe whose reader goes away after the header: every later write fails (EPIPE).
     let fifo = path + ".fifo"
