@@ -263,6 +263,8 @@ static int is_system_module(const char *path) {
 }
 
 static int note_concurrency(struct dl_phdr_info *info, size_t size, void *data);
+static uintptr_t concurrency_low, concurrency_high;
+static void check_task_layout(void);
 
 enum { maximum_code_ranges = 256 };
 static struct { uintptr_t low, high; } code_ranges[maximum_code_ranges];
@@ -298,6 +300,7 @@ void chronoscope_preload_note_system_modules(void) {
   code_range_count = 0;
   dl_iterate_phdr(note_module, NULL);
   dl_iterate_phdr(note_concurrency, NULL);
+  if (concurrency_low != 0) check_task_layout();
 }
 
 // Whether `address` is in the code of a module loaded when the recorder started (modules loaded
@@ -316,8 +319,6 @@ static int in_system_module(uintptr_t address) {
   return 0;
 }
 
-static uintptr_t concurrency_low, concurrency_high;
-
 static int note_concurrency(struct dl_phdr_info *info, size_t size, void *data) {
   (void)size;
   (void)data;
@@ -334,6 +335,104 @@ static int note_concurrency(struct dl_phdr_info *info, size_t size, void *data) 
 
 int chronoscope_preload_is_concurrency_runtime(uintptr_t function) {
   return function >= concurrency_low && function < concurrency_high;
+}
+
+// MARK: - Task names
+//
+// The runtime tells only the current task's name (`swift_task_getCurrentTaskName`); a job it
+// hands to Dispatch belongs to a task that is not running yet. So the name is read where the
+// Swift 6.3 runtime keeps it, before the job is passed on (the task is then alive, held by the
+// runtime, and runs nowhere): `Task(name:)` sets bit 30 of the job's flags (at +0x20) and links a
+// task-name record (kind 6, the name's C string at +0x10, the next record at +0x8) into the
+// task's status-record list, whose innermost record is in the 16-byte status at +0x60, with bit
+// 0x200 of its flags while another thread holds the list. The layout is the runtime's private
+// ABI: it is used only when the runtime says it is that one (its debug layout version 1, a task
+// of 208 bytes, no name offset of the newer layout exported) and each job is checked to be a
+// task (its metadata, its kind). Otherwise, or on another architecture, no name is read, and
+// `record` says so once. x86_64 only: the status is read with `lock cmpxchg16b`, as the runtime
+// writes it.
+
+static int task_names_usable;
+static int task_names_checked;
+static const void *task_metadata;
+
+#if defined(__x86_64__)
+
+// Finds whether the running Swift runtime has the layout above. Once, before main.
+static void check_task_layout(void) {
+  task_names_checked = 1;
+  const uint32_t *version = dlsym(RTLD_DEFAULT, "_swift_concurrency_debug_internal_layout_version");
+  const size_t *size = dlsym(RTLD_DEFAULT, "_swift_concurrency_debug_asyncTaskSize");
+  const void *const *metadata = dlsym(RTLD_DEFAULT, "_swift_concurrency_debug_asyncTaskMetadata");
+  if (version == NULL || size == NULL || metadata == NULL) return;
+  if (dlsym(RTLD_DEFAULT, "_swift_concurrency_debug_asyncTaskNameOffset") != NULL) return;
+  if (*version != 1 || *size != 208 || *metadata == NULL) return;
+  task_metadata = *metadata;
+  task_names_usable = 1;
+}
+
+// The 16 bytes at `address` (aligned), read atomically: a compare-and-swap of 0 with 0.
+static inline void load_status(const void *address, uint64_t *low, uint64_t *high) {
+  uint64_t lo = 0, hi = 0;
+  __asm__ volatile("lock cmpxchg16b %2"
+                   : "+a"(lo), "+d"(hi), "+m"(*(volatile unsigned __int128 *)address)
+                   : "b"((uint64_t)0), "c"((uint64_t)0)
+                   : "cc", "memory");
+  *low = lo;
+  *high = hi;
+}
+
+int chronoscope_preload_task_name(const void *job, char *out, size_t size) {
+  if (!task_names_usable || job == NULL || size == 0 || ((uintptr_t)job & 15) != 0) return 0;
+  const unsigned char *task = job;
+  if (*(const void *const *)task != task_metadata) return 0;
+  uint32_t flags = *(const uint32_t *)(task + 0x20);
+  if ((flags & 0xff) != 0 || (flags & (1u << 30)) == 0) return 0;
+  uint64_t low, high;
+  load_status(task + 0x60, &low, &high);
+  if (low & 0x200) return 0;  // another thread holds the records: no name this time
+  const unsigned char *record = (const unsigned char *)(uintptr_t)high;
+  for (int walked = 0; record != NULL && walked < 16; walked++) {
+    if ((((uintptr_t)record) & 7) == 0 && *record == 6) {
+      const char *name = *(const char *const *)(record + 0x10);
+      if (name == NULL) return 0;
+      size_t length = strnlen(name, size - 1);
+      memcpy(out, name, length);
+      out[length] = 0;
+      return (int)length;
+    }
+    record = *(const unsigned char *const *)(record + 8);
+  }
+  return 0;
+}
+
+#else
+
+static void check_task_layout(void) { task_names_checked = 1; }
+
+int chronoscope_preload_task_name(const void *job, char *out, size_t size) {
+  (void)job;
+  (void)out;
+  (void)size;
+  return 0;
+}
+
+#endif
+
+// The tasks whose names were written lately: a task's name goes on its first `task` line, and
+// a reader keeps it for the task's later ones, so a resumed task's is not copied again. Shared by
+// the threads (a task resumes on any), relaxed: a race or a collision only writes a name twice.
+static _Atomic uint64_t named_lately[256];
+
+int chronoscope_preload_task_named_lately(uint64_t task) {
+  unsigned slot = (unsigned)(task ^ (task >> 8)) % 256;
+  if (atomic_load_explicit(&named_lately[slot], memory_order_relaxed) == task) return 1;
+  atomic_store_explicit(&named_lately[slot], task, memory_order_relaxed);
+  return 0;
+}
+
+int chronoscope_preload_task_names_unknown(void) {
+  return task_names_checked && !task_names_usable && concurrency_low != 0;
 }
 
 // MARK: - Queue cache

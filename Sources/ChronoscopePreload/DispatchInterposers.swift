@@ -75,6 +75,7 @@
     var caller: UInt = 0
     let site = chronoscope_preload_call_site(&caller)
     var taskID: UInt64?
+    var taskName: String?
     if let (context, function) = task, let context, let function,
       chronoscope_preload_is_concurrency_runtime(
         UInt(bitPattern: unsafeBitCast(function, to: Int.self)))
@@ -83,11 +84,26 @@
       // The runtime hands Dispatch a job as the context of one of its own functions.
       let id = jobTaskID(UnsafeRawPointer(context))
       taskID = id == 0 ? nil : id
+      if id != 0 { taskName = name(ofTaskJob: UnsafeRawPointer(context), id: id) }
     }
     let action = recorder.schedule(
       on: Preload.queues.id(of: queue, in: recorder), mode, delay: delay, deadline: deadline,
-      codeAddress: site, caller: caller, task: taskID)
+      codeAddress: site, caller: caller, task: taskID, taskName: taskName)
     return (recorder, action)
+  }
+
+  /// The name of the task `job` is (`Task(name:)`), read before the job goes to Dispatch; nil
+  /// when it has none, when this thread wrote it lately (the trace has it from the task's first
+  /// line), or when this runtime's layout is not known (see `chronoscope_preload_task_name`).
+  @inline(__always)
+  private func name(ofTaskJob job: UnsafeRawPointer, id: UInt64) -> String? {
+    withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buffer in
+      guard let base = buffer.baseAddress,
+        chronoscope_preload_task_name(job, base, buffer.count) > 0,
+        chronoscope_preload_task_named_lately(id) == 0
+      else { return nil }
+      return String(cString: base)
+    }
   }
 
   /// Runs the program's `work` as a run of `action`: outside the recorder, even when Dispatch

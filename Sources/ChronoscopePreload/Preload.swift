@@ -53,6 +53,12 @@
         environment: environment, metadata: metadata())
     else { return }
     Preload.recorder = ForeignWorkRecorder(recorder: recorder, describeCode: describe(address:))
+    if chronoscope_preload_task_names_unknown() != 0 {
+      // Said once, where the program's own output goes, as the library's other failures are.
+      let message =
+        "chronoscope: process \(getpid()): the names of Swift tasks are not recorded: this Swift runtime does not keep them as the one the preload library reads (Swift 6.3 on x86_64) does\n"
+      _ = message.withCString { write(2, $0, strlen($0)) }
+    }
     // The app may open a recorder from the same variables (`recordingIfRequested`): this
     // process's trace is taken. Before main, with no other thread yet, setenv is safe.
     setenv(RecordingSchedulerFactory.preloadedVariable, image.name, 1)

@@ -46,7 +46,7 @@ package final class ForeignWorkRecorder: Sendable {
 
   /// Records a `schedule` on `scheduler` from the calling thread (with the action running on it
   /// as the parent), at `codeAddress` (0 for none), with a `task` line when the work is a Swift
-  /// task's job. A schedule recorded when the work became due rather than when it was asked
+  /// task's job, naming the task when `taskName` is given. A schedule recorded when the work became due rather than when it was asked
   /// for (a group's notify) names the action that asked as its `parent`. Timed work is due at
   /// `deadline`, an instant of the host's monotonic clock (`CLOCK_MONOTONIC`): read when the
   /// program asked, it stays exact however long recording the schedule takes.
@@ -54,14 +54,15 @@ package final class ForeignWorkRecorder: Sendable {
   package func schedule(
     on scheduler: UInt32, _ mode: TraceEvent.ScheduleMode, delay: Int64 = 0,
     deadline: Int64? = nil, codeAddress: UInt, caller: UInt = 0, task: UInt64? = nil,
-    parent: UInt32? = nil
+    taskName: String? = nil, parent: UInt32? = nil
   ) -> Action {
     core.withCurrentBuffer { buffer in
       let id = buffer.makeActionID()
       let site = codeAddress == 0 ? 0 : buffer.siteID(codeAddress: codeAddress, caller: caller)
       core.appendSchedule(
         id: id, on: scheduler, mode, delay: delay, firstDelay: nil, site: site,
-        inline: false, task: task, taskName: 0, work: nil, parent: parent,
+        inline: false, task: task, taskName: taskName.map { core.taskNameIndex(for: $0) } ?? 0,
+        work: nil, parent: parent,
         dueAt: deadline.flatMap(core.traceTime(ofHostInstant:)), buffer: buffer)
       return Action(id: id, thread: buffer.threadID)
     }

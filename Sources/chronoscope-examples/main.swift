@@ -10,7 +10,7 @@ struct ChronoscopeExamples: ParsableCommand {
     subcommands: [
       RecordExample.self, RunExample.self, RecordStress.self, RecordCrash.self,
       RecordFlight.self, ForkChildren.self, DispatchSemantics.self, RecordStaleResponse.self,
-      BusyDispatch.self, ReadTrace.self, ChangeDirectory.self, TaskPriorities.self,
+      BusyDispatch.self, ReadTrace.self, ChangeDirectory.self, TaskPriorities.self, NamedTasks.self,
       DispatchWork.self, SpawnChildren.self, ExecOther.self, TimerCancelRace.self,
     ]
   )

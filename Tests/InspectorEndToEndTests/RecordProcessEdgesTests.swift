@@ -101,6 +101,33 @@ final class RecordProcessEdgesTests: XCTestCase {
       XCTAssertFalse(again.output.contains("converted from its spool"), again.output)
     }
 
+    /// The names of Swift tasks (`Task(name:)`, a group's `addTask(name:)`) are read where the
+    /// runtime keeps them when their jobs are handed to Dispatch (issue 40, 2.8), each written
+    /// once, on its task's first `task` line.
+    func testTheNamesOfRecordedTasksAreWritten() throws {
+      let folder = try temporaryFolder("record-task-names")
+      let run = try record(["-o", "n.trace"], program: ["named-tasks"], in: folder)
+      XCTAssertEqual(run.status, 0, run.output)
+      XCTAssertTrue(run.output.contains("named tasks done: 6"), run.output)
+      XCTAssertFalse(run.output.contains("are not recorded"), run.output)
+      let reading = TraceReader.read(path: folder.appendingPathComponent("n.trace").path)
+      XCTAssertEqual(reading.diagnostics, [])
+      let trace = try XCTUnwrap(reading.trace)
+      XCTAssertEqual(
+        Set(trace.taskNames.values), ["loader", "saver ☃", "child-0", "child-1", "child-2"])
+      // On the task's first line, and not on every line of a task resumed many times.
+      let text = try String(
+        contentsOf: folder.appendingPathComponent("n.trace"), encoding: .utf8)
+      let loader = try XCTUnwrap(trace.taskNames.first { $0.value == "loader" }?.key)
+      let lines = text.split(separator: "\n").filter {
+        $0.contains("\"e\":\"task\"") && $0.contains("\"task\":\(loader),")
+          || $0.contains("\"e\":\"task\"") && $0.hasSuffix("\"task\":\(loader)}")
+      }
+      XCTAssertGreaterThan(lines.count, 1, "the loader resumed after its yield")
+      XCTAssertTrue(lines.first?.contains("\"name\":\"loader\"") ?? false, "\(lines)")
+      XCTAssertLessThan(lines.count { $0.contains("\"name\"") }, lines.count)
+    }
+
     func testAnOutputInAFolderThatIsNotThereSaysTheOpenErrorAloneAndFails() throws {
       let folder = try temporaryFolder("record-no-folder")
       let path = folder.appendingPathComponent("missing/x.trace").path

@@ -55,6 +55,17 @@ void *chronoscope_preload_copy_block(const void *block);
 /// to Dispatch as a function's context, which is what dispatch_async does with it.
 void chronoscope_preload_run_block(void *block);
 
+/// Copies the name of the Swift task whose job `job` is (`Task(name:)`) into `out` (at most
+/// `size` - 1 bytes and a NUL) and returns its length; 0 when the job is no task, has no name,
+/// its name cannot be read now, or this runtime's task layout is not the one known. Called
+/// before the job is passed on to Dispatch, while no thread runs it.
+int chronoscope_preload_task_name(const void *job, char *out, size_t size);
+/// Whether task `task`'s name was written lately; notes that it is now if not.
+int chronoscope_preload_task_named_lately(uint64_t task);
+/// Whether the program uses Swift concurrency on a runtime whose task layout is not known, so
+/// that task names are not recorded (said once).
+int chronoscope_preload_task_names_unknown(void);
+
 /// Recorded work on its way to Dispatch: the program's (context, function) and the action its
 /// runs belong to, handed to Dispatch as the context of the preload's own function.
 typedef struct chronoscope_recorded_work {
