@@ -93,8 +93,8 @@
   }
 
   /// The name of the task `job` is (`Task(name:)`), read before the job goes to Dispatch; nil
-  /// when it has none, when this thread wrote it lately (the trace has it from the task's first
-  /// line), or when this runtime's layout is not known (see `chronoscope_preload_task_name`).
+  /// when it has none, when it was written lately (the trace has it from the task's first line),
+  /// or when this runtime's layout is not known (see `chronoscope_preload_task_name`).
   @inline(__always)
   private func name(ofTaskJob job: UnsafeRawPointer, id: UInt64) -> String? {
     withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buffer in
@@ -148,8 +148,9 @@
     return recorded(copy, chronoscope_preload_run_block, schedule)
   }
 
-  /// The (context, function) to hand Dispatch for recorded work.
-  /// A record from the pool when the heap had no room for one: the work then runs unrecorded.
+  /// The (context, function) to hand Dispatch for recorded work: a record of it from the pools
+  /// (`chronoscope_preload_take_work`) with ``runRecordedWork``; the work as it came, unrecorded,
+  /// when the heap has no room for a record.
   @inline(__always)
   private func recorded(
     _ context: UnsafeMutableRawPointer?, _ function: WorkFunction,
