@@ -83,10 +83,16 @@ static void restore_crash_defaults(void) {
   }
 }
 
+static pthread_t main_thread;
+static int main_thread_known;
+
 // The dynamic linker runs constructors when LD_PRELOAD loads the library, before the program's
 // main, after the libraries it depends on (the Swift runtime, Dispatch) are set up.
 __attribute__((constructor)) static void chronoscope_preload_constructor(void) {
   if (!chronoscope_preload_main_program_is_swift()) restore_crash_defaults();
+  // The constructor runs on the main thread, before main.
+  main_thread = pthread_self();
+  main_thread_known = 1;
   pthread_atfork(NULL, NULL, disable_in_child);
   find_exec_family();
   const char *sites = getenv("CHRONOSCOPE_TRACE_SITES");
@@ -102,6 +108,10 @@ __attribute__((constructor)) static void chronoscope_preload_constructor(void) {
 #define PRELOAD_TLS __thread __attribute__((tls_model("initial-exec")))
 
 static PRELOAD_TLS int inside;
+
+int chronoscope_preload_is_main_thread(void) {
+  return main_thread_known && pthread_equal(pthread_self(), main_thread);
+}
 static volatile int disabled;
 
 static void disable_in_child(void) { disabled = 1; }
@@ -115,6 +125,8 @@ int chronoscope_preload_enter(void) {
 }
 
 void chronoscope_preload_leave(void) { inside = 0; }
+
+int chronoscope_preload_is_inside(void) { return inside; }
 
 int chronoscope_preload_suspend(void) {
   int outer = inside;

@@ -52,8 +52,9 @@
   @_spi(Benchmarks) public var severity: Severity
   /// The instant it is reported at (trace time, ns): where the inspector marks it.
   @_spi(Benchmarks) public var time: Int64
-  /// The action it is about (the blocker, the late action, the leaked timer…).
-  package var action: ActionIndex
+  /// The action it is about (the blocker, the late action, the leaked timer…); nil for a wait
+  /// of the main thread outside any action (see ``callSite``).
+  package var action: ActionIndex?
   /// Other actions involved (the waiters behind a blocker), in order.
   package var related: [ActionIndex]
   /// The scheduler the action was scheduled on.
@@ -63,4 +64,6 @@
   package var duration: Int64?
   /// One line saying what happened, with the numbers that show it.
   package var message: String
+  /// Where a finding without an action happened (a wait's call site), if the trace says.
+  package var callSite: UInt32? = nil
 }

@@ -19,8 +19,39 @@ import ChronoscopeTraceFormat
     var pass = Pass(replay: replay, thresholds: thresholds)
     for index in replay.eventIndices { pass.apply(replay.event(index), at: index) }
     pass.finish()
-    return pass.findings.sorted {
-      ($0.time, $0.kind, $0.action) < ($1.time, $1.kind, $1.action)
+    let waits = mainThreadWaits(in: replay, thresholds: thresholds)
+    return (pass.findings + waits).sorted {
+      ($0.time, $0.kind, $0.action.map { Int($0.rawValue) } ?? -1)
+        < ($1.time, $1.kind, $1.action.map { Int($0.rawValue) } ?? -1)
+    }
+  }
+
+  /// The main thread's waits outside any run (``TraceEvent/Kind/wait``, which `chronoscope
+  /// record` writes for a semaphore or group wait of the main thread's own code: a top-level
+  /// `main`, a test) longer than the hang threshold: the main thread was as stuck as in a long
+  /// main-queue job, though no job ran. Reported at the wait's start, with the action whose signal
+  /// ended it when one did.
+  private static func mainThreadWaits(
+    in replay: ReplayEngine, thresholds: FindingThresholds
+  ) -> [Finding] {
+    replay.waits.compactMap { wait in
+      let scheduler = SchedulerID(rawValue: wait.scheduler)
+      guard wait.duration > thresholds.hang, wait.scheduler != 0,
+        replay.scheduler(scheduler)?.kind == "main",
+        let object = wait.waitObject
+      else { return nil }
+      let signaller = wait.endedBy.flatMap { replay.index(of: ActionID(rawValue: $0)) }
+      let until =
+        wait.endedBy.map { ", until #\($0) signalled it" }
+        ?? (object == .semaphore
+          ? ", and no recorded work signalled it (a timeout, or work not recorded)" : "")
+      return Finding(
+        kind: .mainThreadHang, severity: .error,
+        time: wait.time.subtracting(saturating: wait.duration), action: nil,
+        related: signaller.map { [$0] } ?? [], scheduler: scheduler, duration: wait.duration,
+        message:
+          "waited \(TimeText.duration(wait.duration)) on a \(object.name) outside any main-queue job\(until) (a hang: over \(TimeText.duration(thresholds.hang)))",
+        callSite: wait.site == 0 ? nil : wait.site)
     }
   }
 }
@@ -143,7 +174,7 @@ private struct Pass {
       if next == .done, prior == .running {
         records[slot].finishedBy = UInt32(truncatingIfNeeded: index.offset)
       }
-    case .schedule, .hop, .mark, .task, .work, .cancel:
+    case .schedule, .hop, .mark, .task, .work, .cancel, .wait:
       break
     }
   }

@@ -14,6 +14,6 @@ extension FindingsReport.Entry {
     let work =
       self.work.map { " \"\(WorkRecord(name: $0.name, fields: $0.values).summary)\"" } ?? ""
     return
-      "\(file): \(TimeText.seconds(timeNanoseconds)): \(severity): \(kind): #\(action)\(work) \(scheduler)\(site): \(message)"
+      "\(file): \(TimeText.seconds(timeNanoseconds)): \(severity): \(kind): \(action.map { "#\($0)" } ?? "main thread")\(work) \(scheduler)\(site): \(message)"
   }
 }

@@ -94,8 +94,9 @@ import ChronoscopeTraceFormat
     package var severity: String
     /// The instant it is reported at (trace time, ns).
     package var timeNanoseconds: Int64
-    /// The trace's id of the action it is about.
-    package var action: Int
+    /// The trace's id of the action it is about; nil for a wait of the main thread outside any
+    /// action (`main-thread-hang`).
+    package var action: Int?
     /// The ids of other actions involved, in order.
     package var related: [Int]
     /// The id of the scheduler the action was scheduled on.
@@ -141,15 +142,18 @@ import ChronoscopeTraceFormat
       kind = finding.kind.rawValue
       severity = finding.severity.rawValue
       timeNanoseconds = finding.time
-      action = id(finding.action)
+      action = finding.action.map(id)
       related = finding.related.map(id)
       schedulerID = Int(finding.scheduler.rawValue)
       scheduler = replay.scheduler(finding.scheduler)?.label
-      site = replay.callSite(of: finding.action).map {
-        Site(file: $0.file, line: $0.line, function: $0.function)
-      }
+      let callSite =
+        finding.action.flatMap { replay.callSite(of: $0) }
+        ?? finding.callSite.flatMap { replay.callSite(id: $0) }
+      site = callSite.map { Site(file: $0.file, line: $0.line, function: $0.function) }
       durationNanoseconds = finding.duration
-      work = replay.work(of: finding.action).map { Work(name: $0.name, values: $0.fields) }
+      work = finding.action.flatMap { replay.work(of: $0) }.map {
+        Work(name: $0.name, values: $0.fields)
+      }
       self.blame = blame.map { Blame($0, in: replay) }
       message = finding.message
     }

@@ -19,7 +19,9 @@ extension LatenessBlame {
     var requests: [(offset: Int, request: Request)] = []
     for offset in findings.indices where findings[offset].kind == .late {
       let finding = findings[offset]
-      if let request = Request(action: finding.action, begunAt: finding.time, in: replay) {
+      if let action = finding.action,
+        let request = Request(action: action, begunAt: finding.time, in: replay)
+      {
         requests.append((offset, request))
       }
     }

@@ -185,7 +185,7 @@ import ChronoscopeTraceFormat
         // its own body, a repeating one stopped between runs) leaves it counted as ran, so
         // that ran, cancelled and lost divide what was scheduled.
         if runs[slot] == 0 { scheduler(action, info.scheduler) { $0.cancelled += 1 } }
-      case .schedule, .hop, .mark, .task, .work:
+      case .schedule, .hop, .mark, .task, .work, .wait:
         break
       }
     }

@@ -14,8 +14,9 @@ extension InspectorApp {
         let finding = listed[index]
         return FindingsListPanel.Row(
           time: finding.time, severity: finding.severity, kind: finding.kind,
-          label: label(of: finding.action), workName: workName(of: finding.action),
-          scheduler: schedulerLane(of: finding.action), message: finding.message)
+          label: finding.action.map(label(of:)) ?? "main thread",
+          workName: finding.action.map(workName(of:)) ?? "",
+          scheduler: schedulerLane(finding.scheduler), message: finding.message)
       }, firstRow: visible.lowerBound, selected: selected,
       infoCount: findings.count { $0.severity == .info }, showsInfo: state.showsInfoFindings,
       hasNamedWork: replay.hasNamedWork)
@@ -29,11 +30,12 @@ extension InspectorApp {
     let finding = findings[index]
     return FindingPanel(
       index: index, count: findings.count, kind: finding.kind, severity: finding.severity,
-      time: finding.time, workName: workName(of: finding.action),
-      scheduler: schedulerLabel(of: finding.action), message: finding.message,
-      callSite: replay.callSite(of: finding.action).map {
-        "\($0.place) in \($0.function)"
-      },
+      time: finding.time, workName: finding.action.map(workName(of:)) ?? "",
+      scheduler: schedulerLane(finding.scheduler).text, message: finding.message,
+      callSite: (finding.action.flatMap { replay.callSite(of: $0) }
+        ?? finding.callSite.flatMap { replay.callSite(id: $0) }).map {
+          "\($0.place) in \($0.function)"
+        },
       actions: findingActions(index).map { linkRow(of: $0) }, selected: link,
       hasNamedWork: replay.hasNamedWork)
   }

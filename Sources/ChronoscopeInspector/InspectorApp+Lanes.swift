@@ -64,9 +64,11 @@ extension InspectorApp {
       let key: Lane.Key? =
         switch state.grouping {
         case .byScheduler: .scheduler(finding.scheduler)
-        case .byTask: replay.task(of: finding.action).map { .task($0) }
+        case .byTask: finding.action.flatMap { replay.task(of: $0) }.map { .task($0) }
         case .byThread:
-          replay.lastBegin(of: finding.action, before: end).map { .thread(replay.event($0).thread) }
+          finding.action.flatMap { replay.lastBegin(of: $0, before: end) }.map {
+            .thread(replay.event($0).thread)
+          }
         }
       if let key { counts[key, default: 0] += 1 }
     }

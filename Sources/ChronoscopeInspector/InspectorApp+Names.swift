@@ -14,7 +14,11 @@ extension InspectorApp {
 
   /// The title and number of the lane of `action`'s scheduler.
   func schedulerLane(of action: ActionIndex) -> LaneLabel {
-    let scheduler = replay.action(action).scheduler
+    schedulerLane(replay.action(action).scheduler)
+  }
+
+  /// The title and number of `scheduler`'s lane.
+  func schedulerLane(_ scheduler: SchedulerID) -> LaneLabel {
     guard let label = replay.scheduler(scheduler)?.label else {
       return LaneLabel(title: "scheduler \(scheduler.rawValue)")
     }

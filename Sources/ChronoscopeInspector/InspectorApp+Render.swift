@@ -305,6 +305,10 @@ extension InspectorApp {
     if event.kind == .mark {
       let mark = replay.mark(of: event)
       owner = .mark(name: mark?.name ?? "", fields: mark?.fields ?? [:])
+    } else if let wait = event.waitIndex.map({ replay.waits[$0] }) {
+      owner = .wait(
+        "waited \(TimeText.duration(wait.duration)) on a \(wait.waitObject?.name ?? "semaphore")"
+          + (wait.endedBy.map { " until #\($0)" } ?? ""))
     } else if let action = event.action {
       owner = .action(
         label: label(of: action), workName: workName(of: action),

@@ -311,8 +311,10 @@ import ChronoscopeTraceFormat
     case .openDetail: openDetail()
     case .showBlame(let action): showBlame(of: action)
     case .showBlameOfFinding(let index):
-      if cache.listedFindings.indices.contains(index) {
-        showBlame(of: cache.listedFindings[index].action)
+      if cache.listedFindings.indices.contains(index),
+        let action = cache.listedFindings[index].action
+      {
+        showBlame(of: action)
       }
     case .openFinding(let index): openFinding(index)
     case .listFindings: cache.listFindings(showingInfo: state.showsInfoFindings)
@@ -323,7 +325,8 @@ import ChronoscopeTraceFormat
   /// The actions a listed finding concerns: its own, then the others involved.
   func findingActions(_ index: Int) -> [ActionIndex] {
     guard cache.listedFindings.indices.contains(index) else { return [] }
-    return [cache.listedFindings[index].action] + cache.listedFindings[index].related
+    let finding = cache.listedFindings[index]
+    return (finding.action.map { [$0] } ?? []) + finding.related
   }
 
   /// Shows why `action` was late, or says it never began late.

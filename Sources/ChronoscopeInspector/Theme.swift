@@ -48,7 +48,7 @@ struct Theme {
     case .schedule, .hop, .task, .work: schedule
     case .begin, .end: running
     case .cancel: cancel
-    case .mark: mark
+    case .mark, .wait: mark
     }
   }
 }

@@ -171,6 +171,12 @@
       return id
     }
 
+    /// The trace id of the main queue, announcing it on first use; 0 when libdispatch has none.
+    func mainQueueID(in recorder: ForeignWorkRecorder) -> UInt32 {
+      guard let queue = OpaquePointer(bitPattern: mainQueue) else { return 0 }
+      return id(of: queue, in: recorder)
+    }
+
     /// Announces a queue the program just made, `concurrent` or not.
     func made(_ queue: OpaquePointer, concurrent: Bool, in recorder: ForeignWorkRecorder) {
       let id = announce(queue, kind: concurrent ? .concurrent : .serial, in: recorder)

@@ -149,7 +149,7 @@ struct LiveActions {
       lives[action]?.taskName = taskName
     case .work:
       if let work { lives[action]?.work = (event, work) }
-    case .hop, .mark:
+    case .hop, .mark, .wait:
       break
     }
   }

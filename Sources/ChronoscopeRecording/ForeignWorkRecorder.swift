@@ -99,6 +99,24 @@ package final class ForeignWorkRecorder: Sendable {
     }
   }
 
+  /// Records that the calling thread waited `duration` ns until now on `object`, outside any
+  /// recorded run, called at `codeAddress` (0 for none); `by` is the action whose signal ended
+  /// the wait (0 for none), `scheduler` the main scheduler's id when this is the main thread.
+  package func waited(
+    _ duration: Int64, on object: TraceEvent.WaitObject, scheduler: UInt32, by: UInt32,
+    codeAddress: UInt, caller: UInt = 0
+  ) {
+    core.withCurrentBuffer { buffer in
+      let site = codeAddress == 0 ? 0 : buffer.siteID(codeAddress: codeAddress, caller: caller)
+      buffer.stamp {
+        buffer.append(
+          .wait(
+            time: buffer.now(), thread: buffer.threadID, scheduler: scheduler,
+            duration: duration, on: object, by: by, site: site))
+      }
+    }
+  }
+
   /// The action running on the calling thread, or 0.
   package var currentAction: UInt32 { core.withCurrentBuffer { $0.currentAction } }
 }

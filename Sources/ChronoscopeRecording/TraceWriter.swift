@@ -529,8 +529,9 @@ package struct TraceWriter {
         if tracksContext { context.defineThread(event.thread, name: name) }
       }
     }
-    // Most schedules find nothing pending: the emptiness checks spare them two hashings.
-    guard event.kind == .schedule else { return }
+    // Most schedules find nothing pending: the emptiness checks spare them two hashings. A wait
+    // names a scheduler (the main one) and a site too.
+    guard event.kind == .schedule || event.kind == .wait else { return }
     if !pendingSchedulers.isEmpty,
       var scheduler = pendingSchedulers.removeValue(forKey: event.scheduler)
     {

@@ -62,7 +62,7 @@ struct ActionEventIndex: Sendable {
           if let canceller = events[offset].cancelledBy, canceller != subject {
             link(canceller.int, offset)
           }
-        case .begin, .end, .hop, .mark, .task, .work:
+        case .begin, .end, .hop, .mark, .task, .work, .wait:
           link(subject.int, offset)
         }
       }

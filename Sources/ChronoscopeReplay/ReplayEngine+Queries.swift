@@ -86,6 +86,9 @@ extension ReplayEngine {
   }
 
   /// Where `action` was scheduled in the source, if the trace says.
+  /// The call site the trace defines as `id`, if any (a wait's).
+  package func callSite(id: UInt32) -> CallSiteRecord? { callSites[id] }
+
   package func callSite(of action: ActionIndex) -> CallSiteRecord? {
     callSites[self.action(action).site]
   }
@@ -359,7 +362,7 @@ extension ReplayEngine {
           life.cancelledBy = event.cancelledBy
           life.cancelledAfterStart = event.cancelledAfterStart ?? false
         }
-      case .schedule, .mark, .task, .work: break
+      case .schedule, .mark, .task, .work, .wait: break
       }
     }
     return life

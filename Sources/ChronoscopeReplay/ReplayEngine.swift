@@ -53,6 +53,8 @@ import Synchronization
   package var threads: [ThreadInfo] { prepared.threads }
   /// The marks; ``ReplayEvent/markIndex`` indexes them.
   package var marks: [MarkRecord] { prepared.marks }
+  /// The threads' waits outside any run (``TraceEvent/Kind/wait``), in time order.
+  package var waits: [TraceEvent] { prepared.waits }
   /// The Swift tasks the trace names, by id: empty for a trace without `task` lines.
   package var tasks: [TaskInfo] { prepared.tasks }
 
@@ -97,6 +99,9 @@ import Synchronization
     let schedulers: [SchedulerRecord]
     let threads: [ThreadInfo]
     let marks: [MarkRecord]
+    /// The trace's `wait` events, in time order: a ``TraceEvent/Kind/wait`` in ``events`` holds
+    /// its index here.
+    let waits: [TraceEvent]
     /// What the app named its work (``Trace/works``), and by action slot the index of each
     /// named action's.
     let works: [WorkRecord]
@@ -205,6 +210,7 @@ import Synchronization
       (tasks, taskSlots) = ReplayEngine.tasks(
         tables.taskOfAction, names: trace.taskNames, actions: actions)
       workOfAction = tables.workOfAction
+      waits = tables.waits
 
       let threadIDs = tables.threads.union(trace.threadNames.keys).sorted()
       threadSlots = SlotTable(threadIDs)
@@ -484,7 +490,7 @@ import Synchronization
           lastServed[thread] = actions[slot].schedulerSlot
           history.served[thread].insert(actions[slot].scheduler)
         }
-      case .end, .cancel, .schedule, .hop, .mark, .task, .work: break
+      case .end, .cancel, .schedule, .hop, .mark, .task, .work, .wait: break
       }
     }
     return history

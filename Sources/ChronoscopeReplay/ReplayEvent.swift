@@ -32,9 +32,11 @@ import ChronoscopeTraceFormat
   /// Makes the replay's form of `event`, whose action (if any) is `action`.
   ///
   /// - Parameter cancelledBy: For a cancel, the action that was running when it happened.
-  init(_ event: TraceEvent, action: ActionIndex?, cancelledBy: ActionIndex?) {
+  /// - Parameter wait: For a wait, its index in ``ReplayEngine/waits``.
+  init(_ event: TraceEvent, action: ActionIndex?, cancelledBy: ActionIndex?, wait: Int = 0) {
     let aux: UInt32 =
       switch event.kind {
+      case .wait: UInt32(truncatingIfNeeded: wait)
       case .begin, .end: event.run
       case .hop: event.fromThread
       case .mark: UInt32(truncatingIfNeeded: event.markIndex ?? Int(Self.none))
@@ -43,7 +45,8 @@ import ChronoscopeTraceFormat
       case .task, .work: 0
       }
     self.init(
-      time: event.time, kind: event.kind, action: event.kind == .mark ? nil : action,
+      time: event.time, kind: event.kind,
+      action: event.kind == .mark || event.kind == .wait ? nil : action,
       thread: event.thread, aux: aux, flag: event.started)
   }
 
@@ -60,6 +63,9 @@ import ChronoscopeTraceFormat
 
   /// The thread a ``TraceEvent/Kind/hop`` came from.
   package var hoppedFrom: ThreadID? { kind == .hop ? ThreadID(rawValue: aux) : nil }
+
+  /// The index into ``ReplayEngine/waits`` of a ``TraceEvent/Kind/wait``.
+  package var waitIndex: Int? { kind == .wait ? Int(aux) : nil }
 
   /// The index into ``ReplayEngine/marks`` of a ``TraceEvent/Kind/mark``.
   package var markIndex: Int? { kind == .mark && aux != Self.none ? Int(aux) : nil }

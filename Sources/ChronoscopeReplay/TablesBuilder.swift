@@ -19,6 +19,8 @@ final class TablesBuilder: TraceEventStream {
     var taskOfAction: [UInt32: UInt64] = [:]
     /// Action slot → the index in ``Trace/works`` of what the app named it (its `work` line).
     var workOfAction: [UInt32: UInt32] = [:]
+    /// The `wait` events, each a ``ReplayEvent`` of its own holding its index here.
+    var waits: [TraceEvent] = []
     /// How many `begin`s were left out as work never scheduled: runs whose schedule the
     /// recorder dropped, or that a slice or flight recorder's window cut off.
     var unscheduledBegins = 0
@@ -127,6 +129,15 @@ final class TablesBuilder: TraceEventStream {
             scheduleEvent: EventIndex(pass.tables.events.count), ranInline: event.ranInline))
       }
     case .mark: index = nil
+    case .wait:
+      if event.thread != pass.lastThread {
+        pass.tables.threads.insert(event.thread)
+        pass.lastThread = event.thread
+      }
+      pass.tables.events.append(
+        ReplayEvent(event, action: nil, cancelledBy: nil, wait: pass.tables.waits.count))
+      pass.tables.waits.append(event)
+      return
     case .task:
       // Not a step of the action's life: it says whose work the action is.
       if let known = pass.tables.actionIndices[id.rawValue], let task = event.task {

@@ -712,15 +712,18 @@ private struct ProcessExport {
   }
 
   private mutating func writeFinding(_ finding: Finding, into out: JSONWriter) {
-    let info = replay.action(finding.action)
-    out.eventStart(phase: "i", name: "\(finding.kind.rawValue) \(info.id)", category: "finding")
+    let subject = finding.action.map { "\(replay.action($0).id)" } ?? "main thread"
+    out.eventStart(phase: "i", name: "\(finding.kind.rawValue) \(subject)", category: "finding")
     writeInstantPlace(at: finding.time, into: out)
     out.member("severity", first: true)
     out.string(finding.severity.rawValue)
     out.member("message")
     out.string(finding.message)
     out.raw(",\"scheduler\":")
-    out.append(schedulerName(slot: replay.schedulerSlot(of: finding.action)))
+    out.append(
+      schedulerName(
+        slot: finding.action.map { replay.schedulerSlot(of: $0) }
+          ?? replay.schedulerSlot(finding.scheduler) ?? replay.schedulerSlotCount - 1))
     out.raw("}}")
   }
 
@@ -739,9 +742,12 @@ private struct ProcessExport {
       out.member("severity")
       out.string(window.severity.rawValue)
       out.member("first")
-      out.string("\(replay.action(window.first.action).id): \(window.first.message)")
-      out.member("last_action")
-      out.integer(Int64(replay.action(window.last.action).id.rawValue))
+      let first = window.first.action.map { "\(replay.action($0).id)" } ?? "main thread"
+      out.string("\(first): \(window.first.message)")
+      if let last = window.last.action {
+        out.member("last_action")
+        out.integer(Int64(replay.action(last).id.rawValue))
+      }
     }
   }
 }

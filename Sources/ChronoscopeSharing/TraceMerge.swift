@@ -190,6 +190,13 @@ package enum TraceMerge {
         return .work(
           time: time, action: event.action &+ action,
           work: UInt32(truncatingIfNeeded: event.workIndex ?? 0) &+ work)
+      case .wait:
+        return .wait(
+          time: time, thread: event.thread &+ thread,
+          scheduler: event.scheduler == 0 ? 0 : event.scheduler &+ scheduler,
+          duration: event.duration, on: event.waitObject ?? .semaphore,
+          by: event.endedBy.map { $0 &+ action } ?? 0,
+          site: event.site == 0 ? 0 : event.site &+ site)
       }
     }
   }

@@ -146,6 +146,19 @@ struct SemanticChecks {
       if !withState(action, { $0 }).flags.contains(.scheduled) {
         warnings.append("action #\(action) is named work but was never scheduled")
       }
+    case .wait:
+      if event.site != 0,
+        !knownSites.contains(event.site, isDefined: { callSites.index(forKey: event.site) != nil })
+      {
+        knownSites.remember(event.site)
+        warnings.append(
+          "a wait on thread \(event.thread) is at call site \(event.site), which the trace has not defined"
+        )
+      }
+      if let by = event.endedBy, !withState(by, { $0 }).flags.contains(.scheduled) {
+        warnings.append(
+          "a wait on thread \(event.thread) ended by action #\(by), which was never scheduled")
+      }
     case .hop, .mark:
       break
     }

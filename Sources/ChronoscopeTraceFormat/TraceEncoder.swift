@@ -243,6 +243,15 @@ public struct TraceEncoder: Sendable {
       case .task:
         line.member(",\"a\":", Int64(event.action))
         line.member(",\"task\":", Int64(truncatingIfNeeded: event.task ?? 0))
+      case .wait:
+        line.member(",\"th\":", Int64(event.thread))
+        if event.scheduler != 0 { line.member(",\"q\":", Int64(event.scheduler)) }
+        line.member(",\"dur\":", event.duration)
+        line.raw(",\"on\":\"")
+        line.raw(event.waitObject?.staticName ?? "semaphore")
+        line.byte(UInt8(ascii: "\""))
+        if let by = event.endedBy { line.member(",\"by\":", Int64(by)) }
+        if event.site != 0 { line.member(",\"site\":", Int64(event.site)) }
       case .mark, .work:
         break
       }

@@ -44,6 +44,10 @@ public struct TraceEvent: Sendable, Hashable {
     /// The action is work the app named (a `WorkContext`): written just after its schedule, and,
     /// like ``task``, not an event in the action's life.
     case work
+    /// A thread waited, outside any recorded run, for something other work does: a semaphore's
+    /// signal, a group's last leave (minor revision; `chronoscope record` writes it for the main
+    /// thread, which then does nothing else).
+    case wait
 
     /// The name used in trace files: the one table of event names. The encoder writes it, the
     /// reader looks names up through ``init(name:)``, and ``name`` derives from it, so a new kind
@@ -58,6 +62,7 @@ public struct TraceEvent: Sendable, Hashable {
       case .mark: "mark"
       case .task: "task"
       case .work: "work"
+      case .wait: "wait"
       }
     }
 
@@ -211,6 +216,42 @@ public struct TraceEvent: Sendable, Hashable {
     return event
   }
 
+  /// What a thread waits on (``Kind/wait`` only).
+  public enum WaitObject: UInt8, Sendable, CaseIterable {
+    /// `DispatchSemaphore.wait`, `dispatch_semaphore_wait`.
+    case semaphore
+    /// `DispatchGroup.wait`, `dispatch_group_wait`.
+    case group
+
+    package var staticName: StaticString {
+      switch self {
+      case .semaphore: "semaphore"
+      case .group: "group"
+      }
+    }
+
+    /// The name used in trace files (`semaphore`, `group`).
+    public var name: String { staticName.description }
+  }
+
+  /// `thread` waited `duration` ns, outside any recorded run, on `object`, until `time`; `by`
+  /// is the action whose signal ended the wait (0 when none did: a timeout, or work not
+  /// recorded), `scheduler` the main scheduler's id when the thread is the main thread (else
+  /// 0), `site` where the wait was called (0 for none).
+  @inlinable
+  public static func wait(
+    time: Int64, thread: UInt32, scheduler: UInt32, duration: Int64, on object: WaitObject,
+    by: UInt32, site: UInt32
+  ) -> TraceEvent {
+    var event = TraceEvent(time: time, kind: .wait, action: 0, thread: thread)
+    event.scheduler = scheduler
+    event.first = duration
+    event.second = Int64(object.rawValue)
+    event.aux = by
+    event.site = site
+    return event
+  }
+
   // MARK: - Reading fields
 
   /// Whether the action had started when it was cancelled (``Kind/cancel`` only).
@@ -228,8 +269,14 @@ public struct TraceEvent: Sendable, Hashable {
   public var delay: Int64 { kind == .schedule ? first : 0 }
   /// When a ``Kind/schedule``d action is first due, in trace time.
   public var due: Int64 { kind == .schedule ? second : 0 }
-  /// How long an ``Kind/end``ed run took, in ns.
-  public var duration: Int64 { kind == .end ? first : 0 }
+  /// How long an ``Kind/end``ed run took, or a ``Kind/wait`` lasted, in ns.
+  public var duration: Int64 { kind == .end || kind == .wait ? first : 0 }
+  /// What a ``Kind/wait`` waited on.
+  public var waitObject: WaitObject? {
+    kind == .wait ? WaitObject(rawValue: UInt8(truncatingIfNeeded: second)) : nil
+  }
+  /// The action whose signal ended a ``Kind/wait``, if a recorded one did.
+  public var endedBy: UInt32? { kind == .wait && aux != 0 ? aux : nil }
   /// The runtime id of the Swift task a ``Kind/task`` line names.
   public var task: UInt64? { kind == .task ? UInt64(truncatingIfNeeded: first) : nil }
   /// The index into ``Trace/marks`` of a ``Kind/mark``.
@@ -245,7 +292,9 @@ public struct TraceEvent: Sendable, Hashable {
   package func mappingActionIDs(_ transform: (UInt32) -> UInt32) -> TraceEvent {
     var event = self
     if action != 0 { event.action = transform(action) }
-    if kind == .schedule || kind == .cancel, aux != 0 { event.aux = transform(aux) }
+    if kind == .schedule || kind == .cancel || kind == .wait, aux != 0 {
+      event.aux = transform(aux)
+    }
     return event
   }
 }

@@ -3,7 +3,7 @@ enum Key: UInt8, CaseIterable {
   case t, e, a, q, th, to, by, due, run, dur, pid, mode, site, from, name, kind, file, line
   case function, delay, label, start, clock, parent, family, events, format, fields, started
   case dropped, version, process, metadata, count, signal, inline, cores, startNanoseconds, task
-  case failed, module, offset, buildID, caller
+  case failed, module, offset, buildID, caller, on
 
   /// The key as written in files.
   var name: String { Self.names[Int(rawValue)] }
@@ -273,6 +273,18 @@ struct Fields {
     throw failure(
       .mode,
       "unknown mode \"\(scanner.text(slice).escapedForMessage)\" (expected async, sync, after or repeating)"
+    )
+  }
+
+  /// What a `wait` line waited on.
+  func waitObject() throws(JSONLineScanner.Failure) -> TraceEvent.WaitObject {
+    let slot = try required(.on, in: "wait")
+    guard case .string(let slice) = slot.value else { throw wrongType(.on, "a string", slot) }
+    for object in TraceEvent.WaitObject.allCases where scanner.equals(slice, object.staticName) {
+      return object
+    }
+    throw failure(
+      .on, "unknown wait \"\(scanner.text(slice).escapedForMessage)\" (expected semaphore or group)"
     )
   }
 

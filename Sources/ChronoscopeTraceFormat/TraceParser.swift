@@ -802,6 +802,12 @@ struct TraceParser {
       return .task(
         time: time, action: try fields.id(.a, in: "task"),
         task: UInt64(try fields.integer(.task, in: "task", range: 1...TraceLimits.maximumTime)))
+    case .wait:
+      return .wait(
+        time: time, thread: try fields.uint32(.th, in: "wait"),
+        scheduler: try fields.optionalUInt32(.q) ?? 0, duration: try fields.time(.dur, in: "wait"),
+        on: try fields.waitObject(), by: try fields.optionalUInt32(.by) ?? 0,
+        site: try fields.optionalUInt32(.site) ?? 0)
     case .mark, .work:
       return nil
     }

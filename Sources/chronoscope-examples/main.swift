@@ -11,6 +11,7 @@ struct ChronoscopeExamples: ParsableCommand {
       RecordExample.self, RunExample.self, RecordStress.self, RecordCrash.self,
       RecordFlight.self, ForkChildren.self, DispatchSemantics.self, RecordStaleResponse.self,
       BusyDispatch.self, ReadTrace.self, ChangeDirectory.self, TaskPriorities.self, NamedTasks.self,
+      MainWaits.self,
       DispatchWork.self, SpawnChildren.self, ExecOther.self, TimerCancelRace.self,
     ]
   )

@@ -154,6 +154,36 @@ final class FindingsAnalysisTests: XCTestCase {
     XCTAssertEqual(hangs.first?.duration, 300 * Self.ms)
   }
 
+  /// The main thread's own code blocked on a semaphore outside any main-queue job (a `wait` line)
+  /// is a hang too, reported at the wait's start, naming the action that signalled it; a short
+  /// wait, and a wait of a thread that is not the main scheduler's, are not (issue 40, 2.10).
+  func testAMainThreadWaitOverTheHangThresholdIsAHangWithItsSignaller() throws {
+    let findings = Self.findings(
+      [Self.schedule(1, scheduler: 2, at: 0)] + Self.run(1, from: 0, to: 300 * Self.ms) + [
+        .wait(
+          time: 301 * Self.ms, thread: 1, scheduler: 1, duration: 300 * Self.ms, on: .semaphore,
+          by: 1, site: 0),
+        .wait(
+          time: 400 * Self.ms, thread: 1, scheduler: 1, duration: 90 * Self.ms, on: .group, by: 0,
+          site: 0),
+        .wait(
+          time: 900 * Self.ms, thread: 5, scheduler: 0, duration: 400 * Self.ms, on: .group,
+          by: 0, site: 0),
+      ])
+    let hangs = findings.filter { $0.kind == .mainThreadHang }
+    XCTAssertEqual(hangs.count, 1, "\(hangs.map(\.message))")
+    let hang = try XCTUnwrap(hangs.first)
+    XCTAssertNil(hang.action, "no action ran: the main thread's own code waited")
+    XCTAssertEqual(hang.time, 1 * Self.ms, "where the wait began")
+    XCTAssertEqual(hang.duration, 300 * Self.ms)
+    XCTAssertEqual(hang.related, [ActionIndex(0)], "#1 signalled it")
+    XCTAssertEqual(hang.scheduler, SchedulerID(rawValue: 1))
+    XCTAssertTrue(
+      hang.message.hasPrefix(
+        "waited 300.000ms on a semaphore outside any main-queue job, until #1"),
+      hang.message)
+  }
+
   func testATimerNeverCancelledInAClosedTraceLeaks() throws {
     let timer: [TraceEvent] =
       [Self.schedule(1, scheduler: 1, at: 0, mode: .repeating, delay: 10 * Self.ms)]

@@ -134,7 +134,8 @@ final class LatenessBlameTests: XCTestCase {
       let blames = LatenessBlame.blames(for: findings, in: replay, maxShares: .max)
       XCTAssertEqual(blames.count, findings.count { $0.kind == .late }, name)
       for (offset, blame) in blames {
-        XCTAssertEqual(blame, LatenessBlame.worstRun(of: findings[offset].action, in: replay), name)
+        let action = try XCTUnwrap(findings[offset].action, "a late finding has its action")
+        XCTAssertEqual(blame, LatenessBlame.worstRun(of: action, in: replay), name)
       }
     }
   }
@@ -151,7 +152,9 @@ final class LatenessBlameTests: XCTestCase {
     let replay = Self.replay(events)
     let findings = FindingsAnalysis.findings(in: replay, thresholds: FindingThresholds(late: 1))
     let offset = try XCTUnwrap(
-      findings.firstIndex { $0.kind == .late && replay.action($0.action).id.rawValue == 11 })
+      findings.firstIndex {
+        $0.kind == .late && $0.action.map { replay.action($0).id.rawValue } == 11
+      })
     let blame = try XCTUnwrap(LatenessBlame.blames(for: findings, in: replay, maxShares: 3)[offset])
     XCTAssertEqual(Self.shares(blame, replay), ["#8 28-36", "#9 36-45", "#10 45-55"])
     XCTAssertEqual(blame.omittedShares, 7)

@@ -66,7 +66,7 @@ final class RecordingSchedulerTests: XCTestCase {
       case .cancel:
         "\(event.time) cancel a\(event.action) started \(event.started) by \(event.parent ?? 0)"
       case .begin, .end: "\(event.time) \(event.kind.name) a\(event.action) run \(event.run)"
-      case .hop, .mark, .task, .work: "\(event.time) \(event.kind.name)"
+      case .hop, .mark, .task, .work, .wait: "\(event.time) \(event.kind.name)"
       }
     }
     XCTAssertEqual(

@@ -101,7 +101,7 @@ final class TraceWriterTests: XCTestCase {
           trace.events.first { $0.kind == .schedule && $0.action == by }?.parent,
           cancelled.parent, "canceller and timer share a parent")
         cancellers += 1
-      case .hop, .mark, .task, .work: break
+      case .hop, .mark, .task, .work, .wait: break
       }
     }
     XCTAssertEqual(cancellers, 24)

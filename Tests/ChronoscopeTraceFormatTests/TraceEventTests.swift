@@ -17,7 +17,34 @@ final class TraceEventTests: XCTestCase {
     case .mark: .mark(time: 9, thread: 1, mark: 0)
     case .task: .task(time: 1, action: 1, task: 42)
     case .work: .work(time: 1, action: 1, work: 0)
+    case .wait:
+      .wait(time: 9, thread: 1, scheduler: 1, duration: 4, on: .group, by: 1, site: 0)
     }
+  }
+
+  /// A `wait` line (a main thread blocked outside any run) keeps what it waited on, how long and
+  /// who ended it; a wait on something else is an error at its field.
+  func testAWaitLineIsReadWithItsObjectAndRefusedWithAnUnknownOne() throws {
+    let text = """
+      {"format":"chronoscope-trace","version":1,"clock":"host","start":"","process":"t","pid":1,"metadata":{}}
+      {"t":0,"e":"scheduler","q":1,"label":"main","kind":"main","family":"dispatch"}
+      {"t":5,"e":"wait","th":1,"q":1,"dur":5,"on":"semaphore"}
+      {"t":9,"e":"wait","th":1,"dur":2,"on":"mutex"}
+
+      """
+    let reading = TraceReader.parse(Array(text.utf8), file: "w.trace")
+    let wait = try XCTUnwrap(reading.trace?.events.first)
+    XCTAssertEqual(wait.kind, .wait)
+    XCTAssertEqual(wait.waitObject, .semaphore)
+    XCTAssertEqual(wait.duration, 5)
+    XCTAssertNil(wait.endedBy)
+    XCTAssertEqual(wait.scheduler, 1)
+    XCTAssertEqual(reading.trace?.events.count, 1)
+    XCTAssertTrue(
+      reading.diagnostics.contains {
+        $0.severity == .error && $0.line == 4
+          && $0.message.contains("unknown wait \"mutex\" (expected semaphore or group)")
+      }, "\(reading.diagnostics)")
   }
 
   func testEveryKindIsWrittenUnderItsNameAndReadBackAsTheSameKind() throws {

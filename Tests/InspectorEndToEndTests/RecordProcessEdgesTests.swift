@@ -128,6 +128,32 @@ final class RecordProcessEdgesTests: XCTestCase {
       XCTAssertLessThan(lines.count { $0.contains("\"name\"") }, lines.count)
     }
 
+    /// The main thread's own code blocked on a semaphore and on a group outside any main-queue
+    /// job: `record` writes each as a `wait` line, and `check` reports each as a hang, the first
+    /// with the work whose signal ended it (issue 40, 2.10). A wait that took no time is not
+    /// written.
+    func testAMainThreadBlockedOutsideAnyJobIsAHangCheckReports() throws {
+      let folder = try temporaryFolder("record-main-waits")
+      let run = try record(["-o", "w.trace"], program: ["main-waits"], in: folder)
+      XCTAssertEqual(run.status, 0, run.output)
+      let reading = TraceReader.read(path: folder.appendingPathComponent("w.trace").path)
+      XCTAssertEqual(reading.diagnostics, [])
+      let waits = try XCTUnwrap(reading.trace).events.filter { $0.kind == .wait }
+      XCTAssertEqual(waits.map(\.waitObject), [.semaphore, .group])
+      XCTAssertTrue(waits.allSatisfy { $0.duration >= 250_000_000 }, "\(waits)")
+
+      let check = try CommandRun.chronoscope(["check", "w.trace"], in: folder)
+      XCTAssertEqual(check.status, 1, check.output)
+      let hangs = check.output.split(separator: "\n").filter { $0.contains("main-thread-hang") }
+      XCTAssertEqual(hangs.count, 2, check.output)
+      XCTAssertTrue(hangs[0].contains(": main thread "), String(hangs[0]))
+      XCTAssertTrue(hangs[0].contains("MainWaits.swift:"), String(hangs[0]))
+      XCTAssertTrue(
+        hangs[0].contains("on a semaphore outside any main-queue job, until #1 signalled it"),
+        String(hangs[0]))
+      XCTAssertTrue(hangs[1].contains("on a group outside any main-queue job"), String(hangs[1]))
+    }
+
     func testAnOutputInAFolderThatIsNotThereSaysTheOpenErrorAloneAndFails() throws {
       let folder = try temporaryFolder("record-no-folder")
       let path = folder.appendingPathComponent("missing/x.trace").path

@@ -15,6 +15,8 @@
 /// Raises the flag; returns 0 if it was already up, or recording is off in this process (the
 /// caller then records nothing).
 int chronoscope_preload_enter(void);
+/// Whether the calling thread is inside the recorder now (its own calls pass straight through).
+int chronoscope_preload_is_inside(void);
 /// Whether recording is off for good in this process: a child the program forked (without
 /// `exec`) inherits the recorder but not its threads, and records nothing; its interposers then
 /// touch no lock another thread of the parent may have held at the fork.
@@ -60,6 +62,8 @@ void chronoscope_preload_run_block(void *block);
 /// its name cannot be read now, or this runtime's task layout is not the one known. Called
 /// before the job is passed on to Dispatch, while no thread runs it.
 int chronoscope_preload_task_name(const void *job, char *out, size_t size);
+/// Whether the calling thread is the process's main thread (the one that ran main).
+int chronoscope_preload_is_main_thread(void);
 /// Whether task `task`'s name was written lately; notes that it is now if not.
 int chronoscope_preload_task_named_lately(uint64_t task);
 /// Whether the program uses Swift concurrency on a runtime whose task layout is not known, so

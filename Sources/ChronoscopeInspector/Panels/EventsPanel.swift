@@ -27,6 +27,8 @@ struct EventsPanel {
   enum Owner {
     /// A mark, by its name and fields.
     case mark(name: String, fields: [String: String])
+    /// A thread's wait outside any run, said in words (`waited 2.100s on a semaphore`).
+    case wait(String)
     /// An action's event: its label, name and scheduler, and what the row adds: where a hop came
     /// from, whether a cancel came after the start, which run of repeating work began or ended.
     case action(
@@ -116,7 +118,7 @@ struct EventsPanel {
       case .hop: extra = hoppedFrom.map { "← \($0)" } ?? ""
       case .cancel: extra = afterStart == true ? "after start" : "before start"
       case .begin, .end: extra = run.map { "run \($0)" } ?? ""
-      case .schedule, .mark, .task, .work: break
+      case .schedule, .mark, .task, .work, .wait: break
       }
       columns +=
         actionColumns.columns(
@@ -125,6 +127,12 @@ struct EventsPanel {
         + [
           thread, PanelColumn(extra, width: actionColumns.labelWidth + 4, priority: 50),
         ]
+    case .wait(let text):
+      columns += [
+        PanelColumn(text, width: actionColumns.actionWidth, priority: 85, fit: .name(minimum: 10)),
+        PanelColumn("", width: 0, priority: 70), PanelColumn("", width: 0, priority: 75), thread,
+        PanelColumn("", width: 0, priority: 50),
+      ]
     case .none:
       break
     }

@@ -40,6 +40,7 @@ struct StripCell {
       case .schedule, .task, .work: ("s", 0)
       case .hop: ("↷", 1)
       case .mark: ("◆", 2)
+      case .wait: ("‖", 2)
       case .end: ("█", 3)
       case .begin: ("▶", 4)
       case .cancel: ("×", 5)
