@@ -145,6 +145,8 @@ extension DiskFullTests {
     let window = try XCTUnwrap(trace.header.sliceWindow, "a rotated file is a window")
     XCTAssertGreaterThanOrEqual(
       window.lowerBound, try XCTUnwrap(older.events.last?.time), "it starts where the last ended")
-    XCTAssertGreaterThan(trace.events.count, 100, "recording went on")
+    // How many depends on when the last failure fell in the run: the file that follows it
+    // holds what came after, up to the close.
+    XCTAssertGreaterThan(trace.events.count, 0, "recording went on")
   }
 }
