@@ -37,6 +37,6 @@ extension InspectorApp {
           "\($0.place) in \($0.function)"
         },
       actions: findingActions(index).map { linkRow(of: $0) }, selected: link,
-      hasNamedWork: replay.hasNamedWork)
+      hasNamedWork: replay.hasNamedWork, firstIsOwn: finding.action != nil)
   }
 }

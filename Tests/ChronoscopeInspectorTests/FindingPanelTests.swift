@@ -25,4 +25,21 @@ final class FindingPanelTests: XCTestCase {
     XCTAssertTrue(lines[10].hasPrefix("   the action   #4 async"), lines[10])
     XCTAssertTrue(lines[11].hasPrefix(" ▸ waited"), lines[11])
   }
+
+  /// A wait of the main thread outside any action has no action of its own: the work listed is
+  /// the work whose signal ended the wait, and says so.
+  func testAMainThreadWaitListsTheWorkThatSignalledIt() {
+    let signaller = ActionLinksPanel.Row(
+      role: "", label: "#1 async", scheduler: LaneLabel(title: "slow.loader"), workName: "",
+      site: "MainWaits.swift:25")
+    let panel = FindingPanel(
+      index: 0, count: 1, kind: .mainThreadHang, severity: .error, time: 17_000_000,
+      workName: "", scheduler: "com.apple.main-thread",
+      message: "waited 300.000ms on a semaphore outside any main-queue job, until #1 signalled it",
+      callSite: "MainWaits.swift:29 in run()", actions: [signaller], selected: 0,
+      hasNamedWork: false, firstIsOwn: false)
+    let lines = drawn(width: 120, height: 20) { panel.draw(into: &$0, theme: $1) }
+    XCTAssertTrue(lines[9].contains("Actions (1)"), lines[9])
+    XCTAssertTrue(lines[10].hasPrefix(" ▸ signalled    #1 async"), lines[10])
+  }
 }

@@ -25,6 +25,9 @@ struct FindingPanel: Equatable {
   var selected: Int
   /// Whether the trace names work.
   var hasNamedWork: Bool
+  /// Whether the first of ``actions`` is the finding's own: not for a wait of the main thread
+  /// outside any action, whose actions are the work that ended the wait.
+  var firstIsOwn = true
 
   /// Draws the page from row 2 down to the status bar.
   func draw(into grid: inout ScreenGrid, theme: Theme) {
@@ -43,7 +46,9 @@ struct FindingPanel: Equatable {
     var rows = actions
     for position in rows.indices {
       rows[position].role =
-        position == 0 ? "the action" : kind == .headOfLineBlocking ? "waited" : ""
+        position == 0 && firstIsOwn
+        ? "the action"
+        : kind == .headOfLineBlocking ? "waited" : firstIsOwn ? "" : "signalled"
     }
     ActionLinksPanel(
       title: "Actions (\(rows.count)) · j/k select · ⏎ details · esc back", rows: rows,
