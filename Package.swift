@@ -59,6 +59,11 @@ let package = Package(
     // What Swift cannot spell or call: membarrier(2), a prefetch hint, malloc_trim, a thread's
     // name. One C target, a header each (Sources/CChronoscopeShims/include).
     .target(name: "CChronoscopeShims"),
+    // The imported-function slots of the Swift runtime's libraries, rewritten in the running
+    // process so that a time bubble sees the clock reads and timed work of unchanged code
+    // (docs/TimeBubbles.md). C, because the replacements run on every thread for every clock read
+    // and must cost one thread-local load outside a bubble.
+    .target(name: "CChronoscopeSlots"),
     // Stage 1: the scheduler abstraction and its live and immediate families.
     .target(name: "ChronoscopeScheduling", dependencies: ["ChronoscopeCore"]),
     // Test support: `waitUntil` and `Locked` for live schedulers, the unimplemented family, and
@@ -69,7 +74,7 @@ let package = Package(
     .target(
       name: "ChronoscopeVirtualTime",
       dependencies: [
-        "ChronoscopeCore", "CChronoscopeShims", "ChronoscopeScheduling",
+        "ChronoscopeCore", "CChronoscopeShims", "CChronoscopeSlots", "ChronoscopeScheduling",
         "ChronoscopeSchedulingTesting", .product(name: "Logging", package: "swift-log"),
       ]
     ),

@@ -1,4 +1,5 @@
 import CChronoscopeShims
+import CChronoscopeSlots
 import ChronoscopeScheduling
 import Foundation
 import Logging
@@ -278,7 +279,13 @@ package enum GlobalJobRouting {
     let outer = clocks.driving
     clocks.driving = router
     if !fromATask { clocks.home = router }
-    defer { clocks.driving = outer }
+    // A time bubble's work runs here: the slots' replacements ask the bubble while it does.
+    let bubble = UnsafeMutableRawPointer(bitPattern: router.bubble.load(ordering: .relaxed))
+    let outerBubble = bubble.map { chronoscope_slots_set_current($0) }
+    defer {
+      clocks.driving = outer
+      if bubble != nil { chronoscope_slots_set_current(outerBubble ?? nil) }
+    }
     return body()
   }
 
@@ -370,6 +377,10 @@ package enum GlobalJobRouting {
   /// another test's.
   private static func runStray(_ job: UnownedJob) {
     strays.withLock { $0.running += 1 }
+    outsideAnyBubble { runStrayOnDispatch(job) }
+  }
+
+  private static func runStrayOnDispatch(_ job: UnownedJob) {
     DispatchQueue.global().async {
       job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor())
       straysRun.add(1, ordering: .relaxed)

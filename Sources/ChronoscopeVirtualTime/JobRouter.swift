@@ -1,3 +1,4 @@
+import CChronoscopeSlots
 import Dispatch
 import Foundation
 import Synchronization
@@ -18,6 +19,9 @@ final class JobRouter: SerialExecutor, @unchecked Sendable {
   let pushes = Atomic<Int>(0)
   /// The clock's number in ``GlobalJobRouting``: what the task table stores for its tasks.
   let number: UInt64
+  /// The time bubble whose clock this is (its address), 0 for a clock of no bubble: a thread
+  /// that drives the clock runs the bubble's work, and says so to the slots' replacements.
+  let bubble = Atomic<UInt>(0)
   /// Whether jobs are routed here now (the clock is active).
   let active = Atomic<Bool>(false)
   /// Whether a task started with no task running, on the thread that last drove the clock, is
@@ -53,6 +57,9 @@ final class JobRouter: SerialExecutor, @unchecked Sendable {
   }
 
   func claimed(_ task: UInt64) { tasks.withLock { $0.append(task) } }
+
+  /// How many tasks the table names this router's clock as owner (or creator) of.
+  var claimedCount: Int { tasks.withLock { $0.count } }
 
   func takeClaimed() -> [UInt64] {
     tasks.withLock { tasks in
@@ -136,13 +143,17 @@ final class JobRouter: SerialExecutor, @unchecked Sendable {
 
   private func runCancelled(_ cancelled: [UnownedJob]) {
     for job in cancelled {
-      DispatchQueue.global().async { [self] in
-        Thread.current.threadDictionary[Self.runsCancelledKey] = true
-        job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor())
-        Thread.current.threadDictionary[Self.runsCancelledKey] = nil
-        cancelledRunningCount.subtract(1, ordering: .sequentiallyConsistent)
-        cancelledRunning.leave()
-      }
+      outsideAnyBubble { dispatchCancelled(job) }
+    }
+  }
+
+  private func dispatchCancelled(_ job: UnownedJob) {
+    DispatchQueue.global().async { [self] in
+      Thread.current.threadDictionary[Self.runsCancelledKey] = true
+      job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor())
+      Thread.current.threadDictionary[Self.runsCancelledKey] = nil
+      cancelledRunningCount.subtract(1, ordering: .sequentiallyConsistent)
+      cancelledRunning.leave()
     }
   }
 
@@ -237,7 +248,10 @@ enum MainQueue {
   static func serviceIfThisThreadCan() -> Bool {
     guard Thread.isMainThread, let drainMainQueue else { return false }
     let reached = Atomic<Bool>(false)
+    // Chronoscope's own marker, not a time bubble's work, even on a thread that drives one.
+    let bubble = chronoscope_slots_set_current(nil)
     DispatchQueue.main.async { reached.store(true, ordering: .releasing) }
+    if bubble != nil { chronoscope_slots_set_current(bubble) }
     // One drain runs everything queued before the marker. If the marker did not run, this
     // thread is inside a main-queue job and the drain did nothing: trying again would spin.
     drainMainQueue(nil)
@@ -249,7 +263,7 @@ enum MainQueue {
   /// actor: from the main actor, it lets every main-actor job queued before it run.
   nonisolated(nonsending) static func letRun() async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      DispatchQueue.main.async { continuation.resume() }
+      outsideAnyBubble { DispatchQueue.main.async { continuation.resume() } }
     }
   }
 

@@ -1,3 +1,4 @@
+import CChronoscopeSlots
 import ChronoscopeCore
 import ChronoscopeScheduling
 import ChronoscopeSchedulingTesting
@@ -129,7 +130,7 @@ public final class VirtualAsyncClock: Clock, Sendable {
     /// `withCurrent` scopes under way: the clock stays active through them.
     var scopes = 0
     /// When code last started waiting with nobody moving the clock, or a move ended.
-    var idleSince: ContinuousClock.Instant = .now
+    var idleSince: ContinuousClock.Instant = realNow()
     /// Whether the watchdog already ended a wait since the last move (it says so once).
     var reportedIdle = false
     /// Whether a move already reported that another library's hook replaced the clock's.
@@ -488,7 +489,7 @@ public final class VirtualAsyncClock: Clock, Sendable {
     router.endDrive()
     changeActivity {
       $0.drives -= 1
-      $0.idleSince = .now
+      $0.idleSince = realNow()
       $0.reportedIdle = false
     }
   }
@@ -537,7 +538,7 @@ public final class VirtualAsyncClock: Clock, Sendable {
       router.endDrive()
       changeActivity {
         $0.drives -= 1
-        $0.idleSince = .now
+        $0.idleSince = realNow()
       }
     }
     var steps = 0
@@ -593,7 +594,7 @@ public final class VirtualAsyncClock: Clock, Sendable {
       let wasIdle = activity.isIdle
       change(&activity)
       if wasIdle, !activity.isIdle {
-        activity.idleSince = .now
+        activity.idleSince = realNow()
         activity.reportedIdle = false
       }
       router.takesThreadStarts.store(
@@ -654,6 +655,12 @@ public final class VirtualAsyncClock: Clock, Sendable {
       "VirtualAsyncClock made at \(createdAt.fileID):\(createdAt.line) no longer receives its jobs: the runtime's global enqueue hook was replaced by \(replacement) while the clock was active (swift-concurrency-extras' withMainSerialExecutor sets it too). Install that one first, or do not use both in one test.",
       file: createdAt.fileID, line: createdAt.line)
   }
+}
+
+/// The real continuous clock, even on a thread that runs a time bubble's work (whose clock reads
+/// the bubble answers): how long nobody moved a clock is real time.
+func realNow() -> ContinuousClock.Instant {
+  outsideAnyBubble { .now }
 }
 
 /// Which task started on the clock the code running now is part of (its child and unstructured

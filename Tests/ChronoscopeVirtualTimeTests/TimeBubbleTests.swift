@@ -1,0 +1,208 @@
+import ChronoscopeVirtualTime
+import Dispatch
+import Foundation
+import Synchronization
+import XCTest
+
+/// Unchanged code (Unchanged/, which imports only Foundation) run in a time bubble under XCTest.
+final class TimeBubbleTests: XCTestCase {
+  func testARetryWithExponentialBackoffReturnsAtOnceThirtyVirtualSecondsLater() async throws {
+    let realStart = ContinuousClock.now
+    let (result, elapsed, calls) = try await withTimeBubble { _ in
+      let start = ContinuousClock.now
+      let client = FlakyClient(failures: 4)
+      let result = try await client.fetchWithRetry()
+      return (result, ContinuousClock.now - start, client.callTimes)
+    }
+    XCTAssertEqual(result, "ok")
+    XCTAssertEqual(elapsed, .seconds(30))
+    XCTAssertEqual(
+      calls.map { $0.timeIntervalSinceReferenceDate }, [0, 2, 6, 14, 30])
+    XCTAssertLessThan(ContinuousClock.now - realStart, .seconds(2))
+  }
+}
+
+extension TimeBubbleTests {
+  func testADebouncerOnTheMainQueueRunsOnlyTheLastCallDelayAfterIt() async throws {
+    let fired = try await withTimeBubble { bubble in
+      let log = Log()
+      let debouncer = Debouncer(delay: 0.3)
+      for word in ["s", "sw", "swi"] {
+        debouncer.call { log.append("\(word)@\(bubble.elapsed)") }
+        try await Task.sleep(for: .milliseconds(100))
+      }
+      try await Task.sleep(for: .seconds(1))
+      debouncer.call { log.append("swift@\(bubble.elapsed)") }
+      try await Task.sleep(for: .seconds(1))
+      return log.entries
+    }
+    XCTAssertEqual(fired, ["swi@0.5 seconds", "swift@1.6 seconds"])
+  }
+
+  func testACacheEntryExpiresByDateAfterItsTimeToLive() async throws {
+    let seen = try await withTimeBubble { _ in
+      let cache = TTLCache(ttl: 60)
+      cache.store("v", for: "k")
+      var seen: [String?] = []
+      try await Task.sleep(for: .seconds(59))
+      seen.append(cache.value(for: "k"))
+      try await Task.sleep(for: .seconds(1))
+      seen.append(cache.value(for: "k"))
+      return seen
+    }
+    XCTAssertEqual(seen, ["v", nil])
+  }
+
+  func testATimerSourcePollsEveryIntervalStopsWhileSuspendedAndEndsWhenCancelled() async throws {
+    let polls = try await withTimeBubble { _ in
+      let poller = Poller(interval: 5)
+      poller.start()
+      try await Task.sleep(for: .seconds(16))
+      poller.pause()
+      try await Task.sleep(for: .seconds(20))
+      poller.start()
+      try await Task.sleep(for: .seconds(6))
+      poller.stop()
+      try await Task.sleep(for: .seconds(60))
+      return poller.pollsSoFar()
+    }
+    // Due at 5, 10, 15; suspended at 16 with 20 due; resumed at 36: the missed deadlines fire
+    // once, then 40 (one interval after the last deadline, 35); cancelled at 42.
+    XCTAssertEqual(polls, [5, 10, 15, 36, 40])
+  }
+
+  func testAHeartbeatThatStopsIsDeclaredDeadTimeoutAfterTheLastBeat() async throws {
+    let (beats, deadAfter) = try await withTimeBubble { _ in
+      let monitor = HeartbeatMonitor()
+      let start = ContinuousClock.now
+      let peer = Task {
+        for _ in 0..<5 {
+          try await Task.sleep(for: .seconds(2))
+          await monitor.beat()
+        }
+      }
+      let dead = try await monitor.watch(timeout: .seconds(5))
+      try await peer.value
+      return (await monitor.beats, dead - start)
+    }
+    XCTAssertEqual(beats, 5)
+    // The last beat at 10 s; the check at 16 s is the first more than 5 s after it.
+    XCTAssertEqual(deadAfter, .seconds(16))
+  }
+
+  func testATimeoutRaceEndsAtTheFirstDeadlineAndCancelsTheOtherSleep() async throws {
+    let (fast, slow, elapsed) = try await withTimeBubble { bubble in
+      let fast = try await withTimeout(.seconds(5)) {
+        try await Task.sleep(for: .seconds(1))
+        return 42
+      }
+      var slow: String
+      do {
+        _ = try await withTimeout(.seconds(5)) { try await Task.sleep(for: .seconds(10)) }
+        slow = "finished"
+      } catch is TimedOut {
+        slow = "timed out"
+      }
+      return (fast, slow, bubble.elapsed)
+    }
+    XCTAssertEqual(fast, 42)
+    XCTAssertEqual(slow, "timed out")
+    XCTAssertEqual(elapsed, .seconds(6))
+  }
+
+  func testACancelledSleepThrowsAtOnceWithoutMovingTime() async throws {
+    let (outcome, elapsed) = try await withTimeBubble { bubble in
+      let sleeper = Task { try await Task.sleep(for: .seconds(3_600)) }
+      try await Task.sleep(for: .seconds(1))
+      sleeper.cancel()
+      let outcome: String
+      do {
+        try await sleeper.value
+        outcome = "slept"
+      } catch is CancellationError {
+        outcome = "cancelled"
+      }
+      return (outcome, bubble.elapsed)
+    }
+    XCTAssertEqual(outcome, "cancelled")
+    XCTAssertEqual(elapsed, .seconds(1))
+  }
+
+  func testEveryClockReadsTheBubblesTimeFromDocumentedInstants() async throws {
+    let readings = try await withTimeBubble { _ in
+      try await Task.sleep(for: .seconds(90))
+      var uptime = timespec()
+      clock_gettime(CLOCK_MONOTONIC, &uptime)
+      return [
+        Date().timeIntervalSinceReferenceDate,
+        ProcessInfo.processInfo.systemUptime,
+        Double(DispatchTime.now().uptimeNanoseconds) / 1e9,
+        Double(DispatchWallTime.now().rawValue == 0 ? 0 : 1),
+      ]
+    }
+    XCTAssertEqual(readings[0], 90)
+    XCTAssertEqual(readings[1], 1_090)
+    XCTAssertEqual(readings[2], 1_090)
+  }
+
+  func testOutsideTheBubbleTimeStaysReal() async throws {
+    let before = Date()
+    _ = try await withTimeBubble { _ in try await Task.sleep(for: .seconds(3_600)) }
+    let after = Date()
+    XCTAssertGreaterThan(before.timeIntervalSince1970, 1_700_000_000)
+    XCTAssertLessThan(after.timeIntervalSince(before), 5)
+  }
+
+  func testABubbleWhoseWorkWaitsForWhatNeverComesFailsWithinASecondNamingIt() async throws {
+    let start = ContinuousClock.now
+    do {
+      _ = try await withTimeBubble { _ in
+        let never = AsyncStream<Int> { _ in }
+        for await _ in never {}
+      }
+      XCTFail("a stuck bubble returned")
+    } catch let error as TimeBubbleError {
+      guard case .stuck(_, let waiting, _) = error else { return XCTFail("\(error)") }
+      XCTAssertTrue(
+        waiting.contains { $0.hasPrefix("the bubble's body (started at") }, "\(waiting)")
+      XCTAssertTrue("\(error)".contains("TimeBubbleTests.swift"), "\(error)")
+    }
+    XCTAssertLessThan(ContinuousClock.now - start, .seconds(3))
+  }
+
+  func testASynchronousBodyRunsDispatchWorkWhenItMovesTime() throws {
+    let log = Log()
+    try withSynchronousTimeBubble { bubble in
+      DispatchQueue.global().asyncAfter(deadline: .now() + 10) { log.append("global@10") }
+      DispatchQueue.main.asyncAfter(deadline: .now() + 5) { log.append("main@5") }
+      let queue = DispatchQueue(label: "serial")
+      for index in 0..<3 { queue.async { log.append("serial \(index)") } }
+      bubble.advance(by: .seconds(4))
+      log.append("at 4")
+      bubble.advance(by: .seconds(6))
+    }
+    XCTAssertEqual(
+      log.entries, ["serial 0", "serial 1", "serial 2", "at 4", "main@5", "global@10"])
+  }
+
+  func testWorkLeftWhenTheBodyReturnsGoesOnInRealTime() async throws {
+    let log = Log()
+    let done = DispatchSemaphore(value: 0)
+    try await withTimeBubble { _ in
+      DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) {
+        log.append("ran")
+        done.signal()
+      }
+    }
+    XCTAssertEqual(log.entries, [])
+    XCTAssertEqual(done.wait(timeout: .now() + 5), .success)
+    XCTAssertEqual(log.entries, ["ran"])
+  }
+}
+
+/// A thread-safe log for what code under test did.
+final class Log: Sendable {
+  private let lines = Mutex<[String]>([])
+  func append(_ line: String) { lines.withLock { $0.append(line) } }
+  var entries: [String] { lines.withLock { $0 } }
+}
