@@ -122,7 +122,8 @@ static struct {
   after_function_f after_f;
   async_block_f async, barrier_async;
   async_function_f async_f;
-  group_async_f group_async;
+  group_async_f group_async, group_notify;
+  long (*group_wait)(void *, uint64_t), (*semaphore_wait)(void *, uint64_t);
   set_timer_f set_timer;
   object_f resume, suspend, activate, cancel, release;
   set_handler_f set_event_handler;
@@ -207,6 +208,36 @@ static void r_group_async(void *group, void *queue, void *block) {
     real.group_async(group, queue, block);
 }
 
+static void r_group_notify(void *group, void *queue, void *block) {
+  void *bubble = current_bubble;
+  if (LIKELY_OUTSIDE(bubble) ||
+      !callbacks.work(bubble, chronoscope_slots_group_notify, 0, queue, group, block, NULL, NULL))
+    real.group_notify(group, queue, block);
+}
+
+static long blocking_wait(long (*wait)(void *, uint64_t), int what, void *object,
+                          uint64_t when) {
+  void *bubble = current_bubble;
+  if (LIKELY_OUTSIDE(bubble)) return wait(object, when);
+  long result = wait(object, 0);
+  if (result == 0 || when == 0) return result;
+  uint64_t deadline = callbacks.blocking(bubble, what, when);
+  // libdispatch reads the clock to turn the deadline into a timeout: the real one, here.
+  current_bubble = NULL;
+  result = wait(object, deadline);
+  current_bubble = bubble;
+  callbacks.unblocked(bubble, what, when, result != 0);
+  return result;
+}
+
+static long r_semaphore_wait(void *semaphore, uint64_t when) {
+  return blocking_wait(real.semaphore_wait, 0, semaphore, when);
+}
+
+static long r_group_wait(void *group, uint64_t when) {
+  return blocking_wait(real.group_wait, 1, group, when);
+}
+
 static void r_set_timer(void *source, uint64_t start, uint64_t interval, uint64_t leeway) {
   void *bubble = current_bubble;
   if (LIKELY_OUTSIDE(bubble) && !is_tracked(source)) {
@@ -270,6 +301,9 @@ static slot_request requests[] = {
     {"dispatch_async", (void *)r_async, swift_dispatch},
     {"dispatch_barrier_async", (void *)r_barrier_async, swift_dispatch},
     {"dispatch_group_async", (void *)r_group_async, swift_dispatch},
+    {"dispatch_group_notify", (void *)r_group_notify, swift_dispatch},
+    {"dispatch_group_wait", (void *)r_group_wait, swift_dispatch},
+    {"dispatch_semaphore_wait", (void *)r_semaphore_wait, swift_dispatch},
     {"dispatch_source_set_timer", (void *)r_set_timer, dispatch_callers},
     {"dispatch_source_set_event_handler", (void *)r_set_event_handler, swift_dispatch},
     {"dispatch_source_set_event_handler_f", (void *)r_set_event_handler_f, swift_concurrency},
@@ -396,6 +430,9 @@ static int resolve_reals(void) {
   real.barrier_async = (async_block_f)dlsym(process, "dispatch_barrier_async");
   real.async_f = (async_function_f)dlsym(process, "dispatch_async_f");
   real.group_async = (group_async_f)dlsym(process, "dispatch_group_async");
+  real.group_notify = (group_async_f)dlsym(process, "dispatch_group_notify");
+  real.group_wait = (long (*)(void *, uint64_t))dlsym(process, "dispatch_group_wait");
+  real.semaphore_wait = (long (*)(void *, uint64_t))dlsym(process, "dispatch_semaphore_wait");
   real.set_timer = (set_timer_f)dlsym(process, "dispatch_source_set_timer");
   real.resume = (object_f)dlsym(process, "dispatch_resume");
   real.suspend = (object_f)dlsym(process, "dispatch_suspend");
@@ -415,7 +452,8 @@ static int resolve_reals(void) {
   real.block_copy = (void *(*)(const void *))dlsym(process, "_Block_copy");
   real.block_release = (void (*)(const void *))dlsym(process, "_Block_release");
   return real.clock_gettime && real.gettimeofday && real.after && real.after_f && real.async &&
-         real.barrier_async && real.async_f && real.group_async && real.set_timer &&
+         real.barrier_async && real.async_f && real.group_async && real.group_notify &&
+         real.group_wait && real.semaphore_wait && real.set_timer &&
          real.resume && real.suspend && real.activate && real.cancel && real.release &&
          real.set_event_handler && real.set_event_handler_f && real.main_queue &&
          real.block_copy && real.block_release && real.global_queue && real.queue_label &&
@@ -478,6 +516,10 @@ void chronoscope_slots_real_set_timer(void *source, uint64_t start, uint64_t int
   real.set_timer(source, start, interval, leeway);
 }
 
+void chronoscope_slots_real_group_notify(void *group, void *queue, void *block) {
+  real.group_notify(group, queue, block);
+}
+
 void chronoscope_slots_run_block(void *block, int release) {
   // A block's layout (the blocks ABI): isa, flags, reserved, then its function.
   struct block_layout {
@@ -510,6 +552,7 @@ const char *chronoscope_slots_queue_label(void *queue) {
 
 void chronoscope_slots_group_enter(void *group) { real.group_enter(group); }
 void chronoscope_slots_group_leave(void *group) { real.group_leave(group); }
+int chronoscope_slots_group_is_empty(void *group) { return real.group_wait(group, 0) == 0; }
 void *chronoscope_slots_context(void *object) { return real.get_context(object); }
 void chronoscope_slots_retain(void *object) { real.retain(object); }
 void chronoscope_slots_release_object(void *object) { real.release(object); }
@@ -545,6 +588,9 @@ void chronoscope_slots_real_set_timer(void *source, uint64_t start, uint64_t int
                                       uint64_t leeway) {
   (void)source; (void)start; (void)interval; (void)leeway;
 }
+void chronoscope_slots_real_group_notify(void *group, void *queue, void *block) {
+  (void)group; (void)queue; (void)block;
+}
 void chronoscope_slots_run_block(void *block, int release) { (void)block; (void)release; }
 void *chronoscope_slots_copy_block(void *block) { return block; }
 void chronoscope_slots_release_block(void *block) { (void)block; }
@@ -558,6 +604,10 @@ const char *chronoscope_slots_queue_label(void *queue) {
 }
 void chronoscope_slots_group_enter(void *group) { (void)group; }
 void chronoscope_slots_group_leave(void *group) { (void)group; }
+int chronoscope_slots_group_is_empty(void *group) {
+  (void)group;
+  return 1;
+}
 void *chronoscope_slots_context(void *object) { return object; }
 void chronoscope_slots_retain(void *object) { (void)object; }
 void chronoscope_slots_release_object(void *object) { (void)object; }

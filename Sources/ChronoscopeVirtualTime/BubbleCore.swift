@@ -10,19 +10,32 @@ import Synchronization
 /// while a thread drives the bubble, and so only while the bubble lives.
 final class BubbleCore: Sendable {
   let timeline: VirtualClock
+  /// What makes the schedulers standing for Dispatch queues: virtual ones on `timeline`, recorded
+  /// when a test keeps its trace.
+  let factory: any SchedulerFactory
   /// Where the runtime's timed wake-ups (`Task.sleep`) go.
-  let sleeps: VirtualScheduler
+  let sleeps: any Scheduler
   private let state = Mutex(State())
 
   private struct State {
-    var schedulers: [UInt: VirtualScheduler] = [:]
+    var schedulers: [UInt: any Scheduler] = [:]
     var pending: [UInt64: Pending] = [:]
     var nextPending: UInt64 = 0
     /// Event handlers set from bubble work, by source.
     var handlers: [UInt: Handler] = [:]
     var timers: [UInt: TimerState] = [:]
     var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    var notifications: [GroupNotification] = []
+    var blockingFailure: String?
     var closed = false
+  }
+
+  /// A `DispatchGroup.notify` from bubble work, waiting for its group to empty.
+  private struct GroupNotification: @unchecked Sendable {
+    // @unchecked Sendable: the group is retained by the bubble while it waits, and only passed
+    // to libdispatch, which is thread-safe.
+    let group: UnsafeMutableRawPointer
+    let work: RawWork
   }
 
   /// Work the bubble holds and has not run, with what sends it to Dispatch if the bubble ends
@@ -51,12 +64,18 @@ final class BubbleCore: Sendable {
     var suspensions = 0
     var cancelled = false
     var scheduled: SchedulerTask?
-    let scheduler: VirtualScheduler
+    let scheduler: any Scheduler
   }
 
-  init(timeline: VirtualClock) {
+  /// How long bubble work may block the bubble's thread (the bubble's stuck limit).
+  let stuckLimit: Duration
+
+  init(timeline: VirtualClock, factory: (any SchedulerFactory)?, stuckLimit: Duration) {
     self.timeline = timeline
-    sleeps = VirtualScheduler(label: "Task.sleep", kind: .concurrent, clock: timeline)
+    self.stuckLimit = stuckLimit
+    let factory = factory ?? VirtualSchedulerFactory(clock: timeline)
+    self.factory = factory
+    sleeps = factory.makeConcurrent(label: "Task.sleep")
   }
 
   // MARK: Time
@@ -105,22 +124,17 @@ final class BubbleCore: Sendable {
   /// The virtual scheduler standing for a Dispatch queue: the main queue's one, a concurrent one
   /// per global queue, a serial one per queue the code made (whose attributes the bubble cannot
   /// read: a concurrent queue made by the code runs its work in order, one at a time).
-  func scheduler(for queue: UnsafeMutableRawPointer?) -> VirtualScheduler {
+  func scheduler(for queue: UnsafeMutableRawPointer?) -> any Scheduler {
     guard let queue else { return sleeps }
     let key = UInt(bitPattern: queue)
     if let known = state.withLock({ $0.schedulers[key] }) { return known }
-    let made: VirtualScheduler
-    switch chronoscope_slots_queue_kind(queue) {
-    case 1: made = timeline.mainScheduler()
-    case 2:
-      made = VirtualScheduler(
-        label: String(cString: chronoscope_slots_queue_label(queue)), kind: .concurrent,
-        clock: timeline)
-    default:
-      made = VirtualScheduler(
-        label: String(cString: chronoscope_slots_queue_label(queue)), kind: .serial,
-        clock: timeline)
-    }
+    let label = String(cString: chronoscope_slots_queue_label(queue))
+    let made: any Scheduler =
+      switch chronoscope_slots_queue_kind(queue) {
+      case 1: factory.main
+      case 2: factory.makeConcurrent(label: label)
+      default: factory.makeSerial(label: label)
+      }
     return state.withLock { state in
       if let raced = state.schedulers[key] { return raced }
       state.schedulers[key] = made
@@ -136,32 +150,40 @@ final class BubbleCore: Sendable {
     context: UnsafeMutableRawPointer?,
     function: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?
   ) -> Bool {
+    let copy = block.flatMap { chronoscope_slots_copy_block($0) }
+    if kind == chronoscope_slots_group_notify, let group, let copy {
+      let work = RawWork(queue: queue, group: nil, block: copy, context: nil, function: nil)
+      let taken = state.withLock { state -> Bool in
+        guard !state.closed else { return false }
+        state.notifications.append(GroupNotification(group: group, work: work))
+        return true
+      }
+      if taken { chronoscope_slots_retain(group) } else { work.releaseCopy() }
+      return taken
+    }
+    let inGroup: UnsafeMutableRawPointer? = kind == chronoscope_slots_group ? group : nil
     let work = RawWork(
-      queue: queue, group: group,
-      block: block.map { chronoscope_slots_copy_block($0) }, context: context, function: function)
-    let due: Int64?
-    let name: StaticString
+      queue: queue, group: inGroup, block: copy, context: context, function: function)
+    let now = timeline.now.clampedNanoseconds
     switch kind {
     case chronoscope_slots_after_function:
-      due = instant(of: when)
-      name = "Task.sleep"
+      return enqueue(work, due: instant(of: when), on: sleeps, as: "Task.sleep")
     case chronoscope_slots_after:
-      due = instant(of: when)
-      name = "asyncAfter"
+      return enqueue(work, due: instant(of: when), on: scheduler(for: queue), as: "asyncAfter")
     case chronoscope_slots_group:
-      due = timeline.now.clampedNanoseconds
-      name = "async(group:)"
       if let group { chronoscope_slots_group_enter(group) }
+      return enqueue(work, due: now, on: scheduler(for: queue), as: "async(group:)")
     case chronoscope_slots_barrier:
-      due = timeline.now.clampedNanoseconds
-      name = "async(flags: .barrier)"
+      return enqueue(work, due: now, on: scheduler(for: queue), as: "async(flags: .barrier)")
     default:
-      due = timeline.now.clampedNanoseconds
-      name = "async"
+      return enqueue(work, due: now, on: scheduler(for: queue), as: "async")
     }
-    let scheduler =
-      kind == chronoscope_slots_after_function ? sleeps : self.scheduler(for: queue)
-    let site = CallSite(fileID: "Dispatch", line: 0, function: name)
+  }
+
+  /// Holds `work` until `due` (nil: never) on `scheduler`; false when the bubble has ended.
+  private func enqueue(
+    _ work: RawWork, due: Int64?, on scheduler: any Scheduler, as name: StaticString
+  ) -> Bool {
     let accepted = state.withLock { state -> UInt64? in
       guard !state.closed else { return nil }
       state.nextPending += 1
@@ -171,19 +193,42 @@ final class BubbleCore: Sendable {
     }
     guard let id = accepted else {
       work.releaseCopy()
-      if let group { chronoscope_slots_group_leave(group) }
+      if let group = work.group { chronoscope_slots_group_leave(group) }
       return false
     }
     guard let due else { return true }
-    let task = timeline.schedule(
-      { [self] in
-        guard state.withLock({ $0.pending.removeValue(forKey: id) }) != nil else { return }
-        work.run()
-      }, on: scheduler, at: due, callSite: site)
+    let site = CallSite(fileID: "Dispatch", line: 0, function: name)
+    let task = scheduler.scheduleAt(SchedulerInstant(nanoseconds: due), from: site) {
+      [self] in
+      guard state.withLock({ $0.pending.removeValue(forKey: id) }) != nil else { return }
+      work.run()
+    }
     state.withLock { state in
       if state.pending[id] != nil { state.pending[id]?.task = task }
     }
     return true
+  }
+
+  /// Queues the blocks of `notify` calls whose groups are empty now, on their queues; whether
+  /// any was. The bubble looks when nothing else of it can run: a notification runs after the
+  /// work that emptied its group, at the same instant, as libdispatch runs it asynchronously.
+  func notifyEmptiedGroups() -> Bool {
+    let ready = state.withLock { state -> [GroupNotification] in
+      var ready: [GroupNotification] = []
+      state.notifications.removeAll { notification in
+        guard chronoscope_slots_group_is_empty(notification.group) != 0 else { return false }
+        ready.append(notification)
+        return true
+      }
+      return ready
+    }
+    for notification in ready {
+      _ = enqueue(
+        notification.work, due: timeline.now.clampedNanoseconds,
+        on: scheduler(for: notification.work.queue), as: "notify")
+      chronoscope_slots_release_object(notification.group)
+    }
+    return !ready.isEmpty
   }
 
   // MARK: Timer sources
@@ -208,7 +253,7 @@ final class BubbleCore: Sendable {
       }
       state.timers[key] = TimerState(
         due: due, interval: every, leeway: leeway,
-        scheduler: VirtualScheduler(label: "timer", kind: .serial, clock: timeline))
+        scheduler: factory.makeSerial(label: "DispatchSourceTimer"))
       return (true, nil)
     }
     guard accepted else { return false }
@@ -275,16 +320,17 @@ final class BubbleCore: Sendable {
 
   /// Schedules a timer's next firing if it is armed: activated, not suspended, with a deadline.
   private func arm(_ key: UInt) {
-    let plan = state.withLock { state -> (Int64, VirtualScheduler)? in
+    let plan = state.withLock { state -> (Int64, any Scheduler)? in
       guard let timer = state.timers[key], timer.activated, timer.suspensions == 0,
         !timer.cancelled, timer.scheduled == nil, let due = timer.due
       else { return nil }
       return (due, timer.scheduler)
     }
     guard let (due, scheduler) = plan else { return }
-    let task = timeline.schedule(
-      { [self] in fire(key) }, on: scheduler, at: due,
-      callSite: CallSite(fileID: "Dispatch", line: 0, function: "DispatchSourceTimer"))
+    let task = scheduler.scheduleAt(
+      SchedulerInstant(nanoseconds: due),
+      from: CallSite(fileID: "Dispatch", line: 0, function: "DispatchSourceTimer")
+    ) { [self] in fire(key) }
     let stale = state.withLock { state -> Bool in
       guard var timer = state.timers[key], timer.scheduled == nil else { return true }
       timer.scheduled = task
@@ -331,6 +377,38 @@ final class BubbleCore: Sendable {
     }
   }
 
+  // MARK: Blocking waits
+
+  /// What bubble work blocked its thread on.
+  enum BlockingWait: String {
+    case semaphore = "DispatchSemaphore.wait"
+    case group = "DispatchGroup.wait"
+  }
+
+  /// How long bubble work may block the bubble's one thread: nothing else of the bubble runs
+  /// meanwhile, and its time cannot move, so only a thread outside it can end the wait. As long
+  /// as the wait asked, in real time, but never more than the stuck limit.
+  func blocking(_ wait: BlockingWait, until when: UInt64) -> UInt64 {
+    let limit = stuckLimit.clampedNanoseconds
+    guard let due = instant(of: when) else { return Self.realUptime(in: limit) }
+    return Self.realUptime(in: min(due - timeline.now.clampedNanoseconds, limit))
+  }
+
+  /// A blocking wait ended; one that waited for ever and gave up is the bubble's failure (the code
+  /// then went on as if it had been signalled).
+  func unblocked(_ wait: BlockingWait, until when: UInt64, timedOut: Bool) {
+    guard timedOut, when == ~0 else { return }
+    state.withLock { state in
+      if state.blockingFailure == nil {
+        state.blockingFailure =
+          "\(wait.rawValue)() in the bubble's work blocked its one thread for \(stuckLimit), waiting for work only that thread could run (or for a thread outside the bubble that never came); it was ended, and the code went on as if it had been signalled. Use notify(queue:) or await instead."
+      }
+    }
+  }
+
+  /// Why the bubble failed while its work ran, if it did: a blocking wait it had to end.
+  var blockingFailure: String? { state.withLock { $0.blockingFailure } }
+
   // MARK: Idle waiters
 
   func addIdleWaiter(_ continuation: CheckedContinuation<Void, Never>) {
@@ -366,17 +444,26 @@ final class BubbleCore: Sendable {
   /// time as it was in the bubble's; timers go back to libdispatch's own firing the same way.
   func close() {
     let now = timeline.now.clampedNanoseconds
-    let (pending, timers, handlers, waiters) = state.withLock { state in
+    let (pending, timers, handlers, waiters, notifications) = state.withLock { state in
       state.closed = true
       defer {
         state.pending = [:]
         state.timers = [:]
         state.handlers = [:]
         state.idleWaiters = []
+        state.notifications = []
       }
       return (
-        Array(state.pending.values), state.timers, state.handlers, state.idleWaiters
+        Array(state.pending.values), state.timers, state.handlers, state.idleWaiters,
+        state.notifications
       )
+    }
+    for notification in notifications {
+      if let block = notification.work.block {
+        chronoscope_slots_real_group_notify(notification.group, notification.work.queue, block)
+        chronoscope_slots_release_block(block)
+      }
+      chronoscope_slots_release_object(notification.group)
     }
     for item in pending {
       item.task?.cancel()

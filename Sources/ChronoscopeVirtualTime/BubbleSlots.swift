@@ -86,6 +86,14 @@ enum BubbleSlots {
         // The real call is always made too: the real source's state (active, suspended,
         // cancelled) stays what the code asked for, and its timer is parked for ever.
         return 0
+      },
+      blocking: { bubble, what, when in
+        guard let core = core(bubble) else { return when }
+        return core.blocking(what == 0 ? .semaphore : .group, until: when)
+      },
+      unblocked: { bubble, what, when, timedOut in
+        core(bubble)?.unblocked(
+          what == 0 ? .semaphore : .group, until: when, timedOut: timedOut != 0)
       })
     chronoscope_slots_set_callbacks(&callbacks)
   }()

@@ -40,8 +40,10 @@ public final class TimeBubble: Sendable {
   public static var current: TimeBubble? { scope }
   @TaskLocal static var scope: TimeBubble?
 
-  /// Where the bubble was made: messages name it.
+  /// Where the bubble was made: its body's task is listed there.
   public let createdAt: CallSite
+  /// Where the bubble was made, as messages name it (`file:line`; a test host's test).
+  package let origin: String
   /// How long the bubble waits for something outside it (a real thread, a socket) to wake its work
   /// when nothing in it can run and no timer is pending, before it fails as stuck.
   public let stuckLimit: Duration
@@ -49,9 +51,15 @@ public final class TimeBubble: Sendable {
   let core: BubbleCore
   let clock: VirtualAsyncClock
 
-  init(stuckLimit: Duration, callSite: CallSite) throws(TimeBubbleError) {
-    let timeline = VirtualClock()
-    core = BubbleCore(timeline: timeline)
+  /// A bubble on `timeline`, its Dispatch work on schedulers `factory` makes (virtual ones on
+  /// `timeline` by default): how a test host records the bubble's work, and explores its orders
+  /// (an exploring `timeline`).
+  package init(
+    timeline: VirtualClock = VirtualClock(), factory: (any SchedulerFactory)? = nil,
+    stuckLimit: Duration, callSite: CallSite, origin: String? = nil
+  ) throws(TimeBubbleError) {
+    self.origin = origin ?? "\(callSite.fileID):\(callSite.line)"
+    core = BubbleCore(timeline: timeline, factory: factory, stuckLimit: stuckLimit)
     // The watchdog's "nobody moved the clock" never applies: the bubble moves it itself, and
     // says itself when nothing can.
     clock = VirtualAsyncClock(
@@ -82,10 +90,10 @@ public final class TimeBubble: Sendable {
     let target = core.timeline.now.clampedNanoseconds.adding(
       saturating: max(duration.clampedNanoseconds, 0))
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      _ = core.timeline.schedule(
-        { continuation.resume() }, on: core.sleeps, at: target,
-        callSite: CallSite(
-          fileID: "Chronoscope/TimeBubble.swift", line: 0, function: "advance(by:)"))
+      _ = core.sleeps.scheduleAt(
+        SchedulerInstant(nanoseconds: target),
+        from: CallSite(fileID: "Chronoscope/TimeBubble.swift", line: 0, function: "advance(by:)")
+      ) { continuation.resume() }
     }
   }
 
@@ -96,9 +104,14 @@ public final class TimeBubble: Sendable {
 
   // MARK: - Running a body
 
-  func run<R: Sendable>(_ body: @escaping @Sendable (TimeBubble) async throws -> R) async throws
-    -> R
-  {
+  /// Runs `body` as the bubble's body task until it returns or the bubble is stuck. A stuck body
+  /// is cancelled and given ``stuckLimit`` again to end; one that does not (it waits on something
+  /// deaf to cancellation) is left suspended for ever — unless `bodyMustEnd` (its closure does not
+  /// really escape: a test host's test function), which then ends the process with the message:
+  /// returning would free what the suspended body still holds.
+  package func run<R: Sendable>(
+    bodyMustEnd: Bool = false, _ body: @escaping @Sendable (TimeBubble) async throws -> R
+  ) async throws -> R {
     defer { finish() }
     let handle = clock.task(
       name: "time bubble", fileID: createdAt.fileID, line: createdAt.line,
@@ -108,7 +121,13 @@ public final class TimeBubble: Sendable {
     }
     while true {
       clock.drive {}
-      if let result = handle.result { return try result.get() }
+      if let result = handle.result {
+        if let blocked = core.blockingFailure {
+          throw TimeBubbleError.blocked(bubble: origin, reason: blocked)
+        }
+        return try result.get()
+      }
+      if core.notifyEmptiedGroups() { continue }
       if core.resumeIdleWaiters(in: clock) { continue }
       if let due = core.timeline.nextDue?.clampedNanoseconds {
         var failure: VirtualTimeError?
@@ -119,19 +138,33 @@ public final class TimeBubble: Sendable {
       // Nothing in the bubble can run and nothing is due: only something outside can wake it.
       if await wokeFromOutside(handle) { continue }
       let stuck = TimeBubbleError.stuck(
-        bubble: createdAt, waiting: waitingDescription(), waitedFor: stuckLimit)
+        bubble: origin, waiting: waitingDescription(), waitedFor: stuckLimit)
+      // Cancelled, the body ends if what it waits on heeds cancellation (a sleep, a stream); it
+      // gets as long again to do so. A body that waits on something deaf to it is left waiting.
       _ = handle.cancel()
-      clock.drive {}
+      let cancelledAt = realNow()
+      while !handle.isFinished, realNow() - cancelledAt < stuckLimit {
+        clock.drive {}
+        if let due = core.timeline.nextDue?.clampedNanoseconds {
+          clock.drive { _ = core.timeline.move(toNanoseconds: due, maxSteps: 1_000) }
+        } else if !handle.isFinished {
+          try? await Task.sleep(for: .milliseconds(1))
+        }
+      }
+      if bodyMustEnd, !handle.isFinished {
+        fatalError(
+          "\(stuck)\nThe body did not end when cancelled, and the test cannot go on without it.")
+      }
       throw stuck
     }
   }
 
-  func run<R>(_ body: (TimeBubble) throws -> R) throws -> R {
+  package func run<R>(_ body: (TimeBubble) throws -> R) throws -> R {
     defer { finish() }
-    var result: Result<R, any Error>?
+    var result: Result<R, any Error> = .failure(CancellationError())
     clock.drive { result = Result { try Self.$scope.withValue(self) { try body(self) } } }
-    guard let result else {
-      throw TimeBubbleError.stuck(bubble: createdAt, waiting: [], waitedFor: .zero)
+    if let blocked = core.blockingFailure {
+      throw TimeBubbleError.blocked(bubble: origin, reason: blocked)
     }
     return try result.get()
   }

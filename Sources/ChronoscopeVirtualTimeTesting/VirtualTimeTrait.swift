@@ -110,7 +110,7 @@ public struct VirtualTimeTrait: TestTrait, SuiteTrait, TestScoping {
 
   /// The name a test's trace file takes: its suites and name (`Suite.test()`); the cases of a
   /// parameterized test are told apart by ``TestTraceSettings``' numbering.
-  private static func traceName(of test: Test) -> String {
+  package static func traceName(of test: Test) -> String {
     (test.id.nameComponents.isEmpty ? [test.name] : test.id.nameComponents)
       .joined(separator: ".")
   }

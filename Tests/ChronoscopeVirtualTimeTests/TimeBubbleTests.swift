@@ -206,3 +206,111 @@ final class Log: Sendable {
   func append(_ line: String) { lines.withLock { $0.append(line) } }
   var entries: [String] { lines.withLock { $0 } }
 }
+
+extension TimeBubbleTests {
+  func testABlockingWaitOnWorkOnlyTheBubbleRunsFailsWithinASecondInsteadOfHanging() async throws {
+    let start = ContinuousClock.now
+    do {
+      try await withTimeBubble { _ in
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {}
+        group.wait()
+      }
+      XCTFail("a blocked bubble passed")
+    } catch let error as TimeBubbleError {
+      guard case .blocked(_, let reason) = error else { return XCTFail("\(error)") }
+      XCTAssertTrue(reason.hasPrefix("DispatchGroup.wait()"), reason)
+    }
+    XCTAssertLessThan(ContinuousClock.now - start, .seconds(3))
+  }
+
+  func testGroupWorkAndItsNotificationRunInTheBubble() async throws {
+    let (log, elapsed) = try await withTimeBubble { bubble in
+      let log = Log()
+      let group = DispatchGroup()
+      for index in 0..<3 {
+        DispatchQueue.global().async(group: group) { log.append("work \(index)") }
+      }
+      group.enter()
+      DispatchQueue.global().asyncAfter(deadline: .now() + 60) {
+        log.append("late")
+        group.leave()
+      }
+      await withCheckedContinuation { continuation in
+        group.notify(queue: .main) {
+          log.append("notified at \(bubble.elapsed)")
+          continuation.resume()
+        }
+      }
+      return (log.entries, bubble.elapsed)
+    }
+    XCTAssertEqual(log, ["work 0", "work 1", "work 2", "late", "notified at 60.0 seconds"])
+    XCTAssertEqual(elapsed, .seconds(60))
+  }
+}
+
+extension TimeBubbleTests {
+  func testEveryFormOfTaskSleepWaitsOnTheBubblesTime() async throws {
+    let marks = try await withTimeBubble { bubble in
+      var marks: [Duration] = []
+      try await Task.sleep(for: .seconds(1))
+      marks.append(bubble.elapsed)
+      try await Task.sleep(nanoseconds: 2_000_000_000)
+      marks.append(bubble.elapsed)
+      try await Task.sleep(until: .now + .seconds(3), clock: .continuous)
+      marks.append(bubble.elapsed)
+      try await Task.sleep(until: .now + .seconds(4), clock: .suspending)
+      marks.append(bubble.elapsed)
+      // A tolerance takes the runtime's other path: a Dispatch timer source.
+      try await Task.sleep(for: .seconds(5), tolerance: .seconds(1))
+      marks.append(bubble.elapsed)
+      try await ContinuousClock().sleep(for: .seconds(6))
+      marks.append(bubble.elapsed)
+      try await SuspendingClock().sleep(until: .now + .seconds(7), tolerance: .milliseconds(1))
+      marks.append(bubble.elapsed)
+      return marks
+    }
+    XCTAssertEqual(marks, [1, 3, 6, 10, 15, 21, 28].map { Duration.seconds($0) })
+  }
+
+  func testAsyncAfterOnEveryKindOfQueueAndOnWallTimeRunsAtItsDeadline() async throws {
+    let log = try await withTimeBubble { bubble in
+      let log = Log()
+      let queues: [(String, DispatchQueue)] = [
+        ("main", .main), ("global", .global(qos: .utility)),
+        ("serial", DispatchQueue(label: "serial")),
+        ("concurrent", DispatchQueue(label: "concurrent", attributes: .concurrent)),
+      ]
+      for (offset, (name, queue)) in queues.enumerated() {
+        queue.asyncAfter(deadline: .now() + .seconds(offset + 1)) {
+          log.append("\(name) at \(bubble.elapsed)")
+        }
+      }
+      DispatchQueue.global().asyncAfter(wallDeadline: .now() + .seconds(10)) {
+        log.append("wall at \(bubble.elapsed)")
+      }
+      let item = DispatchWorkItem { log.append("cancelled item ran") }
+      DispatchQueue.main.asyncAfter(deadline: .now() + 2.5, execute: item)
+      item.cancel()
+      try await Task.sleep(for: .seconds(20))
+      return log.entries
+    }
+    XCTAssertEqual(
+      log,
+      [
+        "main at 1.0 seconds", "global at 2.0 seconds", "serial at 3.0 seconds",
+        "concurrent at 4.0 seconds", "wall at 10.0 seconds",
+      ])
+  }
+
+  func testSyncAndBarrierWorkOnQueuesMadeInTheBubbleRunOnItsThread() async throws {
+    let values = try await withTimeBubble { _ in
+      let queue = DispatchQueue(label: "state", attributes: .concurrent)
+      let state = Log()
+      queue.async(flags: .barrier) { state.append("written") }
+      try await Task.sleep(for: .seconds(1))
+      return queue.sync { state.entries }
+    }
+    XCTAssertEqual(values, ["written"])
+  }
+}

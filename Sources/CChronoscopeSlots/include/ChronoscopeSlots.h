@@ -31,6 +31,8 @@ typedef enum chronoscope_slots_work_kind {
   chronoscope_slots_after_function = 4,
   /// `dispatch_async_f` (a function and its context, now).
   chronoscope_slots_async_function = 5,
+  /// `dispatch_group_notify` (a block, once `group` is empty).
+  chronoscope_slots_group_notify = 6,
 } chronoscope_slots_work_kind;
 
 /// The bubble's side: set once, before the first install. `bubble` is the value the thread set.
@@ -48,6 +50,12 @@ typedef struct chronoscope_slots_callbacks {
   /// `operation` is one of `chronoscope_slots_object_operation`; `block`/`function` carry a handler.
   /// Returns 1 when the bubble handled it in full (the real function is not called).
   int (*object)(void *object, int operation, void *block, void (*function)(void *));
+  /// Bubble work is about to block its thread in `dispatch_semaphore_wait` (`what` 0) or
+  /// `dispatch_group_wait` (1) until `when`: returns the real `dispatch_time_t` to wait until
+  /// instead (the bubble's time cannot move while its one thread is blocked).
+  uint64_t (*blocking)(void *bubble, int what, uint64_t when);
+  /// The wait ended (`timed_out` nonzero if it gave up).
+  void (*unblocked)(void *bubble, int what, uint64_t when, int timed_out);
 } chronoscope_slots_callbacks;
 
 /// The calls on dispatch objects a tracked timer source needs to follow.
@@ -85,6 +93,7 @@ int chronoscope_slots_real_clock_gettime(int clock, struct timespec *time);
 void chronoscope_slots_real_after(uint64_t when, void *queue, void *block);
 void chronoscope_slots_real_after_f(uint64_t when, void *queue, void *context,
                                     void (*function)(void *));
+void chronoscope_slots_real_group_notify(void *group, void *queue, void *block);
 void chronoscope_slots_real_set_timer(void *source, uint64_t start, uint64_t interval,
                                       uint64_t leeway);
 /// Runs a block (a dispatch block: `void (^)(void)`) and releases it when `release` is nonzero.
@@ -99,6 +108,8 @@ const char *chronoscope_slots_queue_label(void *queue);
 /// `dispatch_group_enter`/`leave` and `dispatch_get_context`, for the bubble's own use.
 void chronoscope_slots_group_enter(void *group);
 void chronoscope_slots_group_leave(void *group);
+/// Whether `group` has nothing in it now (`dispatch_group_wait` with no wait).
+int chronoscope_slots_group_is_empty(void *group);
 void *chronoscope_slots_context(void *object);
 /// `dispatch_retain` and the real `dispatch_release`: a bubble keeps the sources it fires alive.
 void chronoscope_slots_retain(void *object);
