@@ -10,7 +10,11 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <semaphore.h>
+#include <errno.h>
+#include <sys/syscall.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/time.h>
@@ -298,6 +302,7 @@ static slot_request requests[] = {
     {"gettimeofday", (void *)r_gettimeofday, foundation},
     {"dispatch_after", (void *)r_after, swift_dispatch},
     {"dispatch_after_f", (void *)r_after_f, swift_concurrency},
+    {"dispatch_async_f", (void *)r_async_f, swift_concurrency},
     {"dispatch_async", (void *)r_async, swift_dispatch},
     {"dispatch_barrier_async", (void *)r_barrier_async, swift_dispatch},
     {"dispatch_group_async", (void *)r_group_async, swift_dispatch},
@@ -532,6 +537,66 @@ void chronoscope_slots_run_block(void *block, int release) {
   if (release) real.block_release(block);
 }
 
+struct main_run {
+  void *bubble, *context;
+  void (*function)(void *);
+  sem_t done;
+  _Atomic int abandoned;
+};
+
+static void run_on_main_trampoline(void *argument) {
+  struct main_run *run = argument;
+  void *before = current_bubble;
+  current_bubble = run->bubble;
+  run->function(run->context);
+  current_bubble = before;
+  // The waiter gave up: the record is this side's to free.
+  if (atomic_exchange(&run->abandoned, 1)) {
+    sem_destroy(&run->done);
+    free(run);
+    return;
+  }
+  sem_post(&run->done);
+}
+
+int chronoscope_slots_run_on_main(void *bubble, void *context, void (*function)(void *),
+                                  int64_t patience_ns) {
+  if (syscall(SYS_gettid) == getpid()) {
+    function(context);
+    return 1;
+  }
+  struct main_run *run = malloc(sizeof *run);
+  if (run == NULL) {
+    function(context);
+    return 1;
+  }
+  run->bubble = bubble;
+  run->context = context;
+  run->function = function;
+  atomic_init(&run->abandoned, 0);
+  sem_init(&run->done, 0, 0);
+  real.async_f(real.main_queue, run, run_on_main_trampoline);
+  struct timespec deadline;
+  real.clock_gettime(CLOCK_REALTIME, &deadline);
+  int64_t nanoseconds = deadline.tv_nsec + patience_ns % 1000000000;
+  deadline.tv_sec += patience_ns / 1000000000 + nanoseconds / 1000000000;
+  deadline.tv_nsec = nanoseconds % 1000000000;
+  int waited;
+  while ((waited = sem_timedwait(&run->done, &deadline)) != 0 && errno == EINTR) {}
+  if (waited == 0 || atomic_exchange(&run->abandoned, 1)) {
+    // It ran; or it finished just as this gave up, and posts now: wait for that post, after which
+    // the record is this side's to free.
+    if (waited != 0)
+      while (sem_wait(&run->done) != 0 && errno == EINTR) {}
+    sem_destroy(&run->done);
+    free(run);
+    return 1;
+  }
+  return 0;
+}
+
+void chronoscope_slots_invoke_block(void *block) { chronoscope_slots_run_block(block, 1); }
+
 void *chronoscope_slots_copy_block(void *block) { return real.block_copy(block); }
 void chronoscope_slots_release_block(void *block) { real.block_release(block); }
 
@@ -591,7 +656,15 @@ void chronoscope_slots_real_set_timer(void *source, uint64_t start, uint64_t int
 void chronoscope_slots_real_group_notify(void *group, void *queue, void *block) {
   (void)group; (void)queue; (void)block;
 }
+int chronoscope_slots_run_on_main(void *bubble, void *context, void (*function)(void *),
+                                  int64_t patience_ns) {
+  (void)bubble;
+  (void)patience_ns;
+  function(context);
+  return 1;
+}
 void chronoscope_slots_run_block(void *block, int release) { (void)block; (void)release; }
+void chronoscope_slots_invoke_block(void *block) { (void)block; }
 void *chronoscope_slots_copy_block(void *block) { return block; }
 void chronoscope_slots_release_block(void *block) { (void)block; }
 int chronoscope_slots_queue_kind(void *queue) {

@@ -162,12 +162,25 @@ final class BubbleCore: Sendable {
       return taken
     }
     let inGroup: UnsafeMutableRawPointer? = kind == chronoscope_slots_group ? group : nil
-    let work = RawWork(
+    let given = RawWork(
       queue: queue, group: inGroup, block: copy, context: context, function: function)
     let now = timeline.now.clampedNanoseconds
+    // Work for the main queue runs on the main thread, as the bubble's, while its driving thread
+    // waits: where main-actor code (and code that assumes it) must run, and alone.
+    let isMain = queue.map { chronoscope_slots_queue_kind($0) == 1 } ?? false
+    let work = isMain ? mainThread(given) : given
     switch kind {
+    case chronoscope_slots_async_function:
+      // The runtime's own enqueues of jobs onto Dispatch queues from bubble work: main-actor
+      // jobs, and jobs for a queue of the code's (a `DispatchSerialQueue` executor). A job for a
+      // global queue is one of a task no bubble owns (the bubble's own go through the global
+      // enqueue hook): it goes where it would.
+      guard let queue, chronoscope_slots_queue_kind(queue) != 2 else { return false }
+      return enqueue(
+        work, due: now, on: isMain ? factory.main : scheduler(for: queue), as: "enqueue")
     case chronoscope_slots_after_function:
-      return enqueue(work, due: instant(of: when), on: sleeps, as: "Task.sleep")
+      return enqueue(
+        work, due: instant(of: when), on: isMain ? factory.main : sleeps, as: "Task.sleep")
     case chronoscope_slots_after:
       return enqueue(work, due: instant(of: when), on: scheduler(for: queue), as: "asyncAfter")
     case chronoscope_slots_group:
@@ -178,6 +191,22 @@ final class BubbleCore: Sendable {
     default:
       return enqueue(work, due: now, on: scheduler(for: queue), as: "async")
     }
+  }
+
+  /// `work` (for the main queue) as the bubble runs it: on the main thread, as its work, while the
+  /// thread that drives the bubble waits — so that it runs where main-actor code must, and alone,
+  /// as all bubble work does.
+  private func mainThread(_ work: RawWork) -> RawWork {
+    work.onMain(
+      bubble: Unmanaged.passUnretained(self).toOpaque(), patience: stuckLimit,
+      onTimeout: { [self] in
+        state.withLock { state in
+          if state.blockingFailure == nil {
+            state.blockingFailure =
+              "main-actor work of the bubble waited \(stuckLimit) for the main queue to run it (is the main thread blocked, or is nothing servicing the main queue?); the bubble went on without it"
+          }
+        }
+      })
   }
 
   /// Holds `work` until `due` (nil: never) on `scheduler`; false when the bubble has ended.
@@ -498,6 +527,30 @@ final class BubbleCore: Sendable {
 
 /// A piece of Dispatch work the bubble took: a copied block, or a function and its context.
 private struct RawWork: @unchecked Sendable {
+  /// Where the function runs: where the work was given, or on the main thread for the bubble.
+  private var mainThread:
+    (bubble: UnsafeMutableRawPointer, patience: Duration, onTimeout: @Sendable () -> Void)?
+
+  init(
+    queue: UnsafeMutableRawPointer?, group: UnsafeMutableRawPointer?,
+    block: UnsafeMutableRawPointer?, context: UnsafeMutableRawPointer?,
+    function: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?
+  ) {
+    self.queue = queue
+    self.group = group
+    self.block = block
+    self.context = context
+    self.function = function
+  }
+
+  func onMain(
+    bubble: UnsafeMutableRawPointer, patience: Duration, onTimeout: @escaping @Sendable () -> Void
+  ) -> RawWork {
+    var work = self
+    work.mainThread = (bubble, patience, onTimeout)
+    return work
+  }
+
   // @unchecked Sendable: raw pointers the bubble owns (the block is its copy), used on the thread
   // driving it or, once, when the bubble ends.
   let queue: UnsafeMutableRawPointer?
@@ -507,8 +560,16 @@ private struct RawWork: @unchecked Sendable {
   let function: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?
 
   func run() {
-    if let block {
+    if let block, let main = mainThread {
+      let ran = chronoscope_slots_run_on_main(
+        main.bubble, block, chronoscope_slots_invoke_block, main.patience.clampedNanoseconds)
+      if ran == 0 { main.onTimeout() }
+    } else if let block {
       chronoscope_slots_run_block(block, 1)
+    } else if let function, let main = mainThread {
+      let ran = chronoscope_slots_run_on_main(
+        main.bubble, context, function, main.patience.clampedNanoseconds)
+      if ran == 0 { main.onTimeout() }
     } else if let function {
       function(context)
     }

@@ -314,3 +314,27 @@ extension TimeBubbleTests {
     XCTAssertEqual(values, ["written"])
   }
 }
+
+extension TimeBubbleTests {
+  func testMainActorCodeRunsOnTheMainThreadOnTheBubblesTime() async throws {
+    let refreshes = try await withTimeBubble { _ in
+      let model = RefreshingModel()
+      await model.start(every: .seconds(30))
+      try await Task.sleep(for: .seconds(100))
+      await model.stop()
+      return await model.refreshes
+    }
+    XCTAssertEqual(refreshes, [30, 60, 90])
+  }
+
+  @MainActor func testABubbleStartedFromTheMainActorRunsMainActorWork() async throws {
+    let refreshes = try await withTimeBubble { @MainActor _ in
+      let model = RefreshingModel()
+      model.start(every: .seconds(30))
+      try await Task.sleep(for: .seconds(61))
+      model.stop()
+      return model.refreshes
+    }
+    XCTAssertEqual(refreshes, [30, 60])
+  }
+}

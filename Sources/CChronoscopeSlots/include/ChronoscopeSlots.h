@@ -96,8 +96,15 @@ void chronoscope_slots_real_after_f(uint64_t when, void *queue, void *context,
 void chronoscope_slots_real_group_notify(void *group, void *queue, void *block);
 void chronoscope_slots_real_set_timer(void *source, uint64_t start, uint64_t interval,
                                       uint64_t leeway);
+/// Runs `function(context)` on the main queue as work of `bubble` (its clock reads and timed work
+/// are the bubble's there), and returns once it ran — at once, inline, on the main thread itself.
+/// Returns 0 if the main queue did not run it within `patience_ns` (it runs later, alone).
+int chronoscope_slots_run_on_main(void *bubble, void *context, void (*function)(void *),
+                                  int64_t patience_ns);
 /// Runs a block (a dispatch block: `void (^)(void)`) and releases it when `release` is nonzero.
 void chronoscope_slots_run_block(void *block, int release);
+/// Runs a block and releases it: a function to hand `chronoscope_slots_run_on_main`.
+void chronoscope_slots_invoke_block(void *block);
 /// Copies a block (the bubble keeps it past the call that gave it).
 void *chronoscope_slots_copy_block(void *block);
 void chronoscope_slots_release_block(void *block);
