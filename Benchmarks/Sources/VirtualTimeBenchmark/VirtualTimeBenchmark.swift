@@ -83,6 +83,8 @@ struct VirtualTimeBenchmark: ParsableCommand {
     let arguments = Array(CommandLine.arguments.dropFirst())
     if arguments.first == HookCost.name {
       HookCost.main(Array(arguments.dropFirst()))
+    } else if arguments.first == BubbleBenchmark.name {
+      BubbleBenchmark.main(Array(arguments.dropFirst()))
     } else if arguments.first == ExploreBenchmark.name {
       ExploreBenchmark.main(Array(arguments.dropFirst()))
     } else {

@@ -66,20 +66,20 @@ final class Poller: @unchecked Sendable {
 }
 
 /// A heartbeat monitor: the connection is dead when no beat came for `timeout`, raced with
-/// `withThrowingTaskGroup` as a `withTimeout` helper would.
-struct TimedOut: Error {}
+/// `withThrowingTaskGroup` as a `withDeadline` helper would.
+struct DeadlineExceeded: Error {}
 
-func withTimeout<T: Sendable>(
+func withDeadline<T: Sendable>(
   _ timeout: Duration, _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
   try await withThrowingTaskGroup(of: T.self) { group in
     group.addTask { try await operation() }
     group.addTask {
       try await Task.sleep(for: timeout)
-      throw TimedOut()
+      throw DeadlineExceeded()
     }
     defer { group.cancelAll() }
-    guard let first = try await group.next() else { throw TimedOut() }
+    guard let first = try await group.next() else { throw DeadlineExceeded() }
     return first
   }
 }
