@@ -388,8 +388,17 @@ final class BubbleCore: Sendable {
         state.timers[key] = timer
         return (state.handlers[key], false)
       }
+      // A one-shot timer is done. The code's own (a block handler: `DispatchSourceTimer`) may be
+      // scheduled again: it stays, fired, until cancelled. The runtime's (a function handler:
+      // `Task.sleep` with a tolerance) is released by its handler and never used again.
+      let handler = state.handlers[key]
+      if case .block = handler {
+        timer.due = nil
+        state.timers[key] = timer
+        return (handler, false)
+      }
       state.timers[key] = nil
-      return (state.handlers[key], true)
+      return (handler, true)
     }
     guard let (handler, done) = fired else { return }
     guard let source = UnsafeMutableRawPointer(bitPattern: key) else { return }

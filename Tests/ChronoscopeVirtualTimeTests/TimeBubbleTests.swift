@@ -344,3 +344,53 @@ extension TimeBubbleTests {
     XCTAssertEqual(refreshes, [30, 60])
   }
 }
+
+extension TimeBubbleTests {
+  func testWaitUntilIdleReturnsOnceEverythingElseWaitsWithoutMovingTime() async throws {
+    let (log, elapsed) = try await withTimeBubble { bubble in
+      let log = Log()
+      let queue = DispatchQueue(label: "chain")
+      @Sendable func hop(_ left: Int) {
+        queue.async {
+          log.append("hop \(left)")
+          if left > 0 { hop(left - 1) }
+        }
+      }
+      hop(3)
+      Task { log.append("task ran") }
+      DispatchQueue.global().asyncAfter(deadline: .now() + 60) { log.append("late") }
+      await bubble.waitUntilIdle()
+      return (log.entries, bubble.elapsed)
+    }
+    XCTAssertEqual(Set(log), ["hop 3", "hop 2", "hop 1", "hop 0", "task ran"])
+    XCTAssertEqual(elapsed, .zero)
+  }
+
+  func testAdvanceByMovesTimeRunningWhatFallsDue() async throws {
+    let (polls, elapsed) = try await withTimeBubble { bubble in
+      let poller = Poller(interval: 2)
+      poller.start()
+      await bubble.advance(by: .seconds(7))
+      poller.stop()
+      return (poller.pollsSoFar(), bubble.elapsed)
+    }
+    XCTAssertEqual(polls, [2, 4, 6])
+    XCTAssertEqual(elapsed, .seconds(7))
+  }
+
+  func testAOneShotTimerFiresOnceAndAgainWhenScheduledAgain() async throws {
+    let fired = try await withTimeBubble { bubble in
+      let log = Log()
+      let timer = DispatchSource.makeTimerSource(queue: .main)
+      timer.setEventHandler { log.append("fired at \(bubble.elapsed)") }
+      timer.schedule(deadline: .now() + 5)
+      timer.activate()
+      try await Task.sleep(for: .seconds(20))
+      timer.schedule(deadline: .now() + 1, leeway: .seconds(1))
+      try await Task.sleep(for: .seconds(20))
+      timer.cancel()
+      return log.entries
+    }
+    XCTAssertEqual(fired, ["fired at 5.0 seconds", "fired at 21.0 seconds"])
+  }
+}
