@@ -609,6 +609,9 @@ void chronoscope_slots_release_block(void *block) { real.block_release(block); }
 
 int chronoscope_slots_queue_kind(void *queue) {
   if (queue == real.main_queue) return 1;
+  // The Swift runtime's global executor runs on queues of its own, made on first use.
+  const char *label = real.queue_label(queue);
+  if (label && strcmp(label, "Swift global concurrent queue") == 0) return 3;
   // The global queues by quality of service (user-interactive … background, unspecified) and by
   // the older priorities (high, default, low, background).
   static const intptr_t classes[] = {0x21, 0x19, 0x15, 0x11, 0x09, 0x05, 0x00, 2, -2, -32768};

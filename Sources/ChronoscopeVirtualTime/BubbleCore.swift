@@ -38,12 +38,11 @@ final class BubbleCore: Sendable {
     let work: RawWork
   }
 
-  /// Work the bubble holds and has not run, with what sends it to Dispatch if the bubble ends
-  /// first.
+  /// Work the bubble holds and has not run: sent to Dispatch if the bubble ends first. (Its
+  /// action on the timeline is not cancelled then: nobody moves the timeline after the end, and
+  /// the action would find its work gone.)
   private struct Pending {
-    var task: SchedulerTask?
-    /// Sends the work to Dispatch, due `remaining` nanoseconds from now (nil: never).
-    let handBack: @Sendable (_ remaining: Int64?) -> Void
+    let work: RawWork
     let due: Int64?
   }
 
@@ -69,6 +68,8 @@ final class BubbleCore: Sendable {
 
   /// How long bubble work may block the bubble's thread (the bubble's stuck limit).
   let stuckLimit: Duration
+  /// The router of the bubble's clock, set once it is made: where jobs of its tasks go.
+  let router = Mutex<JobRouter?>(nil)
 
   init(timeline: VirtualClock, factory: (any SchedulerFactory)?, stuckLimit: Duration) {
     self.timeline = timeline
@@ -171,13 +172,18 @@ final class BubbleCore: Sendable {
     let work = isMain ? mainThread(given) : given
     switch kind {
     case chronoscope_slots_async_function:
-      // The runtime's own enqueues of jobs onto Dispatch queues from bubble work: main-actor
-      // jobs, and jobs for a queue of the code's (a `DispatchSerialQueue` executor). A job for a
-      // global queue is one of a task no bubble owns (the bubble's own go through the global
-      // enqueue hook): it goes where it would.
-      guard let queue, chronoscope_slots_queue_kind(queue) != 2 else { return false }
-      return enqueue(
-        work, due: now, on: isMain ? factory.main : scheduler(for: queue), as: "enqueue")
+      // The runtime's own enqueues onto Dispatch queues from bubble work: main-actor jobs run on
+      // the main thread as the bubble's. A job it hands its global executor's queue directly,
+      // past the enqueue hook (a yield's, a sleep's), goes to the bubble's job queue if the hook
+      // would have sent it there — not a job of a task no bubble owns. Any other queue (an
+      // actor on a `DispatchSerialQueue`) is not the bubble's.
+      if isMain { return enqueue(work, due: now, on: factory.main, as: "MainActor") }
+      work.releaseCopy()
+      guard let queue, let context, chronoscope_slots_queue_kind(queue) == 3,
+        let router = router.withLock({ $0 })
+      else { return false }
+      return GlobalJobRouting.takeDirectEnqueue(
+        unsafeBitCast(context, to: UnownedJob.self), for: router)
     case chronoscope_slots_after_function:
       return enqueue(
         work, due: instant(of: when), on: isMain ? factory.main : sleeps, as: "Task.sleep")
@@ -216,8 +222,7 @@ final class BubbleCore: Sendable {
     let accepted = state.withLock { state -> UInt64? in
       guard !state.closed else { return nil }
       state.nextPending += 1
-      state.pending[state.nextPending] = Pending(
-        task: nil, handBack: { remaining in work.handBack(after: remaining) }, due: due)
+      state.pending[state.nextPending] = Pending(work: work, due: due)
       return state.nextPending
     }
     guard let id = accepted else {
@@ -227,13 +232,9 @@ final class BubbleCore: Sendable {
     }
     guard let due else { return true }
     let site = CallSite(fileID: "Dispatch", line: 0, function: name)
-    let task = scheduler.scheduleAt(SchedulerInstant(nanoseconds: due), from: site) {
-      [self] in
+    _ = scheduler.scheduleAt(SchedulerInstant(nanoseconds: due), from: site) { [self] in
       guard state.withLock({ $0.pending.removeValue(forKey: id) }) != nil else { return }
       work.run()
-    }
-    state.withLock { state in
-      if state.pending[id] != nil { state.pending[id]?.task = task }
     }
     return true
   }
@@ -503,10 +504,7 @@ final class BubbleCore: Sendable {
       }
       chronoscope_slots_release_object(notification.group)
     }
-    for item in pending {
-      item.task?.cancel()
-      item.handBack(item.due.map { max($0 - now, 0) })
-    }
+    for item in pending { item.work.handBack(after: item.due.map { max($0 - now, 0) }) }
     for (key, timer) in timers {
       guard let source = UnsafeMutableRawPointer(bitPattern: key) else { continue }
       timer.scheduled?.cancel()

@@ -335,6 +335,24 @@ package enum GlobalJobRouting {
     registry.withLock { $0.routers[number] }
   }
 
+  /// Queues `job` on `router` if the hook would have (its task is the clock's, or is decided to be
+  /// now): for a job the runtime hands Dispatch directly, past the hook (a yield's, a sleep's),
+  /// from a thread running a time bubble's work. False if it is another's, or nobody's.
+  ///
+  /// Only the running task's own business reaches Dispatch this way (its yield, the wake-up of its
+  /// sleep, made in it), so a task no clock knows yet is the bubble's, as code started from its
+  /// work is — main-actor code of the bubble's, whose jobs never passed the hook, included.
+  static func takeDirectEnqueue(_ job: UnownedJob, for router: JobRouter) -> Bool {
+    guard case .success(let runtime) = runtime else { return false }
+    let task = runtime.jobTaskID(unsafeBitCast(job, to: UnsafeMutableRawPointer.self))
+    if let owner = owners.owner(of: task) {
+      guard owner == router.number else { return false }
+    } else if task != 0, claim(task, for: router.number) != router.number {
+      return false
+    }
+    return router.push(job, continuing: task != 0 && router.runningTask == task) != .refused
+  }
+
   /// The hook: a job of a clock's task goes to its router, every other job on.
   private static let route: Hook = { job, original in
     guard case .success(let runtime) = GlobalJobRouting.runtime else { return original(job) }

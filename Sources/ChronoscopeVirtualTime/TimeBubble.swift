@@ -67,6 +67,7 @@ public final class TimeBubble: Sendable {
       function: callSite.function)
     createdAt = callSite
     self.stuckLimit = stuckLimit
+    core.router.withLock { $0 = clock.router }
     clock.router.bubble.store(
       UInt(bitPattern: Unmanaged.passUnretained(core).toOpaque()), ordering: .releasing)
     try BubbleSlots.install()

@@ -108,7 +108,8 @@ void chronoscope_slots_invoke_block(void *block);
 /// Copies a block (the bubble keeps it past the call that gave it).
 void *chronoscope_slots_copy_block(void *block);
 void chronoscope_slots_release_block(void *block);
-/// What a queue is: 1 the main queue, 2 a global queue, 0 any other (a queue the code made).
+/// What a queue is: 1 the main queue, 2 a global queue, 3 one of the Swift runtime's global executor
+/// queues, 0 any other (a queue the code made).
 int chronoscope_slots_queue_kind(void *queue);
 /// A queue's label (never NULL).
 const char *chronoscope_slots_queue_label(void *queue);
