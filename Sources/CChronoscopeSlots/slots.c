@@ -620,6 +620,8 @@ int chronoscope_slots_queue_kind(void *queue) {
   return 0;
 }
 
+void *chronoscope_slots_main_queue(void) { return real.main_queue; }
+
 const char *chronoscope_slots_queue_label(void *queue) {
   const char *label = real.queue_label(queue);
   return label ? label : "";
@@ -681,6 +683,7 @@ int chronoscope_slots_queue_kind(void *queue) {
   (void)queue;
   return 0;
 }
+void *chronoscope_slots_main_queue(void) { return NULL; }
 const char *chronoscope_slots_queue_label(void *queue) {
   (void)queue;
   return "";

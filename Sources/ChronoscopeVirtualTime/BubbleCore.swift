@@ -19,8 +19,10 @@ final class BubbleCore: Sendable {
 
   private struct State {
     var schedulers: [UInt: any Scheduler] = [:]
-    var pending: [UInt64: Pending] = [:]
-    var nextPending: UInt64 = 0
+    /// Work held and not run, newest first: a list threaded through the work itself, so that
+    /// holding and running one costs no hashing and no table growth (a table of pending work was
+    /// an eighth of a bubble's `async`; Benchmarks/README.md, "bubble").
+    var pending: HeldWork?
     /// Event handlers set from bubble work, by source.
     var handlers: [UInt: Handler] = [:]
     var timers: [UInt: TimerState] = [:]
@@ -28,6 +30,24 @@ final class BubbleCore: Sendable {
     var notifications: [GroupNotification] = []
     var blockingFailure: String?
     var closed = false
+
+    /// Takes `held` out of the pending list; false if it was not in it (handed back already).
+    mutating func unlink(_ held: HeldWork) -> Bool {
+      guard held.listed else { return false }
+      held.listed = false
+      if let previous = held.previous { previous.next = held.next } else { pending = held.next }
+      held.next?.previous = held.previous
+      held.next = nil
+      held.previous = nil
+      return true
+    }
+
+    /// Empties the pending list, oldest first.
+    mutating func takeAllPending() -> [HeldWork] {
+      var taken: [HeldWork] = []
+      while let held = pending, unlink(held) { taken.append(held) }
+      return taken.reversed()
+    }
   }
 
   /// A `DispatchGroup.notify` from bubble work, waiting for its group to empty.
@@ -36,14 +56,6 @@ final class BubbleCore: Sendable {
     // to libdispatch, which is thread-safe.
     let group: UnsafeMutableRawPointer
     let work: RawWork
-  }
-
-  /// Work the bubble holds and has not run: sent to Dispatch if the bubble ends first. (Its
-  /// action on the timeline is not cancelled then: nobody moves the timeline after the end, and
-  /// the action would find its work gone.)
-  private struct Pending {
-    let work: RawWork
-    let due: Int64?
   }
 
   /// A source's event handler: a block the bubble copied, or a function called with the source's
@@ -168,7 +180,7 @@ final class BubbleCore: Sendable {
     let now = timeline.now.clampedNanoseconds
     // Work for the main queue runs on the main thread, as the bubble's, while its driving thread
     // waits: where main-actor code (and code that assumes it) must run, and alone.
-    let isMain = queue.map { chronoscope_slots_queue_kind($0) == 1 } ?? false
+    let isMain = queue != nil && queue == chronoscope_slots_main_queue()
     let work = isMain ? mainThread(given) : given
     switch kind {
     case chronoscope_slots_async_function:
@@ -219,13 +231,15 @@ final class BubbleCore: Sendable {
   private func enqueue(
     _ work: RawWork, due: Int64?, on scheduler: any Scheduler, as name: StaticString
   ) -> Bool {
-    let accepted = state.withLock { state -> UInt64? in
-      guard !state.closed else { return nil }
-      state.nextPending += 1
-      state.pending[state.nextPending] = Pending(work: work, due: due)
-      return state.nextPending
+    let held = HeldWork(work: work, due: due)
+    let accepted = state.withLock { state -> Bool in
+      guard !state.closed else { return false }
+      held.next = state.pending
+      state.pending?.previous = held
+      state.pending = held
+      return true
     }
-    guard let id = accepted else {
+    guard accepted else {
       work.releaseCopy()
       if let group = work.group { chronoscope_slots_group_leave(group) }
       return false
@@ -233,8 +247,8 @@ final class BubbleCore: Sendable {
     guard let due else { return true }
     let site = CallSite(fileID: "Dispatch", line: 0, function: name)
     _ = scheduler.scheduleAt(SchedulerInstant(nanoseconds: due), from: site) { [self] in
-      guard state.withLock({ $0.pending.removeValue(forKey: id) }) != nil else { return }
-      work.run()
+      guard state.withLock({ $0.unlink(held) }) else { return }
+      held.work.run()
     }
     return true
   }
@@ -486,14 +500,14 @@ final class BubbleCore: Sendable {
     let (pending, timers, handlers, waiters, notifications) = state.withLock { state in
       state.closed = true
       defer {
-        state.pending = [:]
+        state.pending = nil
         state.timers = [:]
         state.handlers = [:]
         state.idleWaiters = []
         state.notifications = []
       }
       return (
-        Array(state.pending.values), state.timers, state.handlers, state.idleWaiters,
+        state.takeAllPending(), state.timers, state.handlers, state.idleWaiters,
         state.notifications
       )
     }
@@ -605,5 +619,23 @@ private struct RawWork: @unchecked Sendable {
     } else if let function {
       chronoscope_slots_real_after_f(when, queue, context, function)
     }
+  }
+}
+
+/// Work a bubble holds until it runs, or until the bubble ends and hands it back: a node of the
+/// bubble's pending list.
+private final class HeldWork: @unchecked Sendable {
+  // @unchecked Sendable: `next`, `previous` and `listed` change only under the bubble's state lock;
+  // `work` and `due` never change.
+  let work: RawWork
+  let due: Int64?
+  var next: HeldWork?
+  /// Not retained: the node before holds this one through `next`.
+  unowned(unsafe) var previous: HeldWork?
+  var listed = true
+
+  init(work: RawWork, due: Int64?) {
+    self.work = work
+    self.due = due
   }
 }

@@ -111,6 +111,8 @@ void chronoscope_slots_release_block(void *block);
 /// What a queue is: 1 the main queue, 2 a global queue, 3 one of the Swift runtime's global executor
 /// queues, 0 any other (a queue the code made).
 int chronoscope_slots_queue_kind(void *queue);
+/// The main queue (NULL where the bubble cannot work).
+void *chronoscope_slots_main_queue(void);
 /// A queue's label (never NULL).
 const char *chronoscope_slots_queue_label(void *queue);
 /// `dispatch_group_enter`/`leave` and `dispatch_get_context`, for the bubble's own use.
