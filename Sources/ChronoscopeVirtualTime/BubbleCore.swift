@@ -105,6 +105,11 @@ final class BubbleCore: Sendable {
     return 0
   }
 
+  /// How long the bubble's main-queue work may wait for the main queue, at least: the main
+  /// thread is the process's, and other tests running in parallel (their main-actor code) hold it
+  /// for seconds at a time; one second was too short for a full parallel run here.
+  static let mainQueuePatience: Duration = .seconds(30)
+
   static let uptimeBase: Int64 = TimeBubble.uptimeStart.clampedNanoseconds
   /// 2001-01-01 00:00:00 UTC in nanoseconds since 1970.
   static let realTimeBase: Int64 = 978_307_200 * 1_000_000_000
@@ -216,12 +221,13 @@ final class BubbleCore: Sendable {
   /// as all bubble work does.
   private func mainThread(_ work: RawWork) -> RawWork {
     work.onMain(
-      bubble: Unmanaged.passUnretained(self).toOpaque(), patience: stuckLimit,
+      bubble: Unmanaged.passUnretained(self).toOpaque(),
+      patience: max(stuckLimit, Self.mainQueuePatience),
       onTimeout: { [self] in
         state.withLock { state in
           if state.blockingFailure == nil {
             state.blockingFailure =
-              "main-actor work of the bubble waited \(stuckLimit) for the main queue to run it (is the main thread blocked, or is nothing servicing the main queue?); the bubble went on without it"
+              "main-actor work of the bubble waited \(max(stuckLimit, Self.mainQueuePatience)) for the main queue to run it (is the main thread blocked, or is nothing servicing the main queue?); the bubble went on without it"
           }
         }
       })
