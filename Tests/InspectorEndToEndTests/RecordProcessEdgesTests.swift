@@ -91,7 +91,10 @@ final class RecordProcessEdgesTests: XCTestCase {
       XCTAssertEqual(stats.status, 0, stats.output)
 
       let conversion = try CommandRun.chronoscope(["convert", "k.trace", "r.trace"], in: folder)
-      XCTAssertEqual(conversion.status, 1, "cut short: " + conversion.output)
+      // 1 when the kill cut a flush short (what it held is converted and the rest counted), 0
+      // when it landed between flushes: where SIGKILL lands is the machine's choice (a clean-clone
+      // CI run under load saw 0).
+      XCTAssertTrue([0, 1].contains(conversion.status), "cut short: " + conversion.output)
       XCTAssertTrue(conversion.output.contains("k.trace: converted"), conversion.output)
       XCTAssertTrue(conversion.output.contains("r.trace: already a trace"), conversion.output)
       let after = try Data(contentsOf: folder.appendingPathComponent("k.trace"))
