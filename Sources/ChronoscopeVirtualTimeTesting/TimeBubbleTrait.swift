@@ -47,15 +47,7 @@ public struct TimeBubbleTrait: TestTrait, SuiteTrait, TestScoping {
       clock: timeline, testName: VirtualTimeTrait.traceName(of: test),
       settings: traces ?? TestTraceSettings.fromEnvironment)
     defer { trace.finish() }
-    let keeping = IssueHandlingTrait.compactMapIssues { issue in
-      guard VirtualTimeTrait.keepsTraces,
-        issue.isFailure || VirtualTimeTrait.keepsTracesOfKnownIssues,
-        trace.keptTrace == nil
-      else { return issue }
-      var issue = issue
-      issue.comments.append(Comment(rawValue: trace.keep(reason: "\(issue)").message))
-      return issue
-    }
+    let keeping = VirtualTimeTrait.keepingTheTrace(of: trace)
     let bubble: TimeBubble
     do {
       bubble = try TimeBubble(

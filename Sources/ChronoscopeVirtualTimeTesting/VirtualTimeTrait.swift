@@ -61,18 +61,7 @@ public struct VirtualTimeTrait: TestTrait, SuiteTrait, TestScoping {
           filePath: "\(file)".contains("/") ? "\(file)" : location.filePath,
           line: Int(line), column: 1))
     }
-    // The first failing issue keeps the trace, at the instant it was recorded, and carries
-    // where it went; the issues after it say nothing more.
-    let keeping = IssueHandlingTrait.compactMapIssues { issue in
-      guard Self.keepsTraces, issue.isFailure || Self.keepsTracesOfKnownIssues,
-        trace.keptTrace == nil
-      else {
-        return issue
-      }
-      var issue = issue
-      issue.comments.append(Comment(rawValue: trace.keep(reason: "\(issue)").message))
-      return issue
-    }
+    let keeping = Self.keepingTheTrace(of: trace)
     // A thrown error is recorded here, in the scope, as the issue the test host would record
     // outside it: so it keeps the trace too. The leftovers are checked — and the tasks ended —
     // whether the test returned or threw.
@@ -98,6 +87,19 @@ public struct VirtualTimeTrait: TestTrait, SuiteTrait, TestScoping {
       }
     }
     if let error = cancelled.withLock({ $0 }) { throw error }
+  }
+
+  /// The issue handling that keeps `trace` at the first issue that fails the test, at the instant
+  /// it was recorded, and carries where it went; the issues after it say nothing more. Shared by
+  /// the traits that record a test's work (`.virtualTime`, `.timeBubble`).
+  package static func keepingTheTrace(of trace: TestTraceRecorder) -> IssueHandlingTrait {
+    IssueHandlingTrait.compactMapIssues { issue in
+      guard keepsTraces, issue.isFailure || keepsTracesOfKnownIssues, trace.keptTrace == nil
+      else { return issue }
+      var issue = issue
+      issue.comments.append(Comment(rawValue: trace.keep(reason: "\(issue)").message))
+      return issue
+    }
   }
 
   /// Whether issues that are known (`withKnownIssue`) keep the trace: for the trait's own tests,
